@@ -1,0 +1,23 @@
+import { defineConfig } from "vitest/config"
+
+// Workspace packages are consumed from source through the "@kubefx/source" export condition.
+const sourceCondition = { conditions: ["@kubefx/source", "module", "node", "import", "default"] }
+
+const project = (dir: string, extra: { readonly testTimeout?: number } = {}) => ({
+  extends: true as const,
+  test: { name: dir, root: dir, include: ["test/**/*.test.ts"], ...extra }
+})
+
+export default defineConfig({
+  resolve: sourceCondition,
+  ssr: { resolve: { conditions: sourceCondition.conditions, externalConditions: ["@kubefx/source"] } },
+  test: {
+    reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }]],
+    projects: [
+      project("packages/core"),
+      project("packages/apiserver", { testTimeout: 60_000 }),
+      project("packages/kube", { testTimeout: 60_000 }),
+      project("packages/cli", { testTimeout: 60_000 })
+    ]
+  }
+})
