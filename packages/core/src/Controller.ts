@@ -1,0 +1,538 @@
+/**
+ * A controller turns key events into serial, retried, rescheduled reconciles (DESIGN.md R1-R14):
+ * a work queue, `concurrency` workers, the retry policy stepped per failure streak, per-key timers
+ * that an event supersedes, an error handler, periodic resync, health with a degraded state and a
+ * rollback hook, and a gate that holds reconciles while a controller it depends on is degraded.
+ *
+ * Keys are opaque strings; `@kubefx/kube` maps objects to keys ("namespace/name").
+ *
+ * @since 0.1.0
+ */
+import {
+  Clock,
+  Context,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  Latch,
+  Metric,
+  Option,
+  PubSub,
+  Schedule,
+  Scope,
+  Stream
+} from "effect"
+import * as EngineMetrics from "./EngineMetrics.ts"
+import type * as ErrorAction from "./ErrorAction.ts"
+import * as Failure from "./Failure.ts"
+import * as Health from "./Health.ts"
+import type * as Outcome from "./Outcome.ts"
+import * as ReconcileError from "./ReconcileError.ts"
+import * as RetryInfo from "./RetryInfo.ts"
+import * as RetryPolicy from "./RetryPolicy.ts"
+import * as TokenBucket from "./TokenBucket.ts"
+import * as Trigger from "./Trigger.ts"
+import * as WorkQueue from "./WorkQueue.ts"
+
+/** What a source tells a controller: reconcile a key, or forget everything about it (it is gone). */
+export type Event =
+  | { readonly _tag: "Enqueue"; readonly key: string; readonly trigger: Trigger.Trigger }
+  | { readonly _tag: "Forget"; readonly key: string }
+
+/**
+ * Reconcile `key` because of `trigger`.
+ *
+ * @example
+ * import { Stream } from "effect"
+ * import { Controller, Trigger } from "@kubefx/core"
+ * const source = Stream.make(Controller.enqueue("default/web"), Controller.enqueue("default/db", Trigger.resync))
+ */
+export const enqueue = (key: string, trigger: Trigger.Trigger = Trigger.event()): Event => ({
+  _tag: "Enqueue",
+  key,
+  trigger
+})
+
+/**
+ * Drop the key's retry state and pending timer (R17: the object was deleted).
+ *
+ * @example
+ * import { Controller } from "@kubefx/core"
+ * Controller.forget("default/web")
+ */
+export const forget = (key: string): Event => ({ _tag: "Forget", key })
+
+/** A failed run as the error handler and the retry policy see it. */
+export type RunFailure<E> = Failure.Failure<E | ReconcileError.Timeout>
+
+export interface Options<E, R, S = never> {
+  /** Names the controller in logs, metrics and health. */
+  readonly name: string
+  readonly reconcile: (key: string) => Effect.Effect<Outcome.Outcome, E, R>
+  /** Events to consume for as long as the controller runs. */
+  readonly source?: Stream.Stream<Event, never, R> | undefined
+  /** Keys reconciled in parallel; default 1. */
+  readonly concurrency?: number | undefined
+  /** Default `RetryPolicy.default`. Its schedule's input is the failure. */
+  readonly retryPolicy?: RetryPolicy.RetryPolicy<RunFailure<E>> | undefined
+  /** A global token bucket every retry also waits for (the longer delay wins). */
+  readonly rateLimit?: TokenBucket.Options | undefined
+  /** Runs after every failed run (R9); may write status and answer `ErrorAction.noRetry`. */
+  readonly onError?:
+    | ((key: string, failure: RunFailure<E>, info: RetryInfo.RetryInfo) => Effect.Effect<ErrorAction.ErrorAction, never, R>)
+    | undefined
+  /** Every `period`, enqueue every key `keys` returns (R14). */
+  readonly resync?: {
+    readonly period: Duration.Input
+    readonly keys: Effect.Effect<Iterable<string>, never, R>
+  } | undefined
+  /** Consecutive failures that make the controller degraded; default 5. */
+  readonly degradeAfter?: number | undefined
+  /** The known-good state of a key, read after each success and handed to `rollback`. */
+  readonly snapshot?: ((key: string) => Effect.Effect<Option.Option<S>, never, R>) | undefined
+  /** Runs when the controller becomes degraded, with the last known-good state of each failing key. */
+  readonly rollback?: ((failing: ReadonlyArray<{ readonly key: string; readonly lastGood: S }>) => Effect.Effect<void, never, R>) | undefined
+  /** Controllers that must not be degraded for this one to start a reconcile. */
+  readonly dependsOn?: ReadonlyArray<Controller> | undefined
+  /** Interrupts a run after this long and records a transient `ReconcileError.Timeout`. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+/** How a run ended. */
+export type RunResult =
+  | { readonly _tag: "Done" }
+  | { readonly _tag: "RequeueAfter"; readonly afterMillis: number }
+  | { readonly _tag: "Transient" | "Permanent" | "Defect"; readonly message: string }
+
+/** One finished run, as published on `reports`. */
+export interface RunReport {
+  readonly controller: string
+  readonly key: string
+  readonly triggers: ReadonlyArray<Trigger.Trigger>
+  readonly attempt: number
+  readonly isLastAttempt: boolean
+  readonly startedAt: number
+  readonly durationMillis: number
+  readonly result: RunResult
+  /** The timer the run left, if any. */
+  readonly next: { readonly at: number; readonly trigger: "retry" | "reschedule" } | undefined
+  readonly exhausted: boolean
+}
+
+/** What the controller holds for one key. */
+export interface KeyStatus {
+  readonly key: string
+  /** Retries so far in the current failure streak. */
+  readonly attempt: number
+  readonly exhausted: boolean
+  readonly next: { readonly at: number; readonly trigger: "retry" | "reschedule" } | undefined
+  readonly last: Omit<RunReport, "controller" | "key" | "next" | "exhausted"> | undefined
+}
+
+export interface Inspection {
+  readonly name: string
+  readonly status: Health.Status
+  readonly health: Health.Health
+  readonly concurrency: number
+  readonly queueDepth: number
+  readonly workersBusy: number
+  readonly dependsOn: ReadonlyArray<{ readonly name: string; readonly degraded: boolean }>
+  readonly keys: ReadonlyArray<KeyStatus>
+}
+
+export interface Controller {
+  readonly name: string
+  /** Reconcile the key (an event: supersedes its pending retry or reschedule). */
+  readonly enqueue: (key: string, trigger?: Trigger.Trigger) => Effect.Effect<void>
+  /** Drops the key's state and timer. */
+  readonly forget: (key: string) => Effect.Effect<void>
+  readonly health: Effect.Effect<Health.Health>
+  readonly status: Effect.Effect<Health.Status>
+  readonly isDegraded: () => boolean
+  /** Waits until the controller is not degraded. */
+  readonly awaitHealthy: Effect.Effect<void>
+  /** The state of one key, if the controller holds any. */
+  readonly keyStatus: (key: string) => Effect.Effect<Option.Option<KeyStatus>>
+  /** Everything the dashboard shows. */
+  readonly inspect: Effect.Effect<Inspection>
+  /** Every finished run, from the moment of subscription (slow subscribers lose the oldest). */
+  readonly reports: Stream.Stream<RunReport>
+  /** Waits until nothing is queued or running (pending timers aside). */
+  readonly awaitIdle: Effect.Effect<void>
+  /**
+   * Stops taking events. With `drainTimeout`, queued and running reconciles may finish for that
+   * long; whatever is left is interrupted.
+   */
+  readonly shutdown: (options?: { readonly drainTimeout?: Duration.Input | undefined }) => Effect.Effect<void>
+}
+
+interface KeyState<S> {
+  attempt: number
+  step: RetryPolicy.Stepper<unknown> | undefined
+  pendingRetry: Duration.Duration | undefined
+  exhausted: boolean
+  lastRunAt: number | undefined
+  last: KeyStatus["last"]
+  lastGood: Option.Option<S>
+}
+
+const newKeyState = <S>(): KeyState<S> => ({
+  attempt: 0,
+  step: undefined,
+  pendingRetry: undefined,
+  exhausted: false,
+  lastRunAt: undefined,
+  last: undefined,
+  lastGood: Option.none()
+})
+
+const resetRetry = <S>(state: KeyState<S>): void => {
+  state.attempt = 0
+  state.step = undefined
+  state.pendingRetry = undefined
+  state.exhausted = false
+}
+
+const messageLimit = 1024
+
+/**
+ * Starts a controller in the current scope; closing the scope stops it.
+ *
+ * @example
+ * import { Effect, Stream } from "effect"
+ * import { Controller, Outcome, RetryPolicy } from "@kubefx/core"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const controller = yield* Controller.make({
+ *     name: "greeter",
+ *     reconcile: (key) => Effect.log(`hello ${key}`).pipe(Effect.as(Outcome.requeueAfter("1 minute"))),
+ *     source: Stream.make(Controller.enqueue("default/world")),
+ *     retryPolicy: RetryPolicy.gradual,
+ *     concurrency: 4
+ *   })
+ *   yield* controller.awaitIdle
+ * }))
+ */
+export const make = <E, R, S = never>(
+  options: Options<E, R, S>
+): Effect.Effect<Controller, never, R | Scope.Scope> =>
+  Effect.gen(function*() {
+    const name = options.name
+    const concurrency = Math.max(1, options.concurrency ?? 1)
+    const policy: RetryPolicy.RetryPolicy<RunFailure<E>> = options.retryPolicy ?? RetryPolicy.default
+    const degradeAfter = options.degradeAfter ?? 5
+    const dependsOn = options.dependsOn ?? []
+    const timeout = options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
+    const context = yield* Effect.context<R>()
+    const clock = Context.get(context, Clock.Clock)
+    const scope = yield* Scope.Scope
+
+    const queue = yield* WorkQueue.make(name)
+    const bucket = options.rateLimit === undefined ? undefined : yield* TokenBucket.make(options.rateLimit)
+    const healthy = yield* Latch.make(true)
+    const reports = yield* PubSub.sliding<RunReport>(1024)
+    const states = new Map<string, KeyState<S>>()
+    let health = Health.initial
+    let started = false
+    let held = 0
+
+    const metrics = controllerMetrics(name)
+    metrics.maxConcurrent.updateUnsafe(concurrency, context)
+
+    const stateOf = (key: string): KeyState<S> => {
+      let state = states.get(key)
+      if (state === undefined) {
+        state = newKeyState()
+        states.set(key, state)
+      }
+      return state
+    }
+
+    const enterDegraded = Effect.gen(function*() {
+      healthy.closeUnsafe()
+      metrics.degraded.updateUnsafe(1, context)
+      yield* Effect.logError(`controller ${name} is degraded after ${health.consecutiveFailures} consecutive failures`)
+      const rollback = options.rollback
+      if (rollback === undefined) return
+      const failing: Array<{ key: string; lastGood: S }> = []
+      for (const [key, state] of states) {
+        if (isFailure(state.last?.result) && Option.isSome(state.lastGood)) {
+          failing.push({ key, lastGood: state.lastGood.value })
+        }
+      }
+      yield* rollback(failing).pipe(
+        Effect.catchCause((cause) => Effect.logError(`rollback of controller ${name} failed`, cause)),
+        Effect.forkIn(scope)
+      )
+    })
+
+    const runReconcile = (key: string, info: RetryInfo.RetryInfo) => {
+      let run: Effect.Effect<Outcome.Outcome, E | ReconcileError.Timeout, R> = Effect.suspend(() => options.reconcile(key))
+      if (timeout !== undefined) {
+        run = Effect.timeoutOrElse(run, {
+          duration: timeout,
+          orElse: () => Effect.fail(new ReconcileError.Timeout({ after: timeout }))
+        })
+      }
+      return run.pipe(
+        Effect.provideService(RetryInfo.RetryInfo, info),
+        Effect.annotateLogs({ controller: name, key, attempt: info.attempt }),
+        Effect.exit
+      )
+    }
+
+    const onFailure = Effect.fnUntraced(function*(
+      key: string,
+      state: KeyState<S>,
+      failure: RunFailure<E>,
+      info: RetryInfo.RetryInfo,
+      countedAsRetry: boolean,
+      now: number
+    ) {
+      const message = Failure.message(failure)
+      const wasDegraded = health.degraded
+      health = Health.failed(health, Failure.truncate(message, messageLimit), now, degradeAfter)
+      metrics.errors.updateUnsafe(1, context)
+      metrics.resultError.updateUnsafe(1, context)
+      if (failure._tag === "Defect") {
+        metrics.panics.updateUnsafe(1, context)
+        yield* Effect.logError(`reconcile of ${key} died`, failure.cause)
+      } else {
+        if (failure._tag === "Permanent") metrics.terminal.updateUnsafe(1, context)
+        yield* Effect.logError(`reconcile of ${key} failed: ${message}`)
+      }
+      if (health.degraded && !wasDegraded) yield* enterDegraded
+
+      const action = options.onError === undefined
+        ? { retry: true }
+        : yield* options.onError(key, failure, info).pipe(
+          Effect.catchCause((cause) =>
+            Effect.logError(`error handler of controller ${name} failed for ${key}`, cause).pipe(
+              Effect.as({ retry: true })
+            )
+          )
+        )
+      if (failure._tag === "Permanent" || !action.retry) {
+        state.pendingRetry = undefined
+        return undefined
+      }
+      if (state.exhausted) return undefined
+      if (!countedAsRetry && state.pendingRetry !== undefined) {
+        // R5: an event ran while a retry was pending; the retry resumes at the same attempt.
+        return state.pendingRetry
+      }
+      state.step ??= (yield* RetryPolicy.start(policy)) as RetryPolicy.Stepper<unknown>
+      const delay = yield* state.step(now, failure)
+      if (Option.isNone(delay)) {
+        state.exhausted = true
+        state.pendingRetry = undefined
+        return undefined
+      }
+      const wait = bucket === undefined ? delay.value : Duration.max(delay.value, yield* bucket.take)
+      state.pendingRetry = wait
+      metrics.retries.updateUnsafe(1, context)
+      return wait
+    })
+
+    const process = Effect.fnUntraced(function*(item: WorkQueue.Item) {
+      const key = item.key
+      const state = stateOf(key)
+      const countedAsRetry = Trigger.isRetry(item.triggers) && state.pendingRetry !== undefined
+      if (countedAsRetry) {
+        state.attempt++
+        state.pendingRetry = undefined
+      }
+      const info: RetryInfo.RetryInfo = {
+        attempt: state.attempt,
+        isLastAttempt: state.exhausted || RetryPolicy.isLastAttempt(policy, state.attempt)
+      }
+      metrics.triggerCounter(item.triggers[0]!).updateUnsafe(1, context)
+      metrics.activeWorkers.updateUnsafe(queue.running(), context)
+      const startedAt = clock.currentTimeMillisUnsafe()
+      state.lastRunAt = startedAt
+      const exit = yield* runReconcile(key, info)
+      const now = clock.currentTimeMillisUnsafe()
+      const durationMillis = now - startedAt
+      metrics.reconcileTime.updateUnsafe(durationMillis / 1000, context)
+
+      let result: RunResult
+      let followUp: WorkQueue.FollowUp | undefined
+      if (Exit.isSuccess(exit)) {
+        resetRetry(state)
+        const wasDegraded = health.degraded
+        health = Health.succeeded(health, now)
+        if (wasDegraded) {
+          healthy.openUnsafe()
+          metrics.degraded.updateUnsafe(0, context)
+          yield* Effect.logInfo(`controller ${name} recovered`)
+        }
+        if (options.snapshot !== undefined) {
+          state.lastGood = yield* options.snapshot(key).pipe(
+            Effect.catchCause(() => Effect.succeed(state.lastGood))
+          )
+        }
+        if (exit.value._tag === "RequeueAfter") {
+          metrics.resultRequeueAfter.updateUnsafe(1, context)
+          result = { _tag: "RequeueAfter", afterMillis: Duration.toMillis(exit.value.after) }
+          followUp = { after: exit.value.after, trigger: Trigger.reschedule }
+        } else {
+          metrics.resultSuccess.updateUnsafe(1, context)
+          result = doneResult
+        }
+      } else {
+        const failure = Failure.fromCause(exit.cause)
+        result = { _tag: failure._tag, message: Failure.truncate(Failure.message(failure), messageLimit) }
+        const delay = yield* onFailure(key, state, failure, info, countedAsRetry, now)
+        if (delay !== undefined) followUp = { after: delay, trigger: Trigger.retry }
+      }
+
+      const current = states.get(key) === state
+      const next = current && followUp !== undefined
+        ? { at: now + Duration.toMillis(followUp.after), trigger: followUp.trigger._tag === "Retry" ? "retry" as const : "reschedule" as const }
+        : undefined
+      const last = { triggers: item.triggers, attempt: info.attempt, isLastAttempt: info.isLastAttempt, startedAt, durationMillis, result }
+      if (current) state.last = last
+      yield* queue.done(key, current ? followUp : undefined)
+      metrics.activeWorkers.updateUnsafe(queue.running(), context)
+      PubSub.publishUnsafe(reports, { controller: name, key, ...last, next, exhausted: state.exhausted })
+    })
+
+    const awaitDependencies = dependsOn.length === 0
+      ? Effect.void
+      : Effect.suspend(() => {
+        if (dependsOn.every((dependency) => !dependency.isDegraded())) return Effect.void
+        held++
+        return Effect.forEach(dependsOn, (dependency) => dependency.awaitHealthy, { discard: true }).pipe(
+          Effect.ensuring(Effect.sync(() => held--))
+        )
+      })
+
+    const worker = Effect.forever(
+      Effect.flatMap(queue.take, (item) => Effect.andThen(awaitDependencies, process(item)))
+    )
+
+    const forgetKey = (key: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        states.delete(key)
+        return queue.remove(key)
+      })
+
+    const enqueueKey = (key: string, trigger: Trigger.Trigger = Trigger.event()) => queue.add(key, trigger)
+
+    const fibers: Array<Fiber.Fiber<unknown>> = []
+    for (let i = 0; i < concurrency; i++) {
+      fibers.push(yield* Effect.forkIn(worker, scope))
+    }
+    if (options.source !== undefined) {
+      fibers.push(
+        yield* Stream.runForEach(options.source, (event) =>
+          event._tag === "Enqueue" ? enqueueKey(event.key, event.trigger) : forgetKey(event.key)).pipe(
+            Effect.forkIn(scope)
+          )
+      )
+    }
+    if (options.resync !== undefined) {
+      const resync = options.resync
+      const period = Duration.fromInputUnsafe(resync.period)
+      const periodMillis = Duration.toMillis(period)
+      const once = Effect.gen(function*() {
+        const keys = yield* resync.keys
+        const now = clock.currentTimeMillisUnsafe()
+        for (const key of keys) {
+          const state = states.get(key)
+          // R14: a key left alone for a whole period starts its retries from zero again.
+          if (state?.lastRunAt !== undefined && now - state.lastRunAt >= periodMillis) resetRetry(state)
+          yield* queue.add(key, Trigger.resync)
+        }
+      })
+      fibers.push(yield* Effect.forkIn(Effect.repeat(Effect.delay(once, period), Schedule.forever), scope))
+    }
+    started = true
+
+    const keyStatus = (key: string, state: KeyState<S>): KeyStatus => {
+      const dueAt = queue.dueAt(key)
+      return {
+        key,
+        attempt: state.attempt,
+        exhausted: state.exhausted,
+        next: dueAt === undefined
+          ? undefined
+          : { at: dueAt, trigger: state.pendingRetry === undefined ? "reschedule" : "retry" },
+        last: state.last
+      }
+    }
+
+    const currentStatus = () => Health.status(health, { started, held: held > 0 })
+
+    const shutdown = (shutdownOptions?: { readonly drainTimeout?: Duration.Input | undefined }) =>
+      Effect.gen(function*() {
+        const drainTimeout = shutdownOptions?.drainTimeout
+        if (drainTimeout !== undefined) {
+          yield* Effect.timeoutOption(queue.shutdown("drain"), drainTimeout)
+        }
+        yield* queue.shutdown("interrupt")
+        yield* Fiber.interruptAll(fibers)
+        started = false
+      })
+
+    return {
+      name,
+      enqueue: enqueueKey,
+      forget: forgetKey,
+      health: Effect.sync(() => health),
+      status: Effect.sync(currentStatus),
+      isDegraded: () => health.degraded,
+      awaitHealthy: healthy.await,
+      keyStatus: (key) =>
+        Effect.sync(() => {
+          const state = states.get(key)
+          return state === undefined ? Option.none() : Option.some(keyStatus(key, state))
+        }),
+      inspect: Effect.sync(() => ({
+        name,
+        status: currentStatus(),
+        health,
+        concurrency,
+        queueDepth: queue.depth(),
+        workersBusy: queue.running(),
+        dependsOn: dependsOn.map((dependency) => ({ name: dependency.name, degraded: dependency.isDegraded() })),
+        keys: Array.from(states, ([key, state]) => keyStatus(key, state))
+      })),
+      reports: Stream.fromPubSub(reports),
+      awaitIdle: queue.awaitIdle,
+      shutdown
+    } satisfies Controller
+  })
+
+const doneResult: RunResult = { _tag: "Done" }
+
+const isFailure = (result: RunResult | undefined): boolean =>
+  result !== undefined && result._tag !== "Done" && result._tag !== "RequeueAfter"
+
+const controllerMetrics = (controller: string) => {
+  const attributes = { controller }
+  const result = (value: string) =>
+    Metric.withAttributes(EngineMetrics.reconcileTotal, { controller, result: value })
+  const triggers = {
+    event: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "event" }),
+    related: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "related" }),
+    retry: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "retry" }),
+    reschedule: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "reschedule" }),
+    resync: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "resync" })
+  }
+  return {
+    resultSuccess: result("success"),
+    resultError: result("error"),
+    resultRequeueAfter: result("requeue_after"),
+    errors: Metric.withAttributes(EngineMetrics.reconcileErrors, attributes),
+    terminal: Metric.withAttributes(EngineMetrics.terminalReconcileErrors, attributes),
+    panics: Metric.withAttributes(EngineMetrics.reconcilePanics, attributes),
+    reconcileTime: Metric.withAttributes(EngineMetrics.reconcileTime, attributes),
+    activeWorkers: Metric.withAttributes(EngineMetrics.activeWorkers, attributes),
+    maxConcurrent: Metric.withAttributes(EngineMetrics.maxConcurrentReconciles, attributes),
+    degraded: Metric.withAttributes(EngineMetrics.degraded, attributes),
+    retries: Metric.withAttributes(EngineMetrics.retries, { name: controller }),
+    triggerCounter: (trigger: Trigger.Trigger) => triggers[Trigger.label(trigger)]
+  }
+}
