@@ -1,0 +1,249 @@
+/**
+ * Watch streams: `{"type":...,"object":...}` lines, one per event, for the objects of one
+ * resource that match the request's namespace and selectors. Filtered watches turn a change that
+ * makes an object start matching into ADDED and one that makes it stop matching into DELETED.
+ *
+ * Writers never wait for watchers: each watch has a bounded buffer that events are put into
+ * synchronously; a watcher that falls `bufferSize` events behind is dropped with a 410 ERROR
+ * event (its client relists) instead of holding memory without bound.
+ */
+import { Cause, Effect, Queue, Schedule, Stream } from "effect"
+import type * as Faults from "./Faults.ts"
+import * as KubeObject from "./KubeObject.ts"
+import type * as Registry from "./Registry.ts"
+import * as ResourceType from "./ResourceType.ts"
+import * as Selectors from "./Selectors.ts"
+import * as Status from "./Status.ts"
+import type * as Store from "./Store.ts"
+
+export interface Options {
+  readonly store: Store.Store
+  readonly faults: Faults.Faults
+  /** How often watches with `allowWatchBookmarks` get a BOOKMARK (default 5 s). */
+  readonly bookmarkIntervalMs?: number
+  /** Events a watch may fall behind before it is dropped (default 10,000). */
+  readonly bufferSize?: number
+}
+
+export interface Request {
+  readonly resource: Registry.Resource
+  readonly namespace: string | undefined
+  readonly labelSelector: Selectors.LabelSelector
+  readonly fieldSelector: Selectors.FieldSelector
+  readonly resourceVersion: string | undefined
+  readonly resourceVersionMatch: string | undefined
+  readonly allowWatchBookmarks: boolean
+  readonly sendInitialEvents: boolean | undefined
+  readonly timeoutSeconds: number | undefined
+  /** The stored object as the client sees it (conversion, defaults). */
+  readonly present: (stored: KubeObject.KubeObject) => KubeObject.KubeObject
+}
+
+type Item =
+  | { readonly type: "ADDED" | "MODIFIED" | "DELETED"; readonly object: KubeObject.KubeObject }
+  | { readonly type: "BOOKMARK"; readonly revision: number; readonly initialEnd: boolean }
+  | { readonly type: "ERROR"; readonly error: Status.ApiError }
+
+export interface Watches {
+  /** Validates the request (failing with 400/422) and returns the NDJSON body. */
+  readonly stream: (request: Request) => Effect.Effect<Stream.Stream<Uint8Array>, Status.ApiError>
+}
+
+/**
+ * Parses a resourceVersion parameter: undefined for unset, else a revision, or a 400.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Watch from "./Watch.ts"
+ * Effect.runSync(Watch.parseResourceVersion("12")) // 12
+ */
+export const parseResourceVersion = (
+  value: string | undefined
+): Effect.Effect<number | undefined, Status.ApiError> => {
+  if (value === undefined || value === "") return Effect.succeed(undefined)
+  const n = Number(value)
+  return Number.isSafeInteger(n) && n >= 0
+    ? Effect.succeed(n)
+    : Effect.fail(Status.badRequest(`resourceVersion: Invalid value: "${value}": must be a non-negative integer`))
+}
+
+/**
+ * The watch machinery of one server.
+ *
+ * @example
+ * import { Effect, Stream } from "effect"
+ * import * as Builtins from "./Builtins.ts"
+ * import * as Faults from "./Faults.ts"
+ * import * as Store from "./Store.ts"
+ * import * as Watch from "./Watch.ts"
+ * const store = Store.make()
+ * const watches = Watch.make({ store, faults: Faults.make() })
+ * const configmaps = Builtins.make({}).find((r) => r.type.plural === "configmaps")!
+ * const body = watches.stream({
+ *   resource: configmaps, namespace: "default", labelSelector: [], fieldSelector: [],
+ *   resourceVersion: "0", resourceVersionMatch: undefined, allowWatchBookmarks: false,
+ *   sendInitialEvents: undefined, timeoutSeconds: 1, present: (o) => o
+ * })
+ */
+export const make = (options: Options): Watches => {
+  const { faults, store } = options
+  const bookmarkInterval = options.bookmarkIntervalMs ?? 5_000
+  const bufferSize = options.bufferSize ?? 10_000
+  // One JSON encoding per stored object and resource, however many watchers receive it.
+  const encoded = new WeakMap<Registry.Resource, WeakMap<KubeObject.KubeObject, string>>()
+
+  const encoder = (request: Request) => {
+    let cache = encoded.get(request.resource)
+    if (cache === undefined) {
+      cache = new WeakMap()
+      encoded.set(request.resource, cache)
+    }
+    const objects = cache
+    const objectJson = (object: KubeObject.KubeObject) => {
+      let json = objects.get(object)
+      if (json === undefined) {
+        json = JSON.stringify(request.present(object))
+        objects.set(object, json)
+      }
+      return json
+    }
+    const type = request.resource.type
+    return (item: Item): string => {
+      switch (item.type) {
+        case "BOOKMARK":
+          return JSON.stringify({
+            type: "BOOKMARK",
+            object: {
+              kind: type.kind,
+              apiVersion: ResourceType.groupVersion(type),
+              metadata: {
+                resourceVersion: String(item.revision),
+                ...(item.initialEnd ? { annotations: { "k8s.io/initial-events-end": "true" } } : {})
+              }
+            }
+          }) + "\n"
+        case "ERROR":
+          return JSON.stringify({ type: "ERROR", object: Status.toBody(item.error) }) + "\n"
+        default:
+          return `{"type":"${item.type}","object":${objectJson(item.object)}}\n`
+      }
+    }
+  }
+
+  const validate = Effect.fnUntraced(function*(request: Request) {
+    const from = yield* parseResourceVersion(request.resourceVersion)
+    if (request.sendInitialEvents === true) {
+      const causes: Array<Status.StatusCause> = []
+      if (request.resourceVersionMatch !== "NotOlderThan") {
+        causes.push(Status.fieldForbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+      }
+      if (!request.allowWatchBookmarks) {
+        causes.push(Status.fieldForbidden("allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"))
+      }
+      if (causes.length > 0) return yield* Status.invalidOptions("ListOptions", causes)
+    } else if (request.resourceVersionMatch !== undefined && request.resourceVersionMatch !== "") {
+      return yield* Status.invalidOptions("ListOptions", [
+        Status.fieldForbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+      ])
+    }
+    if (request.timeoutSeconds !== undefined && !(request.timeoutSeconds >= 0)) {
+      return yield* Status.badRequest(`timeoutSeconds: Invalid value: must be a non-negative number`)
+    }
+    return from
+  })
+
+  const stream = Effect.fnUntraced(function*(request: Request) {
+    const from = yield* validate(request)
+    const resource = request.resource
+    const selectable = resource.fromStorage ?? ((o: KubeObject.KubeObject) => o)
+    const pinned = Selectors.pinnedName(request.fieldSelector)
+    const matches = (object: KubeObject.KubeObject | undefined): boolean => {
+      if (object === undefined) return false
+      const m = KubeObject.meta(object)
+      if (pinned !== undefined && m.name !== pinned) return false
+      return Selectors.matchesLabels(request.labelSelector, m.labels) &&
+        (request.fieldSelector.length === 0 || Selectors.matchesFields(request.fieldSelector, selectable(object)))
+    }
+    const encode = encoder(request)
+    const initial = from === undefined || from === 0 || request.sendInitialEvents === true
+
+    return Stream.unwrap(Effect.gen(function*() {
+      const queue = yield* Queue.bounded<Item, Cause.Done>(bufferSize)
+      let terminal: Item | undefined
+      let subscription: { readonly cancel: () => void } | undefined
+      const stop = (last?: Item) => {
+        terminal ??= last
+        subscription?.cancel()
+        Queue.endUnsafe(queue)
+      }
+      const offer = (item: Item) => {
+        if (!Queue.offerUnsafe(queue, item)) {
+          stop({ type: "ERROR", error: Status.expired(`watch dropped: the client fell ${bufferSize} events behind`) })
+        }
+      }
+
+      const startRevision = initial ? store.revision() : from!
+      const snapshot = initial ? store.list(resource.storage, request.namespace).filter(matches) : []
+      const result = store.watch(resource.storage, request.namespace, startRevision, (event) => {
+        if (event.revision <= startRevision) return
+        const now = matches(event.object)
+        if (event.type === "DELETED") {
+          if (now) offer({ type: "DELETED", object: event.object })
+        } else if (event.type === "ADDED") {
+          if (now) offer({ type: "ADDED", object: event.object })
+        } else {
+          const before = matches(event.prev)
+          if (now) offer({ type: before ? "MODIFIED" : "ADDED", object: event.object })
+          else if (before) offer({ type: "DELETED", object: event.object })
+        }
+      })
+      if (result === "Expired") {
+        const error = Status.expired(`too old resource version: ${startRevision} (${store.compactedRevision() + 1})`)
+        return Stream.succeed(Buffer.from(encode({ type: "ERROR", error }))) as Stream.Stream<Uint8Array>
+      }
+      subscription = result
+      const handle: Faults.WatchHandle = {
+        group: resource.type.group,
+        plural: resource.type.plural,
+        namespace: request.namespace,
+        close: () => stop(),
+        expire: () =>
+          stop({ type: "ERROR", error: Status.expired(`too old resource version: ${startRevision} (${store.revision()})`) })
+      }
+      const unregister = faults.register(handle)
+      yield* Effect.addFinalizer(() => Effect.sync(() => {
+        unregister()
+        subscription?.cancel()
+      }))
+
+      if (request.allowWatchBookmarks) {
+        yield* Effect.sync(() => offer({ type: "BOOKMARK", revision: store.revision(), initialEnd: false })).pipe(
+          Effect.delay(bookmarkInterval),
+          Effect.repeat(Schedule.forever),
+          Effect.forkScoped
+        )
+      }
+      if (request.timeoutSeconds !== undefined) {
+        yield* Effect.sync(() => stop()).pipe(Effect.delay(request.timeoutSeconds * 1000), Effect.forkScoped)
+      }
+
+      const head: Array<Item> = snapshot.map((object) => ({ type: "ADDED", object }))
+      if (request.sendInitialEvents === true) head.push({ type: "BOOKMARK", revision: startRevision, initialEnd: true })
+      const deliver = (items: ReadonlyArray<Item>) =>
+        faults.awaitDelivery(handle).pipe(
+          Effect.as([Buffer.from(items.map(encode).join("")) as Uint8Array] as const)
+        )
+      const tail = Stream.suspend(() =>
+        terminal === undefined ? Stream.empty : Stream.succeed(Buffer.from(encode(terminal)) as Uint8Array)
+      )
+      return Stream.fromArray(head).pipe(
+        Stream.rechunk(1000),
+        Stream.concat(Stream.fromQueue(queue)),
+        Stream.mapArrayEffect(deliver),
+        Stream.concat(tail)
+      )
+    }))
+  })
+
+  return { stream }
+}
