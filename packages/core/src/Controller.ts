@@ -239,6 +239,7 @@ export const make = <E, R, S = never>(
 
     const metrics = controllerMetrics(name)
     metrics.maxConcurrent.updateUnsafe(concurrency, context)
+    metrics.degraded.updateUnsafe(0, context)
 
     const stateOf = (key: string): KeyState<S> => {
       let state = states.get(key)
