@@ -16,9 +16,9 @@ import {
   Exit,
   Fiber,
   Latch,
-  Metric,
   Option,
   PubSub,
+  References,
   Schedule,
   Scope,
   Stream
@@ -224,8 +224,7 @@ export const make = <E, R, S = never>(
     const degradeAfter = options.degradeAfter ?? 5
     const dependsOn = options.dependsOn ?? []
     const timeout = options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
-    const context = yield* Effect.context<R>()
-    const clock = Context.get(context, Clock.Clock)
+    const clock = yield* Clock.Clock
     const scope = yield* Scope.Scope
 
     const queue = yield* WorkQueue.make(name)
@@ -237,9 +236,20 @@ export const make = <E, R, S = never>(
     let started = false
     let held = 0
 
-    const metrics = controllerMetrics(name)
-    metrics.maxConcurrent.updateUnsafe(concurrency, context)
-    metrics.degraded.updateUnsafe(0, context)
+    const counts: Counts = {
+      success: 0,
+      requeueAfter: 0,
+      error: 0,
+      terminal: 0,
+      panics: 0,
+      retries: 0,
+      triggers: { event: 0, related: 0, retry: 0, reschedule: 0, resync: 0 }
+    }
+    const reconcileTime = yield* observeMetrics(name, counts, {
+      concurrency,
+      activeWorkers: () => queue.running(),
+      degraded: () => health.degraded
+    })
 
     const stateOf = (key: string): KeyState<S> => {
       let state = states.get(key)
@@ -252,7 +262,6 @@ export const make = <E, R, S = never>(
 
     const enterDegraded = Effect.gen(function*() {
       healthy.closeUnsafe()
-      metrics.degraded.updateUnsafe(1, context)
       yield* Effect.logError(`controller ${name} is degraded after ${health.consecutiveFailures} consecutive failures`)
       const rollback = options.rollback
       if (rollback === undefined) return
@@ -268,20 +277,23 @@ export const make = <E, R, S = never>(
       )
     })
 
-    const runReconcile = (key: string, info: RetryInfo.RetryInfo) => {
-      let run: Effect.Effect<Outcome.Outcome, E | ReconcileError.Timeout, R> = Effect.suspend(() => options.reconcile(key))
-      if (timeout !== undefined) {
-        run = Effect.timeoutOrElse(run, {
-          duration: timeout,
-          orElse: () => Effect.fail(new ReconcileError.Timeout({ after: timeout }))
-        })
-      }
-      return run.pipe(
-        Effect.provideService(RetryInfo.RetryInfo, info),
-        Effect.annotateLogs({ controller: name, key, attempt: info.attempt }),
-        Effect.exit
-      )
+    const reconcileOnce = (key: string): Effect.Effect<Outcome.Outcome, E | ReconcileError.Timeout, R> => {
+      // Suspended so that a reconciler throwing before it returns an Effect is a defect, not a crash.
+      const run = Effect.suspend(() => options.reconcile(key))
+      return timeout === undefined ? run : Effect.timeoutOrElse(run, {
+        duration: timeout,
+        orElse: () => Effect.fail(new ReconcileError.Timeout({ after: timeout }))
+      })
     }
+
+    // One context update per run carries the retry info and the log annotations.
+    const runReconcile = (key: string, info: RetryInfo.RetryInfo) =>
+      Effect.exit(Effect.updateContext(reconcileOnce(key), (current: Context.Context<R>) =>
+        Context.add(
+          Context.add(current, RetryInfo.RetryInfo, info),
+          References.CurrentLogAnnotations,
+          { ...Context.get(current, References.CurrentLogAnnotations), controller: name, key, attempt: info.attempt }
+        )))
 
     const onFailure = Effect.fnUntraced(function*(
       key: string,
@@ -294,13 +306,12 @@ export const make = <E, R, S = never>(
       const message = Failure.message(failure)
       const wasDegraded = health.degraded
       health = Health.failed(health, Failure.truncate(message, messageLimit), now, degradeAfter)
-      metrics.errors.updateUnsafe(1, context)
-      metrics.resultError.updateUnsafe(1, context)
+      counts.error++
       if (failure._tag === "Defect") {
-        metrics.panics.updateUnsafe(1, context)
+        counts.panics++
         yield* Effect.logError(`reconcile of ${key} died`, failure.cause)
       } else {
-        if (failure._tag === "Permanent") metrics.terminal.updateUnsafe(1, context)
+        if (failure._tag === "Permanent") counts.terminal++
         yield* Effect.logError(`reconcile of ${key} failed: ${message}`)
       }
       if (health.degraded && !wasDegraded) yield* enterDegraded
@@ -332,11 +343,11 @@ export const make = <E, R, S = never>(
       }
       const wait = bucket === undefined ? delay.value : Duration.max(delay.value, yield* bucket.take)
       state.pendingRetry = wait
-      metrics.retries.updateUnsafe(1, context)
+      counts.retries++
       return wait
     })
 
-    const process = Effect.fnUntraced(function*(item: WorkQueue.Item) {
+    const process = (item: WorkQueue.Item): Effect.Effect<void, never, R> => {
       const key = item.key
       const state = stateOf(key)
       const countedAsRetry = Trigger.isRetry(item.triggers) && state.pendingRetry !== undefined
@@ -348,56 +359,78 @@ export const make = <E, R, S = never>(
         attempt: state.attempt,
         isLastAttempt: state.exhausted || RetryPolicy.isLastAttempt(policy, state.attempt)
       }
-      metrics.triggerCounter(item.triggers[0]!).updateUnsafe(1, context)
-      metrics.activeWorkers.updateUnsafe(queue.running(), context)
+      counts.triggers[Trigger.label(item.triggers[0]!)]++
       const startedAt = clock.currentTimeMillisUnsafe()
       state.lastRunAt = startedAt
-      const exit = yield* runReconcile(key, info)
-      const now = clock.currentTimeMillisUnsafe()
-      const durationMillis = now - startedAt
-      metrics.reconcileTime.updateUnsafe(durationMillis / 1000, context)
-
-      let result: RunResult
-      let followUp: WorkQueue.FollowUp | undefined
-      if (Exit.isSuccess(exit)) {
+      return Effect.flatMap(runReconcile(key, info), (exit) => {
+        const now = clock.currentTimeMillisUnsafe()
+        reconcileTime.record((now - startedAt) / 1000)
+        const run = { item, state, info, startedAt, now }
+        if (Exit.isFailure(exit)) {
+          const failure = Failure.fromCause(exit.cause)
+          const result: RunResult = { _tag: failure._tag, message: Failure.truncate(Failure.message(failure), messageLimit) }
+          return Effect.flatMap(
+            onFailure(key, state, failure, info, countedAsRetry, now),
+            (delay) => finish(run, result, delay === undefined ? undefined : { after: delay, trigger: Trigger.retry })
+          )
+        }
         resetRetry(state)
         const wasDegraded = health.degraded
         health = Health.succeeded(health, now)
-        if (wasDegraded) {
-          healthy.openUnsafe()
-          metrics.degraded.updateUnsafe(0, context)
-          yield* Effect.logInfo(`controller ${name} recovered`)
-        }
-        if (options.snapshot !== undefined) {
-          state.lastGood = yield* options.snapshot(key).pipe(
-            Effect.catchCause(() => Effect.succeed(state.lastGood))
-          )
-        }
+        let result = doneResult
+        let followUp: WorkQueue.FollowUp | undefined
         if (exit.value._tag === "RequeueAfter") {
-          metrics.resultRequeueAfter.updateUnsafe(1, context)
+          counts.requeueAfter++
           result = { _tag: "RequeueAfter", afterMillis: Duration.toMillis(exit.value.after) }
           followUp = { after: exit.value.after, trigger: Trigger.reschedule }
         } else {
-          metrics.resultSuccess.updateUnsafe(1, context)
-          result = doneResult
+          counts.success++
         }
-      } else {
-        const failure = Failure.fromCause(exit.cause)
-        result = { _tag: failure._tag, message: Failure.truncate(Failure.message(failure), messageLimit) }
-        const delay = yield* onFailure(key, state, failure, info, countedAsRetry, now)
-        if (delay !== undefined) followUp = { after: delay, trigger: Trigger.retry }
-      }
+        if (!wasDegraded && options.snapshot === undefined) return finish(run, result, followUp)
+        return Effect.andThen(afterSuccess(key, state, wasDegraded), finish(run, result, followUp))
+      })
+    }
 
-      const current = states.get(key) === state
-      const next = current && followUp !== undefined
-        ? { at: now + Duration.toMillis(followUp.after), trigger: followUp.trigger._tag === "Retry" ? "retry" as const : "reschedule" as const }
-        : undefined
-      const last = { triggers: item.triggers, attempt: info.attempt, isLastAttempt: info.isLastAttempt, startedAt, durationMillis, result }
-      if (current) state.last = last
-      yield* queue.done(key, current ? followUp : undefined)
-      metrics.activeWorkers.updateUnsafe(queue.running(), context)
-      PubSub.publishUnsafe(reports, { controller: name, key, ...last, next, exhausted: state.exhausted })
+    const afterSuccess = Effect.fnUntraced(function*(key: string, state: KeyState<S>, wasDegraded: boolean) {
+      if (wasDegraded) {
+        healthy.openUnsafe()
+        yield* Effect.logInfo(`controller ${name} recovered`)
+      }
+      if (options.snapshot !== undefined) {
+        state.lastGood = yield* options.snapshot(key).pipe(Effect.catchCause(() => Effect.succeed(state.lastGood)))
+      }
     })
+
+    const finish = (
+      run: {
+        readonly item: WorkQueue.Item
+        readonly state: KeyState<S>
+        readonly info: RetryInfo.RetryInfo
+        readonly startedAt: number
+        readonly now: number
+      },
+      result: RunResult,
+      followUp: WorkQueue.FollowUp | undefined
+    ): Effect.Effect<void> => {
+      const { item, state, info, startedAt, now } = run
+      // A key forgotten while it ran keeps no timer.
+      const current = states.get(item.key) === state
+      const timer = current ? followUp : undefined
+      const last = {
+        triggers: item.triggers,
+        attempt: info.attempt,
+        isLastAttempt: info.isLastAttempt,
+        startedAt,
+        durationMillis: now - startedAt,
+        result
+      }
+      if (current) state.last = last
+      const next = timer === undefined
+        ? undefined
+        : { at: now + Duration.toMillis(timer.after), trigger: timer.trigger._tag === "Retry" ? "retry" as const : "reschedule" as const }
+      PubSub.publishUnsafe(reports, { controller: name, key: item.key, ...last, next, exhausted: state.exhausted })
+      return queue.done(item.key, timer)
+    }
 
     const awaitDependencies = dependsOn.length === 0
       ? Effect.void
@@ -511,29 +544,37 @@ const doneResult: RunResult = { _tag: "Done" }
 const isFailure = (result: RunResult | undefined): boolean =>
   result !== undefined && result._tag !== "Done" && result._tag !== "RequeueAfter"
 
-const controllerMetrics = (controller: string) => {
-  const attributes = { controller }
-  const result = (value: string) =>
-    Metric.withAttributes(EngineMetrics.reconcileTotal, { controller, result: value })
-  const triggers = {
-    event: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "event" }),
-    related: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "related" }),
-    retry: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "retry" }),
-    reschedule: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "reschedule" }),
-    resync: Metric.withAttributes(EngineMetrics.triggers, { controller, trigger: "resync" })
-  }
-  return {
-    resultSuccess: result("success"),
-    resultError: result("error"),
-    resultRequeueAfter: result("requeue_after"),
-    errors: Metric.withAttributes(EngineMetrics.reconcileErrors, attributes),
-    terminal: Metric.withAttributes(EngineMetrics.terminalReconcileErrors, attributes),
-    panics: Metric.withAttributes(EngineMetrics.reconcilePanics, attributes),
-    reconcileTime: Metric.withAttributes(EngineMetrics.reconcileTime, attributes),
-    activeWorkers: Metric.withAttributes(EngineMetrics.activeWorkers, attributes),
-    maxConcurrent: Metric.withAttributes(EngineMetrics.maxConcurrentReconciles, attributes),
-    degraded: Metric.withAttributes(EngineMetrics.degraded, attributes),
-    retries: Metric.withAttributes(EngineMetrics.retries, { name: controller }),
-    triggerCounter: (trigger: Trigger.Trigger) => triggers[Trigger.label(trigger)]
-  }
+interface Counts {
+  success: number
+  requeueAfter: number
+  error: number
+  terminal: number
+  panics: number
+  retries: number
+  triggers: Record<ReturnType<typeof Trigger.label>, number>
 }
+
+const observeMetrics = (controller: string, counts: Counts, read: {
+  readonly concurrency: number
+  readonly activeWorkers: () => number
+  readonly degraded: () => boolean
+}) =>
+  Effect.gen(function*() {
+    const attributes = { controller }
+    const total = (result: string, get: () => number) =>
+      EngineMetrics.observeCounter(EngineMetrics.reconcileTotal, { controller, result }, get)
+    yield* total("success", () => counts.success)
+    yield* total("error", () => counts.error)
+    yield* total("requeue_after", () => counts.requeueAfter)
+    yield* EngineMetrics.observeCounter(EngineMetrics.reconcileErrors, attributes, () => counts.error)
+    yield* EngineMetrics.observeCounter(EngineMetrics.terminalReconcileErrors, attributes, () => counts.terminal)
+    yield* EngineMetrics.observeCounter(EngineMetrics.reconcilePanics, attributes, () => counts.panics)
+    yield* EngineMetrics.observeCounter(EngineMetrics.retries, { name: controller }, () => counts.retries)
+    for (const trigger of Object.keys(counts.triggers) as Array<keyof Counts["triggers"]>) {
+      yield* EngineMetrics.observeCounter(EngineMetrics.triggers, { controller, trigger }, () => counts.triggers[trigger])
+    }
+    yield* EngineMetrics.observeGauge(EngineMetrics.activeWorkers, attributes, read.activeWorkers)
+    yield* EngineMetrics.observeGauge(EngineMetrics.maxConcurrentReconciles, attributes, () => read.concurrency)
+    yield* EngineMetrics.observeGauge(EngineMetrics.degraded, attributes, () => read.degraded() ? 1 : 0)
+    return yield* EngineMetrics.observeHistogram(EngineMetrics.reconcileTime, EngineMetrics.reconcileBuckets, attributes)
+  })

@@ -4,15 +4,15 @@
  *
  * @since 0.1.0
  */
-import { Metric } from "effect"
+import { Effect, Metric, Scope } from "effect"
 
-// controller-runtime's buckets for reconcile time (seconds).
-const reconcileBuckets = [
+/** controller-runtime's buckets for reconcile time (seconds). */
+export const reconcileBuckets: ReadonlyArray<number> = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
   1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60
 ]
-// client-go's workqueue buckets: 10ns to 1000s, x10.
-const queueBuckets = Metric.exponentialBoundaries({ start: 1e-8, factor: 10, count: 12 })
+/** client-go's workqueue buckets: 10 ns to 1000 s, x10. */
+export const queueBuckets: ReadonlyArray<number> = Metric.exponentialBoundaries({ start: 1e-8, factor: 10, count: 12 })
 
 /** `controller_runtime_reconcile_total{controller,result}`; result is success, error, requeue_after. */
 export const reconcileTotal = Metric.counter("controller_runtime_reconcile_total", {
@@ -78,3 +78,102 @@ export const triggers = Metric.counter("kubefx_reconcile_triggers_total", {
   description: "Reconciles by what triggered them: event, related, retry, reschedule, resync",
   incremental: true
 })
+
+// The engine keeps its counts in plain variables on the hot path and registers series that
+// exporters read at snapshot time, instead of looking a series up in the registry on every update.
+
+type Attributes = Readonly<Record<string, string>>
+
+const register = <State>(
+  metric: Metric.Metric<never, State>,
+  attributes: Attributes,
+  get: () => State
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.contextWith((context) => {
+    const registration = Metric.registerUnsafe(Metric.withAttributes(metric, attributes), context, {
+      get,
+      update: () => {},
+      modify: () => {}
+    })
+    return Effect.addFinalizer(() => Effect.sync(registration.remove))
+  })
+
+/**
+ * Exposes a counter whose value the caller keeps, for as long as the scope is open.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { EngineMetrics } from "@kubefx/core"
+ * let adds = 0
+ * const program = Effect.scoped(EngineMetrics.observeCounter(EngineMetrics.adds, { name: "q" }, () => adds))
+ */
+export const observeCounter = (
+  metric: Metric.Counter<number>,
+  attributes: Attributes,
+  read: () => number
+): Effect.Effect<void, never, Scope.Scope> =>
+  register(metric, attributes, () => ({ count: read(), incremental: true }))
+
+/**
+ * Exposes a gauge read from the caller's state, for as long as the scope is open.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { EngineMetrics } from "@kubefx/core"
+ * const pending: Array<string> = []
+ * const program = Effect.scoped(EngineMetrics.observeGauge(EngineMetrics.depth, { name: "q" }, () => pending.length))
+ */
+export const observeGauge = (
+  metric: Metric.Gauge<number>,
+  attributes: Attributes,
+  read: () => number
+): Effect.Effect<void, never, Scope.Scope> => register(metric, attributes, () => ({ value: read() }))
+
+/** Records observations into a histogram series kept by the caller. */
+export interface Recorder {
+  readonly record: (value: number) => void
+}
+
+/**
+ * Exposes a histogram with the given bucket boundaries, recorded without registry lookups.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { EngineMetrics } from "@kubefx/core"
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const time = yield* EngineMetrics.observeHistogram(EngineMetrics.reconcileTime, EngineMetrics.reconcileBuckets, { controller: "c" })
+ *   time.record(0.012)
+ * }))
+ */
+export const observeHistogram = (
+  metric: Metric.Histogram<number>,
+  boundaries: ReadonlyArray<number>,
+  attributes: Attributes
+): Effect.Effect<Recorder, never, Scope.Scope> => {
+  const bounds = boundaries.filter(Number.isFinite)
+  const counts = new Array<number>(bounds.length + 1).fill(0)
+  let count = 0
+  let sum = 0
+  let min = Number.MAX_VALUE
+  let max = -Number.MAX_VALUE
+  const record = (value: number) => {
+    let low = 0
+    let high = bounds.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (value <= bounds[mid]!) high = mid
+      else low = mid + 1
+    }
+    counts[low]!++
+    count++
+    sum += value
+    if (value < min) min = value
+    if (value > max) max = value
+  }
+  const get = (): Metric.HistogramState => {
+    let cumulated = 0
+    const buckets = bounds.map((boundary, i): [number, number] => [boundary, cumulated += counts[i]!])
+    return { buckets: [...buckets, [Number.POSITIVE_INFINITY, count]], count, min, max, sum }
+  }
+  return Effect.as(register(metric, attributes, get), { record })
+}

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, FiberMap, Latch, Metric, Queue, Scope } from "effect"
+import { Clock, Duration, Effect, FiberMap, Latch, Queue, Scope } from "effect"
 import * as EngineMetrics from "./EngineMetrics.ts"
 import * as Trigger from "./Trigger.ts"
 
@@ -81,8 +81,7 @@ interface Entry {
  */
 export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<never>()
-    const clock = Context.get(context, Clock.Clock)
+    const clock = yield* Clock.Clock
     const ready = yield* Queue.unbounded<string>()
     const timers = yield* FiberMap.make<string>()
     const idle = yield* Latch.make(true)
@@ -93,11 +92,12 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
     let runningCount = 0
     let accepting = true
 
+    let adds = 0
     const attributes = { name }
-    const depthGauge = Metric.withAttributes(EngineMetrics.depth, attributes)
-    const addsCounter = Metric.withAttributes(EngineMetrics.adds, attributes)
-    const queueDuration = Metric.withAttributes(EngineMetrics.queueDuration, attributes)
-    const workDuration = Metric.withAttributes(EngineMetrics.workDuration, attributes)
+    yield* EngineMetrics.observeGauge(EngineMetrics.depth, attributes, () => queuedCount)
+    yield* EngineMetrics.observeCounter(EngineMetrics.adds, attributes, () => adds)
+    const queueDuration = yield* EngineMetrics.observeHistogram(EngineMetrics.queueDuration, EngineMetrics.queueBuckets, attributes)
+    const workDuration = yield* EngineMetrics.observeHistogram(EngineMetrics.workDuration, EngineMetrics.queueBuckets, attributes)
 
     const enqueue = (key: string, trigger: Trigger.Trigger): void => {
       const entry = entries.get(key)
@@ -112,13 +112,12 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
         })
         if (queuedCount++ === 0 && runningCount === 0) idle.closeUnsafe()
         Queue.offerUnsafe(ready, key)
-        addsCounter.updateUnsafe(1, context)
-        depthGauge.updateUnsafe(queuedCount, context)
+        adds++
       } else if (entry.running && !entry.dirty) {
         entry.dirty = true
         entry.triggers = [trigger]
         entry.queuedAt = clock.currentTimeMillisUnsafe()
-        addsCounter.updateUnsafe(1, context)
+        adds++
       } else {
         entry.triggers = Trigger.merge(entry.triggers, trigger)
       }
@@ -157,17 +156,15 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
           // The key stays in the ready queue; `take` skips keys without a queued entry.
           entries.delete(key)
           queuedCount--
-          depthGauge.updateUnsafe(queuedCount, context)
           if (queuedCount === 0 && runningCount === 0) idle.openUnsafe()
         }
         return cancelDelayed(key)
       })
 
-    const take: Effect.Effect<Item> = Effect.flatMap(Queue.take(ready), (key) =>
-      Effect.suspend(() => {
-        const entry = entries.get(key)
-        return entry === undefined || !entry.queued ? take : Effect.sync(() => start(key, entry))
-      }))
+    const take: Effect.Effect<Item> = Effect.flatMap(Queue.take(ready), (key) => {
+      const entry = entries.get(key)
+      return entry === undefined || !entry.queued ? take : Effect.succeed(start(key, entry))
+    })
 
     const start = (key: string, entry: Entry): Item => {
       const now = clock.currentTimeMillisUnsafe()
@@ -178,8 +175,7 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
       entry.startedAt = now
       queuedCount--
       runningCount++
-      depthGauge.updateUnsafe(queuedCount, context)
-      queueDuration.updateUnsafe((now - item.queuedAt) / 1000, context)
+      queueDuration.record((now - item.queuedAt) / 1000)
       return item
     }
 
@@ -189,16 +185,19 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
         if (entry === undefined || !entry.running) return Effect.void
         entry.running = false
         runningCount--
-        workDuration.updateUnsafe((clock.currentTimeMillisUnsafe() - entry.startedAt) / 1000, context)
+        workDuration.record((clock.currentTimeMillisUnsafe() - entry.startedAt) / 1000)
         if (entry.dirty) {
           entry.dirty = false
           entry.queued = true
           queuedCount++
           Queue.offerUnsafe(ready, key)
-          depthGauge.updateUnsafe(queuedCount, context)
           return cancelDelayed(key)
         }
         entries.delete(key)
+        if (followUp === undefined && !delayed.has(key)) {
+          if (queuedCount === 0 && runningCount === 0) idle.openUnsafe()
+          return Effect.void
+        }
         // Arm or drop the timer before reporting idle, so a waiter sees the key's final timer state.
         return Effect.andThen(
           followUp !== undefined ? addAfter(key, followUp) : cancelDelayed(key),
