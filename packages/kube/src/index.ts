@@ -1,1 +1,2 @@
-export {}
+export * as ObjectMeta from "./ObjectMeta.ts"
+export * as Resource from "./Resource.ts"
