@@ -277,13 +277,15 @@ export const apply = (options: ApplyOptions): Result.Result<Json.JsonObject, App
   const previous = owners.find((owner) => ManagedFields.identity(owner) === self)
   const others = owners.filter((owner) => ManagedFields.identity(owner) !== self)
 
-  const applying = FieldSet.difference(FieldSet.fromObject(withoutNulls(config, structure), structure), ManagedFields.ignored)
+  const nulls = nullPaths(config, structure)
+  // A null removes the field rather than setting it: nobody owns what is not there.
+  const applying = [ManagedFields.ignored, nulls].reduce(FieldSet.difference, FieldSet.fromObject(config, structure))
   const owned = [applying, ManagedFields.ignored, ...others.map((owner) => owner.fields)].reduce(FieldSet.union)
   const last = restrictSet(previous?.fields ?? FieldSet.empty, scope)
   const merged = prune(merge(live, config, structure), structure, last, owned) as Json.JsonObject
 
   const c = ManagedFields.changes(live, merged, structure)
-  const changed = [c.modified, c.added, FieldSet.under(c.removed, nullPaths(config, structure))].reduce(FieldSet.union)
+  const changed = [c.modified, c.added, FieldSet.under(c.removed, nulls)].reduce(FieldSet.union)
   const conflicts = others.flatMap((owner) =>
     FieldSet.paths(FieldSet.intersection(owner.fields, changed)).map((path): Conflict => ({
       manager: owner.manager,
