@@ -400,7 +400,15 @@ export const children = (node: Json.Json, structure: Structure.Structure): Reado
   return undefined
 }
 
-const indexChildren = (kids: ReadonlyArray<Child>): Map<PathElement, Child> => {
+/**
+ * Children by element, the first of duplicates winning (live lists may hold duplicate items).
+ *
+ * @example
+ * import * as FieldSet from "./FieldSet.ts"
+ * const kids = FieldSet.children([{ name: "a", v: 1 }, { name: "a", v: 2 }], { listType: { _tag: "Map", keys: ["name"] } })!
+ * FieldSet.byElement(kids).get('k:{"name":"a"}')?.value // { name: "a", v: 1 }
+ */
+export const byElement = (kids: ReadonlyArray<Child>): Map<PathElement, Child> => {
   const byElement = new Map<PathElement, Child>()
   for (const kid of kids) if (!byElement.has(kid.element)) byElement.set(kid.element, kid)
   return byElement
@@ -424,7 +432,7 @@ export const fromObject = (object: Json.Json, structure: Structure.Structure): F
       out.push(path)
       return
     }
-    for (const kid of indexChildren(kids).values()) {
+    for (const kid of byElement(kids).values()) {
       const p = [...path, kid.element]
       walk(kid.value, kid.structure, p)
       if (kid.kind !== "field" || (Json.isObject(kid.value) && Object.keys(kid.value).length === 0)) out.push(p)
@@ -478,8 +486,8 @@ export const compare = (
       for (const kid of rk ?? []) all(kid.value, kid.structure, [...path, kid.element], added)
       return
     }
-    const left = indexChildren(lk)
-    const right = indexChildren(rk)
+    const left = byElement(lk)
+    const right = byElement(rk)
     for (const [element, kid] of left) walk(kid.value, right.get(element)?.value, kid.structure, [...path, element])
     for (const [element, kid] of right) {
       if (!left.has(element)) walk(undefined, kid.value, kid.structure, [...path, element])

@@ -158,20 +158,14 @@ const withoutNulls = (value: Json.Json, structure: Structure.Structure): Json.Js
   )
 }
 
-const firstByElement = (kids: ReadonlyArray<FieldSet.Child>): Map<FieldSet.PathElement, FieldSet.Child> => {
-  const byElement = new Map<FieldSet.PathElement, FieldSet.Child>()
-  for (const kid of kids) if (!byElement.has(kid.element)) byElement.set(kid.element, kid)
-  return byElement
-}
-
 // Items keep the live order; items the configuration also lists take the configuration's order,
 // and items only in the configuration go right after the configuration item before them.
 const mergeList = (
   live: ReadonlyArray<FieldSet.Child>,
   applied: ReadonlyArray<FieldSet.Child>
 ): Json.JsonArray => {
-  const left = firstByElement(live)
-  const right = firstByElement(applied)
+  const left = FieldSet.byElement(live)
+  const right = FieldSet.byElement(applied)
   const leftOrder = [...left.keys()]
   const rightOrder = [...right.keys()]
   const shared = rightOrder.filter((element) => left.has(element))
