@@ -14,8 +14,10 @@ import * as Structure from "./Structure.ts"
 /** One element of a path, in its FieldsV1 spelling (`f:spec`, `k:{"name":"app"}`, `v:"x"`, `i:0`). */
 export type PathElement = string
 
+/** A path from the object root, e.g. `["f:spec", "f:replicas"]`. */
 export type Path = ReadonlyArray<PathElement>
 
+/** A set of paths, as a trie of path elements (build with {@link make} or {@link fromFieldsV1}). */
 export interface FieldSet {
   /** True when the path leading to this node is itself in the set. */
   readonly member: boolean

@@ -5,10 +5,13 @@
  */
 import { Result } from "effect"
 
+/** Any JSON value (the same shape as effect's `Schema.Json`). */
 export type Json = null | boolean | number | string | JsonArray | JsonObject
 
+/** A JSON array. */
 export interface JsonArray extends ReadonlyArray<Json> {}
 
+/** A JSON object. */
 export interface JsonObject {
   readonly [key: string]: Json
 }

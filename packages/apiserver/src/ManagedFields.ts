@@ -12,6 +12,7 @@ import * as FieldSet from "./FieldSet.ts"
 import * as Json from "./Json.ts"
 import type * as Structure from "./Structure.ts"
 
+/** `Apply` for server-side apply, `Update` for every other write. */
 export type Operation = "Apply" | "Update"
 
 /** One `metadata.managedFields` entry as the API returns it. */

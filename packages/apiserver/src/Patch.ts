@@ -11,7 +11,13 @@ import * as MergePatch from "./MergePatch.ts"
 import * as StrategicMergePatch from "./StrategicMergePatch.ts"
 import type * as Structure from "./Structure.ts"
 
-/** The body cannot be decoded as a patch of its type (HTTP 400). */
+/**
+ * The body cannot be decoded as a patch of its type (HTTP 400).
+ *
+ * @example
+ * import * as Patch from "./Patch.ts"
+ * new Patch.PatchUndecodable({ message: "..." }).status // 400
+ */
 export class PatchUndecodable extends Schema.TaggedError<PatchUndecodable>()("PatchUndecodable", {
   message: Schema.String
 }) {
@@ -20,7 +26,13 @@ export class PatchUndecodable extends Schema.TaggedError<PatchUndecodable>()("Pa
   }
 }
 
-/** A JSON patch with more than {@link maxOperations} operations (HTTP 413). */
+/**
+ * A JSON patch with more than {@link maxOperations} operations (HTTP 413).
+ *
+ * @example
+ * import * as Patch from "./Patch.ts"
+ * new Patch.PatchTooLarge({ message: "..." }).status // 413
+ */
 export class PatchTooLarge extends Schema.TaggedError<PatchTooLarge>()("PatchTooLarge", {
   message: Schema.String
 }) {
@@ -29,7 +41,13 @@ export class PatchTooLarge extends Schema.TaggedError<PatchTooLarge>()("PatchToo
   }
 }
 
-/** The patch decodes but cannot be applied: a failed `test`, a missing path, a bad directive (HTTP 422). */
+/**
+ * The patch decodes but cannot be applied: a failed `test`, a missing path, a bad directive (HTTP 422).
+ *
+ * @example
+ * import * as Patch from "./Patch.ts"
+ * new Patch.PatchFailed({ message: "..." }).status // 422
+ */
 export class PatchFailed extends Schema.TaggedError<PatchFailed>()("PatchFailed", {
   message: Schema.String
 }) {
@@ -38,7 +56,13 @@ export class PatchFailed extends Schema.TaggedError<PatchFailed>()("PatchFailed"
   }
 }
 
-/** A Content-Type that is not a patch this module applies (HTTP 415). */
+/**
+ * A Content-Type that is not a patch this module applies (HTTP 415).
+ *
+ * @example
+ * import * as Patch from "./Patch.ts"
+ * new Patch.PatchUnsupportedMediaType({ message: "..." }).status // 415
+ */
 export class PatchUnsupportedMediaType extends Schema.TaggedError<PatchUnsupportedMediaType>()(
   "PatchUnsupportedMediaType",
   { message: Schema.String }
@@ -48,6 +72,7 @@ export class PatchUnsupportedMediaType extends Schema.TaggedError<PatchUnsupport
   }
 }
 
+/** Every failure of {@link apply}; each has the HTTP `status` to answer with. */
 export type PatchError = PatchUndecodable | PatchTooLarge | PatchFailed | PatchUnsupportedMediaType
 
 /** The most operations a JSON patch may have, as in the Kubernetes API server. */

@@ -28,13 +28,28 @@ const ConflictSchema = Schema.Struct({
 /** A field the apply would change that another manager owns. */
 export interface Conflict extends Schema.Schema.Type<typeof ConflictSchema> {}
 
-/** The apply changes fields other managers own and `force` was not set (HTTP 409). */
+/**
+ * The apply changes fields other managers own and `force` was not set (HTTP 409, reason
+ * `Conflict`, with {@link conflictCauses} as `details.causes`).
+ *
+ * @example
+ * import * as ServerSideApply from "./ServerSideApply.ts"
+ * const conflicts = [{ manager: "kubectl", operation: "Apply" as const, apiVersion: "v1", field: ".data.a" }]
+ * new ServerSideApply.ApplyConflict({ conflicts, message: ServerSideApply.conflictMessage(conflicts) }).message
+ * // 'Apply failed with 1 conflict: conflict with "kubectl": .data.a'
+ */
 export class ApplyConflict extends Schema.TaggedError<ApplyConflict>()("ApplyConflict", {
   conflicts: Schema.Array(ConflictSchema),
   message: Schema.String
 }) {}
 
-/** The applied configuration cannot be merged, e.g. a map-list with duplicate keys (HTTP 422). */
+/**
+ * The applied configuration cannot be merged, e.g. a map-list with duplicate keys (HTTP 422).
+ *
+ * @example
+ * import * as ServerSideApply from "./ServerSideApply.ts"
+ * new ServerSideApply.ApplyInvalid({ message: "the applied configuration must be an object" })._tag // "ApplyInvalid"
+ */
 export class ApplyInvalid extends Schema.TaggedError<ApplyInvalid>()("ApplyInvalid", {
   message: Schema.String
 }) {}
@@ -88,6 +103,7 @@ export const conflictCauses = (
  */
 export type Scope = "all" | "status" | "withoutStatus"
 
+/** What {@link apply} needs to know about an apply request. */
 export interface ApplyOptions {
   /** The stored object, or `undefined` when the apply creates it. */
   readonly live: Json.JsonObject | undefined
