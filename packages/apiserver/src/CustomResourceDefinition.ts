@@ -30,6 +30,7 @@ export interface Names {
   readonly categories?: ReadonlyArray<string>
 }
 
+/** `additionalPrinterColumns[]`: a column `kubectl get` shows. */
 export interface PrinterColumn {
   readonly name: string
   readonly type: string
@@ -39,6 +40,7 @@ export interface PrinterColumn {
   readonly jsonPath: string
 }
 
+/** `spec.versions[]`. */
 export interface Version {
   readonly name: string
   readonly served: boolean
@@ -58,6 +60,7 @@ export interface Version {
   readonly selectableFields?: ReadonlyArray<{ readonly jsonPath: string }>
 }
 
+/** `status.conditions[]` (NamesAccepted, Established). */
 export interface Condition {
   readonly type: string
   readonly status: "True" | "False" | "Unknown"
@@ -66,12 +69,14 @@ export interface Condition {
   readonly message?: string
 }
 
+/** `status` as the controllers maintain it. */
 export interface Status {
   readonly conditions?: ReadonlyArray<Condition>
   readonly acceptedNames?: Names
   readonly storedVersions?: ReadonlyArray<string>
 }
 
+/** An apiextensions.k8s.io/v1 CustomResourceDefinition after admission (defaults applied). */
 export interface CustomResourceDefinition {
   readonly apiVersion?: string
   readonly kind?: string

@@ -32,6 +32,7 @@ export interface GroupVersionDocument {
   readonly hash: string
 }
 
+/** What the server serves under `/openapi/v3`. */
 export interface Documents {
   readonly index: Index
   /** Keyed by {@link GroupVersionDocument.path}. */

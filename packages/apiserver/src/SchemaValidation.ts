@@ -841,7 +841,17 @@ const labelValueFmt = `(${qualifiedNameFmt})?`
 const qualifiedNameErrMsg =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
 
-const matches = (format: string, value: string): boolean => new RegExp(`^${format}$`).test(value)
+const qualifiedNamePattern = new RegExp(`^${qualifiedNameFmt}$`)
+
+/** A name rule: a maximum length and a regular expression, reported with Kubernetes' messages. */
+const nameRule =
+  (maxLength: number, format: string, message: string, ...examples: ReadonlyArray<string>) => {
+    const re = new RegExp(`^${format}$`)
+    return (value: string): ReadonlyArray<string> => [
+      ...(value.length > maxLength ? [maxLenError(maxLength)] : []),
+      ...(re.test(value) ? [] : [regexError(message, format, ...examples)])
+    ]
+  }
 
 /**
  * Messages of `IsDNS1123Subdomain` (empty when valid).
@@ -850,16 +860,12 @@ const matches = (format: string, value: string): boolean => new RegExp(`^${forma
  * import * as SchemaValidation from "./SchemaValidation.ts"
  * SchemaValidation.isDns1123Subdomain("example.com") // []
  */
-export const isDns1123Subdomain = (value: string): ReadonlyArray<string> => [
-  ...(value.length > 253 ? [maxLenError(253)] : []),
-  ...(matches(dns1123SubdomainFmt, value) ? [] : [
-    regexError(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-      dns1123SubdomainFmt,
-      "example.com"
-    )
-  ])
-]
+export const isDns1123Subdomain = nameRule(
+  253,
+  dns1123SubdomainFmt,
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+  "example.com"
+)
 
 /**
  * Messages of `IsDNS1123Label` (empty when valid).
@@ -868,17 +874,13 @@ export const isDns1123Subdomain = (value: string): ReadonlyArray<string> => [
  * import * as SchemaValidation from "./SchemaValidation.ts"
  * SchemaValidation.isDns1123Label("default") // []
  */
-export const isDns1123Label = (value: string): ReadonlyArray<string> => [
-  ...(value.length > 63 ? [maxLenError(63)] : []),
-  ...(matches(dns1123LabelFmt, value) ? [] : [
-    regexError(
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-      dns1123LabelFmt,
-      "my-name",
-      "123-abc"
-    )
-  ])
-]
+export const isDns1123Label = nameRule(
+  63,
+  dns1123LabelFmt,
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+  "my-name",
+  "123-abc"
+)
 
 /**
  * Messages of `IsDNS1035Label` (empty when valid).
@@ -887,17 +889,13 @@ export const isDns1123Label = (value: string): ReadonlyArray<string> => [
  * import * as SchemaValidation from "./SchemaValidation.ts"
  * SchemaValidation.isDns1035Label("crontabs") // []
  */
-export const isDns1035Label = (value: string): ReadonlyArray<string> => [
-  ...(value.length > 63 ? [maxLenError(63)] : []),
-  ...(matches(dns1035LabelFmt, value) ? [] : [
-    regexError(
-      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-      dns1035LabelFmt,
-      "my-name",
-      "abc-123"
-    )
-  ])
-]
+export const isDns1035Label = nameRule(
+  63,
+  dns1035LabelFmt,
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+  "my-name",
+  "abc-123"
+)
 
 /**
  * Messages of `IsQualifiedName` (label keys, annotation keys, finalizers).
@@ -922,24 +920,20 @@ export const isQualifiedName = (value: string): ReadonlyArray<string> => {
   }
   if (name === "") errs.push("name part must be non-empty")
   else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`)
-  if (!matches(qualifiedNameFmt, name)) {
+  if (!qualifiedNamePattern.test(name)) {
     errs.push(`name part ${regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")}`)
   }
   return errs
 }
 
-const isLabelValue = (value: string): ReadonlyArray<string> => [
-  ...(value.length > 63 ? [maxLenError(63)] : []),
-  ...(matches(labelValueFmt, value) ? [] : [
-    regexError(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-      labelValueFmt,
-      "MyValue",
-      "my_value",
-      "12345"
-    )
-  ])
-]
+const isLabelValue = nameRule(
+  63,
+  labelValueFmt,
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+  "MyValue",
+  "my_value",
+  "12345"
+)
 
 /** Validates `metadata.name` (or `generateName` when `prefix`), returning messages. */
 export type NameValidator = (name: string, prefix: boolean) => ReadonlyArray<string>
