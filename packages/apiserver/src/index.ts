@@ -1,1 +1,2 @@
-export {}
+export * as ApiServer from "./ApiServer.ts"
+export * as Faults from "./Faults.ts"

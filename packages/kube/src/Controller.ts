@@ -1,0 +1,379 @@
+/**
+ * A controller for one kind (the primary): informers for it, the kinds it owns and the kinds it
+ * watches feed the core engine with keys; each run reads the primary from the cache (through the
+ * overlay), adds or honours the finalizer, calls the reconciler or the cleanup, and records the
+ * outcome as the primary's `Ready` condition.
+ *
+ * @since 0.1.0
+ */
+import {
+  Controller as Engine,
+  type ErrorAction,
+  Failure,
+  Outcome,
+  type RetryInfo,
+  type RetryPolicy,
+  type TokenBucket
+} from "@kubefx/core"
+import { Clock, type Duration, Effect, Option, Result, Scope, Stream } from "effect"
+import * as Informer from "./Informer.ts"
+import * as Kube from "./Kube.ts"
+import type * as KubeError from "./KubeError.ts"
+import * as ObjectMeta from "./ObjectMeta.ts"
+import * as OverlayCache from "./OverlayCache.ts"
+import type * as Resource from "./Resource.ts"
+
+/** A kind whose changes are mapped to primary keys by a function. */
+export interface Watch<B extends ObjectMeta.KubeObject> {
+  readonly resource: Resource.Resource<B>
+  /** Keys ("namespace/name") of the primaries to reconcile when `object` changes. */
+  readonly map: (object: B) => Iterable<string>
+}
+
+/** What a reconciler gets besides the object. */
+export interface Context<A extends ObjectMeta.KubeObject> {
+  readonly kube: Kube.Client
+  /** The controller's field manager for server-side apply. */
+  readonly fieldManager: string
+  /** A controller ownerReference to the object being reconciled. */
+  readonly ownerReference: ObjectMeta.OwnerReference
+  /** Applies status with an optimistic lock and caches the result for the next run (DESIGN.md section 4). */
+  readonly patchStatusAndCache: (
+    fresh: Kube.ApplyBody | ((latest: A) => Kube.ApplyBody)
+  ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
+  /** Server-side applies a secondary object under the controller's field manager. */
+  readonly apply: <B extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<B>,
+    body: Kube.ApplyBody
+  ) => Effect.Effect<B, KubeError.KubeError | Resource.DecodeError>
+  /** Like `apply`, with this object as the controller owner, so the object is garbage-collected with it. */
+  readonly applyOwned: <B extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<B>,
+    body: Kube.ApplyBody
+  ) => Effect.Effect<B, KubeError.KubeError | Resource.DecodeError>
+  /** An owned or watched object from the controller's caches: no API request. */
+  readonly cached: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>, key: string) => B | undefined
+}
+
+export interface Options<A extends ObjectMeta.KubeObject, E, R> {
+  readonly name: string
+  /** The primary kind. */
+  readonly for: Resource.Resource<A>
+  /** Watch one namespace only. */
+  readonly namespace?: string | undefined
+  readonly labelSelector?: string | undefined
+  /** Kinds whose objects this controller owns: a change reconciles their controller owner. */
+  readonly owns?: ReadonlyArray<Resource.Resource<any>> | undefined
+  readonly watches?: ReadonlyArray<Watch<any>> | undefined
+  readonly reconcile: (object: A, context: Context<A>) => Effect.Effect<Outcome.Outcome, E, R>
+  /**
+   * Runs when the object is being deleted; the controller's finalizer is added before the first
+   * reconcile and removed when cleanup succeeds (R17). `requeueAfter` keeps the finalizer and looks again.
+   */
+  readonly cleanup?: ((object: A, context: Context<A>) => Effect.Effect<Outcome.Outcome | void, E, R>) | undefined
+  /** Default `<group>/<name>` (`kubefx.dev/<name>` in the core group). */
+  readonly finalizer?: string | undefined
+  /** Default the controller's name. */
+  readonly fieldManager?: string | undefined
+  /**
+   * Which updates of the primary reconcile. Default (R16): changes of generation, deletionTimestamp,
+   * finalizers, labels or annotations; for kinds without a generation, any change.
+   */
+  readonly predicate?: ((previous: A, next: A) => boolean) | undefined
+  /** Write `Ready` and `observedGeneration` to status after each run (R10); default true. */
+  readonly readyCondition?: boolean | undefined
+  /** Runs after every failed run, after the Ready=False write; may answer `ErrorAction.noRetry`. */
+  readonly onError?:
+    | ((object: A, failure: Engine.RunFailure<E>, info: RetryInfo.RetryInfo) => Effect.Effect<ErrorAction.ErrorAction, never, R>)
+    | undefined
+  readonly concurrency?: number | undefined
+  readonly retryPolicy?: RetryPolicy.RetryPolicy<Engine.RunFailure<E>> | undefined
+  readonly rateLimit?: TokenBucket.Options | undefined
+  readonly degradeAfter?: number | undefined
+  readonly rollback?: ((failing: ReadonlyArray<{ readonly key: string; readonly lastGood: A }>) => Effect.Effect<void, never, R>) | undefined
+  readonly dependsOn?: ReadonlyArray<Engine.Controller> | undefined
+  readonly timeout?: Duration.Input | undefined
+  readonly resync?: Duration.Input | undefined
+  /** Options of the primary's watch (inactivity timeout, backoff...). */
+  readonly watch?: Informer.Options<A> | undefined
+}
+
+export interface Controller<A extends ObjectMeta.KubeObject> extends Engine.Controller {
+  readonly resource: Resource.Resource<A>
+  readonly informer: Informer.Informer<A>
+  readonly overlay: OverlayCache.OverlayCache<A>
+  readonly finalizer: string
+  readonly fieldManager: string
+}
+
+/** The `Ready` condition kubefx writes (metav1.Condition). */
+interface Condition {
+  readonly type: string
+  readonly status: "True" | "False" | "Unknown"
+  readonly reason: string
+  readonly message: string
+  readonly lastTransitionTime: string
+  readonly observedGeneration?: number | undefined
+}
+
+interface WithStatus {
+  readonly status?: { readonly conditions?: ReadonlyArray<Condition>; readonly observedGeneration?: number } | undefined
+}
+
+const sameStringMap = (a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined) => {
+  const left = Object.entries(a ?? {})
+  return left.length === Object.keys(b ?? {}).length && left.every(([k, v]) => b?.[k] === v)
+}
+
+/**
+ * R16: whether an update is worth a reconcile. Status-only writes (including the controller's own)
+ * are not.
+ *
+ * @example
+ * import { Controller } from "@kubefx/kube"
+ * Controller.generationChanged(
+ *   { metadata: { generation: 1, resourceVersion: "1" } },
+ *   { metadata: { generation: 1, resourceVersion: "2" } }
+ * ) // false
+ */
+export const generationChanged = (previous: ObjectMeta.KubeObject, next: ObjectMeta.KubeObject): boolean => {
+  const a = previous.metadata
+  const b = next.metadata
+  if (a.generation === undefined && b.generation === undefined) return a.resourceVersion !== b.resourceVersion
+  return a.generation !== b.generation ||
+    a.deletionTimestamp !== b.deletionTimestamp ||
+    (a.finalizers ?? []).join("\u0000") !== (b.finalizers ?? []).join("\u0000") ||
+    !sameStringMap(a.labels, b.labels) ||
+    !sameStringMap(a.annotations, b.annotations)
+}
+
+/**
+ * The finalizer a controller uses unless told otherwise.
+ *
+ * @example
+ * import { Controller } from "@kubefx/kube"
+ * Controller.defaultFinalizer("demo.kubefx.dev", "buckets") // "demo.kubefx.dev/buckets"
+ */
+export const defaultFinalizer = (group: string, name: string): string => `${group === "" ? "kubefx.dev" : group}/${name}`
+
+const rfc3339 = (millis: number) => new Date(millis).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+/**
+ * Starts a controller in the current scope, once its caches have synced.
+ *
+ * @example
+ * import { Effect, Schema } from "effect"
+ * import { Outcome } from "@kubefx/core"
+ * import { Builtins, Controller, Resource } from "@kubefx/kube"
+ *
+ * const Widget = Resource.custom({
+ *   group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets",
+ *   spec: Schema.Struct({ message: Schema.String }),
+ *   status: Schema.Struct({ configMapName: Schema.optionalKey(Schema.String) })
+ * })
+ *
+ * const widgets = Controller.make({
+ *   name: "widgets",
+ *   for: Widget,
+ *   owns: [Builtins.ConfigMap],
+ *   reconcile: (widget, ctx) =>
+ *     ctx.applyOwned(Builtins.ConfigMap, {
+ *       metadata: { name: `${widget.metadata.name}-config`, namespace: widget.metadata.namespace },
+ *       data: { message: widget.spec.message }
+ *     }).pipe(Effect.as(Outcome.done))
+ * })
+ */
+export const make = <A extends ObjectMeta.KubeObject, E, R>(
+  options: Options<A, E, R>
+): Effect.Effect<Controller<A>, never, R | Kube.Kube | Scope.Scope> =>
+  Effect.gen(function*() {
+    const kube = yield* Kube.Kube
+    const resource = options.for
+    const fieldManager = options.fieldManager ?? options.name
+    const readyManager = `${fieldManager}-ready`
+    const finalizer = options.finalizer ?? defaultFinalizer(resource.group, options.name)
+    const predicate = options.predicate ?? generationChanged
+    const writeReady = options.readyCondition !== false && resource.custom?.status !== undefined
+
+    const primary = yield* Informer.make(resource, {
+      ...options.watch,
+      namespace: options.namespace,
+      labelSelector: options.labelSelector
+    })
+    const overlay = yield* OverlayCache.make(primary, { fieldManager })
+    const owned = yield* Effect.forEach(options.owns ?? [], (kind) =>
+      Effect.map(Informer.make(kind, { namespace: options.namespace }), (informer) => informer))
+    const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
+      Effect.map(Informer.make(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
+    const caches = new Map<Resource.Resource<any>, Informer.Informer<any>>()
+    for (const informer of owned) caches.set(informer.resource, informer)
+    for (const { informer } of watched) caches.set(informer.resource, informer)
+
+    // Workers start once every cache is complete, so a reconcile never acts on a partial view.
+    yield* Effect.all([primary, ...owned, ...watched.map((w) => w.informer)].map((i) => i.awaitSynced), {
+      concurrency: "unbounded",
+      discard: true
+    })
+
+    const primaryEvents = primary.changes.pipe(
+      Stream.filterMap((change): Result.Result<Engine.Event, void> => {
+        const key = ObjectMeta.key(change.object)
+        if (change._tag === "Deleted") return Result.succeed(Engine.forget(key))
+        if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "added" }))
+        return predicate(change.previous, change.object)
+          ? Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "updated" }))
+          : Result.failVoid
+      })
+    )
+    const ownedEvents = owned.map((informer) =>
+      informer.changes.pipe(
+        Stream.filterMap((change): Result.Result<Engine.Event, void> => {
+          const references: ReadonlyArray<ObjectMeta.OwnerReference> = change.object.metadata.ownerReferences ?? []
+          const owner = references.find((reference) =>
+            reference.controller === true && reference.kind === resource.kind &&
+            reference.apiVersion.split("/")[0] === resource.apiVersion.split("/")[0]
+          )
+          if (owner === undefined) return Result.failVoid
+          const key = ObjectMeta.keyOf(resource.namespaced ? change.object.metadata.namespace : undefined, owner.name)
+          return Result.succeed(Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} ${ObjectMeta.key(change.object)}` }))
+        })
+      )
+    )
+    const watchedEvents = watched.map(({ informer, watch }) =>
+      informer.changes.pipe(
+        Stream.flatMap((change) =>
+          Stream.fromIterable(Array.from(watch.map(change.object), (key) =>
+            Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} ${ObjectMeta.key(change.object)}` })))
+        )
+      )
+    )
+
+    const ownerReferenceOf = (object: A): ObjectMeta.OwnerReference => ({
+      apiVersion: resource.apiVersion,
+      kind: resource.kind,
+      name: object.metadata.name ?? "",
+      uid: object.metadata.uid ?? "",
+      controller: true,
+      blockOwnerDeletion: true
+    })
+
+    const contextFor = (object: A): Context<A> => ({
+      kube,
+      fieldManager,
+      ownerReference: ownerReferenceOf(object),
+      patchStatusAndCache: (fresh) => overlay.patchStatusAndCache(object, fresh),
+      apply: (kind, body) => kube.apply(kind, body, { fieldManager, force: true }),
+      applyOwned: (kind, body) =>
+        kube.apply(kind, {
+          ...body,
+          metadata: {
+            ...body.metadata,
+            namespace: body.metadata.namespace ?? object.metadata.namespace,
+            ownerReferences: [ownerReferenceOf(object)]
+          }
+        }, { fieldManager, force: true }),
+      cached: (kind, key) => caches.get(kind)?.get(key)
+    })
+
+    const hasFinalizer = (object: A) => object.metadata.finalizers?.includes(finalizer) === true
+
+    const addFinalizer = (object: A) =>
+      kube.patch(resource, object.metadata.name ?? "", object.metadata.namespace, [
+        { op: "test", path: "/metadata/resourceVersion", value: object.metadata.resourceVersion },
+        object.metadata.finalizers === undefined
+          ? { op: "add", path: "/metadata/finalizers", value: [finalizer] }
+          : { op: "add", path: "/metadata/finalizers/-", value: finalizer }
+      ], { type: "json" })
+
+    const removeFinalizer = (object: A) => {
+      const index = object.metadata.finalizers?.indexOf(finalizer) ?? -1
+      return index < 0 ? Effect.void : kube.patch(resource, object.metadata.name ?? "", object.metadata.namespace, [
+        { op: "test", path: `/metadata/finalizers/${index}`, value: finalizer },
+        { op: "remove", path: `/metadata/finalizers/${index}` }
+      ], { type: "json" }).pipe(
+        Effect.asVoid,
+        // Removing the last finalizer of a deleted object deletes it.
+        Effect.catchTag("NotFound", () => Effect.void)
+      )
+    }
+
+    // R10: one condition, written only when it changes, under its own field manager so the
+    // reconciler's own status applies never remove it.
+    const setReady = (key: string, status: "True" | "False", reason: string, message: string) =>
+      Effect.gen(function*() {
+        if (!writeReady) return
+        const current = (yield* overlay.get(key)) as (A & WithStatus) | undefined
+        if (current === undefined || (status === "True" && ObjectMeta.isDeleting(current))) return
+        const generation = current.metadata.generation
+        const previous = current.status?.conditions?.find((condition) => condition.type === "Ready")
+        if (
+          previous?.status === status && previous.reason === reason && previous.message === message &&
+          previous.observedGeneration === generation &&
+          (status === "False" || current.status?.observedGeneration === generation)
+        ) return
+        const now = rfc3339(yield* Clock.currentTimeMillis)
+        const condition: Condition = {
+          type: "Ready",
+          status,
+          reason,
+          message,
+          lastTransitionTime: previous?.status === status ? previous.lastTransitionTime : now,
+          ...(generation === undefined ? {} : { observedGeneration: generation })
+        }
+        yield* kube.apply(resource, {
+          metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace },
+          status: {
+            conditions: [condition],
+            ...(status === "True" && generation !== undefined ? { observedGeneration: generation } : {})
+          }
+        }, { fieldManager: readyManager, subresource: "status", force: true })
+      })
+
+    const reconcileKey = (key: string): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
+      Effect.gen(function*() {
+        let object = yield* overlay.get(key)
+        if (object === undefined) return Outcome.done
+        if (ObjectMeta.isDeleting(object)) {
+          if (!hasFinalizer(object)) return Outcome.done
+          if (options.cleanup !== undefined) {
+            const outcome = yield* options.cleanup(object, contextFor(object))
+            if (outcome !== undefined && outcome._tag === "RequeueAfter") return outcome
+          }
+          yield* removeFinalizer(object)
+          return Outcome.done
+        }
+        if (options.cleanup !== undefined && !hasFinalizer(object)) object = yield* addFinalizer(object)
+        const outcome = yield* options.reconcile(object, contextFor(object))
+        yield* setReady(key, "True", "Reconciled", "")
+        return outcome
+      })
+
+    const engine = yield* Engine.make({
+      name: options.name,
+      reconcile: reconcileKey,
+      source: Stream.mergeAll([primaryEvents, ...ownedEvents, ...watchedEvents], { concurrency: "unbounded" }),
+      concurrency: options.concurrency,
+      retryPolicy: options.retryPolicy as RetryPolicy.RetryPolicy<Engine.RunFailure<E | KubeError.KubeError | Resource.DecodeError>> | undefined,
+      rateLimit: options.rateLimit,
+      degradeAfter: options.degradeAfter,
+      dependsOn: options.dependsOn,
+      timeout: options.timeout,
+      resync: options.resync === undefined ? undefined : { period: options.resync, keys: Effect.sync(primary.keys) },
+      snapshot: (key) => Effect.map(overlay.get(key), Option.fromUndefinedOr),
+      rollback: options.rollback,
+      onError: (key, failure, info) =>
+        Effect.gen(function*() {
+          const message = Failure.truncate(Failure.message(failure), 256)
+          yield* setReady(key, "False", "ReconcileError", message).pipe(
+            Effect.catchCause((cause) => Effect.logWarning(`could not record the failure of ${key} in its status`, cause))
+          )
+          if (options.onError === undefined) return { retry: true }
+          const object = yield* overlay.get(key)
+          return object === undefined
+            ? { retry: true }
+            : yield* options.onError(object, failure as Engine.RunFailure<E>, info)
+        })
+    })
+
+    return { ...engine, resource, informer: primary, overlay, finalizer, fieldManager }
+  })

@@ -1,0 +1,219 @@
+/**
+ * An informer: a local, indexed cache of one resource kept current by a `Watcher`, and a stream of
+ * changes for controllers. A relist is diffed against the cache, so an object deleted or changed while
+ * the watch was down still produces its event.
+ *
+ * @since 0.1.0
+ */
+import { Deferred, Effect, Latch, PubSub, Scope, Stream } from "effect"
+import type * as Kube from "./Kube.ts"
+import * as ObjectMeta from "./ObjectMeta.ts"
+import type * as Resource from "./Resource.ts"
+import * as Watcher from "./Watcher.ts"
+
+export type Change<A> =
+  | { readonly _tag: "Added"; readonly object: A }
+  | { readonly _tag: "Updated"; readonly previous: A; readonly object: A }
+  | { readonly _tag: "Deleted"; readonly object: A }
+
+export interface Informer<A extends ObjectMeta.KubeObject> {
+  readonly resource: Resource.Resource<A>
+  /** The cached object under a key ("namespace/name"). */
+  readonly get: (key: string) => A | undefined
+  /** Cached objects, optionally of one namespace and with these labels (from the label index when indexed). */
+  readonly list: (filter?: {
+    readonly namespace?: string | undefined
+    readonly labels?: Readonly<Record<string, string>> | undefined
+  }) => ReadonlyArray<A>
+  readonly keys: () => ReadonlyArray<string>
+  readonly size: () => number
+  /** Whether the first list has been loaded. */
+  readonly hasSynced: () => boolean
+  readonly awaitSynced: Effect.Effect<void>
+  /**
+   * Every cached object as `Added`, then every change, for as long as the stream is consumed.
+   * Subscribers never miss a change; they may see one twice.
+   */
+  readonly changes: Stream.Stream<Change<A>>
+  /** Waits until the cache holds the key at a version newer than `version`, or no longer holds it. */
+  readonly awaitNewerThan: (key: string, version: number) => Effect.Effect<void>
+}
+
+export interface Options<A> extends Watcher.Options {
+  /** Applied to every object before it is cached; default `stripManagedFields`. */
+  readonly transform?: ((object: A) => A) | undefined
+  /** Label keys to index, for `list({ labels })` without a scan. */
+  readonly indexLabels?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * Drops `metadata.managedFields`, which controllers rarely read and which can double an object's size.
+ *
+ * @example
+ * import { Informer } from "@kubefx/kube"
+ * Informer.stripManagedFields({ metadata: { name: "a", managedFields: [{}] } }).metadata.managedFields // undefined
+ */
+export const stripManagedFields = <A extends ObjectMeta.KubeObject>(object: A): A => {
+  if (object.metadata.managedFields === undefined) return object
+  const { managedFields: _, ...metadata } = object.metadata
+  return { ...object, metadata }
+}
+
+/**
+ * Starts an informer in the current scope.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Builtins, Informer } from "@kubefx/kube"
+ * const program = Effect.gen(function*() {
+ *   const configMaps = yield* Informer.make(Builtins.ConfigMap, { namespace: "default" })
+ *   yield* configMaps.awaitSynced
+ *   return configMaps.size()
+ * })
+ */
+export const make = <A extends ObjectMeta.KubeObject>(
+  resource: Resource.Resource<A>,
+  options: Options<A> = {}
+): Effect.Effect<Informer<A>, never, Kube.Kube | Scope.Scope> =>
+  Effect.gen(function*() {
+    const transform = options.transform ?? stripManagedFields
+    const indexLabels = options.indexLabels ?? []
+    const objects = new Map<string, A>()
+    const byNamespace = new Map<string, Set<string>>()
+    const byLabel = new Map<string, Set<string>>()
+    const waiters = new Map<string, Array<{ readonly version: number; readonly done: Deferred.Deferred<void> }>>()
+    const changes = yield* PubSub.unbounded<Change<A>>()
+    const synced = yield* Latch.make(false)
+    let hasSynced = false
+
+    const indexAdd = (index: Map<string, Set<string>>, term: string, key: string) => {
+      let keys = index.get(term)
+      if (keys === undefined) index.set(term, keys = new Set())
+      keys.add(key)
+    }
+    const indexRemove = (index: Map<string, Set<string>>, term: string, key: string) => {
+      const keys = index.get(term)
+      if (keys !== undefined && keys.delete(key) && keys.size === 0) index.delete(term)
+    }
+    const labelTerms = (object: A) =>
+      indexLabels.flatMap((label) => {
+        const value = object.metadata.labels?.[label]
+        return value === undefined ? [] : [`${label}=${value}`]
+      })
+
+    const release = (key: string, current: A | undefined) => {
+      const pending = waiters.get(key)
+      if (pending === undefined) return
+      const version = current === undefined ? Infinity : ObjectMeta.version(current)
+      const still = pending.filter((waiter) => {
+        if (version > waiter.version) {
+          Deferred.doneUnsafe(waiter.done, Effect.void)
+          return false
+        }
+        return true
+      })
+      if (still.length === 0) waiters.delete(key)
+      else waiters.set(key, still)
+    }
+
+    const put = (key: string, object: A): A | undefined => {
+      const previous = objects.get(key)
+      if (previous !== undefined) remove(key, previous)
+      objects.set(key, object)
+      indexAdd(byNamespace, object.metadata.namespace ?? "", key)
+      for (const term of labelTerms(object)) indexAdd(byLabel, term, key)
+      release(key, object)
+      return previous
+    }
+    const remove = (key: string, object: A) => {
+      objects.delete(key)
+      indexRemove(byNamespace, object.metadata.namespace ?? "", key)
+      for (const term of labelTerms(object)) indexRemove(byLabel, term, key)
+    }
+
+    const apply = (event: Watcher.Event<A>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const out: Array<Change<A>> = []
+        if (event._tag === "Listed") {
+          const seen = new Set<string>()
+          for (const raw of event.objects) {
+            const object = transform(raw)
+            const key = ObjectMeta.key(object)
+            seen.add(key)
+            const previous = objects.get(key)
+            if (previous?.metadata.resourceVersion === object.metadata.resourceVersion) continue
+            put(key, object)
+            out.push(previous === undefined ? { _tag: "Added", object } : { _tag: "Updated", previous, object })
+          }
+          for (const [key, object] of objects) {
+            if (seen.has(key)) continue
+            remove(key, object)
+            release(key, undefined)
+            out.push({ _tag: "Deleted", object })
+          }
+          if (!hasSynced) {
+            hasSynced = true
+            synced.openUnsafe()
+          }
+        } else {
+          const object = transform(event.object)
+          const key = ObjectMeta.key(object)
+          if (event._tag === "Deleted") {
+            const previous = objects.get(key)
+            if (previous !== undefined) remove(key, previous)
+            release(key, undefined)
+            out.push({ _tag: "Deleted", object })
+          } else {
+            const previous = put(key, object)
+            out.push(previous === undefined ? { _tag: "Added", object } : { _tag: "Updated", previous, object })
+          }
+        }
+        return out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out))
+      })
+
+    yield* Watcher.watch(resource, options).pipe(Stream.runForEach(apply), Effect.forkScoped)
+
+    const list = (filter?: {
+      readonly namespace?: string | undefined
+      readonly labels?: Readonly<Record<string, string>> | undefined
+    }): ReadonlyArray<A> => {
+      let candidates: Iterable<string> = objects.keys()
+      if (filter?.namespace !== undefined) candidates = byNamespace.get(filter.namespace) ?? []
+      const labels = Object.entries(filter?.labels ?? {})
+      const indexed = labels.find(([label]) => indexLabels.includes(label))
+      if (indexed !== undefined) {
+        const keys = byLabel.get(`${indexed[0]}=${indexed[1]}`) ?? new Set<string>()
+        candidates = filter?.namespace === undefined ? keys : Array.from(candidates).filter((key) => keys.has(key))
+      }
+      const result: Array<A> = []
+      for (const key of candidates) {
+        const object = objects.get(key)!
+        if (labels.every(([label, value]) => object.metadata.labels?.[label] === value)) result.push(object)
+      }
+      return result
+    }
+
+    const informer: Informer<A> = {
+      resource,
+      get: (key) => objects.get(key),
+      list,
+      keys: () => Array.from(objects.keys()),
+      size: () => objects.size,
+      hasSynced: () => hasSynced,
+      awaitSynced: synced.await,
+      changes: Stream.unwrap(Effect.gen(function*() {
+        const subscription = yield* PubSub.subscribe(changes)
+        const snapshot = Array.from(objects.values(), (object): Change<A> => ({ _tag: "Added", object }))
+        return Stream.concat(Stream.fromArray(snapshot), Stream.fromSubscription(subscription))
+      })),
+      awaitNewerThan: (key, version) =>
+        Effect.suspend(() => {
+          const current = objects.get(key)
+          if (current === undefined || ObjectMeta.version(current) > version) return Effect.void
+          const done = Deferred.makeUnsafe<void>()
+          waiters.set(key, [...(waiters.get(key) ?? []), { version, done }])
+          return Deferred.await(done)
+        })
+    }
+    return informer
+  })

@@ -1,0 +1,407 @@
+/**
+ * The Kubernetes API client: typed verbs over declared resources, through the Effect HTTP client (so
+ * every call is interruptible and every failure a typed `KubeError`), authenticated from a kubeconfig.
+ *
+ * @since 0.1.0
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { Context, Duration, Effect, Layer, Option, Schema, type Scope, Stream } from "effect"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import * as KubeConfig from "./KubeConfig.ts"
+import * as KubeError from "./KubeError.ts"
+import type * as ObjectMeta from "./ObjectMeta.ts"
+import * as Resource from "./Resource.ts"
+
+export interface ListOptions {
+  readonly namespace?: string | undefined
+  readonly labelSelector?: string | undefined
+  readonly fieldSelector?: string | undefined
+  /** Page size; `listAll` follows `continue` tokens. */
+  readonly limit?: number | undefined
+  readonly continue?: string | undefined
+  readonly resourceVersion?: string | undefined
+  /** Skip (and log) items that do not decode instead of failing the list; informers relist this way. */
+  readonly skipUndecodable?: boolean | undefined
+}
+
+export interface List<A> {
+  readonly items: ReadonlyArray<A>
+  readonly resourceVersion: string
+  readonly continue: string | undefined
+}
+
+export interface WatchOptions {
+  readonly namespace?: string | undefined
+  /** Changes after this version; the list's version when following a list. */
+  readonly resourceVersion: string
+  readonly labelSelector?: string | undefined
+  readonly fieldSelector?: string | undefined
+  /** The server ends the watch after this long (it is resumed from the last version seen). */
+  readonly timeoutSeconds?: number | undefined
+  readonly allowBookmarks?: boolean | undefined
+}
+
+export type WatchEvent<A> =
+  | { readonly type: "ADDED" | "MODIFIED" | "DELETED"; readonly object: A }
+  | { readonly type: "BOOKMARK"; readonly resourceVersion: string }
+
+export interface DeleteOptions {
+  readonly propagationPolicy?: "Background" | "Foreground" | "Orphan" | undefined
+  readonly gracePeriodSeconds?: number | undefined
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string } | undefined
+}
+
+export interface ApplyOptions {
+  /** Who owns the applied fields; one per controller. */
+  readonly fieldManager: string
+  /** Take ownership of fields other managers own instead of failing with a Conflict. */
+  readonly force?: boolean | undefined
+  /** "status" to apply to the status subresource. */
+  readonly subresource?: "status" | undefined
+}
+
+export interface PatchOptions {
+  readonly type: "merge" | "json" | "strategic"
+  readonly subresource?: string | undefined
+  readonly fieldManager?: string | undefined
+}
+
+/** An object to server-side apply: only the fields the manager owns. apiVersion and kind are filled in. */
+export type ApplyBody = { readonly metadata: { readonly name: string; readonly namespace?: string | undefined } & Record<string, unknown> } & Record<string, unknown>
+
+export interface RawRequest {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+  readonly path: string
+  readonly query?: Readonly<Record<string, string | undefined>> | undefined
+  readonly body?: unknown
+  readonly contentType?: string | undefined
+}
+
+export interface Client {
+  /** The API server URL. */
+  readonly server: string
+  /** Any JSON request; errors are typed from the metav1.Status the server answers. */
+  readonly request: (request: RawRequest) => Effect.Effect<unknown, KubeError.KubeError>
+  readonly get: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    name: string,
+    namespace?: string | undefined
+  ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
+  readonly list: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    options?: ListOptions
+  ) => Effect.Effect<List<A>, KubeError.KubeError | Resource.DecodeError>
+  /** Every page of a list, at the first page's resourceVersion. */
+  readonly listAll: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    options?: ListOptions
+  ) => Effect.Effect<List<A>, KubeError.KubeError | Resource.DecodeError>
+  /** One watch request; ends when the server ends it. An ERROR event fails it (410 is `Gone`). */
+  readonly watch: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    options: WatchOptions
+  ) => Stream.Stream<WatchEvent<A>, KubeError.KubeError>
+  readonly create: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    object: A,
+    options?: { readonly fieldManager?: string | undefined }
+  ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
+  readonly replace: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    object: A,
+    options?: { readonly fieldManager?: string | undefined; readonly subresource?: "status" | undefined }
+  ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
+  readonly delete: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    name: string,
+    namespace?: string | undefined,
+    options?: DeleteOptions
+  ) => Effect.Effect<void, KubeError.KubeError>
+  /** Server-side apply (`application/apply-patch+yaml`). */
+  readonly apply: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    body: ApplyBody,
+    options: ApplyOptions
+  ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
+  readonly patch: <A extends ObjectMeta.KubeObject>(
+    resource: Resource.Resource<A>,
+    name: string,
+    namespace: string | undefined,
+    patch: unknown,
+    options: PatchOptions
+  ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
+}
+
+/**
+ * The client, from a kubeconfig.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Builtins, Kube } from "@kubefx/kube"
+ * const program = Effect.gen(function*() {
+ *   const kube = yield* Kube.Kube
+ *   const list = yield* kube.list(Builtins.ConfigMap, { namespace: "default" })
+ *   return list.items.length
+ * }).pipe(Effect.provide(Kube.layer({ _tag: "File", path: ".kubefx/kubeconfig" })))
+ */
+export class Kube extends Context.Service<Kube, Client>()("@kubefx/kube/Kube") {}
+
+/**
+ * A `Kube` layer from a kubeconfig source.
+ *
+ * @example
+ * import { Kube } from "@kubefx/kube"
+ * const live = Kube.layer({ _tag: "Default" })
+ */
+export const layer = (source: KubeConfig.Source): Layer.Layer<Kube, KubeConfig.KubeConfigError> =>
+  Layer.effect(Kube, Effect.flatMap(KubeConfig.load(source), (config) => Effect.flatMap(KubeConfig.connect(config), make)))
+
+const requestTimeout = Duration.seconds(60)
+
+/**
+ * A client over a connection. The HTTP client uses the connection's undici dispatcher.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Kube, KubeConfig } from "@kubefx/kube"
+ * const client = Effect.flatMap(KubeConfig.load({ _tag: "Default" }), (config) =>
+ *   Effect.flatMap(KubeConfig.connect(config), Kube.make))
+ */
+export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const dispatcherLayer = connection.dispatcher === undefined
+      ? NodeHttpClient.layerDispatcher
+      : Layer.succeed(NodeHttpClient.Dispatcher, connection.dispatcher)
+    const http = yield* Layer.build(Layer.provide(NodeHttpClient.layerUndiciNoDispatcher, dispatcherLayer)).pipe(
+      Effect.map((context) => Context.get(context, HttpClient.HttpClient))
+    )
+
+    const send = (request: RawRequest, accept = "application/json") =>
+      Effect.gen(function*() {
+        const headers = yield* connection.headers.pipe(
+          Effect.mapError((error) => new KubeError.Unauthorized({ message: error.message, code: 401 }))
+        )
+        let httpRequest = HttpClientRequest.make(request.method)(connection.server + request.path, {
+          headers: { ...headers, accept },
+          urlParams: definedParams(request.query)
+        })
+        if (request.body !== undefined) {
+          httpRequest = HttpClientRequest.bodyText(
+            httpRequest,
+            JSON.stringify(request.body),
+            request.contentType ?? "application/json"
+          )
+        }
+        return yield* http.execute(httpRequest).pipe(
+          Effect.mapError((error) => new KubeError.Transport({ message: error.message }))
+        )
+      })
+
+    const failOnError = (response: HttpClientResponse.HttpClientResponse) =>
+      response.status < 400
+        ? Effect.succeed(response)
+        : response.json.pipe(
+          Effect.orElseSucceed(() => ({})),
+          Effect.flatMap((body) => Effect.fail(KubeError.fromStatus(response.status, body, response.headers["retry-after"])))
+        )
+
+    const request = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
+      send(raw).pipe(
+        Effect.flatMap(failOnError),
+        Effect.flatMap((response) =>
+          response.json.pipe(Effect.mapError((error) => new KubeError.Transport({ message: `unreadable answer: ${error.message}` })))
+        ),
+        Effect.timeoutOrElse({
+          duration: requestTimeout,
+          orElse: () => Effect.fail(new KubeError.Timeout({ message: `no answer from ${raw.path} in 60s`, code: 504 }))
+        })
+      )
+
+    const decodeWith = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>) => (value: unknown) =>
+      Resource.decode(resource, value)
+
+    const listPage = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, options: ListOptions = {}) =>
+      Effect.gen(function*() {
+        const body = (yield* request({
+          method: "GET",
+          path: Resource.collectionPath(resource, options.namespace),
+          query: {
+            labelSelector: options.labelSelector,
+            fieldSelector: options.fieldSelector,
+            limit: options.limit?.toString(),
+            continue: options.continue,
+            resourceVersion: options.resourceVersion
+          }
+        })) as { readonly items?: ReadonlyArray<unknown>; readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string } }
+        const items = options.skipUndecodable === true
+          ? (yield* Effect.forEach(body.items ?? [], (item) =>
+            Resource.decode(resource, item).pipe(
+              Effect.map(Option.some),
+              Effect.catchTag("DecodeError", (error) =>
+                Effect.as(Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`), Option.none()))
+            ))).flatMap((item) => Option.isSome(item) ? [item.value] : [])
+          : yield* Effect.forEach(body.items ?? [], decodeWith(resource))
+        const token = body.metadata?.continue
+        return {
+          items,
+          resourceVersion: body.metadata?.resourceVersion ?? "",
+          continue: token === undefined || token === "" ? undefined : token
+        }
+      })
+
+    const listAll = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, options: ListOptions = {}) =>
+      Effect.gen(function*() {
+        const first = yield* listPage(resource, { ...options, limit: options.limit ?? 500 })
+        const items = [...first.items]
+        let token = first.continue
+        while (token !== undefined) {
+          const page = yield* listPage(resource, { ...options, limit: options.limit ?? 500, continue: token })
+          items.push(...page.items)
+          token = page.continue
+        }
+        return { items, resourceVersion: first.resourceVersion, continue: undefined }
+      })
+
+    const watch = <A extends ObjectMeta.KubeObject>(
+      resource: Resource.Resource<A>,
+      options: WatchOptions
+    ): Stream.Stream<WatchEvent<A>, KubeError.KubeError> =>
+      Stream.unwrap(
+        send({
+          method: "GET",
+          path: Resource.collectionPath(resource, options.namespace),
+          query: {
+            watch: "true",
+            resourceVersion: options.resourceVersion,
+            allowWatchBookmarks: options.allowBookmarks === false ? undefined : "true",
+            labelSelector: options.labelSelector,
+            fieldSelector: options.fieldSelector,
+            timeoutSeconds: options.timeoutSeconds?.toString()
+          }
+        }).pipe(
+          Effect.flatMap(failOnError),
+          Effect.map((response) =>
+            response.stream.pipe(
+              Stream.mapError((error) => new KubeError.Transport({ message: `watch stream broke: ${error.message}` })),
+              Stream.decodeText(),
+              Stream.splitLines,
+              Stream.filter((line) => line.length > 0),
+              Stream.mapEffect((line) => watchEvent(resource, line)),
+              Stream.filter(Option.isSome),
+              Stream.map((event) => event.value)
+            )
+          )
+        )
+      )
+
+    const writeQuery = (fieldManager: string | undefined) => ({ fieldManager })
+
+    const client: Client = {
+      server: connection.server,
+      request,
+      get: (resource, name, namespace) =>
+        Effect.flatMap(request({ method: "GET", path: Resource.objectPath(resource, namespace, name) }), decodeWith(resource)),
+      list: (resource, options) => listPage(resource, options),
+      listAll,
+      watch,
+      create: (resource, object, options) =>
+        Effect.gen(function*() {
+          const body = yield* Resource.encode(resource, object)
+          const created = yield* request({
+            method: "POST",
+            path: Resource.collectionPath(resource, object.metadata.namespace),
+            query: writeQuery(options?.fieldManager),
+            body
+          })
+          return yield* Resource.decode(resource, created)
+        }),
+      replace: (resource, object, options) =>
+        Effect.gen(function*() {
+          const body = yield* Resource.encode(resource, object)
+          const replaced = yield* request({
+            method: "PUT",
+            path: Resource.objectPath(resource, object.metadata.namespace, object.metadata.name ?? "", options?.subresource),
+            query: writeQuery(options?.fieldManager),
+            body
+          })
+          return yield* Resource.decode(resource, replaced)
+        }),
+      delete: (resource, name, namespace, options) =>
+        Effect.asVoid(request({
+          method: "DELETE",
+          path: Resource.objectPath(resource, namespace, name),
+          body: { kind: "DeleteOptions", apiVersion: "v1", ...options }
+        })),
+      apply: (resource, body, options) =>
+        Effect.flatMap(
+          request({
+            method: "PATCH",
+            path: Resource.objectPath(resource, body.metadata.namespace, body.metadata.name, options.subresource),
+            query: { fieldManager: options.fieldManager, force: options.force === true ? "true" : undefined },
+            contentType: "application/apply-patch+yaml",
+            body: { ...body, apiVersion: resource.apiVersion, kind: resource.kind }
+          }),
+          decodeWith(resource)
+        ),
+      patch: (resource, name, namespace, patch, options) =>
+        Effect.flatMap(
+          request({
+            method: "PATCH",
+            path: Resource.objectPath(resource, namespace, name, options.subresource),
+            query: writeQuery(options.fieldManager),
+            contentType: patchContentTypes[options.type],
+            body: patch
+          }),
+          decodeWith(resource)
+        )
+    }
+    return client
+  })
+
+const patchContentTypes = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json"
+} as const
+
+const definedParams = (query: Readonly<Record<string, string | undefined>> | undefined): Record<string, string> => {
+  const params: Record<string, string> = {}
+  if (query !== undefined) {
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params[key] = value
+  }
+  return params
+}
+
+const RawEvent = Schema.Struct({ type: Schema.String, object: Schema.Unknown })
+const decodeRawEvent = Schema.decodeUnknownOption(Schema.fromJsonString(RawEvent))
+
+// A line that is not a watch event is skipped and logged, so one bad line does not end the watch.
+const watchEvent = <A extends ObjectMeta.KubeObject>(
+  resource: Resource.Resource<A>,
+  line: string
+): Effect.Effect<Option.Option<WatchEvent<A>>, KubeError.KubeError> => {
+  const event = decodeRawEvent(line)
+  if (Option.isNone(event)) {
+    return Effect.as(Effect.logWarning(`skipping an unreadable watch line for ${resource.kind}: ${line.slice(0, 200)}`), Option.none())
+  }
+  const { type, object } = event.value
+  switch (type) {
+    case "ADDED":
+    case "MODIFIED":
+    case "DELETED":
+      return Resource.decode(resource, object).pipe(
+        Effect.map((decoded) => Option.some({ type, object: decoded })),
+        Effect.catchTag("DecodeError", (error) =>
+          Effect.as(Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`), Option.none()))
+      )
+    case "BOOKMARK": {
+      const version = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion
+      return Effect.succeed(version === undefined ? Option.none() : Option.some({ type, resourceVersion: version }))
+    }
+    case "ERROR": {
+      const code = Number((object as { code?: unknown } | null)?.code ?? 500)
+      return Effect.fail(KubeError.fromStatus(code, object))
+    }
+  }
+  return Effect.as(Effect.logWarning(`skipping a watch event of unknown type ${type}`), Option.none())
+}

@@ -1,0 +1,131 @@
+import { assert, layer } from "@effect/vitest"
+import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
+import { Builtins, Conditions, Controller, Kube, ObjectMeta, Resource } from "@kubefx/kube"
+import { Effect, Ref, References, Schema } from "effect"
+import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
+
+const Gadget = Resource.custom({
+  group: "test.kubefx.dev",
+  version: "v1",
+  kind: "Gadget",
+  plural: "gadgets",
+  spec: Schema.Struct({ message: Schema.String, failWith: Schema.optionalKey(Schema.String) }),
+  status: Schema.Struct({
+    conditions: Schema.optionalKey(Conditions.Conditions),
+    observedGeneration: Schema.optionalKey(Schema.Int),
+    configMapName: Schema.optionalKey(Schema.String)
+  })
+})
+type Gadget = typeof Gadget.schema.Type
+
+const gadget = (ns: string, name: string, message: string, failWith?: string): Gadget => ({
+  apiVersion: Gadget.apiVersion,
+  kind: Gadget.kind,
+  metadata: { name, namespace: ns },
+  spec: failWith === undefined ? { message } : { message, failWith }
+})
+
+const readyOf = (object: Gadget | undefined) => object?.status?.conditions?.find((c) => c.type === "Ready")
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller on the API server", (it) => {
+  it.effect("create and spec updates reconcile; status-only writes, the controller's own included, do not", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<string>>([])
+      const controller = yield* Controller.make({
+        name: "gadgets-r16",
+        for: Gadget,
+        namespace: ns,
+        reconcile: (object) =>
+          Ref.update(runs, (xs) => [...xs, `${object.metadata.name}@${object.metadata.generation}`]).pipe(Effect.as(Outcome.done))
+      })
+      yield* kube.create(Gadget, gadget(ns, "a", "hello"))
+      yield* eventually(Effect.flatMap(kube.get(Gadget, "a", ns), (object) =>
+        ensure(readyOf(object)?.status === "True" && object.status?.observedGeneration === 1, "not Ready yet")))
+
+      // A status write by someone else: no reconcile.
+      const written = yield* kube.patch(Gadget, "a", ns, { status: { configMapName: "elsewhere" } }, { type: "merge", subresource: "status" })
+      yield* controller.informer.awaitNewerThan(ObjectMeta.key(written), ObjectMeta.version(written) - 1)
+      yield* kube.patch(Gadget, "a", ns, { spec: { message: "changed" } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(kube.get(Gadget, "a", ns), (object) =>
+        ensure(object.status?.observedGeneration === 2, "generation 2 not observed")))
+      yield* controller.awaitIdle
+      assert.deepStrictEqual(yield* Ref.get(runs), ["a@1", "a@2"])
+      assert.strictEqual(readyOf(yield* kube.get(Gadget, "a", ns))?.reason, "Reconciled")
+
+      // A label change reconciles (R16 counts labels), deletion forgets the key.
+      yield* kube.patch(Gadget, "a", ns, { metadata: { labels: { tier: "gold" } } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length === 3, "label change not reconciled")))
+      yield* kube.delete(Gadget, "a", ns)
+      yield* eventually(Effect.sync(() => controller.informer.get(`${ns}/a`)).pipe(
+        Effect.flatMap((object) => ensure(object === undefined, "still cached"))
+      ))
+    }))
+
+  it.effect("an owned ConfigMap edited by hand is restored; deleting the primary runs cleanup and collects it", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const cleaned = yield* Ref.make<Array<string>>([])
+      const controller = yield* Controller.make({
+        name: "gadgets-owner",
+        for: Gadget,
+        namespace: ns,
+        owns: [Builtins.ConfigMap],
+        reconcile: (object, ctx) =>
+          ctx.applyOwned(Builtins.ConfigMap, {
+            metadata: { name: `${object.metadata.name}-config` },
+            data: { message: object.spec.message }
+          }).pipe(Effect.as(Outcome.done)),
+        cleanup: (object) => Ref.update(cleaned, (xs) => [...xs, object.metadata.name ?? ""])
+      })
+      yield* kube.create(Gadget, gadget(ns, "b", "hello"))
+      const configMap = yield* eventually(kube.get(Builtins.ConfigMap, "b-config", ns))
+      assert.deepStrictEqual(configMap.data, { message: "hello" })
+      assert.strictEqual(configMap.metadata.ownerReferences?.[0]?.kind, "Gadget")
+      assert.include((yield* kube.get(Gadget, "b", ns)).metadata.finalizers ?? [], controller.finalizer)
+
+      yield* kube.patch(Builtins.ConfigMap, "b-config", ns, { data: { message: "tampered" } }, { type: "merge", fieldManager: "kubectl-edit" })
+      yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "b-config", ns), (cm) =>
+        ensure(cm.data?.message === "hello", `still ${cm.data?.message}`)))
+
+      yield* kube.delete(Gadget, "b", ns)
+      yield* eventually(Effect.flatMap(Effect.flip(kube.get(Gadget, "b", ns)), (error) => ensure(error._tag === "NotFound", error._tag)))
+      assert.deepStrictEqual(yield* Ref.get(cleaned), ["b"])
+      yield* eventually(Effect.flatMap(Effect.flip(kube.get(Builtins.ConfigMap, "b-config", ns)), (error) =>
+        ensure(error._tag === "NotFound", error._tag)))
+    }))
+
+  it.effect("a failure is recorded as Ready=False with reason ReconcileError and a message cut to 256 characters", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      yield* Controller.make({
+        name: "gadgets-failing",
+        for: Gadget,
+        namespace: ns,
+        retryPolicy: RetryPolicy.none,
+        reconcile: (object) =>
+          object.spec.failWith === undefined
+            ? Effect.succeed(Outcome.done)
+            : Effect.fail(new ReconcileError.Transient({ message: object.spec.failWith }))
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+      yield* kube.create(Gadget, gadget(ns, "c", "x", "E".repeat(5000)))
+      const failed = yield* eventually(Effect.flatMap(kube.get(Gadget, "c", ns), (object) => {
+        const ready = readyOf(object)
+        return ready?.status === "False" ? Effect.succeed(ready) : Effect.fail(new Error("not failed yet"))
+      }))
+      assert.strictEqual(failed.reason, "ReconcileError")
+      assert.strictEqual(failed.message.length, 256)
+      assert.isTrue(failed.message.startsWith("EEEE"))
+
+      yield* kube.patch(Gadget, "c", ns, [{ op: "remove", path: "/spec/failWith" }], { type: "json" })
+      const recovered = yield* eventually(Effect.flatMap(kube.get(Gadget, "c", ns), (object) =>
+        readyOf(object)?.status === "True" ? Effect.succeed(object) : Effect.fail(new Error("not recovered"))))
+      assert.strictEqual(recovered.status?.observedGeneration, 2)
+    }))
+})
