@@ -1,0 +1,221 @@
+/**
+ * CustomResourceDefinitions generated from a custom `Resource`: the `apiextensions.k8s.io/v1`
+ * object and its YAML, with the structural schema of the resource's spec and status Schemas
+ * (see `StructuralSchema`). Kubernetes list/map/int-or-string markers are Schema annotations,
+ * made by the helpers here.
+ *
+ * @since 0.1.0
+ */
+import { dumpYaml, loadYaml } from "@kubernetes/client-node"
+import { Schema } from "effect"
+import type * as Resource from "./Resource.ts"
+import * as StructuralSchema from "./StructuralSchema.ts"
+
+/** An `apiextensions.k8s.io/v1` CustomResourceDefinition with one served and stored version. */
+export interface CustomResourceDefinition {
+  readonly apiVersion: "apiextensions.k8s.io/v1"
+  readonly kind: "CustomResourceDefinition"
+  readonly metadata: { readonly name: string }
+  readonly spec: {
+    readonly group: string
+    readonly names: {
+      readonly kind: string
+      readonly listKind: string
+      readonly plural: string
+      readonly singular: string
+      readonly shortNames?: ReadonlyArray<string>
+      readonly categories?: ReadonlyArray<string>
+    }
+    readonly scope: "Namespaced" | "Cluster"
+    readonly versions: ReadonlyArray<{
+      readonly name: string
+      readonly served: boolean
+      readonly storage: boolean
+      readonly schema: { readonly openAPIV3Schema: StructuralSchema.JsonSchemaProps }
+      readonly subresources?: { readonly status: {} }
+      readonly additionalPrinterColumns?: ReadonlyArray<Resource.PrinterColumn>
+    }>
+  }
+}
+
+/** A resource declared with `Resource.custom`, which has what a CRD is generated from. */
+export interface CustomResource extends Resource.Resource<any> {
+  readonly custom: Resource.CustomDefinition
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markers: annotations copied verbatim onto the generated schema node
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * How server-side apply merges a list: whole (`atomic`), per scalar item (`set`) or per keyed item
+ * (`map`, see {@link listMap}).
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Crd } from "@kubefx/kube"
+ * const Tags = Schema.Array(Schema.String).annotate(Crd.listType("set"))
+ */
+export const listType = (type: "atomic" | "set" | "map") => ({ "x-kubernetes-list-type": type }) as const
+
+/**
+ * A list merged per item, items identified by the given keys (which must be required scalars).
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Crd } from "@kubefx/kube"
+ * const Ports = Schema.Array(Schema.Struct({ name: Schema.String, port: Schema.Int })).annotate(Crd.listMap("name"))
+ */
+export const listMap = (...keys: readonly [string, ...Array<string>]) =>
+  ({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": keys }) as const
+
+/**
+ * Whether server-side apply merges an object's keys separately (`granular`) or replaces it whole.
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Crd } from "@kubefx/kube"
+ * const Selector = Schema.Record(Schema.String, Schema.String).annotate(Crd.mapType("atomic"))
+ */
+export const mapType = (type: "granular" | "atomic") => ({ "x-kubernetes-map-type": type }) as const
+
+/**
+ * Keeps fields the schema does not name instead of pruning them.
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Crd } from "@kubefx/kube"
+ * const Values = Schema.Struct({ name: Schema.String }).annotate(Crd.preserveUnknownFields)
+ */
+export const preserveUnknownFields = { "x-kubernetes-preserve-unknown-fields": true } as const
+
+/**
+ * Marks an object as a whole Kubernetes object (apiVersion, kind, metadata validated as such).
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Crd } from "@kubefx/kube"
+ * const Template = Schema.Record(Schema.String, Schema.Unknown).annotate(Crd.embeddedResource)
+ */
+export const embeddedResource = { "x-kubernetes-embedded-resource": true } as const
+
+/**
+ * Accepts an integer or a string (like a Service's targetPort).
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Crd } from "@kubefx/kube"
+ * const Port = Schema.Union([Schema.Int, Schema.String]).annotate(Crd.intOrString)
+ */
+export const intOrString = { "x-kubernetes-int-or-string": true } as const
+
+/**
+ * CEL rules the API server evaluates on the value.
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Crd } from "@kubefx/kube"
+ * const Range = Schema.Struct({ min: Schema.Int, max: Schema.Int }).annotate(
+ *   Crd.validations({ rule: "self.min <= self.max", message: "min must not exceed max" })
+ * )
+ */
+export const validations = (...rules: readonly [StructuralSchema.Validation, ...Array<StructuralSchema.Validation>]) =>
+  ({ "x-kubernetes-validations": rules }) as const
+
+/** An integer or a string, as Kubernetes' IntOrString. */
+export const IntOrString = Schema.Union([Schema.Int, Schema.String]).annotate(intOrString)
+
+// ---------------------------------------------------------------------------------------------
+// The CustomResourceDefinition
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Whether a resource was declared with `Resource.custom` (and so has a CRD).
+ *
+ * @example
+ * import { Crd } from "@kubefx/kube"
+ * // Crd.isCustom(Widget) === true; Crd.isCustom(Builtins.ConfigMap) === false
+ */
+export const isCustom = (resource: Resource.Resource<any>): resource is CustomResource => resource.custom !== undefined
+
+const definitionOf = (resource: Resource.Resource<any>): Resource.CustomDefinition => {
+  if (resource.custom === undefined) {
+    throw new Error(`${resource.kind} (${resource.apiVersion}) is a built-in kind: it has no CustomResourceDefinition`)
+  }
+  return resource.custom
+}
+
+/**
+ * The schema of a whole custom object: apiVersion, kind, metadata, spec (required) and status.
+ * Throws for a built-in kind.
+ *
+ * @example
+ * import { Crd } from "@kubefx/kube"
+ * // Crd.openApiSchema(Widget).properties.spec is StructuralSchema.make(Widget.custom.spec)
+ */
+export const openApiSchema = (resource: Resource.Resource<any>): StructuralSchema.JsonSchemaProps => {
+  const { spec, status } = definitionOf(resource)
+  return {
+    type: "object",
+    properties: {
+      apiVersion: { type: "string", description: "The versioned schema of this object: group/version." },
+      kind: { type: "string", description: "The REST resource this object represents." },
+      metadata: { type: "object" },
+      spec: StructuralSchema.make(spec),
+      ...(status === undefined ? {} : { status: StructuralSchema.make(status) })
+    },
+    required: ["spec"]
+  }
+}
+
+/**
+ * The CustomResourceDefinition of a custom resource: named `<plural>.<group>`, one served and
+ * stored version, the status subresource when a status schema exists, and printer columns.
+ * Throws for a built-in kind (see {@link isCustom}).
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Crd, Resource } from "@kubefx/kube"
+ * const Widget = Resource.custom({ group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets", spec: Schema.Struct({ size: Schema.Int }) })
+ * Crd.make(Widget).metadata.name // "widgets.demo.kubefx.dev"
+ */
+export const make = (resource: Resource.Resource<any>): CustomResourceDefinition => {
+  const custom = definitionOf(resource)
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${resource.plural}.${resource.group}` },
+    spec: {
+      group: resource.group,
+      names: {
+        kind: resource.kind,
+        listKind: custom.listKind,
+        plural: resource.plural,
+        singular: custom.singular,
+        ...(custom.shortNames.length > 0 ? { shortNames: custom.shortNames } : {}),
+        ...(custom.categories.length > 0 ? { categories: custom.categories } : {})
+      },
+      scope: resource.namespaced ? "Namespaced" : "Cluster",
+      versions: [{
+        name: resource.version,
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: openApiSchema(resource) },
+        ...(custom.status === undefined ? {} : { subresources: { status: {} } }),
+        ...(custom.printerColumns.length > 0 ? { additionalPrinterColumns: custom.printerColumns } : {})
+      }]
+    }
+  }
+}
+
+/**
+ * CRDs as a YAML stream, documents separated by `---`.
+ *
+ * @example
+ * import { Crd } from "@kubefx/kube"
+ * // process.stdout.write(Crd.toYaml([Crd.make(Widget), Crd.make(Gadget)]))
+ */
+export const toYaml = (crds: ReadonlyArray<CustomResourceDefinition>): string =>
+  // dumpYaml serializes through client-node's typed model, which reads x-kubernetes-* keys only
+  // from a deserialized object; loading the JSON first gives it one.
+  crds.map((crd) => dumpYaml(loadYaml(JSON.stringify(crd)))).join("---\n")
