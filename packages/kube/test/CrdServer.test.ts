@@ -1,0 +1,77 @@
+/**
+ * The generated CRD against a real API server: the embedded one, with the kubeconfig it writes.
+ */
+import { layer } from "@effect/vitest"
+import { ApiServer } from "@kubefx/apiserver"
+import { Crd, Kube } from "@kubefx/kube"
+import { Context, Effect, Layer, Schedule } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { expect } from "vitest"
+import { Widget } from "./fixtures/Widget.ts"
+
+class Kubeconfig extends Context.Service<Kubeconfig, string>()("@kubefx/kube/test/CrdServer/Kubeconfig") {}
+
+const Server = Layer.unwrap(Effect.gen(function*() {
+  const dir = mkdtempSync(join(tmpdir(), "kubefx-crd-test-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+  const kubeconfigPath = join(dir, "kubeconfig")
+  yield* ApiServer.make({ kubeconfigPath })
+  return Layer.merge(Kube.layer({ _tag: "File", path: kubeconfigPath }), Layer.succeed(Kubeconfig, kubeconfigPath))
+})).pipe(Layer.orDie)
+
+const widget = (name: string, spec: typeof Widget.schema.Type.spec) => ({
+  apiVersion: Widget.apiVersion,
+  kind: Widget.kind,
+  metadata: { name, namespace: "default" },
+  spec
+})
+
+const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+const widgetsPath = "/apis/demo.kubefx.dev/v1/namespaces/default/widgets"
+
+interface Conditioned {
+  readonly status?: { readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string }> }
+}
+
+const installed = Effect.gen(function*() {
+  const kube = yield* Kube.Kube
+  const crd = Crd.make(Widget)
+  yield* kube.request({ method: "POST", path: crdPath, body: crd })
+  const established = kube.request({ method: "GET", path: `${crdPath}/${crd.metadata.name}` }).pipe(
+    Effect.map((object) => (object as Conditioned).status?.conditions ?? []),
+    Effect.filterOrFail((conditions) => conditions.some((c) => c.type === "Established" && c.status === "True"))
+  )
+  return yield* established.pipe(Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ times: 200 }))))
+})
+
+layer(Server, { excludeTestServices: true, timeout: "60 seconds" })("generated CRD on the embedded API server", (it) => {
+  it.effect("is established, serves valid widgets and rejects invalid ones with 422", () =>
+    Effect.gen(function*() {
+      const kube = yield* Kube.Kube
+      const conditions = yield* installed
+      expect(conditions.map((c) => c.type)).toContain("Established")
+
+      const created = yield* kube.create(Widget, widget("a", {
+        replicas: 3,
+        message: "hello",
+        mode: "fast",
+        ports: [{ name: "http", port: 80, target: "web" }, { name: "metrics", port: 9090, target: 9090 }],
+        values: { anything: ["goes", 1, { here: true }] }
+      }))
+      // the server kept every field the schema allows, and the object decodes with the resource's schema
+      expect(created.metadata.uid).toBeTypeOf("string")
+      expect(created.spec.ports?.[1]?.target).toBe(9090)
+      expect(created.spec.values).toEqual({ anything: ["goes", 1, { here: true }] })
+
+      const rejected = yield* kube.request({
+        method: "POST",
+        path: widgetsPath,
+        body: { ...widget("b", { replicas: 1, message: "" }), spec: { replicas: 11, message: 7, mode: "slow" } }
+      }).pipe(Effect.flip)
+      expect(rejected._tag).toBe("Invalid")
+      const causes = rejected._tag === "Invalid" ? rejected.causes.map((c) => c.field).sort() : []
+      expect(causes).toEqual(["spec.message", "spec.mode", "spec.replicas"])
+    }))
+})
