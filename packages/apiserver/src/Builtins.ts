@@ -3,7 +3,10 @@
  * (namespaces, config, workloads' API objects, leases, events, CRDs themselves). No controller
  * runs for the workloads; they are stored, validated lightly and watched like any other object.
  */
+import * as BuiltinStructures from "./BuiltinStructures.ts"
+import * as Crds from "./Crds.ts"
 import * as Events from "./Events.ts"
+import * as Namespaces from "./Namespaces.ts"
 import type * as Registry from "./Registry.ts"
 import type * as ResourceType from "./ResourceType.ts"
 import * as Structure from "./Structure.ts"
@@ -24,7 +27,6 @@ interface Spec {
   readonly generation?: boolean
   readonly fields?: ReadonlyArray<string>
   readonly storage?: string
-  readonly structure?: Structure.Structure
 }
 
 const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.Resource => {
@@ -46,7 +48,7 @@ const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.R
         : {})
     },
     custom: false,
-    structure: spec.structure ?? Structure.unknown,
+    structure: BuiltinStructures.lookup(spec.group, spec.kind) ?? Structure.unknown,
     selectableFields: spec.fields ?? [],
     printerColumns: []
   }
@@ -74,15 +76,13 @@ const eventFields = [
 ]
 
 /**
- * The built-in resources, given the merge structure of each kind (by kind name; kinds missing
- * from `structures` merge with lists atomic).
+ * The built-in resources, with the merge structure of each kind from BuiltinStructures.
  *
  * @example
  * import * as Builtins from "./Builtins.ts"
- * Builtins.make({}).map((r) => r.type.plural).includes("leases") // true
+ * Builtins.make().map((r) => r.type.plural).includes("leases") // true
  */
-export const make = (structures: Readonly<Record<string, Structure.Structure>>): ReadonlyArray<Registry.Resource> => {
-  const s = (kind: string) => structures[kind] ?? Structure.unknown
+export const make = (): ReadonlyArray<Registry.Resource> => {
   return [
     builtin({
       group: "",
@@ -92,11 +92,10 @@ export const make = (structures: Readonly<Record<string, Structure.Structure>>):
       shortNames: ["ns"],
       verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
       status: true,
-      fields: ["status.phase"],
-      structure: s("Namespace")
-    }),
-    builtin({ group: "", kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"], structure: s("ConfigMap") }),
-    builtin({ group: "", kind: "Secret", plural: "secrets", fields: ["type"], structure: s("Secret") }),
+      fields: ["status.phase"]
+    }, { prepareCreate: Namespaces.prepareCreate }),
+    builtin({ group: "", kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"] }),
+    builtin({ group: "", kind: "Secret", plural: "secrets", fields: ["type"] }),
     builtin({
       group: "",
       kind: "Service",
@@ -104,10 +103,9 @@ export const make = (structures: Readonly<Record<string, Structure.Structure>>):
       shortNames: ["svc"],
       categories: ["all"],
       verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-      status: true,
-      structure: s("Service")
+      status: true
     }),
-    builtin({ group: "", kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"], structure: s("ServiceAccount") }),
+    builtin({ group: "", kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"] }),
     builtin({
       group: "",
       kind: "Pod",
@@ -115,10 +113,9 @@ export const make = (structures: Readonly<Record<string, Structure.Structure>>):
       shortNames: ["po"],
       categories: ["all"],
       status: true,
-      fields: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP"],
-      structure: s("Pod")
+      fields: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP"]
     }),
-    builtin({ group: "", kind: "Event", plural: "events", shortNames: ["ev"], fields: eventFields, structure: s("Event") }),
+    builtin({ group: "", kind: "Event", plural: "events", shortNames: ["ev"], fields: eventFields }),
     builtin({
       group: "apps",
       kind: "Deployment",
@@ -127,8 +124,7 @@ export const make = (structures: Readonly<Record<string, Structure.Structure>>):
       categories: ["all"],
       status: true,
       scale: true,
-      generation: true,
-      structure: s("Deployment")
+      generation: true
     }),
     builtin({
       group: "apps",
@@ -138,10 +134,9 @@ export const make = (structures: Readonly<Record<string, Structure.Structure>>):
       categories: ["all"],
       status: true,
       scale: true,
-      generation: true,
-      structure: s("StatefulSet")
+      generation: true
     }),
-    builtin({ group: "coordination.k8s.io", kind: "Lease", plural: "leases", structure: s("Lease") }),
+    builtin({ group: "coordination.k8s.io", kind: "Lease", plural: "leases" }),
     builtin(
       {
         group: "events.k8s.io",
@@ -149,8 +144,7 @@ export const make = (structures: Readonly<Record<string, Structure.Structure>>):
         plural: "events",
         shortNames: ["ev"],
         storage: "events",
-        fields: ["regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "reason", "reportingController", "type"],
-        structure: s("Event")
+        fields: ["regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "reason", "reportingController", "type"]
       },
       {
         fromStorage: Events.toEventsV1,
@@ -166,8 +160,7 @@ export const make = (structures: Readonly<Record<string, Structure.Structure>>):
       shortNames: ["crd", "crds"],
       categories: ["api-extensions"],
       status: true,
-      generation: true,
-      structure: s("CustomResourceDefinition")
-    })
+      generation: true
+    }, { prepareCreate: Crds.prepareCreate })
   ]
 }

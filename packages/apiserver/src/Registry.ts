@@ -21,6 +21,8 @@ export interface Resource {
   readonly fromStorage?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** A written object as it is stored, with the storage apiVersion (default: the served one). */
   readonly toStorage?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
+  /** Kind-specific defaults the server sets on create (e.g. a Namespace's phase). */
+  readonly prepareCreate?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Kind-specific validation of a create or update (422 causes). */
   readonly validate?: (
     object: KubeObject.KubeObject,
@@ -62,7 +64,7 @@ const id = (group: string, version: string, plural: string) => `${group}/${versi
  * @example
  * import * as Registry from "./Registry.ts"
  * import * as Builtins from "./Builtins.ts"
- * const registry = Registry.make(Builtins.make({}))
+ * const registry = Registry.make(Builtins.make())
  * registry.lookup("apps", "v1", "deployments")?.type.kind // "Deployment"
  */
 export const make = (builtins: ReadonlyArray<Resource>): Registry => {
@@ -142,7 +144,7 @@ export const compareVersions = (a: string, b: string): number => {
  * @example
  * import * as Registry from "./Registry.ts"
  * import * as Builtins from "./Builtins.ts"
- * const cm = Registry.make(Builtins.make({})).lookup("", "v1", "configmaps")!
+ * const cm = Registry.make(Builtins.make()).lookup("", "v1", "configmaps")!
  * Registry.served(cm, { metadata: { name: "a" } }).apiVersion // "v1"
  */
 export const served = (resource: Resource, stored: KubeObject.KubeObject): KubeObject.KubeObject => {
@@ -156,7 +158,7 @@ export const served = (resource: Resource, stored: KubeObject.KubeObject): KubeO
  * @example
  * import * as Registry from "./Registry.ts"
  * import * as Builtins from "./Builtins.ts"
- * const cm = Registry.make(Builtins.make({})).lookup("", "v1", "configmaps")!
+ * const cm = Registry.make(Builtins.make()).lookup("", "v1", "configmaps")!
  * Registry.stored(cm, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } }).kind // "ConfigMap"
  */
 export const stored = (resource: Resource, written: KubeObject.KubeObject): KubeObject.KubeObject => {

@@ -189,32 +189,6 @@ export const conflict = (target: Target, name: string, why: string): ApiError =>
 export const modified = "the object has been modified; please apply your changes to the latest version and try again"
 
 /**
- * 409 Conflict from server-side apply, with one FieldManagerConflict cause per field.
- *
- * @example
- * import * as Status from "./Status.ts"
- * const e = Status.applyConflict({ group: "apps", plural: "deployments", kind: "Deployment" }, "web", [
- *   { manager: "kubectl-client-side-apply", apiVersion: "apps/v1", field: ".spec.replicas" }
- * ])
- * e.message // 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas'
- */
-export const applyConflict = (
-  target: Target,
-  name: string,
-  conflicts: ReadonlyArray<{ readonly manager: string; readonly apiVersion?: string; readonly field: string }>
-): ApiError => {
-  const describe = (c: (typeof conflicts)[number]) =>
-    `conflict with "${c.manager}"${c.apiVersion === undefined ? "" : ` using ${c.apiVersion}`}`
-  const message = conflicts.length === 1
-    ? `Apply failed with 1 conflict: ${describe(conflicts[0]!)}: ${conflicts[0]!.field}`
-    : `Apply failed with ${conflicts.length} conflicts: ${conflicts.map((c) => `${describe(c)}: ${c.field}`).join("\n")}`
-  return make(409, "Conflict", message, {
-    ...resourceDetails(target, name),
-    causes: conflicts.map((c) => ({ reason: "FieldManagerConflict", message: describe(c), field: c.field }))
-  })
-}
-
-/**
  * 410 Expired.
  *
  * @example

@@ -1,0 +1,97 @@
+/**
+ * What every write passes before it is stored: metadata checks, kind-specific validation, and for
+ * custom resources pruning of unknown fields (reported per `fieldValidation`), schema defaults and
+ * schema validation.
+ */
+import { Effect } from "effect"
+import * as KubeObject from "./KubeObject.ts"
+import * as Metadata from "./Metadata.ts"
+import type * as Registry from "./Registry.ts"
+import * as Status from "./Status.ts"
+
+export type FieldValidation = "Ignore" | "Warn" | "Strict"
+
+export interface Admitted {
+  readonly object: KubeObject.KubeObject
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** Schema handling of custom resources, supplied by the CRD modules. */
+export interface Schemas {
+  /** Drops fields the schema does not know; returns their paths (e.g. "spec.foo"). */
+  readonly prune: (
+    resource: Registry.Resource,
+    object: KubeObject.KubeObject
+  ) => { readonly object: KubeObject.KubeObject; readonly unknown: ReadonlyArray<string> }
+  readonly default: (resource: Registry.Resource, object: KubeObject.KubeObject) => KubeObject.KubeObject
+  readonly validate: (
+    resource: Registry.Resource,
+    object: KubeObject.KubeObject,
+    old: KubeObject.KubeObject | undefined
+  ) => ReadonlyArray<Status.StatusCause>
+}
+
+/**
+ * Parses the `fieldValidation` parameter (default Warn), or fails with a 400.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Admission from "./Admission.ts"
+ * Effect.runSync(Admission.parseFieldValidation(undefined)) // "Warn"
+ */
+export const parseFieldValidation = (value: string | undefined): Effect.Effect<FieldValidation, Status.ApiError> =>
+  value === undefined || value === ""
+    ? Effect.succeed("Warn")
+    : value === "Ignore" || value === "Warn" || value === "Strict"
+    ? Effect.succeed(value)
+    : Effect.fail(Status.badRequest(`fieldValidation: Invalid value: "${value}": must be one of Ignore, Warn, Strict`))
+
+/**
+ * Admits a create or update of `object` (in the served version; `old` likewise), or fails with
+ * the 400/422 a real server gives.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Admission from "./Admission.ts"
+ * import * as Builtins from "./Builtins.ts"
+ * const cm = Builtins.make().find((r) => r.type.plural === "configmaps")!
+ * const admitted = Effect.runSync(Admission.admit(Admission.noSchemas, cm, { metadata: { name: "a" } }, undefined, "Warn"))
+ */
+export const admit = Effect.fnUntraced(function*(
+  schemas: Schemas,
+  resource: Registry.Resource,
+  object: KubeObject.KubeObject,
+  old: KubeObject.KubeObject | undefined,
+  fieldValidation: FieldValidation
+) {
+  const name = KubeObject.meta(object).name ?? ""
+  let current = object
+  const warnings: Array<string> = []
+  if (resource.type.custom) {
+    // kube-apiserver's order: defaults, then pruning, then validation.
+    const pruned = schemas.prune(resource, schemas.default(resource, current))
+    if (pruned.unknown.length > 0) {
+      const messages = pruned.unknown.map((path) => `unknown field "${path}"`)
+      if (fieldValidation === "Strict") return yield* Status.badRequest(`strict decoding error: ${messages.join(", ")}`)
+      if (fieldValidation === "Warn") warnings.push(...messages)
+    }
+    current = pruned.object
+  }
+  const causes = [
+    ...Metadata.validateMeta(current),
+    ...(old === undefined ? [] : Metadata.validateFinalizers(old, current)),
+    ...(resource.validate?.(current, old) ?? []),
+    ...(resource.type.custom ? schemas.validate(resource, current, old) : [])
+  ]
+  if (causes.length > 0) return yield* Status.invalid(resource.type, name, causes)
+  return { object: current, warnings } satisfies Admitted
+})
+
+/**
+ * Schema handling that accepts everything (until CRD schemas are wired in, and for tests).
+ */
+export const noSchemas: Schemas = {
+  prune: (_, object) => ({ object, unknown: [] }),
+  default: (_, object) => object,
+  validate: () => []
+}

@@ -1,0 +1,236 @@
+/**
+ * The embedded Kubernetes API server: starts in the current scope on 127.0.0.1 (port 0 picks a
+ * free one), optionally durable in a data directory, optionally writing a kubeconfig, and serves
+ * until the scope closes or `close` runs.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
+import { randomBytes } from "node:crypto"
+import * as Builtins from "./Builtins.ts"
+import * as Certificate from "./Certificate.ts"
+import * as Crds from "./Crds.ts"
+import * as Faults from "./Faults.ts"
+import * as GarbageCollector from "./GarbageCollector.ts"
+import * as Http from "./Http.ts"
+import * as Kubeconfig from "./Kubeconfig.ts"
+import * as Listener from "./Listener.ts"
+import * as Namespaces from "./Namespaces.ts"
+import * as Patching from "./Patching.ts"
+import * as Persistence from "./Persistence.ts"
+import * as Registry from "./Registry.ts"
+import type * as Rest from "./Rest.ts"
+import * as Status from "./Status.ts"
+import * as Store from "./Store.ts"
+import * as Watch from "./Watch.ts"
+
+export class ApiServerError extends Schema.TaggedError<ApiServerError>()("ApiServerError", {
+  message: Schema.String
+}) {}
+
+export interface Options {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number
+  /** Address to bind (default 127.0.0.1). */
+  readonly host?: string
+  /** The bearer token every request must carry (default: random per start). */
+  readonly token?: string
+  /** Keep every acknowledged write in this directory and recover from it on start. */
+  readonly dataDir?: string
+  /** Write a kubeconfig for the server here (mode 0600). */
+  readonly kubeconfigPath?: string
+  /** Recent events kept for watches and paginated lists (default 10,000). */
+  readonly historySize?: number
+  /** Interval of watch BOOKMARKs (default 5 s). */
+  readonly bookmarkIntervalMs?: number
+  /** Events a watch may fall behind before it is dropped with a 410 (default 10,000). */
+  readonly watchBufferSize?: number
+  /** Log records between snapshots of the data directory (default 10,000). */
+  readonly snapshotEvery?: number
+  /**
+   * Extra in-process controllers started with the server and stopped with it (for example a
+   * workload simulator that sets Deployments' readyReplicas). Each runs in the server's scope.
+   */
+  readonly controllers?: ReadonlyArray<(server: ApiServer) => Effect.Effect<void, never, Scope.Scope>>
+}
+
+export interface ApiServer {
+  /** "http://127.0.0.1:PORT" */
+  readonly url: string
+  /** "https://127.0.0.1:PORT": the same port, over TLS (the kubeconfig points here). */
+  readonly httpsUrl: string
+  /** The PEM certificate the HTTPS side serves, self-signed; trust it as a CA. */
+  readonly certificateAuthority: string
+  readonly host: string
+  readonly port: number
+  readonly token: string
+  readonly kubeconfigPath: string | undefined
+  readonly faults: Faults.Faults
+  readonly store: Store.Store
+  readonly registry: Registry.Registry
+  /** The REST storage, for in-process controllers that write as clients would. */
+  readonly env: Rest.Env
+  /** Waits until the garbage collector and the namespace and CRD controllers have nothing queued. */
+  readonly settled: Effect.Effect<void>
+  /** Stops the server (also done when the scope it was made in closes). */
+  readonly close: Effect.Effect<void>
+}
+
+const seedNamespaces = (store: Store.Store) => {
+  for (const name of Namespaces.initial) {
+    if (store.get("namespaces", "", name) === undefined) store.put("namespaces", Namespaces.object(name), 0)
+  }
+}
+
+/**
+ * Starts a server in the current scope.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as ApiServer from "./ApiServer.ts"
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const server = yield* ApiServer.make({ port: 0, kubeconfigPath: "/tmp/kubefx/kubeconfig" })
+ *   yield* Effect.log(`listening on ${server.url}`)
+ * }))
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const outer = yield* Effect.scope
+  const scope = yield* Scope.fork(outer, "sequential")
+  const close = Scope.close(scope, Exit.void)
+  const fail = (message: string) => new ApiServerError({ message })
+
+  return yield* Effect.gen(function*() {
+    const token = options.token ?? randomBytes(24).toString("base64url")
+    const host = options.host ?? "127.0.0.1"
+    const initial = options.dataDir === undefined
+      ? undefined
+      : yield* Persistence.recover(options.dataDir).pipe(Effect.mapError((e) => fail(e.message)))
+    const store = Store.make({
+      ...(options.historySize === undefined ? {} : { historySize: options.historySize }),
+      ...(initial === undefined ? {} : { initial })
+    })
+    const persistence = options.dataDir === undefined
+      ? undefined
+      : yield* Persistence.attach(store, {
+        dir: options.dataDir,
+        ...(options.snapshotEvery === undefined ? {} : { snapshotEvery: options.snapshotEvery })
+      }).pipe(Effect.mapError((e) => fail(e.message)))
+    seedNamespaces(store)
+
+    const registry = Registry.make(Builtins.make())
+    const env: Rest.Env = {
+      store,
+      registry,
+      schemas: Crds.schemas,
+      fields: Patching.fieldManagement,
+      durable: persistence === undefined
+        ? () => Effect.void
+        : (revision) => persistence.durable(revision).pipe(Effect.mapError((e) => Status.internal(e.message)))
+    }
+    const faults = Faults.make()
+    const watches = Watch.make({
+      store,
+      faults,
+      ...(options.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
+      ...(options.watchBufferSize === undefined ? {} : { bufferSize: options.watchBufferSize })
+    })
+    const crds = yield* Crds.controller(env)
+    const gc = yield* GarbageCollector.make(env)
+    const namespaces = yield* Namespaces.controller(env)
+
+    const certificate = Certificate.selfSigned(host === "0.0.0.0" || host === "::" ? [] : [host])
+    let address = ""
+    const handler = yield* NodeHttpServer.makeHandler(
+      Http.handler({
+        env,
+        watches,
+        faults,
+        token,
+        address: () => address,
+        patch: (target, subresource, contentType, body, patchOptions) =>
+          Patching.patch(env, target, subresource, contentType, body, patchOptions),
+        patchDocument: (contentType, document, body) => Patching.patchDocument(contentType, document, body),
+        openapi: (path) => Crds.openapi(registry, path),
+        finalizeNamespace: (name, body) => Namespaces.finalize(env, name, body),
+        deleteNamespace: (name, deleteOptions) => Namespaces.remove(env, name, deleteOptions)
+      }),
+      { scope }
+    )
+    const listener = yield* Listener.listen({ host, port: options.port ?? 0, certificate, handler }).pipe(
+      Effect.mapError((e) => fail(e.message))
+    )
+    // Open watches would keep connections busy: end them before the listener drops connections.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        faults.resumeWatches()
+        faults.closeWatches()
+      })
+    )
+    const port = listener.port
+    const hostInUrl = host.includes(":") ? `[${host}]` : host
+    address = `${hostInUrl}:${port}`
+    const url = `http://${address}`
+    const httpsUrl = `https://${address}`
+
+    if (options.kubeconfigPath !== undefined) {
+      yield* Kubeconfig.write(options.kubeconfigPath, { server: httpsUrl, token, certificateAuthority: certificate.cert }).pipe(
+        Effect.mapError((e) => fail(e.message))
+      )
+    }
+    const apiServer: ApiServer = {
+      url,
+      httpsUrl,
+      certificateAuthority: certificate.cert,
+      host,
+      port,
+      token,
+      kubeconfigPath: options.kubeconfigPath,
+      faults,
+      store,
+      registry,
+      env,
+      settled: Effect.all([crds.idle, gc.idle, namespaces.idle], { discard: true }),
+      close
+    }
+    for (const controller of options.controllers ?? []) yield* Effect.forkScoped(controller(apiServer))
+    return apiServer
+  }).pipe(
+    Scope.provide(scope),
+    Effect.onError(() => close)
+  )
+})
+
+/** The server as a service, for programs assembled from layers. */
+export class Service extends Context.Service<Service, ApiServer>()("@kubefx/apiserver/ApiServer") {
+  /**
+   * A layer that starts a server and stops it when the layer is released.
+   *
+   * @example
+   * import { Effect } from "effect"
+   * import * as ApiServer from "./ApiServer.ts"
+   * const program = ApiServer.Service.use((server) => Effect.log(server.url)).pipe(
+   *   Effect.provide(ApiServer.Service.layer({ port: 0 }))
+   * )
+   */
+  static readonly layer = (options: Options = {}): Layer.Layer<Service, ApiServerError> =>
+    Layer.effect(Service, make(options))
+}
+
+/** A server started outside Effect: `close` returns a Promise. */
+export interface Running extends Omit<ApiServer, "close"> {
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Starts a server from plain async code (tests, scripts); call `close()` to stop it.
+ *
+ * @example
+ * import * as ApiServer from "./ApiServer.ts"
+ * const server = await ApiServer.start({ port: 0 })
+ * // ... use server.url and server.token ...
+ * await server.close()
+ */
+export const start = async (options: Options = {}): Promise<Running> => {
+  const scope = Effect.runSync(Scope.make())
+  const server = await Effect.runPromise(make(options).pipe(Scope.provide(scope)))
+  return { ...server, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}

@@ -1,0 +1,498 @@
+/**
+ * The HTTP face of the server: one handler for every request. It checks the bearer token, parses
+ * the path, negotiates the representation, applies injected faults, and dispatches to discovery,
+ * OpenAPI, the fault admin endpoint, or the REST storage and watches. Every failure is answered as
+ * a `metav1.Status`; nothing a client sends escapes as a defect.
+ */
+import { ByteSize, Effect, Result, Schema, Stream } from "effect"
+import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { timingSafeEqual } from "node:crypto"
+import * as Admission from "./Admission.ts"
+import * as Discovery from "./Discovery.ts"
+import * as Faults from "./Faults.ts"
+import * as KubeObject from "./KubeObject.ts"
+import * as Negotiation from "./Negotiation.ts"
+import * as Paths from "./Paths.ts"
+import type * as Registry from "./Registry.ts"
+import * as ResourceType from "./ResourceType.ts"
+import * as Rest from "./Rest.ts"
+import * as Scale from "./Scale.ts"
+import * as Selectors from "./Selectors.ts"
+import * as Status from "./Status.ts"
+import * as Table from "./Table.ts"
+import type * as Watch from "./Watch.ts"
+
+/** Largest request body accepted (kube-apiserver's limit): larger bodies get 413. */
+export const maxBodyBytes = 3 * 1024 * 1024
+
+export interface PatchOptions extends Rest.WriteOptions {
+  readonly force: boolean | undefined
+  /** Whether the client named a field manager (apply requires one). */
+  readonly fieldManagerGiven: boolean
+}
+
+export interface Context {
+  readonly env: Rest.Env
+  readonly watches: Watch.Watches
+  readonly faults: Faults.Faults
+  readonly token: string
+  /** host:port clients reach the server at. */
+  readonly address: () => string
+  readonly patch: (
+    target: Rest.Target,
+    subresource: "status" | undefined,
+    contentType: string,
+    body: string,
+    options: PatchOptions
+  ) => Effect.Effect<Rest.Written, Status.ApiError>
+  /** Applies a json, merge or strategic merge patch to a document with no known structure (a Scale). */
+  readonly patchDocument: (
+    contentType: string,
+    document: KubeObject.KubeObject,
+    body: string
+  ) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
+  /** The OpenAPI v3 index (path undefined) or one group/version document; undefined when not served. */
+  readonly openapi: (path: string | undefined) => unknown
+  /** Finalizes a namespace (PUT namespaces/<name>/finalize). */
+  readonly finalizeNamespace: (name: string, body: KubeObject.KubeObject) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
+  /** Deletes a namespace (it is marked Terminating and emptied by the namespace controller). */
+  readonly deleteNamespace: (name: string, options: Rest.DeleteOptions) => Effect.Effect<Rest.Deleted, Status.ApiError>
+}
+
+const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json", headers })
+
+/**
+ * The response for an error: its Status body, and Retry-After for 429s.
+ *
+ * @example
+ * import * as Http from "./Http.ts"
+ * import * as Status from "./Status.ts"
+ * Http.errorResponse(Status.tooManyRequests(3)).status // 429
+ */
+export const errorResponse = (error: Status.ApiError): HttpServerResponse.HttpServerResponse =>
+  jsonResponse(
+    error.code,
+    Status.toBody(error),
+    error.details?.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.details.retryAfterSeconds) }
+  )
+
+const warningHeader = (warnings: ReadonlyArray<string>): Record<string, string> =>
+  warnings.length === 0
+    ? {}
+    : { warning: warnings.map((w) => `299 - "${w.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`).join(", ") }
+
+const authorized = (header: string | undefined, token: string): boolean => {
+  if (header === undefined || !header.startsWith("Bearer ")) return false
+  const given = Buffer.from(header.slice("Bearer ".length).trim())
+  const expected = Buffer.from(token)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, Status.ApiError> => {
+  const length = Number(request.headers["content-length"] ?? 0)
+  if (length > maxBodyBytes) return Effect.fail(Status.tooLarge(`the request body is ${length} bytes, the limit is ${maxBodyBytes}`))
+  return request.text.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+    Effect.mapError((e) =>
+      e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
+        ? Status.tooLarge(`the request body is larger than the limit of ${maxBodyBytes} bytes`)
+        : Status.badRequest(`the request body could not be read: ${e.message}`)
+    )
+  )
+}
+
+const flag = (query: URLSearchParams, name: string): boolean | undefined => {
+  const value = query.get(name)
+  if (value === null || value === "") return undefined
+  return value === "true" || value === "1"
+}
+
+const parseSelectors = (resource: Registry.Resource, query: URLSearchParams) =>
+  Effect.gen(function*() {
+    const labelSelector = yield* Effect.fromResult(Selectors.parseLabelSelector(query.get("labelSelector") ?? ""))
+    const fieldSelector = yield* Effect.fromResult(
+      Selectors.parseFieldSelector(query.get("fieldSelector") ?? "", [
+        ...Selectors.commonFields,
+        ...resource.type.selectableFields
+      ])
+    )
+    return { labelSelector, fieldSelector }
+  })
+
+const parseInteger = (query: URLSearchParams, name: string): Effect.Effect<number | undefined, Status.ApiError> => {
+  const raw = query.get(name)
+  if (raw === null || raw === "") return Effect.succeed(undefined)
+  const n = Number(raw)
+  return Number.isSafeInteger(n) && n >= 0
+    ? Effect.succeed(n)
+    : Effect.fail(Status.badRequest(`${name}: Invalid value: "${raw}": must be a non-negative integer`))
+}
+
+const writeOptions = (query: URLSearchParams, userAgent: string | undefined) =>
+  Effect.gen(function*() {
+    const dryRun = query.getAll("dryRun")
+    if (dryRun.some((v) => v !== "All" && v !== "")) {
+      return yield* Status.badRequest(`dryRun: Unsupported value: "${dryRun.join(",")}": supported values: "All"`)
+    }
+    const given = query.get("fieldManager")
+    if (given !== null && given.length > 128) {
+      return yield* Status.invalidOptions("PatchOptions", [
+        { reason: "FieldValueTooLong", message: "Too long: may not be more than 128 bytes", field: "fieldManager" }
+      ])
+    }
+    const fieldValidation = yield* Admission.parseFieldValidation(query.get("fieldValidation") ?? undefined)
+    const fromAgent = (userAgent ?? "").split("/")[0]!.slice(0, 128)
+    return {
+      dryRun: dryRun.includes("All"),
+      fieldManager: given !== null && given !== "" ? given : fromAgent === "" ? "unknown" : fromAgent,
+      fieldManagerGiven: given !== null && given !== "",
+      fieldValidation
+    }
+  })
+
+const PropagationPolicy = Schema.Literals(["Background", "Foreground", "Orphan"])
+
+const deleteOptions = (query: URLSearchParams, body: string) =>
+  Effect.gen(function*() {
+    let fromBody: KubeObject.KubeObject = {}
+    if (body.trim() !== "") {
+      const parsed = yield* Effect.try({
+        try: () => JSON.parse(body) as unknown,
+        catch: (e) => Status.badRequest(`the DeleteOptions could not be decoded: ${String(e)}`)
+      })
+      if (!KubeObject.isObject(parsed)) return yield* Status.badRequest("the DeleteOptions must be an object")
+      fromBody = parsed
+    }
+    const policyRaw = fromBody.propagationPolicy ?? query.get("propagationPolicy") ?? undefined
+    const orphan = fromBody.orphanDependents ?? flag(query, "orphanDependents")
+    let propagationPolicy: Rest.PropagationPolicy | undefined
+    if (policyRaw !== undefined && policyRaw !== "") {
+      const decoded = Schema.decodeUnknownResult(PropagationPolicy)(policyRaw)
+      if (Result.isFailure(decoded)) {
+        return yield* Status.invalidOptions("DeleteOptions", [
+          Status.fieldInvalid("propagationPolicy", policyRaw, "must be one of Background, Foreground, Orphan")
+        ])
+      }
+      propagationPolicy = decoded.success
+    } else if (orphan === true) {
+      propagationPolicy = "Orphan"
+    }
+    const pre = KubeObject.isObject(fromBody.preconditions) ? fromBody.preconditions : undefined
+    const dryRun = [...query.getAll("dryRun"), ...(Array.isArray(fromBody.dryRun) ? fromBody.dryRun : [])]
+    return {
+      propagationPolicy,
+      preconditions: pre === undefined ? undefined : {
+        ...(typeof pre.uid === "string" ? { uid: pre.uid } : {}),
+        ...(typeof pre.resourceVersion === "string" ? { resourceVersion: pre.resourceVersion } : {})
+      },
+      dryRun: dryRun.includes("All")
+    } satisfies Rest.DeleteOptions
+  })
+
+type Verb = Faults.Verb
+
+const verbOf = (method: string, path: Paths.ResourcePath, query: URLSearchParams): Verb | undefined => {
+  const item = path.name !== undefined
+  switch (method) {
+    case "GET":
+      return item ? (path.legacyWatch || flag(query, "watch") === true ? "watch" : "get") : (path.legacyWatch || flag(query, "watch") === true ? "watch" : "list")
+    case "POST":
+      return item ? undefined : "create"
+    case "PUT":
+      return item ? "update" : undefined
+    case "PATCH":
+      return item ? "patch" : undefined
+    case "DELETE":
+      return item ? "delete" : "deletecollection"
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The request handler.
+ *
+ * @example
+ * import { Layer } from "effect"
+ * import { HttpServer } from "effect/http"
+ * import * as Http from "./Http.ts"
+ * declare const context: Http.Context
+ * const serve = HttpServer.serve(Http.handler(context)) // a Layer needing an HttpServer
+ */
+export const handler = (context: Context) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return yield* route(context, request).pipe(
+      Effect.catch((error) => Effect.succeed(errorResponse(error))),
+      Effect.catchDefect((defect) =>
+        Effect.logError("kubefx apiserver: unexpected failure", defect).pipe(
+          Effect.as(errorResponse(Status.internal(defect instanceof Error ? defect.message : String(defect))))
+        )
+      )
+    )
+  })
+
+const route = Effect.fnUntraced(function*(context: Context, request: HttpServerRequest.HttpServerRequest) {
+  if (!authorized(request.headers["authorization"], context.token)) return yield* Status.unauthorized()
+  let url: URL
+  try {
+    url = new URL(request.url, "http://localhost")
+  } catch {
+    return yield* Status.badRequest("malformed request URL")
+  }
+  const parsed = Paths.parse(url.pathname)
+  const query = url.searchParams
+  const registry = context.env.registry
+  const get = request.method === "GET" || request.method === "HEAD"
+  const json = (body: unknown) => {
+    if (Negotiation.negotiate(request.headers["accept"], false) === undefined) {
+      return Effect.fail(Status.notAcceptable(request.headers["accept"] ?? ""))
+    }
+    return Effect.succeed(jsonResponse(200, body))
+  }
+  const found = (body: unknown) => (body === undefined ? Effect.fail(Status.pathNotFound()) : json(body))
+  const onlyGet = <A, E>(effect: Effect.Effect<A, E>) =>
+    get ? effect : Effect.fail(Status.methodNotAllowed(request.method))
+  switch (parsed._tag) {
+    case "Root":
+      return yield* onlyGet(json({ paths: ["/api", "/api/v1", "/apis", "/openapi/v3", "/version", "/healthz"] }))
+    case "Health":
+      return HttpServerResponse.text("ok")
+    case "Version":
+      return yield* onlyGet(json(Discovery.version))
+    case "LegacyVersions":
+      return yield* onlyGet(json(Discovery.apiVersions(context.address())))
+    case "Groups":
+      return yield* onlyGet(json(Discovery.groupList(registry)))
+    case "Group":
+      return yield* onlyGet(found(Discovery.group(registry, parsed.group)))
+    case "Resources":
+      return yield* onlyGet(found(Discovery.resourceList(registry, parsed.group, parsed.version)))
+    case "OpenApi":
+      return yield* onlyGet(found(context.openapi(parsed.path)))
+    case "OpenApiV2":
+    case "NotFound":
+      return yield* Status.pathNotFound()
+    case "Faults":
+      return yield* faultsAdmin(context.faults, request, parsed.action)
+    case "Resource":
+      return yield* resourceRequest(context, request, parsed, query)
+  }
+})
+
+const faultsAdmin = Effect.fnUntraced(function*(
+  faults: Faults.Faults,
+  request: HttpServerRequest.HttpServerRequest,
+  action: string | undefined
+) {
+  const body = request.method === "GET" || request.method === "DELETE" ? "" : yield* readBody(request)
+  const decode = <S extends Schema.Top>(schema: S, fallback: unknown) =>
+    Effect.try({
+      try: () => (body.trim() === "" ? fallback : JSON.parse(body)) as unknown,
+      catch: (e) => Status.badRequest(`malformed JSON: ${String(e)}`)
+    }).pipe(
+      Effect.flatMap((u) => Schema.decodeUnknownEffect(schema)(u)),
+      Effect.mapError((e) => (e instanceof Status.ApiError ? e : Status.badRequest(e.message)))
+    )
+  if (action === undefined) {
+    switch (request.method) {
+      case "GET":
+        return jsonResponse(200, faults.config())
+      case "PUT":
+      case "POST": {
+        const config = yield* decode(Faults.Config, undefined) as Effect.Effect<Faults.Config, Status.ApiError>
+        faults.set(config)
+        return jsonResponse(200, faults.config())
+      }
+      case "DELETE":
+        faults.clear()
+        faults.resumeWatches()
+        return jsonResponse(200, faults.config())
+      default:
+        return yield* Status.methodNotAllowed(request.method)
+    }
+  }
+  if (request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
+  const target = (yield* decode(Faults.WatchTarget, {})) as Faults.WatchTarget
+  switch (action) {
+    case "watches/close":
+      return jsonResponse(200, { affected: faults.closeWatches(target) })
+    case "watches/expire":
+      return jsonResponse(200, { affected: faults.expireWatches(target) })
+    case "watches/pause":
+      faults.pauseWatches(target)
+      return jsonResponse(200, { paused: true })
+    case "watches/resume":
+      faults.resumeWatches()
+      return jsonResponse(200, { paused: false })
+    default:
+      return yield* Status.pathNotFound()
+  }
+})
+
+const resourceRequest = Effect.fnUntraced(function*(
+  context: Context,
+  request: HttpServerRequest.HttpServerRequest,
+  path: Paths.ResourcePath,
+  query: URLSearchParams
+) {
+  const { env } = context
+  const resource = env.registry.lookup(path.group, path.version, path.plural)
+  if (resource === undefined) return yield* Status.pathNotFound()
+  const type = resource.type
+  if (type.namespaced ? path.name !== undefined && path.namespace === undefined : path.namespace !== undefined) {
+    return yield* Status.pathNotFound()
+  }
+  const sub = path.subresource
+  if (sub !== undefined) {
+    const served = (sub === "status" && type.subresources.status) ||
+      (sub === "scale" && type.subresources.scale !== undefined) ||
+      (sub === "finalize" && resource.storage === "namespaces")
+    if (!served) return yield* Status.pathNotFound()
+    if (!["GET", "PUT", "PATCH"].includes(request.method) || (sub === "finalize" && request.method !== "PUT")) {
+      return yield* Status.methodNotAllowed(request.method)
+    }
+  }
+  const verb = verbOf(request.method, path, query)
+  if (verb === undefined || !type.verbs.includes(verb === "watch" ? "watch" : verb)) {
+    return yield* Status.methodNotAllowed(request.method)
+  }
+  const representation = Negotiation.negotiate(
+    request.headers["accept"],
+    (verb === "list" || verb === "get" || verb === "watch") && sub === undefined
+  )
+  if (representation === undefined) return yield* Status.notAcceptable(request.headers["accept"] ?? "")
+
+  const decision = context.faults.decide({
+    verb,
+    group: type.group,
+    plural: type.plural,
+    namespace: path.namespace,
+    name: path.name
+  })
+  if (decision.delayMs > 0) yield* Effect.sleep(decision.delayMs)
+  if (decision.error !== undefined) return yield* decision.error
+
+  const name = path.name ?? ""
+  const target: Rest.Target = { resource, namespace: path.namespace, name }
+  const asTable = representation === "table"
+
+  switch (verb) {
+    case "get": {
+      const object = yield* Rest.get(env, target)
+      if (sub === "scale") return jsonResponse(200, Scale.toScale(resource, object))
+      return jsonResponse(200, asTable ? Table.fromObjects(resource, [object], undefined) : object)
+    }
+    case "list": {
+      const selectors = yield* parseSelectors(resource, query)
+      const listed = yield* Rest.list(env, resource, path.namespace, {
+        ...selectors,
+        limit: yield* parseInteger(query, "limit"),
+        continue: query.get("continue") ?? undefined,
+        resourceVersion: query.get("resourceVersion") ?? undefined,
+        resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined
+      })
+      const metadata = {
+        resourceVersion: String(listed.revision),
+        ...(listed.continue === undefined ? {} : { continue: listed.continue }),
+        ...(listed.remaining === undefined ? {} : { remainingItemCount: listed.remaining })
+      }
+      if (asTable) return jsonResponse(200, Table.fromObjects(resource, listed.items, metadata))
+      return jsonResponse(200, {
+        kind: type.listKind,
+        apiVersion: ResourceType.groupVersion(type),
+        metadata,
+        items: listed.items
+      })
+    }
+    case "watch": {
+      const selectors = yield* parseSelectors(resource, query)
+      const pinned = path.name === undefined ? [] : [{ field: "metadata.name", op: "=" as const, value: path.name }]
+      const body = yield* context.watches.stream({
+        resource,
+        namespace: path.namespace,
+        labelSelector: selectors.labelSelector,
+        fieldSelector: [...selectors.fieldSelector, ...pinned],
+        resourceVersion: query.get("resourceVersion") ?? undefined,
+        resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined,
+        allowWatchBookmarks: flag(query, "allowWatchBookmarks") === true,
+        sendInitialEvents: flag(query, "sendInitialEvents"),
+        timeoutSeconds: yield* parseInteger(query, "timeoutSeconds"),
+        present: asTable
+          ? (o) => Table.fromObjects(resource, [Rest.present(env, resource, o)], undefined)
+          : (o) => Rest.present(env, resource, o)
+      })
+      return HttpServerResponse.stream(body as Stream.Stream<Uint8Array>, { contentType: "application/json" })
+    }
+    case "create": {
+      const options = yield* writeOptions(query, request.headers["user-agent"])
+      const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBody(request))
+      const written = yield* Rest.create(env, resource, path.namespace, body, options)
+      return jsonResponse(201, written.object, warningHeader(written.warnings))
+    }
+    case "update": {
+      const options = yield* writeOptions(query, request.headers["user-agent"])
+      const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBody(request))
+      if (sub === "finalize") return jsonResponse(200, yield* context.finalizeNamespace(name, body))
+      const written = sub === "scale"
+        ? yield* Rest.update(env, target, undefined, options, (current) => Effect.succeed(Scale.fromScale(resource, current, body)))
+        : yield* Rest.replace(env, target, sub === "status" ? "status" : undefined, body, options)
+      const object = sub === "scale" ? Scale.toScale(resource, written.object) : written.object
+      return jsonResponse(written.created ? 201 : 200, object, warningHeader(written.warnings))
+    }
+    case "patch": {
+      const options = yield* writeOptions(query, request.headers["user-agent"])
+      const force = flag(query, "force")
+      const body = yield* readBody(request)
+      const contentType = Negotiation.mediaType(request.headers["content-type"])
+      if (sub === "scale") {
+        const written = yield* scalePatch(context, target, contentType, body, { ...options, force })
+        return jsonResponse(200, Scale.toScale(resource, written.object), warningHeader(written.warnings))
+      }
+      const written = yield* context.patch(target, sub === "status" ? "status" : undefined, contentType, body, {
+        ...options,
+        force
+      })
+      return jsonResponse(written.created ? 201 : 200, written.object, warningHeader(written.warnings))
+    }
+    case "delete": {
+      const options = yield* deleteOptions(query, yield* readBody(request))
+      const deleted = resource.storage === "namespaces"
+        ? yield* context.deleteNamespace(name, options)
+        : yield* Rest.remove(env, target, options)
+      return jsonResponse(200, deleted.body)
+    }
+    case "deletecollection": {
+      const options = yield* deleteOptions(query, yield* readBody(request))
+      const selectors = yield* parseSelectors(resource, query)
+      const deleted = yield* Rest.removeCollection(
+        env,
+        resource,
+        path.namespace,
+        selectors.labelSelector,
+        selectors.fieldSelector,
+        options
+      )
+      return jsonResponse(200, {
+        kind: type.listKind,
+        apiVersion: ResourceType.groupVersion(type),
+        metadata: { resourceVersion: String(env.store.revision()) },
+        items: deleted
+      })
+    }
+  }
+})
+
+/** PATCH on /scale: the patch applies to the Scale view, whose replicas then go to the object. */
+const scalePatch = (
+  context: Context,
+  target: Rest.Target,
+  contentType: string,
+  body: string,
+  options: PatchOptions
+) =>
+  Rest.update(context.env, target, undefined, options, (current) =>
+    context.patchDocument(contentType, Scale.toScale(target.resource, current), body).pipe(
+      Effect.map((scale) => Scale.fromScale(target.resource, current, scale))
+    ))

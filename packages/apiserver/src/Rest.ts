@@ -1,0 +1,534 @@
+/**
+ * The generic REST storage of kube-apiserver, without HTTP: get, list, create, update (with the
+ * `/status` rules), delete with finalizers and propagation, and deletecollection, on any served
+ * resource. Controllers inside the server (garbage collector, namespace and CRD lifecycle) call
+ * these same functions, so their writes follow the same rules as a client's.
+ */
+import { Effect } from "effect"
+import * as Admission from "./Admission.ts"
+import * as KubeObject from "./KubeObject.ts"
+import * as Lists from "./Lists.ts"
+import * as Metadata from "./Metadata.ts"
+import * as Registry from "./Registry.ts"
+import * as ResourceType from "./ResourceType.ts"
+import * as Selectors from "./Selectors.ts"
+import * as Status from "./Status.ts"
+import type * as Store from "./Store.ts"
+
+/** How the server records field ownership for writes that are not server-side apply. */
+export interface FieldManagement {
+  readonly update: (
+    resource: Registry.Resource,
+    old: KubeObject.KubeObject | undefined,
+    next: KubeObject.KubeObject,
+    manager: string,
+    subresource: string | undefined
+  ) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
+}
+
+export interface Env {
+  readonly store: Store.Store
+  readonly registry: Registry.Registry
+  readonly schemas: Admission.Schemas
+  readonly fields: FieldManagement
+  /** Waits until a write is durable (a no-op without a data directory). */
+  readonly durable: (revision: number) => Effect.Effect<void, Status.ApiError>
+}
+
+export interface Target {
+  readonly resource: Registry.Resource
+  /** undefined for cluster-scoped resources. */
+  readonly namespace: string | undefined
+  readonly name: string
+}
+
+export interface WriteOptions {
+  readonly dryRun: boolean
+  readonly fieldManager: string
+  readonly fieldValidation: Admission.FieldValidation
+}
+
+export interface Written {
+  /** The object as the client sees it. */
+  readonly object: KubeObject.KubeObject
+  readonly created: boolean
+  readonly warnings: ReadonlyArray<string>
+}
+
+export interface ListOptions {
+  readonly labelSelector: Selectors.LabelSelector
+  readonly fieldSelector: Selectors.FieldSelector
+  readonly limit: number | undefined
+  readonly continue: string | undefined
+  readonly resourceVersion: string | undefined
+  readonly resourceVersionMatch: string | undefined
+}
+
+export interface Listed {
+  readonly items: ReadonlyArray<KubeObject.KubeObject>
+  readonly revision: number
+  readonly continue: string | undefined
+  readonly remaining: number | undefined
+}
+
+export type PropagationPolicy = "Background" | "Foreground" | "Orphan"
+
+export interface DeleteOptions {
+  readonly propagationPolicy: PropagationPolicy | undefined
+  readonly preconditions: { readonly uid?: string; readonly resourceVersion?: string } | undefined
+  readonly dryRun: boolean
+}
+
+export interface Deleted {
+  /** The object still being deleted (finalizers hold it), or the Status of a completed delete. */
+  readonly body: KubeObject.KubeObject
+  readonly removed: boolean
+}
+
+/** What an update decides, given the current object. */
+export type Decision =
+  | { readonly _tag: "Write"; readonly object: KubeObject.KubeObject; readonly warnings: ReadonlyArray<string> }
+  | { readonly _tag: "Unchanged"; readonly object: KubeObject.KubeObject }
+
+export const finalizerForeground = "foregroundDeletion"
+export const finalizerOrphan = "orphan"
+
+/**
+ * The stored object as `resource` serves it (version conversion, schema defaults).
+ *
+ * @example
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const resource: import("./Registry.ts").Resource
+ * Rest.present(env, resource, { metadata: { name: "a" } }).kind
+ */
+export const present = (env: Env, resource: Registry.Resource, stored: KubeObject.KubeObject): KubeObject.KubeObject => {
+  const served = Registry.served(resource, stored)
+  return resource.type.custom ? env.schemas.default(resource, served) : served
+}
+
+const revisionOf = (object: KubeObject.KubeObject): number => Number(KubeObject.meta(object).resourceVersion ?? 0)
+
+const namespaceOf = (target: Target): string => target.namespace ?? ""
+
+/**
+ * Reads one object, or 404.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const target: Rest.Target
+ * const object = Rest.get(env, target) // Effect<KubeObject, ApiError>
+ */
+export const get = (env: Env, target: Target): Effect.Effect<KubeObject.KubeObject, Status.ApiError> => {
+  const stored = env.store.get(target.resource.storage, namespaceOf(target), target.name)
+  return stored === undefined
+    ? Effect.fail(Status.notFound(target.resource.type, target.name))
+    : Effect.succeed(present(env, target.resource, stored))
+}
+
+/**
+ * Lists the objects of a resource (one namespace, or all when `namespace` is undefined) that match
+ * the selectors, one page at a time.
+ *
+ * @example
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const resource: import("./Registry.ts").Resource
+ * const page = Rest.list(env, resource, "default", {
+ *   labelSelector: [], fieldSelector: [], limit: 10, continue: undefined, resourceVersion: undefined, resourceVersionMatch: undefined
+ * })
+ */
+export const list = Effect.fnUntraced(function*(
+  env: Env,
+  resource: Registry.Resource,
+  namespace: string | undefined,
+  options: ListOptions
+) {
+  const store = env.store
+  let revision = store.revision()
+  let after: string | undefined
+  if (options.continue !== undefined && options.continue !== "") {
+    if (options.resourceVersion !== undefined && options.resourceVersion !== "" && options.resourceVersion !== "0") {
+      return yield* Status.badRequest("specifying resource version is not allowed when using continue")
+    }
+    const token = yield* Lists.decodeToken(options.continue)
+    revision = token.revision
+    after = token.after
+  } else if (options.resourceVersionMatch === "Exact") {
+    const n = Number(options.resourceVersion)
+    if (options.resourceVersion === undefined || options.resourceVersion === "" || !Number.isSafeInteger(n)) {
+      return yield* Status.invalidOptions("ListOptions", [
+        Status.fieldForbidden("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"\"")
+      ])
+    }
+    revision = Math.min(n, revision)
+  } else if (options.resourceVersionMatch !== undefined && options.resourceVersionMatch !== "" && options.resourceVersionMatch !== "NotOlderThan") {
+    return yield* Status.invalidOptions("ListOptions", [
+      Status.fieldInvalid("resourceVersionMatch", options.resourceVersionMatch, "must be one of Exact, NotOlderThan")
+    ])
+  }
+  const all = store.listAt(resource.storage, namespace, revision)
+  if (all === undefined) {
+    return yield* after === undefined
+      ? Status.expired(`too old resource version: ${revision} (${store.compactedRevision() + 1})`)
+      : Status.expired(
+        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
+      )
+  }
+  const selectable = resource.fromStorage ?? ((o: KubeObject.KubeObject) => o)
+  const filtered = options.labelSelector.length === 0 && options.fieldSelector.length === 0
+    ? all
+    : all.filter((o) =>
+      Selectors.matchesLabels(options.labelSelector, KubeObject.meta(o).labels) &&
+      (options.fieldSelector.length === 0 || Selectors.matchesFields(options.fieldSelector, selectable(o)))
+    )
+  const page = Lists.page(filtered, {
+    limit: options.limit,
+    after,
+    revision,
+    countRemaining: options.labelSelector.length === 0 && options.fieldSelector.length === 0
+  })
+  return {
+    items: page.items.map((o) => present(env, resource, o)),
+    revision,
+    continue: page.continue,
+    remaining: page.remaining
+  } satisfies Listed
+})
+
+const checkTypeMeta = (resource: Registry.Resource, body: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> => {
+  const expected = ResourceType.groupVersion(resource.type)
+  if (typeof body.apiVersion === "string" && body.apiVersion !== "" && body.apiVersion !== expected) {
+    return Effect.fail(
+      Status.badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${expected})`)
+    )
+  }
+  if (typeof body.kind === "string" && body.kind !== "" && body.kind !== resource.type.kind) {
+    return Effect.fail(
+      Status.badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${resource.type.kind})`)
+    )
+  }
+  return Effect.void
+}
+
+const checkNamespace = (target: Pick<Target, "resource" | "namespace">, body: KubeObject.KubeObject) => {
+  const inBody = KubeObject.meta(body).namespace
+  if (target.resource.type.namespaced && inBody !== undefined && inBody !== "" && inBody !== target.namespace) {
+    return Effect.fail(
+      Status.badRequest("the namespace of the provided object does not match the namespace sent on the request")
+    )
+  }
+  return Effect.void
+}
+
+const namespaces: Status.Target = { group: "", plural: "namespaces", kind: "Namespace" }
+
+/** 404 when the namespace is missing, 403 when it is being deleted. */
+const namespaceOpen = (env: Env, resource: Registry.Resource, namespace: string | undefined, name: string) => {
+  if (!resource.type.namespaced) return Effect.void
+  const ns = env.store.get("namespaces", "", namespace ?? "")
+  if (ns === undefined) return Effect.fail(Status.notFound(namespaces, namespace ?? ""))
+  if (KubeObject.meta(ns).deletionTimestamp !== undefined) {
+    return Effect.fail(
+      Status.forbidden(
+        resource.type,
+        name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`
+      )
+    )
+  }
+  return Effect.void
+}
+
+/**
+ * Creates an object from a client's body: checks its type, namespace and name (or generates one),
+ * sets server-owned metadata, admits it and stores it. 409 AlreadyExists when the name is taken.
+ *
+ * @example
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const resource: import("./Registry.ts").Resource
+ * const created = Rest.create(env, resource, "default", { metadata: { generateName: "web-" } }, {
+ *   dryRun: false, fieldManager: "test", fieldValidation: "Strict"
+ * })
+ */
+export const create = Effect.fnUntraced(function*(
+  env: Env,
+  resource: Registry.Resource,
+  namespace: string | undefined,
+  body: KubeObject.KubeObject,
+  options: WriteOptions,
+  managed?: (object: KubeObject.KubeObject) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
+) {
+  yield* checkTypeMeta(resource, body)
+  yield* checkNamespace({ resource, namespace }, body)
+  const m = KubeObject.meta(body)
+  if (m.resourceVersion !== undefined && m.resourceVersion !== "") {
+    return yield* Status.internal("resourceVersion should not be set on objects to be created")
+  }
+  let name = typeof m.name === "string" ? m.name : ""
+  if (name === "") {
+    if (typeof m.generateName !== "string" || m.generateName === "") {
+      return yield* Status.invalid(resource.type, "", [
+        Status.fieldRequired("metadata.name", "name or generateName is required")
+      ])
+    }
+    name = Metadata.generateName(m.generateName)
+  }
+  const nameCauses = Metadata.validateName(name, resource.storage === "namespaces")
+  if (nameCauses.length > 0) return yield* Status.invalid(resource.type, name, nameCauses)
+  yield* namespaceOpen(env, resource, namespace, name)
+
+  let object = Metadata.prepareCreate(
+    resource,
+    KubeObject.withMeta(
+      { ...body, apiVersion: ResourceType.groupVersion(resource.type), kind: resource.type.kind },
+      { name, namespace: resource.type.namespaced ? namespace : undefined }
+    ),
+    KubeObject.timestamp()
+  )
+  if (resource.type.subresources.status) delete object.status
+  if (resource.prepareCreate !== undefined) object = resource.prepareCreate(object)
+  const admitted = yield* Admission.admit(env.schemas, resource, object, undefined, options.fieldValidation)
+  const owned = managed === undefined
+    ? yield* env.fields.update(resource, undefined, admitted.object, options.fieldManager, undefined)
+    : yield* managed(admitted.object)
+  if (options.dryRun) {
+    return { object: owned, created: true, warnings: admitted.warnings } satisfies Written
+  }
+  if (env.store.get(resource.storage, namespace ?? "", name) !== undefined) {
+    return yield* Status.alreadyExists(resource.type, name)
+  }
+  const result = env.store.put(resource.storage, Registry.stored(resource, owned), 0)
+  if (result._tag === "Conflict") return yield* Status.alreadyExists(resource.type, name)
+  yield* env.durable(result.event.revision)
+  return { object: present(env, resource, result.object), created: true, warnings: admitted.warnings } satisfies Written
+})
+
+/**
+ * The shared tail of update, patch and apply: given how to compute the client's intended object
+ * from the current one, applies the status-subresource rules, keeps server-owned metadata,
+ * admits the result, moves generation, records field ownership, and stores it (nothing when it
+ * is unchanged; removal when it drops the last finalizer of an object being deleted). Retries
+ * when another write lands in between.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const target: Rest.Target
+ * const relabel = Rest.update(env, target, undefined, { dryRun: false, fieldManager: "me", fieldValidation: "Warn" },
+ *   (current) => Effect.succeed({ ...current, metadata: { ...(current.metadata as object), labels: { a: "b" } } }))
+ */
+export const update = Effect.fnUntraced(function*(
+  env: Env,
+  target: Target,
+  subresource: "status" | undefined,
+  options: WriteOptions,
+  intend: (current: KubeObject.KubeObject) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>,
+  managed?: (
+    current: KubeObject.KubeObject,
+    next: KubeObject.KubeObject
+  ) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
+) {
+  const { resource } = target
+  for (let attempt = 0;; attempt++) {
+    const stored = env.store.get(resource.storage, namespaceOf(target), target.name)
+    if (stored === undefined) return yield* Status.notFound(resource.type, target.name)
+    const current = present(env, resource, stored)
+    const intended = yield* intend(current)
+    yield* checkTypeMeta(resource, intended)
+    yield* checkNamespace(target, intended)
+    const intendedName = KubeObject.meta(intended).name
+    if (intendedName !== undefined && intendedName !== "" && intendedName !== target.name) {
+      return yield* Status.badRequest(
+        `the name of the object (${intendedName}) does not match the name on the URL (${target.name})`
+      )
+    }
+    const rv = KubeObject.meta(intended).resourceVersion
+    if (rv !== undefined && rv !== "" && rv !== KubeObject.meta(current).resourceVersion) {
+      return yield* Status.conflict(resource.type, target.name, Status.modified)
+    }
+    const uid = KubeObject.meta(intended).uid
+    if (uid !== undefined && uid !== "" && uid !== KubeObject.meta(current).uid) {
+      return yield* Status.conflict(
+        resource.type,
+        target.name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${KubeObject.meta(current).uid}`
+      )
+    }
+    let next: KubeObject.KubeObject = {
+      ...intended,
+      apiVersion: ResourceType.groupVersion(resource.type),
+      kind: resource.type.kind
+    }
+    next = KubeObject.withMeta(next, { name: target.name, namespace: target.namespace })
+    if (subresource === "status") {
+      // Only .status comes from the client; spec, labels and finalizers stay as stored.
+      next = KubeObject.withMeta({ ...current }, { managedFields: KubeObject.meta(intended).managedFields })
+      if (intended.status === undefined) delete next.status
+      else next.status = intended.status
+    } else if (resource.type.subresources.status) {
+      if (current.status === undefined) delete next.status
+      else next.status = current.status
+    }
+    next = Metadata.preserveOnUpdate(current, next)
+    next = KubeObject.withMeta(next, { resourceVersion: KubeObject.meta(current).resourceVersion })
+    const admitted = yield* Admission.admit(env.schemas, resource, next, current, options.fieldValidation)
+    next = Metadata.nextGeneration(resource, current, admitted.object)
+    next = managed === undefined
+      ? yield* env.fields.update(resource, current, next, options.fieldManager, subresource)
+      : yield* managed(current, next)
+    if (Metadata.sameWrite(current, next)) {
+      return { object: current, created: false, warnings: admitted.warnings } satisfies Written
+    }
+    if (options.dryRun) return { object: next, created: false, warnings: admitted.warnings } satisfies Written
+    const toStore = Registry.stored(resource, next)
+    const result = Metadata.readyToRemove(next)
+      ? env.store.remove(resource.storage, namespaceOf(target), target.name, revisionOf(stored), toStore)
+      : env.store.put(resource.storage, toStore, revisionOf(stored))
+    if (result._tag === "Written") {
+      yield* env.durable(result.event.revision)
+      return { object: present(env, resource, result.object), created: false, warnings: admitted.warnings } satisfies Written
+    }
+    if (attempt >= 10) return yield* Status.conflict(resource.type, target.name, Status.modified)
+  }
+})
+
+/**
+ * Replaces an object with a client's body (PUT), following the resourceVersion rules: a stale
+ * one is a 409; none is a 422 for custom resources and "last write wins" for built-ins.
+ *
+ * @example
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const target: Rest.Target
+ * const replaced = Rest.replace(env, target, undefined, { metadata: { name: "a", resourceVersion: "5" } }, {
+ *   dryRun: false, fieldManager: "me", fieldValidation: "Strict"
+ * })
+ */
+export const replace = (
+  env: Env,
+  target: Target,
+  subresource: "status" | undefined,
+  body: KubeObject.KubeObject,
+  options: WriteOptions
+): Effect.Effect<Written, Status.ApiError> => {
+  const rv = KubeObject.meta(body).resourceVersion
+  if ((rv === undefined || rv === "") && !target.resource.unconditionalUpdate) {
+    return Effect.fail(
+      Status.invalid(target.resource.type, target.name, [
+        Status.fieldInvalid("metadata.resourceVersion", "0x0", "must be specified for an update")
+      ])
+    )
+  }
+  return update(env, target, subresource, options, () => Effect.succeed(body))
+}
+
+/**
+ * Deletes an object. Without finalizers it is removed at once (200 with a Status); otherwise
+ * (including the finalizers Foreground and Orphan propagation add) it is marked with a
+ * deletionTimestamp and stays until its finalizers are removed (200 with the object).
+ *
+ * @example
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const target: Rest.Target
+ * const deleted = Rest.remove(env, target, { propagationPolicy: "Foreground", preconditions: undefined, dryRun: false })
+ */
+export const remove = Effect.fnUntraced(function*(env: Env, target: Target, options: DeleteOptions) {
+  const { resource } = target
+  for (let attempt = 0;; attempt++) {
+    const stored = env.store.get(resource.storage, namespaceOf(target), target.name)
+    if (stored === undefined) return yield* Status.notFound(resource.type, target.name)
+    const m = KubeObject.meta(stored)
+    const pre = options.preconditions
+    if (pre?.uid !== undefined && pre.uid !== m.uid) {
+      return yield* Status.conflict(
+        resource.type,
+        target.name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid}`
+      )
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== m.resourceVersion) {
+      return yield* Status.conflict(
+        resource.type,
+        target.name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`
+      )
+    }
+    if (m.deletionTimestamp !== undefined) {
+      return { body: present(env, resource, stored), removed: false } satisfies Deleted
+    }
+    const finalizers = withPropagation(m.finalizers ?? [], options.propagationPolicy)
+    let result: Store.WriteResult
+    if (finalizers.length === 0) {
+      if (options.dryRun) return { body: Status.success(resource.type, target.name, m.uid), removed: true } satisfies Deleted
+      result = env.store.remove(resource.storage, namespaceOf(target), target.name, revisionOf(stored))
+    } else {
+      const marked = KubeObject.withMeta(stored, {
+        deletionTimestamp: KubeObject.timestamp(),
+        deletionGracePeriodSeconds: 0,
+        finalizers,
+        ...(resource.generation ? { generation: (m.generation ?? 1) + 1 } : {})
+      })
+      if (options.dryRun) return { body: present(env, resource, marked), removed: false } satisfies Deleted
+      result = env.store.put(resource.storage, marked, revisionOf(stored))
+    }
+    if (result._tag === "Written") {
+      yield* env.durable(result.event.revision)
+      return result.event.type === "DELETED"
+        ? { body: Status.success(resource.type, target.name, m.uid), removed: true } satisfies Deleted
+        : { body: present(env, resource, result.object), removed: false } satisfies Deleted
+    }
+    if (attempt >= 10) return yield* Status.conflict(resource.type, target.name, Status.modified)
+  }
+})
+
+const withPropagation = (
+  finalizers: ReadonlyArray<string>,
+  policy: PropagationPolicy | undefined
+): ReadonlyArray<string> => {
+  const rest = finalizers.filter((f) => f !== finalizerForeground && f !== finalizerOrphan)
+  if (policy === "Foreground") return [...rest, finalizerForeground]
+  if (policy === "Orphan") return [...rest, finalizerOrphan]
+  return finalizers
+}
+
+/**
+ * Deletes every object of a resource in a namespace (or all) that matches the selectors.
+ *
+ * @example
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const resource: import("./Registry.ts").Resource
+ * const gone = Rest.removeCollection(env, resource, "default", [], [], { propagationPolicy: undefined, preconditions: undefined, dryRun: false })
+ */
+export const removeCollection = Effect.fnUntraced(function*(
+  env: Env,
+  resource: Registry.Resource,
+  namespace: string | undefined,
+  labelSelector: Selectors.LabelSelector,
+  fieldSelector: Selectors.FieldSelector,
+  options: DeleteOptions
+) {
+  const listed = yield* list(env, resource, namespace, {
+    labelSelector,
+    fieldSelector,
+    limit: undefined,
+    continue: undefined,
+    resourceVersion: undefined,
+    resourceVersionMatch: undefined
+  })
+  const deleted: Array<KubeObject.KubeObject> = []
+  for (const item of listed.items) {
+    const m = KubeObject.meta(item)
+    const outcome = yield* remove(env, { resource, namespace: m.namespace, name: m.name ?? "" }, options).pipe(
+      Effect.catchIf((e) => e.code === 404, () => Effect.succeed(undefined))
+    )
+    if (outcome !== undefined) deleted.push(item)
+  }
+  return deleted
+})
