@@ -1,0 +1,94 @@
+import { assert, layer } from "@effect/vitest"
+import { Builtins, Informer, Kube } from "@kubefx/kube"
+import { Effect, Ref, Stream } from "effect"
+import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
+
+const configMap = (ns: string, name: string, value: string) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: ns },
+  data: { value }
+})
+
+/** The informer's view equals the server's list, version for version. */
+const converged = (informer: Informer.Informer<typeof Builtins.ConfigMap.schema.Type>, ns: string) =>
+  Effect.gen(function*() {
+    const kube = yield* Kube.Kube
+    const listed = yield* kube.list(Builtins.ConfigMap, { namespace: ns })
+    const server = listed.items.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort()
+    const cached = informer.list({ namespace: ns }).map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort()
+    yield* ensure(JSON.stringify(server) === JSON.stringify(cached), `cache ${cached.length} != server ${server.length}`)
+    return server.length
+  })
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Informer on the API server", (it) => {
+  it.effect("lists, then follows creates, updates and deletes, with label and namespace indexes", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const informer = yield* Informer.make(Builtins.ConfigMap, { namespace: ns, indexLabels: ["app"] })
+      yield* informer.awaitSynced
+      const seen = yield* Ref.make<Array<string>>([])
+      yield* informer.changes.pipe(
+        Stream.runForEach((change) => Ref.update(seen, (xs) => [...xs, `${change._tag}:${change.object.metadata.name}`])),
+        Effect.forkScoped
+      )
+      yield* kube.create(Builtins.ConfigMap, { ...configMap(ns, "one", "1"), metadata: { name: "one", namespace: ns, labels: { app: "web" } } })
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "two", "2"))
+      yield* kube.patch(Builtins.ConfigMap, "two", ns, { data: { value: "3" } }, { type: "merge" })
+      yield* kube.delete(Builtins.ConfigMap, "one", ns)
+      yield* eventually(converged(informer, ns))
+      yield* eventually(Effect.flatMap(Ref.get(seen), (xs) =>
+        ensure(xs.join(",") === "Added:one,Added:two,Updated:two,Deleted:one", xs.join(","))))
+      assert.strictEqual(informer.get(`${ns}/two`)?.data?.value, "3")
+      assert.isUndefined(informer.get(`${ns}/two`)?.metadata.managedFields)
+      yield* kube.create(Builtins.ConfigMap, { ...configMap(ns, "three", "3"), metadata: { name: "three", namespace: ns, labels: { app: "web" } } })
+      yield* eventually(Effect.suspend(() => ensure(informer.list({ labels: { app: "web" } }).length === 1, "label index")))
+    }))
+})
+
+layer(cluster, { excludeTestServices: true, timeout: "90 seconds" })("Informer under watch faults", (it) => {
+  it.effect("recovers from closed watches, a 410 and a stalled watch without missing a change", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const informer = yield* Informer.make(Builtins.ConfigMap, {
+        namespace: ns,
+        inactivityTimeout: "1500 millis",
+        backoff: { initial: "20 millis", max: "200 millis" }
+      })
+      yield* informer.awaitSynced
+      const deleted = yield* Ref.make<Array<string>>([])
+      yield* informer.changes.pipe(
+        Stream.runForEach((change) =>
+          change._tag === "Deleted" ? Ref.update(deleted, (xs) => [...xs, change.object.metadata.name ?? ""]) : Effect.void),
+        Effect.forkScoped
+      )
+      const churn = (round: number) =>
+        Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) =>
+          kube.apply(Builtins.ConfigMap, configMap(ns, `cm-${i}`, `${round}`), { fieldManager: "test" }), { discard: true })
+
+      yield* churn(1)
+      assert.isAbove(server.faults.closeWatches({ resource: "configmaps" }), 0)
+      yield* churn(2)
+      yield* eventually(converged(informer, ns))
+
+      assert.isAbove(server.faults.expireWatches({ resource: "configmaps" }), 0)
+      yield* kube.delete(Builtins.ConfigMap, "cm-0", ns) // while the watch is expired: found by the relist
+      yield* churn(3)
+      yield* eventually(converged(informer, ns))
+
+      server.faults.pauseWatches({ resource: "configmaps" })
+      yield* kube.delete(Builtins.ConfigMap, "cm-1", ns)
+      yield* churn(4)
+      yield* Effect.sleep("2 seconds") // longer than the inactivity timeout: the watcher restarts its watch
+      server.faults.resumeWatches()
+      const count = yield* eventually(converged(informer, ns))
+      assert.strictEqual(count, 10) // cm-0 and cm-1 came back with round 3 and 4
+      assert.strictEqual(informer.get(`${ns}/cm-5`)?.data?.value, "4")
+      yield* eventually(Effect.flatMap(Ref.get(deleted), (names) =>
+        ensure(names.includes("cm-0") && names.includes("cm-1"), `deletes seen: ${names.join(",")}`)))
+    }))
+})
