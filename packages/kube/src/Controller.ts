@@ -16,6 +16,7 @@ import {
   type TokenBucket
 } from "@kubefx/core"
 import { Clock, type Duration, Effect, Option, Result, Scope, Stream } from "effect"
+import * as Events from "./Events.ts"
 import * as Informer from "./Informer.ts"
 import * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
@@ -53,6 +54,8 @@ export interface Context<A extends ObjectMeta.KubeObject> {
   ) => Effect.Effect<B, KubeError.KubeError | Resource.DecodeError>
   /** An owned or watched object from the controller's caches: no API request. */
   readonly cached: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>, key: string) => B | undefined
+  /** Records a Kubernetes Event about the object (best effort, aggregated, never failing the run). */
+  readonly recordEvent: (event: Events.Event) => Effect.Effect<void>
 }
 
 export interface Options<A extends ObjectMeta.KubeObject, E, R> {
@@ -205,6 +208,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       Effect.map(Informer.make(kind, { namespace: options.namespace }), (informer) => informer))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(Informer.make(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
+    const events = yield* Events.make({ component: options.name })
     const caches = new Map<Resource.Resource<any>, Informer.Informer<any>>()
     for (const informer of owned) caches.set(informer.resource, informer)
     for (const { informer } of watched) caches.set(informer.resource, informer)
@@ -272,7 +276,8 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
             ownerReferences: [ownerReferenceOf(object)]
           }
         }, { fieldManager, force: true }),
-      cached: (kind, key) => caches.get(kind)?.get(key)
+      cached: (kind, key) => caches.get(kind)?.get(key),
+      recordEvent: (event) => events.record(object, event)
     })
 
     const hasFinalizer = (object: A) => object.metadata.finalizers?.includes(finalizer) === true
@@ -367,8 +372,9 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           yield* setReady(key, "False", "ReconcileError", message).pipe(
             Effect.catchCause((cause) => Effect.logWarning(`could not record the failure of ${key} in its status`, cause))
           )
-          if (options.onError === undefined) return { retry: true }
           const object = yield* overlay.get(key)
+          if (object !== undefined) yield* events.record(object, { type: "Warning", reason: "ReconcileError", message })
+          if (options.onError === undefined) return { retry: true }
           return object === undefined
             ? { retry: true }
             : yield* options.onError(object, failure as Engine.RunFailure<E>, info)

@@ -128,4 +128,27 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
         readyOf(object)?.status === "True" ? Effect.succeed(object) : Effect.fail(new Error("not recovered"))))
       assert.strictEqual(recovered.status?.observedGeneration, 2)
     }))
+
+  it.effect("records Kubernetes Events about the object, counting repeats", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      yield* Controller.make({
+        name: "gadgets-events",
+        for: Gadget,
+        namespace: ns,
+        reconcile: (object, ctx) =>
+          ctx.recordEvent({ type: "Normal", reason: "Greeted", message: `said ${object.spec.message}` }).pipe(Effect.as(Outcome.done))
+      })
+      yield* kube.create(Gadget, gadget(ns, "d", "hi"))
+      yield* kube.patch(Gadget, "d", ns, { metadata: { labels: { again: "1" } } }, { type: "merge" })
+      const event = yield* eventually(Effect.flatMap(kube.list(Builtins.Event, { namespace: ns }), (list) => {
+        const found = list.items.find((e) => e.reason === "Greeted" && e.involvedObject?.name === "d")
+        return found !== undefined && found.count === 2 ? Effect.succeed(found) : Effect.fail(new Error("no event counted twice"))
+      }))
+      assert.strictEqual(event.message, "said hi")
+      assert.strictEqual(event.type, "Normal")
+      assert.strictEqual(event.involvedObject?.kind, "Gadget")
+    }))
 })
