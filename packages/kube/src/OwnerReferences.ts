@@ -9,7 +9,7 @@ import { Effect, Schema } from "effect"
 import type * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
 
-type OwnerReference = ObjectMeta.OwnerReference
+export type OwnerReference = ObjectMeta.OwnerReference
 
 /** The object already has a controller other than the one being set. */
 export class AlreadyOwnedError extends Schema.TaggedError<AlreadyOwnedError>()("AlreadyOwnedError", {
