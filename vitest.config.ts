@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs"
 import { defineConfig } from "vitest/config"
 
 // Workspace packages are consumed from source through the "@kubefx/source" export condition.
@@ -8,6 +9,11 @@ const project = (dir: string, extra: { readonly testTimeout?: number } = {}) => 
   test: { name: dir, root: dir, include: ["test/**/*.test.ts"], ...extra }
 })
 
+// Every example under examples/ is a project of its own; adding one needs no change here.
+const examples = readdirSync("examples", { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => project(`examples/${entry.name}`, { testTimeout: 60_000 }))
+
 export default defineConfig({
   resolve: sourceCondition,
   ssr: { resolve: { conditions: sourceCondition.conditions, externalConditions: ["@kubefx/source"] } },
@@ -17,7 +23,8 @@ export default defineConfig({
       project("packages/core"),
       project("packages/apiserver", { testTimeout: 60_000 }),
       project("packages/kube", { testTimeout: 60_000 }),
-      project("packages/cli", { testTimeout: 60_000 })
+      project("packages/cli", { testTimeout: 60_000 }),
+      ...examples
     ]
   }
 })
