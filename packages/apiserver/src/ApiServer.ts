@@ -15,6 +15,7 @@ import * as Http from "./Http.ts"
 import * as Kubeconfig from "./Kubeconfig.ts"
 import * as Listener from "./Listener.ts"
 import * as Namespaces from "./Namespaces.ts"
+import * as OpenApi from "./OpenApi.ts"
 import * as Patching from "./Patching.ts"
 import * as Persistence from "./Persistence.ts"
 import * as Registry from "./Registry.ts"
@@ -137,6 +138,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const gc = yield* GarbageCollector.make(env)
     const namespaces = yield* Namespaces.controller(env)
 
+    // Built again only when the served kinds change.
+    let documents: { readonly generation: number; readonly documents: OpenApi.Documents } | undefined
+    const openapi = (path: string | undefined): string | undefined => {
+      if (documents === undefined || documents.generation !== registry.generation()) {
+        documents = { generation: registry.generation(), documents: OpenApi.build(registry.all().map((r) => r.type)) }
+      }
+      return path === undefined
+        ? JSON.stringify(documents.documents.index)
+        : documents.documents.groupVersions.get(path)?.json
+    }
     const certificate = Certificate.selfSigned(host === "0.0.0.0" || host === "::" ? [] : [host])
     let address = ""
     const handler = yield* NodeHttpServer.makeHandler(
@@ -149,7 +160,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         patch: (target, subresource, contentType, body, patchOptions) =>
           Patching.patch(env, target, subresource, contentType, body, patchOptions),
         patchDocument: (contentType, document, body) => Patching.patchDocument(contentType, document, body),
-        openapi: (path) => Crds.openapi(registry, path),
+        openapi,
         finalizeNamespace: (name, body) => Namespaces.finalize(env, name, body),
         deleteNamespace: (name, deleteOptions) => Namespaces.remove(env, name, deleteOptions)
       }),

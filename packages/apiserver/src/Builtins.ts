@@ -161,6 +161,6 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       categories: ["api-extensions"],
       status: true,
       generation: true
-    }, { prepareCreate: Crds.prepareCreate })
+    }, { prepareCreate: Crds.prepareCreate, prepareUpdate: Crds.prepareUpdate, validate: Crds.validate })
   ]
 }

@@ -7,13 +7,11 @@
  */
 import { Effect } from "effect"
 import type * as Admission from "./Admission.ts"
-import * as CrdStructure from "./CrdStructure.ts"
+import * as CustomResourceDefinition from "./CustomResourceDefinition.ts"
 import * as Defaulting from "./Defaulting.ts"
-import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as Pruning from "./Pruning.ts"
 import type * as Registry from "./Registry.ts"
-import type * as ResourceType from "./ResourceType.ts"
 import * as Rest from "./Rest.ts"
 import * as SchemaValidation from "./SchemaValidation.ts"
 import type * as Store from "./Store.ts"
@@ -25,10 +23,7 @@ export const storage = "customresourcedefinitions.apiextensions.k8s.io"
 /** The finalizer that holds a deleted CRD until its custom resources are gone. */
 export const cleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
 
-const allVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-
 const record = (u: unknown): KubeObject.KubeObject => (KubeObject.isObject(u) ? u : {})
-const strings = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.filter((s) => typeof s === "string") : [])
 
 /**
  * Schema handling of custom resources, from the resource's openAPIV3Schema.
@@ -55,136 +50,70 @@ export const schemas: Admission.Schemas = {
 }
 
 /**
- * The served resources a CRD defines, one per served version.
+ * The served resources of an Established CRD, one per served version (none before it is
+ * Established), all stored under its storage version.
  *
  * @example
  * import * as Crds from "./Crds.ts"
  * Crds.resources({
  *   metadata: { name: "crontabs.stable.example.com" },
  *   spec: { group: "stable.example.com", scope: "Namespaced", names: { plural: "crontabs", kind: "CronTab" },
- *     versions: [{ name: "v1", served: true, storage: true }] }
+ *     versions: [{ name: "v1", served: true, storage: true }] },
+ *   status: { conditions: [{ type: "Established", status: "True" }], acceptedNames: { plural: "crontabs", kind: "CronTab" } }
  * })[0]?.type.kind // "CronTab"
  */
 export const resources = (crd: KubeObject.KubeObject): ReadonlyArray<Registry.Resource> => {
   const spec = record(crd.spec)
-  const names = record(spec.names)
-  const group = String(spec.group ?? "")
-  const kind = String(names.kind ?? "")
-  const plural = String(names.plural ?? "")
   const versions = Array.isArray(spec.versions) ? spec.versions.map(record) : []
   const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? versions[0]?.name ?? "")
-  const storageKey = `${plural}.${group}`
-  return versions.filter((v) => v.served === true).map((v): Registry.Resource => {
-    const schema = record(v.schema).openAPIV3Schema as JsonSchemaProps | undefined
-    const sub = record(v.subresources)
-    const scale = KubeObject.isObject(sub.scale) ? sub.scale : undefined
-    const type: ResourceType.ResourceType = {
-      group,
-      version: String(v.name),
-      kind,
-      listKind: typeof names.listKind === "string" ? names.listKind : `${kind}List`,
-      plural,
-      singular: typeof names.singular === "string" && names.singular !== "" ? names.singular : kind.toLowerCase(),
-      namespaced: spec.scope !== "Cluster",
-      shortNames: strings(names.shortNames),
-      categories: strings(names.categories),
-      verbs: allVerbs,
-      subresources: {
-        status: KubeObject.isObject(sub.status),
-        ...(scale === undefined ? {} : {
-          scale: {
-            specReplicasPath: String(scale.specReplicasPath ?? ".spec.replicas"),
-            statusReplicasPath: String(scale.statusReplicasPath ?? ".status.replicas"),
-            ...(typeof scale.labelSelectorPath === "string" ? { labelSelectorPath: scale.labelSelectorPath } : {})
-          }
-        })
-      },
-      custom: true,
-      ...(schema === undefined ? {} : { schema }),
-      structure: CrdStructure.fromSchema(schema),
-      selectableFields: (Array.isArray(v.selectableFields) ? v.selectableFields.map(record) : [])
-        .map((f) => String(f.jsonPath ?? "").replace(/^\./, "")),
-      printerColumns: (Array.isArray(v.additionalPrinterColumns) ? v.additionalPrinterColumns.map(record) : [])
-        .map((c) => ({
-          name: String(c.name ?? ""),
-          type: String(c.type ?? "string"),
-          jsonPath: String(c.jsonPath ?? ""),
-          ...(typeof c.description === "string" ? { description: c.description } : {}),
-          ...(typeof c.priority === "number" ? { priority: c.priority } : {}),
-          ...(typeof c.format === "string" ? { format: c.format } : {})
-        }))
-    }
-    return {
-      type,
-      storage: storageKey,
-      generation: true,
-      unconditionalUpdate: false,
-      crd: String(KubeObject.meta(crd).name ?? ""),
-      toStorage: (object) => ({ ...object, apiVersion: `${group}/${storageVersion}`, kind })
-    }
-  })
+  return CustomResourceDefinition.resourceTypes(crd).map((type): Registry.Resource => ({
+    type,
+    storage: storageOf(crd),
+    generation: true,
+    unconditionalUpdate: false,
+    crd: String(KubeObject.meta(crd).name ?? ""),
+    toStorage: (object) => ({ ...object, apiVersion: `${type.group}/${storageVersion}`, kind: type.kind })
+  }))
 }
 
-const condition = (
-  type: string,
-  status: string,
-  reason: string,
-  message: string,
-  previous: ReadonlyArray<KubeObject.KubeObject>
-): KubeObject.KubeObject => {
-  const before = previous.find((c) => c.type === type)
+/** The storage key of a CRD's custom resources: `<plural>.<group>`. */
+const storageOf = (crd: KubeObject.KubeObject): string => {
+  const spec = record(crd.spec)
+  return `${record(spec.names).plural}.${spec.group}`
+}
+
+const terminatingCondition = (crd: KubeObject.KubeObject, now: string): KubeObject.KubeObject => {
+  const previous = (Array.isArray(record(crd.status).conditions) ? record(crd.status).conditions as Array<unknown> : [])
+    .map(record).find((c) => c.type === "Terminating")
   return {
-    type,
-    status,
-    lastTransitionTime: before !== undefined && before.status === status
-      ? before.lastTransitionTime
-      : KubeObject.timestamp(),
-    reason,
-    message
+    type: "Terminating",
+    status: "True",
+    lastTransitionTime: previous?.status === "True" ? previous.lastTransitionTime : now,
+    reason: "InstanceDeletionInProgress",
+    message: "CustomResource deletion is in progress"
   }
 }
 
 /**
- * The status an established (or terminating) CRD has, keeping transition times that did not change.
+ * The status the server's CRD controllers converge to: accepted names and NamesAccepted and
+ * Established conditions (CustomResourceDefinition.computeStatus), plus Terminating while the CRD
+ * is being deleted.
  *
  * @example
  * import * as Crds from "./Crds.ts"
- * const crd = { spec: { group: "g", names: { plural: "ws", kind: "W" }, versions: [{ name: "v1", served: true, storage: true }] } }
- * Crds.status(crd, true, false).conditions.map((c) => c.type) // ["NamesAccepted", "Established"]
+ * const crd = { metadata: { name: "ws.g" }, spec: { group: "g", names: { plural: "ws", kind: "W" } } }
+ * Crds.status(crd, []).conditions.map((c) => c.type) // ["NamesAccepted", "Established"]
  */
-export const status = (crd: KubeObject.KubeObject, namesAccepted: boolean, terminating: boolean) => {
-  const spec = record(crd.spec)
-  const names = record(spec.names)
-  const current = record(crd.status)
-  const previous = Array.isArray(current.conditions) ? current.conditions.map(record) : []
-  const versions = Array.isArray(spec.versions) ? spec.versions.map(record) : []
-  const storageVersion = versions.find((v) => v.storage === true)?.name
-  const stored = [...new Set([...strings(current.storedVersions), ...(typeof storageVersion === "string" ? [storageVersion] : [])])]
-  const kind = String(names.kind ?? "")
-  const conditions = [
-    namesAccepted
-      ? condition("NamesAccepted", "True", "NoConflicts", "no conflicts found", previous)
-      : condition("NamesAccepted", "False", "AlreadyInUse", "the plural name is already in use by another CRD", previous),
-    namesAccepted
-      ? condition("Established", "True", "InitialNamesAccepted", "the initial names have been accepted", previous)
-      : condition("Established", "False", "NotAccepted", "not all names are accepted", previous),
-    ...(terminating
-      ? [condition("Terminating", "True", "InstanceDeletionInProgress", "CustomResource deletion is in progress", previous)]
-      : [])
-  ]
+export const status = (crd: KubeObject.KubeObject, others: ReadonlyArray<KubeObject.KubeObject>) => {
+  const now = KubeObject.timestamp()
+  const computed = CustomResourceDefinition.computeStatus(crd, { others, now }) as unknown as KubeObject.KubeObject
+  const conditions = (Array.isArray(computed.conditions) ? computed.conditions : []).map(record)
+    .filter((c) => c.type !== "Terminating")
   return {
-    conditions,
-    acceptedNames: namesAccepted
-      ? {
-        plural: names.plural,
-        singular: typeof names.singular === "string" && names.singular !== "" ? names.singular : kind.toLowerCase(),
-        kind,
-        listKind: typeof names.listKind === "string" ? names.listKind : `${kind}List`,
-        ...(Array.isArray(names.shortNames) ? { shortNames: names.shortNames } : {}),
-        ...(Array.isArray(names.categories) ? { categories: names.categories } : {})
-      }
-      : { plural: "", kind: "" },
-    storedVersions: stored
+    ...computed,
+    conditions: KubeObject.meta(crd).deletionTimestamp === undefined
+      ? conditions
+      : [...conditions, terminatingCondition(crd, now)]
   }
 }
 
@@ -206,17 +135,6 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
   const crdResource = () => registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!
   const target = (name: string): Rest.Target => ({ resource: crdResource(), namespace: undefined, name })
 
-  const namesFree = (crd: KubeObject.KubeObject) => {
-    const name = KubeObject.meta(crd).name
-    const spec = record(crd.spec)
-    const key = `${record(spec.names).plural}.${spec.group}`
-    return !store.list(storage, undefined).some((other) => {
-      const o = record(other.spec)
-      return KubeObject.meta(other).name !== name && `${record(o.names).plural}.${o.group}` === key &&
-        KubeObject.meta(other).creationTimestamp! < KubeObject.meta(crd).creationTimestamp!
-    })
-  }
-
   const writeStatus = (name: string, desired: KubeObject.KubeObject) =>
     Rest.update(env, target(name), "status", writeOptions, (current) => Effect.succeed({ ...current, status: desired }))
       .pipe(Effect.catchIf((e) => e.code === 404, () => Effect.void))
@@ -228,16 +146,14 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
       return
     }
     const m = KubeObject.meta(crd)
-    const accepted = namesFree(crd)
-    if (m.deletionTimestamp === undefined) {
-      if (accepted) registry.registerCrd(name, resources(crd))
-      const desired = status(crd, accepted, false)
-      if (!KubeObject.equals(desired, crd.status)) yield* writeStatus(name, desired)
-      return
-    }
-    const desired = status(crd, accepted, true)
+    const others = store.list(storage, undefined).filter((o) => KubeObject.meta(o).name !== name)
+    const desired = status(crd, others)
+    const established = { ...crd, status: desired }
+    // Serve the endpoints before clients can see Established.
+    if (m.deletionTimestamp === undefined) registry.registerCrd(name, resources(established))
     if (!KubeObject.equals(desired, crd.status)) yield* writeStatus(name, desired)
-    const served = resources(crd)[0]
+    if (m.deletionTimestamp === undefined) return
+    const served = resources(established)[0] ?? registry.byStorage(storageOf(crd))[0]
     if (served !== undefined) {
       for (const object of store.list(served.storage, undefined)) {
         const om = KubeObject.meta(object)
@@ -263,7 +179,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
   const onEvent = (event: Store.Event) => {
     if (event.storage === storage) {
       const name = String(KubeObject.meta(event.object).name)
-      const crdStorage = `${record(record(event.object.spec).names).plural}.${record(event.object.spec).group}`
+      const crdStorage = storageOf(event.object)
       owners.set(crdStorage, name)
       if (event.type === "DELETED") {
         registry.unregisterCrd(name)
@@ -278,9 +194,8 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
   }
   for (const crd of store.list(storage, undefined)) {
     const name = String(KubeObject.meta(crd).name)
-    const spec = record(crd.spec)
-    owners.set(`${record(spec.names).plural}.${spec.group}`, name)
-    if (KubeObject.meta(crd).deletionTimestamp === undefined && namesFree(crd)) registry.registerCrd(name, resources(crd))
+    owners.set(storageOf(crd), name)
+    if (KubeObject.meta(crd).deletionTimestamp === undefined) registry.registerCrd(name, resources(crd))
     worker.enqueue(name)
   }
   const unsubscribe = store.subscribe(onEvent)
@@ -296,58 +211,26 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
  * Crds.prepareCreate({ metadata: { name: "a.b" } }).metadata // { name: "a.b", finalizers: ["customresourcecleanup.apiextensions.k8s.io"] }
  */
 export const prepareCreate = (crd: KubeObject.KubeObject): KubeObject.KubeObject =>
-  KubeObject.withMeta(crd, {
+  KubeObject.withMeta(CustomResourceDefinition.prepare(CustomResourceDefinition.withDefaults(crd)), {
     finalizers: [...(KubeObject.meta(crd).finalizers ?? []).filter((f) => f !== cleanupFinalizer), cleanupFinalizer]
   })
 
 /**
- * The OpenAPI v3 documents: the index (path undefined) or one group/version document.
+ * A CRD update as stored: v1 defaults, and the storage version added to storedVersions.
  *
  * @example
  * import * as Crds from "./Crds.ts"
- * import * as Registry from "./Registry.ts"
- * import * as Builtins from "./Builtins.ts"
- * Crds.openapi(Registry.make(Builtins.make()), undefined)
+ * Crds.prepareUpdate({ spec: { names: { kind: "W" } } }, {}).spec // { names: { kind: "W", singular: "w", listKind: "WList" }, conversion: { strategy: "None" } }
  */
-export const openapi = (registry: Registry.Registry, path: string | undefined): unknown => {
-  const groupVersions = new Map<string, ReadonlyArray<Registry.Resource>>()
-  for (const r of registry.all()) {
-    const key = r.type.group === "" ? `api/${r.type.version}` : `apis/${r.type.group}/${r.type.version}`
-    groupVersions.set(key, [...(groupVersions.get(key) ?? []), r])
-  }
-  if (path === undefined) {
-    return {
-      paths: Object.fromEntries(
-        [...groupVersions.keys()].map((k) => [k, { serverRelativeURL: `/openapi/v3/${k}?hash=${registry.generation()}` }])
-      )
-    }
-  }
-  const served = groupVersions.get(path)
-  if (served === undefined) return undefined
-  const paths: Record<string, unknown> = {}
-  for (const r of served) {
-    const t = r.type
-    const prefix = t.group === "" ? `/api/${t.version}` : `/apis/${t.group}/${t.version}`
-    paths[`${prefix}${t.namespaced ? "/namespaces/{namespace}" : ""}/${t.plural}/{name}`] = {
-      patch: {
-        "x-kubernetes-group-version-kind": { group: t.group, version: t.version, kind: t.kind },
-        parameters: [{ name: "fieldValidation", in: "query", schema: { type: "string" } }],
-        requestBody: {
-          content: {
-            "application/merge-patch+json": {},
-            "application/json-patch+json": {},
-            "application/apply-patch+yaml": {},
-            ...(t.custom ? {} : { "application/strategic-merge-patch+json": {} })
-          }
-        },
-        responses: { "200": { description: "OK" } }
-      }
-    }
-  }
-  return {
-    openapi: "3.0.0",
-    info: { title: "Kubernetes", version: "v1.32.0" },
-    paths,
-    components: { schemas: {} }
-  }
-}
+export const prepareUpdate = (crd: KubeObject.KubeObject, old: KubeObject.KubeObject): KubeObject.KubeObject =>
+  CustomResourceDefinition.prepare(CustomResourceDefinition.withDefaults(crd), old)
+
+/**
+ * 422 causes for a CRD create or update (name, spec, structural schemas, names, versions).
+ *
+ * @example
+ * import * as Crds from "./Crds.ts"
+ * Crds.validate({ metadata: { name: "wrong" }, spec: {} }, undefined).length > 0 // true
+ */
+export const validate = (crd: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined) =>
+  CustomResourceDefinition.validate(crd, old)

@@ -51,8 +51,8 @@ export interface Context {
     document: KubeObject.KubeObject,
     body: string
   ) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
-  /** The OpenAPI v3 index (path undefined) or one group/version document; undefined when not served. */
-  readonly openapi: (path: string | undefined) => unknown
+  /** The OpenAPI v3 index (path undefined) or one group/version document, as JSON text; undefined when not served. */
+  readonly openapi: (path: string | undefined) => string | undefined
   /** Finalizes a namespace (PUT namespaces/<name>/finalize). */
   readonly finalizeNamespace: (name: string, body: KubeObject.KubeObject) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
   /** Deletes a namespace (it is marked Terminating and emptied by the namespace controller). */
@@ -269,8 +269,11 @@ const route = Effect.fnUntraced(function*(context: Context, request: HttpServerR
       return yield* onlyGet(found(Discovery.group(registry, parsed.group)))
     case "Resources":
       return yield* onlyGet(found(Discovery.resourceList(registry, parsed.group, parsed.version)))
-    case "OpenApi":
-      return yield* onlyGet(found(context.openapi(parsed.path)))
+    case "OpenApi": {
+      const text = context.openapi(parsed.path)
+      if (text === undefined) return yield* Status.pathNotFound()
+      return yield* onlyGet(Effect.succeed(HttpServerResponse.text(text, { contentType: "application/json" })))
+    }
     case "OpenApiV2":
     case "NotFound":
       return yield* Status.pathNotFound()

@@ -23,6 +23,8 @@ export interface Resource {
   readonly toStorage?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Kind-specific defaults the server sets on create (e.g. a Namespace's phase). */
   readonly prepareCreate?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
+  /** Kind-specific preparation of an update (e.g. a CRD's defaults and storedVersions). */
+  readonly prepareUpdate?: (object: KubeObject.KubeObject, old: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Kind-specific validation of a create or update (422 causes). */
   readonly validate?: (
     object: KubeObject.KubeObject,
@@ -100,12 +102,17 @@ export const make = (builtins: ReadonlyArray<Resource>): Registry => {
     },
     byStorage: (storage) => all().filter((r) => r.storage === storage),
     registerCrd: (crd, resources) => {
-      for (const r of crds.get(crd) ?? []) byId.delete(id(r.type.group, r.type.version, r.type.plural))
+      const before = crds.get(crd)
+      const same = before !== undefined && before.length === resources.length &&
+        before.every((r, i) => KubeObject.equals(r.type, resources[i]!.type))
+      if (same) return
+      for (const r of before ?? []) byId.delete(id(r.type.group, r.type.version, r.type.plural))
       for (const r of resources) byId.set(id(r.type.group, r.type.version, r.type.plural), r)
       crds.set(crd, resources)
       changes++
     },
     unregisterCrd: (crd) => {
+      if (!crds.has(crd)) return
       for (const r of crds.get(crd) ?? []) byId.delete(id(r.type.group, r.type.version, r.type.plural))
       crds.delete(crd)
       changes++

@@ -376,6 +376,7 @@ export const update = Effect.fnUntraced(function*(
     }
     next = Metadata.preserveOnUpdate(current, next)
     next = KubeObject.withMeta(next, { resourceVersion: KubeObject.meta(current).resourceVersion })
+    if (resource.prepareUpdate !== undefined && subresource === undefined) next = resource.prepareUpdate(next, current)
     const admitted = yield* Admission.admit(env.schemas, resource, next, current, options.fieldValidation)
     next = Metadata.nextGeneration(resource, current, admitted.object)
     next = managed === undefined
