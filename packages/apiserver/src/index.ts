@@ -1,2 +1,3 @@
 export * as ApiServer from "./ApiServer.ts"
 export * as Faults from "./Faults.ts"
+export * as Testing from "./Testing.ts"

@@ -1,1 +1,28 @@
-console.log("kubefx")
+/**
+ * The `kubefx` command. Each subcommand is a module exporting `command`; adding one is one line
+ * in `subcommands`.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Effect, Exit } from "effect"
+import { Command } from "effect/cli"
+import * as ApiServerCommand from "./ApiServerCommand.ts"
+
+const subcommands = [
+  ApiServerCommand.command
+] as const
+
+const kubefx = Command.make("kubefx").pipe(
+  Command.withDescription("Kubernetes reconciliation engine for TypeScript teams who write Effect"),
+  Command.withSubcommands(subcommands)
+)
+
+kubefx.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  // Stopped by SIGINT/SIGTERM is a normal end for a long-running command: exit 0.
+  (program) =>
+    NodeRuntime.runMain(program, {
+      teardown: (exit, onExit) =>
+        onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+    })
+)
