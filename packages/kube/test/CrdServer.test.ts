@@ -3,8 +3,8 @@
  */
 import { layer } from "@effect/vitest"
 import { ApiServer } from "@kubefx/apiserver"
-import { Crd, Kube } from "@kubefx/kube"
-import { Context, Effect, Layer, Schedule } from "effect"
+import { Crd, Kube, Resource } from "@kubefx/kube"
+import { Context, Effect, Layer, Schedule, Schema } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -35,9 +35,9 @@ interface Conditioned {
   readonly status?: { readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string }> }
 }
 
-const installed = Effect.gen(function*() {
+const installed = (resource: Resource.Resource<any>) => Effect.gen(function*() {
   const kube = yield* Kube.Kube
-  const crd = Crd.make(Widget)
+  const crd = Crd.make(resource)
   yield* kube.request({ method: "POST", path: crdPath, body: crd })
   const established = kube.request({ method: "GET", path: `${crdPath}/${crd.metadata.name}` }).pipe(
     Effect.map((object) => (object as Conditioned).status?.conditions ?? []),
@@ -46,11 +46,52 @@ const installed = Effect.gen(function*() {
   return yield* established.pipe(Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ times: 200 }))))
 })
 
+interface Tree {
+  readonly name: string
+  readonly children?: ReadonlyArray<Tree>
+}
+const Tree: Schema.Codec<Tree> = Schema.Struct({
+  name: Schema.String,
+  children: Schema.optionalKey(Schema.Array(Schema.suspend((): Schema.Codec<Tree> => Tree)))
+})
+
+/** Every shape the generator produces, in one CRD the server must accept as structural. */
+const Everything = Resource.custom({
+  group: "demo.kubefx.dev",
+  version: "v1beta1",
+  kind: "Everything",
+  plural: "everythings",
+  namespaced: false,
+  spec: Schema.Struct({
+    int32: Schema.Int.check(Schema.isInt32()),
+    ratio: Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThan(1)),
+    name: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(63), Schema.isPattern(/^[a-z]/i), Schema.isPattern(/[a-z0-9]$/)),
+    uuid: Schema.optionalKey(Schema.String.check(Schema.isUUID())),
+    when: Schema.optionalKey(Schema.Date),
+    nullable: Schema.NullOr(Schema.String),
+    pair: Schema.Tuple([Schema.String, Schema.Int]),
+    tags: Schema.Array(Schema.String).check(Schema.isUnique(), Schema.isMaxLength(10)),
+    ports: Schema.Array(Schema.Struct({ name: Schema.String, port: Crd.IntOrString })).annotate(Crd.listMap("name")),
+    labels: Schema.Record(Schema.String, Schema.String).annotate(Crd.mapType("atomic")),
+    extra: Schema.Record(Schema.String, Schema.Unknown),
+    json: Schema.Json,
+    template: Schema.Record(Schema.String, Schema.Unknown).annotate(Crd.embeddedResource),
+    open: Schema.StructWithRest(Schema.Struct({ known: Schema.String }), [Schema.Record(Schema.String, Schema.Unknown)]),
+    choice: Schema.Union([Schema.TaggedStruct("A", { a: Schema.String }), Schema.TaggedStruct("B", { b: Schema.Int })]),
+    either: Schema.Union([Schema.String, Schema.Struct({ value: Schema.String })]),
+    tree: Tree,
+    range: Schema.Struct({ min: Schema.Int, max: Schema.Int }).annotate(
+      Crd.validations({ rule: "self.min <= self.max", message: "min must not exceed max" })
+    ),
+    mode: Schema.Literals(["a", "b"]).annotate({ description: "The mode", default: "a" })
+  })
+})
+
 layer(Server, { excludeTestServices: true, timeout: "60 seconds" })("generated CRD on the embedded API server", (it) => {
   it.effect("is established, serves valid widgets and rejects invalid ones with 422", () =>
     Effect.gen(function*() {
       const kube = yield* Kube.Kube
-      const conditions = yield* installed
+      const conditions = yield* installed(Widget)
       expect(conditions.map((c) => c.type)).toContain("Established")
 
       const created = yield* kube.create(Widget, widget("a", {
@@ -73,5 +114,11 @@ layer(Server, { excludeTestServices: true, timeout: "60 seconds" })("generated C
       expect(rejected._tag).toBe("Invalid")
       const causes = rejected._tag === "Invalid" ? rejected.causes.map((c) => c.field).sort() : []
       expect(causes).toEqual(["spec.message", "spec.mode", "spec.replicas"])
+    }))
+
+  it.effect("a CRD using every generated shape is accepted as structural and established", () =>
+    Effect.gen(function*() {
+      const conditions = yield* installed(Everything)
+      expect(conditions.find((c) => c.type === "Established")?.status).toBe("True")
     }))
 })
