@@ -6,9 +6,11 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Effect, Exit } from "effect"
 import { Command } from "effect/cli"
 import * as ApiServerCommand from "./ApiServerCommand.ts"
+import * as CrdCommand from "./CrdCommand.ts"
 
 const subcommands = [
-  ApiServerCommand.command
+  ApiServerCommand.command,
+  CrdCommand.command
 ] as const
 
 const kubefx = Command.make("kubefx").pipe(
