@@ -282,13 +282,18 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
 
     const hasFinalizer = (object: A) => object.metadata.finalizers?.includes(finalizer) === true
 
+    // JSON patches guarded by what they change (the finalizer list, or the uid when there is none),
+    // so concurrent label or spec writes do not make them fail, and nobody else's finalizer is lost.
     const addFinalizer = (object: A) =>
-      kube.patch(resource, object.metadata.name ?? "", object.metadata.namespace, [
-        { op: "test", path: "/metadata/resourceVersion", value: object.metadata.resourceVersion },
-        object.metadata.finalizers === undefined
-          ? { op: "add", path: "/metadata/finalizers", value: [finalizer] }
-          : { op: "add", path: "/metadata/finalizers/-", value: finalizer }
-      ], { type: "json" })
+      kube.patch(resource, object.metadata.name ?? "", object.metadata.namespace, object.metadata.finalizers === undefined
+        ? [
+          { op: "test", path: "/metadata/uid", value: object.metadata.uid },
+          { op: "add", path: "/metadata/finalizers", value: [finalizer] }
+        ]
+        : [
+          { op: "test", path: "/metadata/finalizers", value: object.metadata.finalizers },
+          { op: "add", path: "/metadata/finalizers/-", value: finalizer }
+        ], { type: "json" })
 
     const removeFinalizer = (object: A) => {
       const index = object.metadata.finalizers?.indexOf(finalizer) ?? -1
