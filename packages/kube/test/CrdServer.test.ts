@@ -5,9 +5,11 @@ import { layer } from "@effect/vitest"
 import { ApiServer } from "@kubefx/apiserver"
 import { Crd, Kube, Resource } from "@kubefx/kube"
 import { Context, Effect, Layer, Schedule, Schema } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
+import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { expect } from "vitest"
 import { Widget } from "./fixtures/Widget.ts"
 
@@ -38,7 +40,7 @@ interface Conditioned {
 const installed = (resource: Resource.Resource<any>) => Effect.gen(function*() {
   const kube = yield* Kube.Kube
   const crd = Crd.make(resource)
-  yield* kube.request({ method: "POST", path: crdPath, body: crd })
+  yield* kube.request({ method: "POST", path: crdPath, body: crd }).pipe(Effect.catchTag("AlreadyExists", () => Effect.void))
   const established = kube.request({ method: "GET", path: `${crdPath}/${crd.metadata.name}` }).pipe(
     Effect.map((object) => (object as Conditioned).status?.conditions ?? []),
     Effect.filterOrFail((conditions) => conditions.some((c) => c.type === "Established" && c.status === "True"))
@@ -120,5 +122,31 @@ layer(Server, { excludeTestServices: true, timeout: "60 seconds" })("generated C
     Effect.gen(function*() {
       const conditions = yield* installed(Everything)
       expect(conditions.find((c) => c.type === "Established")?.status).toBe("True")
+    }))
+
+  it.effect("kubectl apply --dry-run=server takes the YAML, a valid widget, and rejects an invalid one", () =>
+    Effect.gen(function*() {
+      const kubeconfig = yield* Kubeconfig
+      const dir = join(kubeconfig, "..")
+      const kubectl = (file: string, content: string) =>
+        Effect.promise(() => {
+          writeFileSync(join(dir, file), content)
+          return promisify(execFile)("kubectl", ["--kubeconfig", kubeconfig, "apply", "--dry-run=server", "-f", join(dir, file)], {
+            timeout: 30_000
+          }).then(({ stdout }) => ({ ok: true, output: stdout }), (e: { stderr: string }) => ({ ok: false, output: e.stderr }))
+        })
+      yield* installed(Widget)
+      // the CRD YAML as `kubefx crd` prints it: an update of Widget's, a creation of Everything's
+      const crds = yield* kubectl("crds.yaml", Crd.toYaml([Crd.make(Widget), Crd.make(Everything)]))
+      expect(crds).toEqual({ ok: true, output: expect.stringContaining("customresourcedefinition.apiextensions.k8s.io/widgets.demo.kubefx.dev") })
+      expect(crds.output).toContain("everythings.demo.kubefx.dev")
+      expect(crds.output).toContain("(server dry run)")
+
+      const good = yield* kubectl("good.json", JSON.stringify(widget("c", { replicas: 1, message: "ok" })))
+      expect(good).toEqual({ ok: true, output: "widget.demo.kubefx.dev/c created (server dry run)\n" })
+
+      const bad = yield* kubectl("bad.json", JSON.stringify(widget("d", { replicas: -1, message: "ok" })))
+      expect(bad.ok).toBe(false)
+      expect(bad.output).toContain("spec.replicas: Invalid value: -1")
     }))
 })
