@@ -421,7 +421,11 @@ export const replace = (
   if ((rv === undefined || rv === "") && !target.resource.unconditionalUpdate) {
     return Effect.fail(
       Status.invalid(target.resource.type, target.name, [
-        Status.fieldInvalid("metadata.resourceVersion", "0x0", "must be specified for an update")
+        {
+          reason: "FieldValueInvalid",
+          message: "Invalid value: 0x0: must be specified for an update",
+          field: "metadata.resourceVersion"
+        }
       ])
     )
   }

@@ -1,0 +1,127 @@
+/**
+ * Shared objects for the integration tests: a CronTab CRD (status and scale subresources, printer
+ * columns, a selectable field, defaults and bounds in its schema) and small builders.
+ */
+import { Effect } from "effect"
+import type * as Testing from "../src/Testing.ts"
+
+export const group = "stable.example.com"
+
+export const crontabCrd = (plural = "crontabs", kind = "CronTab") => ({
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: `${plural}.${group}` },
+  spec: {
+    group,
+    scope: "Namespaced",
+    names: { plural, singular: kind.toLowerCase(), kind, shortNames: [`${kind.toLowerCase().slice(0, 2)}x`] },
+    versions: [{
+      name: "v1",
+      served: true,
+      storage: true,
+      subresources: {
+        status: {},
+        scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.selector" }
+      },
+      selectableFields: [{ jsonPath: ".spec.color" }],
+      additionalPrinterColumns: [
+        { name: "Spec", type: "string", jsonPath: ".spec.cronSpec" },
+        { name: "Replicas", type: "integer", jsonPath: ".spec.replicas" }
+      ],
+      schema: {
+        openAPIV3Schema: {
+          type: "object",
+          properties: {
+            spec: {
+              type: "object",
+              properties: {
+                cronSpec: { type: "string", description: "The schedule." },
+                color: { type: "string" },
+                replicas: { type: "integer", default: 1, minimum: 0, maximum: 10 },
+                ports: {
+                  type: "array",
+                  "x-kubernetes-list-type": "map",
+                  "x-kubernetes-list-map-keys": ["name"],
+                  items: { type: "object", required: ["name"], properties: { name: { type: "string" }, port: { type: "integer" } } }
+                },
+                free: { type: "object", "x-kubernetes-preserve-unknown-fields": true }
+              }
+            },
+            status: {
+              type: "object",
+              properties: { replicas: { type: "integer" }, selector: { type: "string" }, phase: { type: "string" } }
+            }
+          }
+        }
+      }
+    }]
+  }
+})
+
+export const crontab = (name: string, spec: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+  apiVersion: `${group}/v1`,
+  kind: "CronTab",
+  metadata: { name, ...extra },
+  spec: { cronSpec: "* * * * *", ...spec }
+})
+
+export const configMap = (name: string, data: Record<string, string> = {}, metadata: Record<string, unknown> = {}) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, ...metadata },
+  data
+})
+
+/** Creates the CRD and waits until the server serves its kind. */
+export const installCrd = async (server: Testing.TestServer, crd = crontabCrd()) => {
+  const created = await server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd })
+  if (created.status !== 201) throw new Error(`CRD create failed: ${created.text}`)
+  await Effect.runPromise(server.settled)
+  return created.json
+}
+
+/** Creates a namespace. */
+export const createNamespace = async (server: Testing.TestServer, name: string) => {
+  const created = await server.request("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name } } })
+  if (created.status !== 201) throw new Error(`namespace create failed: ${created.text}`)
+}
+
+/** Reads a watch stream until `count` events arrived (or `ms` passed), then aborts it. */
+export const watchEvents = async (
+  server: Testing.TestServer,
+  path: string,
+  count: number,
+  ms = 5000,
+  during?: () => Promise<unknown>
+): Promise<Array<{ type: string; object: any }>> => {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), ms)
+  const events: Array<{ type: string; object: any }> = []
+  try {
+    const response = await fetch(`${server.url}${path}`, {
+      headers: { authorization: `Bearer ${server.token}` },
+      signal: controller.signal
+    })
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    let buffer = ""
+    const pending = during?.()
+    while (events.length < count) {
+      const { done, value } = await reader.read()
+      if (done) break
+      buffer += decoder.decode(value, { stream: true })
+      let nl: number
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        events.push(JSON.parse(buffer.slice(0, nl)))
+        buffer = buffer.slice(nl + 1)
+      }
+    }
+    await pending
+    controller.abort()
+  } catch (error) {
+    if (!(error instanceof Error && error.name === "AbortError")) throw error
+  } finally {
+    clearTimeout(timer)
+  }
+  return events
+}
