@@ -23,6 +23,15 @@ const Strings = Schema.Array(Schema.String)
 const kubeObject = <Fields extends Schema.Struct.Fields>(fields: Fields) =>
   open({ apiVersion: opt(Schema.String), kind: opt(Schema.String), metadata: ObjectMeta.ObjectMeta, ...fields })
 
+/** Every kind here is at version v1 of its group. */
+const v1 = <S extends Schema.Top & { readonly Type: ObjectMeta.KubeObject }>(
+  group: string,
+  kind: string,
+  plural: string,
+  schema: S,
+  namespaced = true
+) => Resource.builtin({ group, version: "v1", kind, plural, namespaced, schema })
+
 /** metav1.Time: RFC 3339 with seconds, `2026-01-02T15:04:05Z`. */
 export const Time = Schema.String.annotate({ description: "RFC 3339 time in seconds", format: "date-time" })
 
@@ -99,7 +108,7 @@ const ConfigMapObject = kubeObject({
   binaryData: opt(StringMap),
   immutable: opt(Schema.Boolean)
 })
-export const ConfigMap = Resource.builtin({ group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", schema: ConfigMapObject })
+export const ConfigMap = v1("", "ConfigMap", "configmaps", ConfigMapObject)
 export type ConfigMap = typeof ConfigMapObject.Type
 
 const SecretObject = kubeObject({
@@ -110,7 +119,7 @@ const SecretObject = kubeObject({
   stringData: opt(StringMap),
   immutable: opt(Schema.Boolean)
 })
-export const Secret = Resource.builtin({ group: "", version: "v1", kind: "Secret", plural: "secrets", schema: SecretObject })
+export const Secret = v1("", "Secret", "secrets", SecretObject)
 export type Secret = typeof SecretObject.Type
 
 export const ServicePort = open({
@@ -129,7 +138,7 @@ const ServiceObject = kubeObject({
   })),
   status: opt(open({}))
 })
-export const Service = Resource.builtin({ group: "", version: "v1", kind: "Service", plural: "services", schema: ServiceObject })
+export const Service = v1("", "Service", "services", ServiceObject)
 export type Service = typeof ServiceObject.Type
 
 const ServiceAccountObject = kubeObject({
@@ -137,13 +146,7 @@ const ServiceAccountObject = kubeObject({
   imagePullSecrets: opt(Schema.Array(open({ name: opt(Schema.String) }))),
   automountServiceAccountToken: opt(Schema.Boolean)
 })
-export const ServiceAccount = Resource.builtin({
-  group: "",
-  version: "v1",
-  kind: "ServiceAccount",
-  plural: "serviceaccounts",
-  schema: ServiceAccountObject
-})
+export const ServiceAccount = v1("", "ServiceAccount", "serviceaccounts", ServiceAccountObject)
 export type ServiceAccount = typeof ServiceAccountObject.Type
 
 const workloadStatus = {
@@ -165,13 +168,7 @@ const DeploymentObject = kubeObject({
   })),
   status: opt(open({ ...workloadStatus, unavailableReplicas: opt(Schema.Int) }))
 })
-export const Deployment = Resource.builtin({
-  group: "apps",
-  version: "v1",
-  kind: "Deployment",
-  plural: "deployments",
-  schema: DeploymentObject
-})
+export const Deployment = v1("apps", "Deployment", "deployments", DeploymentObject)
 export type Deployment = typeof DeploymentObject.Type
 
 const StatefulSetObject = kubeObject({
@@ -185,13 +182,7 @@ const StatefulSetObject = kubeObject({
   })),
   status: opt(open({ ...workloadStatus, currentReplicas: opt(Schema.Int), currentRevision: opt(Schema.String), updateRevision: opt(Schema.String) }))
 })
-export const StatefulSet = Resource.builtin({
-  group: "apps",
-  version: "v1",
-  kind: "StatefulSet",
-  plural: "statefulsets",
-  schema: StatefulSetObject
-})
+export const StatefulSet = v1("apps", "StatefulSet", "statefulsets", StatefulSetObject)
 export type StatefulSet = typeof StatefulSetObject.Type
 
 const PodObject = kubeObject({
@@ -205,21 +196,14 @@ const PodObject = kubeObject({
     containerStatuses: opt(Schema.Array(open({ name: Schema.String, ready: opt(Schema.Boolean), restartCount: opt(Schema.Int) })))
   }))
 })
-export const Pod = Resource.builtin({ group: "", version: "v1", kind: "Pod", plural: "pods", schema: PodObject })
+export const Pod = v1("", "Pod", "pods", PodObject)
 export type Pod = typeof PodObject.Type
 
 const NamespaceObject = kubeObject({
   spec: opt(open({ finalizers: opt(Strings) })),
   status: opt(open({ phase: opt(Schema.String) }))
 })
-export const Namespace = Resource.builtin({
-  group: "",
-  version: "v1",
-  kind: "Namespace",
-  plural: "namespaces",
-  namespaced: false,
-  schema: NamespaceObject
-})
+export const Namespace = v1("", "Namespace", "namespaces", NamespaceObject, false)
 export type Namespace = typeof NamespaceObject.Type
 
 const LeaseObject = kubeObject({
@@ -231,13 +215,7 @@ const LeaseObject = kubeObject({
     leaseTransitions: opt(Schema.Int)
   }))
 })
-export const Lease = Resource.builtin({
-  group: "coordination.k8s.io",
-  version: "v1",
-  kind: "Lease",
-  plural: "leases",
-  schema: LeaseObject
-})
+export const Lease = v1("coordination.k8s.io", "Lease", "leases", LeaseObject)
 export type Lease = typeof LeaseObject.Type
 
 const EventSeries = open({ count: opt(Schema.Int), lastObservedTime: opt(MicroTime) })
@@ -259,7 +237,7 @@ const EventObject = kubeObject({
   reportingInstance: opt(Schema.String)
 })
 /** core/v1 Event. */
-export const Event = Resource.builtin({ group: "", version: "v1", kind: "Event", plural: "events", schema: EventObject })
+export const Event = v1("", "Event", "events", EventObject)
 export type Event = typeof EventObject.Type
 
 const EventsV1EventObject = kubeObject({
@@ -279,11 +257,5 @@ const EventsV1EventObject = kubeObject({
   deprecatedCount: opt(Schema.Int)
 })
 /** events.k8s.io/v1 Event: the same stored events as core/v1, with the newer field names. */
-export const EventsV1Event = Resource.builtin({
-  group: "events.k8s.io",
-  version: "v1",
-  kind: "Event",
-  plural: "events",
-  schema: EventsV1EventObject
-})
+export const EventsV1Event = v1("events.k8s.io", "Event", "events", EventsV1EventObject)
 export type EventsV1Event = typeof EventsV1EventObject.Type
