@@ -82,7 +82,7 @@ export const custom = <Spec extends Schema.Top, Status extends Schema.Top = Sche
   readonly shortNames?: ReadonlyArray<string>
   readonly categories?: ReadonlyArray<string>
   readonly printerColumns?: ReadonlyArray<PrinterColumn>
-}): Resource<CustomObject<Spec["Type"], Status["Type"]>> => {
+}): Resource<CustomObject<Spec["Type"], Status["Type"]>> & { readonly custom: CustomDefinition } => {
   const apiVersion = apiVersionOf(options.group, options.version)
   const schema = Schema.Struct({
     apiVersion: Schema.String,

@@ -3,7 +3,7 @@
  * cluster of KUBEFX_TEST_KUBECONFIG), a fresh namespace per test, CRD installation, and polling.
  */
 import { ApiServer } from "@kubefx/apiserver"
-import { Builtins, Crd, Kube, type Resource } from "@kubefx/kube"
+import { Builtins, Crd, Kube } from "@kubefx/kube"
 import { Context, Duration, Effect, Layer, Schedule } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -43,10 +43,10 @@ export const namespace = Effect.gen(function*() {
 })
 
 /** Installs the CRD of a custom resource and waits until it is served. */
-export const installCrd = (resource: Resource.Resource<any>) =>
+export const installCrd = (resource: Crd.CustomResource) =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
-    const crd = Crd.make(resource as Crd.CustomResource)
+    const crd = Crd.make(resource)
     yield* kube.request({ method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: crd }).pipe(
       Effect.catchTag("AlreadyExists", () => Effect.void)
     )
