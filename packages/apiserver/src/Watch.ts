@@ -78,7 +78,7 @@ export const parseResourceVersion = (
  * import * as Watch from "./Watch.ts"
  * const store = Store.make()
  * const watches = Watch.make({ store, faults: Faults.make() })
- * const configmaps = Builtins.make({}).find((r) => r.type.plural === "configmaps")!
+ * const configmaps = Builtins.make().find((r) => r.type.plural === "configmaps")!
  * const body = watches.stream({
  *   resource: configmaps, namespace: "default", labelSelector: [], fieldSelector: [],
  *   resourceVersion: "0", resourceVersionMatch: undefined, allowWatchBookmarks: false,
@@ -236,10 +236,15 @@ export const make = (options: Options): Watches => {
       const tail = Stream.suspend(() =>
         terminal === undefined ? Stream.empty : Stream.succeed(Buffer.from(encode(terminal)) as Uint8Array)
       )
-      return Stream.fromArray(head).pipe(
-        Stream.rechunk(1000),
-        Stream.concat(Stream.fromQueue(queue)),
-        Stream.mapArrayEffect(deliver),
+      // An empty first chunk makes Node send the response headers now: clients wait for them
+      // before they treat the watch as open, even when no event comes for a long time.
+      const open = Stream.succeed(new Uint8Array(0))
+      return open.pipe(
+        Stream.concat(Stream.fromArray(head).pipe(
+          Stream.rechunk(1000),
+          Stream.concat(Stream.fromQueue(queue)),
+          Stream.mapArrayEffect(deliver)
+        )),
         Stream.concat(tail)
       )
     }))

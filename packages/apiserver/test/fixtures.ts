@@ -86,17 +86,35 @@ export const createNamespace = async (server: Testing.TestServer, name: string) 
   if (created.status !== 201) throw new Error(`namespace create failed: ${created.text}`)
 }
 
-/** Reads a watch stream until `count` events arrived (or `ms` passed), then aborts it. */
-export const watchEvents = async (
+export interface WatchEvent {
+  readonly type: string
+  readonly object: any
+}
+
+export interface Watched {
+  readonly events: Array<WatchEvent>
+  /** When each event arrived (Date.now()). */
+  readonly arrivals: Array<number>
+  /** True when the server ended the stream (rather than the reader stopping or timing out). */
+  readonly ended: boolean
+}
+
+/**
+ * Reads a watch stream until `count` events arrived, the server ends it, or `ms` passed, running
+ * `during` once the stream is open.
+ */
+export const watch = async (
   server: Testing.TestServer,
   path: string,
   count: number,
   ms = 5000,
   during?: () => Promise<unknown>
-): Promise<Array<{ type: string; object: any }>> => {
+): Promise<Watched> => {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), ms)
-  const events: Array<{ type: string; object: any }> = []
+  const events: Array<WatchEvent> = []
+  const arrivals: Array<number> = []
+  let ended = false
   try {
     const response = await fetch(`${server.url}${path}`, {
       headers: { authorization: `Bearer ${server.token}` },
@@ -108,20 +126,33 @@ export const watchEvents = async (
     const pending = during?.()
     while (events.length < count) {
       const { done, value } = await reader.read()
-      if (done) break
+      if (done) {
+        ended = true
+        break
+      }
       buffer += decoder.decode(value, { stream: true })
       let nl: number
       while ((nl = buffer.indexOf("\n")) >= 0) {
         events.push(JSON.parse(buffer.slice(0, nl)))
+        arrivals.push(Date.now())
         buffer = buffer.slice(nl + 1)
       }
     }
-    await pending
     controller.abort()
+    await pending
   } catch (error) {
     if (!(error instanceof Error && error.name === "AbortError")) throw error
   } finally {
     clearTimeout(timer)
   }
-  return events
+  return { events, arrivals, ended }
 }
+
+/** The events of {@link watch}. */
+export const watchEvents = async (
+  server: Testing.TestServer,
+  path: string,
+  count: number,
+  ms = 5000,
+  during?: () => Promise<unknown>
+): Promise<Array<WatchEvent>> => (await watch(server, path, count, ms, during)).events
