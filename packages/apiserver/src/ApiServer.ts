@@ -199,7 +199,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       store,
       registry,
       env,
-      settled: Effect.all([crds.idle, gc.idle, namespaces.idle], { discard: true }),
+      // One controller's writes can queue work for another: wait until all are idle at once.
+      settled: Effect.all([crds.idle, gc.idle, namespaces.idle], { discard: true }).pipe(
+        Effect.andThen(Effect.yieldNow),
+        Effect.repeat({ until: () => crds.pending() + gc.pending() + namespaces.pending() === 0 })
+      ),
       close
     }
     for (const controller of options.controllers ?? []) yield* Effect.forkScoped(controller(apiServer))

@@ -200,7 +200,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
   }
   const unsubscribe = store.subscribe(onEvent)
   yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
-  return { idle: worker.idle }
+  return { idle: worker.idle, pending: worker.pending }
 })
 
 /**

@@ -32,6 +32,7 @@ const writeOptions: Rest.WriteOptions = {
 export interface GarbageCollector {
   /** Completes when the collector has nothing queued. */
   readonly idle: Effect.Effect<void>
+  readonly pending: () => number
 }
 
 /**
@@ -213,5 +214,5 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
   }
   const unsubscribe = store.subscribe(onEvent)
   yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
-  return { idle: worker.idle } satisfies GarbageCollector
+  return { idle: worker.idle, pending: worker.pending } satisfies GarbageCollector
 })

@@ -44,7 +44,7 @@ export interface Options {
   /** How many recent events are kept for watches and paginated lists (default 10,000). */
   readonly historySize?: number
   /** State to start from (recovered from a data directory); history starts empty after it. */
-  readonly initial?: Snapshot
+  readonly initial?: Snapshot | undefined
 }
 
 export interface Store {

@@ -9,6 +9,8 @@ export interface Worker<K> {
   readonly enqueue: (key: K) => void
   /** Completes when no key is queued or being handled. */
   readonly idle: Effect.Effect<void>
+  /** Keys queued or being handled now. */
+  readonly pending: () => number
 }
 
 /**
@@ -70,6 +72,7 @@ export const make = Effect.fnUntraced(function*<K, E>(
   yield* Effect.forkScoped(loop, { startImmediately: true })
   const worker: Worker<K> = {
     enqueue,
+    pending: () => queued.size + busy,
     idle: Effect.callback<void>((resume) => {
       if (queued.size === 0 && busy === 0) return resume(Effect.void)
       const done = () => {

@@ -1,0 +1,136 @@
+/**
+ * What the server's own controllers do: garbage collection with Background, Foreground and Orphan
+ * propagation, namespace deletion, and CRD deletion with its custom resources.
+ */
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import { configMap, createNamespace, crontab, crontabCrd, installCrd } from "./fixtures.ts"
+
+let server: Testing.TestServer
+beforeAll(async () => {
+  server = await Testing.start()
+  await createNamespace(server, "gc")
+})
+afterAll(() => server.close())
+
+const cms = "/api/v1/namespaces/gc/configmaps"
+const settled = () => Effect.runPromise(server.settled)
+
+const owner = async (name: string) => (await server.request("POST", cms, { body: configMap(name) })).json
+const dependent = async (name: string, owners: ReadonlyArray<any>, block = false) =>
+  (await server.request("POST", cms, {
+    body: configMap(name, {}, {
+      ownerReferences: owners.map((o) => ({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        name: o.metadata.name,
+        uid: o.metadata.uid,
+        ...(block ? { blockOwnerDeletion: true } : {})
+      }))
+    })
+  })).json
+const exists = async (name: string) => (await server.request("GET", `${cms}/${name}`)).status === 200
+
+describe("garbage collection", () => {
+  it("deletes dependents after their owner with Background propagation (the default)", async () => {
+    const o = await owner("bg-owner")
+    await dependent("bg-dep", [o])
+    expect((await server.request("DELETE", `${cms}/bg-owner`)).json.status).toBe("Success")
+    await settled()
+    expect(await exists("bg-dep")).toBe(false)
+  })
+
+  it("keeps a Foreground owner until its blocking dependents are gone", async () => {
+    const o = await owner("fg-owner")
+    await dependent("fg-dep", [o], true)
+    await server.request("PATCH", `${cms}/fg-dep`, {
+      body: { metadata: { finalizers: ["example.com/slow"] } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    const deleting = await server.request("DELETE", `${cms}/fg-owner`, { body: { propagationPolicy: "Foreground" } })
+    expect(deleting.json.metadata.finalizers).toContain("foregroundDeletion")
+    await settled()
+    expect(await exists("fg-owner")).toBe(true)
+    expect((await server.request("GET", `${cms}/fg-dep`)).json.metadata.deletionTimestamp).toBeTruthy()
+    await server.request("PATCH", `${cms}/fg-dep`, {
+      body: { metadata: { finalizers: null } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    await settled()
+    expect(await exists("fg-dep")).toBe(false)
+    expect(await exists("fg-owner")).toBe(false)
+  })
+
+  it("orphans dependents with Orphan propagation", async () => {
+    const o = await owner("or-owner")
+    await dependent("or-dep", [o])
+    await server.request("DELETE", `${cms}/or-owner?propagationPolicy=Orphan`)
+    await settled()
+    expect(await exists("or-owner")).toBe(false)
+    const orphan = await server.request("GET", `${cms}/or-dep`)
+    expect(orphan.json.metadata.ownerReferences ?? []).toEqual([])
+  })
+
+  it("drops the reference to a deleted owner while another owner remains", async () => {
+    const a = await owner("two-a")
+    const b = await owner("two-b")
+    await dependent("two-dep", [a, b])
+    await server.request("DELETE", `${cms}/two-a`)
+    await settled()
+    const dep = await server.request("GET", `${cms}/two-dep`)
+    expect(dep.json.metadata.ownerReferences.map((r: any) => r.name)).toEqual(["two-b"])
+  })
+})
+
+describe("namespace deletion", () => {
+  it("marks the namespace Terminating, refuses new content, empties it and then removes it", async () => {
+    await createNamespace(server, "doomed")
+    const path = "/api/v1/namespaces/doomed/configmaps"
+    await server.request("POST", path, { body: configMap("plain") })
+    await server.request("POST", path, { body: configMap("held", {}, { finalizers: ["example.com/hold"] }) })
+    const deleting = await server.request("DELETE", "/api/v1/namespaces/doomed")
+    expect(deleting.status).toBe(200)
+    expect(deleting.json.status.phase).toBe("Terminating")
+    const refused = await server.request("POST", path, { body: configMap("late") })
+    expect(refused.status).toBe(403)
+    await settled()
+    expect((await server.request("GET", `${path}/plain`)).status).toBe(404)
+    expect((await server.request("GET", "/api/v1/namespaces/doomed")).json.status.phase).toBe("Terminating")
+    await server.request("PATCH", `${path}/held`, {
+      body: { metadata: { finalizers: null } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    await settled()
+    expect((await server.request("GET", "/api/v1/namespaces/doomed")).status).toBe(404)
+  })
+})
+
+describe("CRD lifecycle", () => {
+  it("serves the kind once Established and deletes its custom resources with it", async () => {
+    const crd = crontabCrd("widgets", "Widget")
+    const installed = await installCrd(server, crd)
+    expect(installed.metadata.finalizers).toEqual(["customresourcecleanup.apiextensions.k8s.io"])
+    const established = await server.request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
+    expect(established.json.status.conditions).toEqual(expect.arrayContaining([
+      expect.objectContaining({ type: "NamesAccepted", status: "True", reason: "NoConflicts" }),
+      expect.objectContaining({ type: "Established", status: "True", reason: "InitialNamesAccepted" })
+    ]))
+    expect(established.json.status.acceptedNames.kind).toBe("Widget")
+    const widgets = "/apis/stable.example.com/v1/namespaces/gc/widgets"
+    const widget = { ...crontab("w1"), kind: "Widget" }
+    expect((await server.request("POST", widgets, { body: widget })).status).toBe(201)
+    await server.request("DELETE", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
+    await settled()
+    expect((await server.request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)).status).toBe(404)
+    expect((await server.request("GET", widgets)).status).toBe(404)
+    expect((await server.request("GET", "/apis/stable.example.com/v1")).status).toBe(404)
+  })
+
+  it("rejects an invalid CRD with 422", async () => {
+    const bad = { ...crontabCrd("gadgets", "Gadget"), metadata: { name: "wrong.name" } }
+    const reply = await server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: bad })
+    expect(reply.status).toBe(422)
+    expect(reply.json.details.causes[0].field).toBe("metadata.name")
+  })
+})
