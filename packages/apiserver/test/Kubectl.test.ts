@@ -1,0 +1,178 @@
+/**
+ * Conformance with the real kubectl binary, driven through the kubeconfig the server writes.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import { configMap, crontab, crontabCrd } from "./fixtures.ts"
+
+let server: Testing.TestServer
+const children = new Set<ChildProcess>()
+beforeAll(async () => {
+  server = await Testing.start()
+})
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL")
+  await server.close()
+})
+
+const baseArgs = () => ["--kubeconfig", server.kubeconfigPath, "--cache-dir", join(server.dir, "cache"), "-n", "default"]
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const kubectl = (...args: ReadonlyArray<string>): Promise<Run> =>
+  new Promise((resolve) => {
+    execFile("kubectl", [...baseArgs(), ...args], { timeout: 30_000, env: { ...process.env, HOME: server.dir } }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+const ok = async (...args: ReadonlyArray<string>) => {
+  const run = await kubectl(...args)
+  if (run.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${run.code}): ${run.stderr}`)
+  return run.stdout
+}
+
+/** Starts kubectl in the background; resolves lines as they come and the exit when it ends. */
+const background = (...args: ReadonlyArray<string>) => {
+  const child = spawn("kubectl", [...baseArgs(), ...args], { env: { ...process.env, HOME: server.dir } })
+  children.add(child)
+  const lines: Array<string> = []
+  let buffer = ""
+  child.stdout.on("data", (data: Buffer) => {
+    buffer += data.toString()
+    const parts = buffer.split("\n")
+    buffer = parts.pop() ?? ""
+    lines.push(...parts)
+  })
+  let stderr = ""
+  child.stderr.on("data", (data: Buffer) => (stderr += data.toString()))
+  const exited = new Promise<number>((resolve) => child.on("exit", (code) => {
+    children.delete(child)
+    resolve(code ?? -1)
+  }))
+  const waitForLines = async (n: number) => {
+    for (let i = 0; i < 200 && lines.length < n; i++) await new Promise((r) => setTimeout(r, 50))
+    return lines
+  }
+  return { child, lines, exited, waitForLines, stderr: () => stderr }
+}
+
+const file = (name: string, object: unknown) => {
+  const path = join(server.dir, name)
+  writeFileSync(path, JSON.stringify(object))
+  return path
+}
+
+describe("kubectl", () => {
+  it("installs a CRD and waits for condition=Established", async () => {
+    await ok("apply", "-f", file("crd.json", crontabCrd()))
+    await ok("wait", "--for=condition=Established", "crd/crontabs.stable.example.com", "--timeout=20s")
+  })
+
+  it("lists built-in and custom resources in api-resources", async () => {
+    const out = await ok("api-resources")
+    for (const row of [/^configmaps\s+cm\s+v1\s+true\s+ConfigMap$/m, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m, /^crontabs\s+crx\s+stable\.example\.com\/v1\s+true\s+CronTab$/m]) {
+      expect(out).toMatch(row)
+    }
+  })
+
+  it("explains a custom resource from its schema", async () => {
+    const out = await ok("explain", "crontabs.spec.cronSpec")
+    expect(out).toContain("The schedule.")
+  })
+
+  it("applies client-side: created, unchanged, configured", async () => {
+    const path = file("cm.json", configMap("applied", { a: "1" }))
+    expect(await ok("apply", "-f", path)).toContain("configmap/applied created")
+    expect(await ok("apply", "-f", path)).toContain("configmap/applied unchanged")
+    writeFileSync(path, JSON.stringify(configMap("applied", { a: "2" })))
+    expect(await ok("apply", "-f", path)).toContain("configmap/applied configured")
+    expect(await ok("get", "cm", "applied", "-o", "jsonpath={.data.a}")).toBe("2")
+  })
+
+  it("applies server-side, with a conflict unless --force-conflicts", async () => {
+    const path = file("ct.json", crontab("ssa", { replicas: 2 }))
+    expect(await ok("apply", "--server-side", "-f", path)).toContain("crontab.stable.example.com/ssa serverside-applied")
+    writeFileSync(path, JSON.stringify(crontab("ssa", { replicas: 3 })))
+    const conflict = await kubectl("apply", "--server-side", "--field-manager=rival", "-f", path)
+    expect(conflict.code).not.toBe(0)
+    expect(conflict.stderr).toContain('Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas')
+    await ok("apply", "--server-side", "--field-manager=rival", "--force-conflicts", "-f", path)
+    const managed = JSON.parse(await ok("get", "crontab", "ssa", "-o", "json", "--show-managed-fields"))
+    expect(managed.spec.replicas).toBe(3)
+    expect(managed.metadata.managedFields.map((e: any) => e.manager).sort()).toEqual(["kubectl", "rival"])
+  })
+
+  it("creates with generateName and reads back as JSON and YAML", async () => {
+    const out = await ok("create", "-f", file("gen.json", { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "gen-" }, data: { k: "v" } }), "-o", "name")
+    const name = out.trim().replace("configmap/", "")
+    expect(name).toMatch(/^gen-[a-z0-9]{5}$/)
+    expect(JSON.parse(await ok("get", "cm", name, "-o", "json")).data).toEqual({ k: "v" })
+    expect(await ok("get", "cm", name, "-o", "yaml")).toContain(`name: ${name}`)
+  })
+
+  it("patches with each patch type and labels", async () => {
+    await ok("patch", "cm", "applied", "--type=merge", "-p", '{"data":{"m":"1"}}')
+    await ok("patch", "cm", "applied", "--type=json", "-p", '[{"op":"add","path":"/data/j","value":"2"}]')
+    await ok("patch", "cm", "applied", "--type=strategic", "-p", '{"data":{"s":"3"}}')
+    await ok("label", "cm", "applied", "tier=front")
+    const cm = JSON.parse(await ok("get", "cm", "applied", "-o", "json"))
+    expect(cm.data).toMatchObject({ m: "1", j: "2", s: "3" })
+    expect(cm.metadata.labels).toEqual({ tier: "front" })
+    const smp = await kubectl("patch", "crontab", "ssa", "--type=strategic", "-p", '{"spec":{"replicas":1}}')
+    expect(smp.code).not.toBe(0)
+    expect(smp.stderr).toContain("the body of the request was in an unknown format")
+  })
+
+  it("prints printer columns and scales a custom resource", async () => {
+    await ok("scale", "crontab", "ssa", "--replicas=4")
+    const out = await ok("get", "crontabs")
+    expect(out).toMatch(/^NAME\s+SPEC\s+REPLICAS\s*$/m)
+    expect(out).toMatch(/^ssa\s+\* \* \* \* \*\s+4\s*$/m)
+  })
+
+  it("streams changes with get -w", async () => {
+    const watch = background("get", "cm", "-w", "--output-watch-events", "-o", "jsonpath={.type} {.object.metadata.name}{\"\\n\"}")
+    await watch.waitForLines(1)
+    await ok("create", "-f", file("watched.json", configMap("watched")))
+    await ok("label", "cm", "watched", "seen=yes")
+    const lines = await watch.waitForLines(4)
+    watch.child.kill("SIGTERM")
+    await watch.exited
+    expect(lines).toContain("ADDED watched")
+    expect(lines).toContain("MODIFIED watched")
+  })
+
+  it("deletes with finalizers and --wait, returning once the finalizer is removed", async () => {
+    await ok("create", "-f", file("held.json", configMap("held", {}, { finalizers: ["example.com/hold"] })))
+    const deletion = background("delete", "cm", "held", "--wait=true", "--timeout=30s")
+    for (let i = 0; i < 100; i++) {
+      const cm = await server.request("GET", "/api/v1/namespaces/default/configmaps/held")
+      if (cm.json.metadata?.deletionTimestamp !== undefined) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    expect((await server.request("GET", "/api/v1/namespaces/default/configmaps/held")).json.metadata.deletionTimestamp).toBeTruthy()
+    await ok("patch", "cm", "held", "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]')
+    expect(await deletion.exited).toBe(0)
+    expect((await server.request("GET", "/api/v1/namespaces/default/configmaps/held")).status).toBe(404)
+  })
+
+  it("waits for a jsonpath condition", async () => {
+    const waiting = background("wait", "--for=jsonpath={.status.phase}=Ready", "crontab/ssa", "--timeout=30s")
+    await new Promise((r) => setTimeout(r, 300))
+    await server.request("PATCH", "/apis/stable.example.com/v1/namespaces/default/crontabs/ssa/status", {
+      body: { status: { phase: "Ready" } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(await waiting.exited).toBe(0)
+    expect(waiting.lines.join("\n")).toContain("condition met")
+  })
+})
