@@ -21,6 +21,7 @@ import {
   References,
   Schedule,
   Scope,
+  Semaphore,
   Stream
 } from "effect"
 import * as EngineMetrics from "./EngineMetrics.ts"
@@ -97,6 +98,10 @@ export interface Options<E, R, S = never> {
   readonly dependsOn?: ReadonlyArray<Controller> | undefined
   /** Interrupts a run after this long and records a transient `ReconcileError.Timeout`. */
   readonly timeout?: Duration.Input | undefined
+  /** Start held: events queue up and nothing reconciles until `resume` (a replica that does not lead). */
+  readonly held?: boolean | undefined
+  /** Run each reconcile, with its error handling, in a `kubefx.reconcile` tracing span. */
+  readonly tracing?: boolean | undefined
 }
 
 /** How a run ended. */
@@ -104,6 +109,8 @@ export type RunResult =
   | { readonly _tag: "Done" }
   | { readonly _tag: "RequeueAfter"; readonly afterMillis: number }
   | { readonly _tag: "Transient" | "Permanent" | "Defect"; readonly message: string }
+  /** Stopped by `hold` or `shutdown`; the key was queued again. */
+  | { readonly _tag: "Interrupted" }
 
 /** One finished run, as published on `reports`. */
 export interface RunReport {
@@ -137,6 +144,8 @@ export interface Inspection {
   readonly concurrency: number
   readonly queueDepth: number
   readonly workersBusy: number
+  /** Held by `hold`: not reconciling until `resume`. */
+  readonly held: boolean
   readonly dependsOn: ReadonlyArray<{ readonly name: string; readonly degraded: boolean }>
   readonly keys: ReadonlyArray<KeyStatus>
 }
@@ -161,6 +170,15 @@ export interface Controller {
   /** Waits until nothing is queued or running (pending timers aside). */
   readonly awaitIdle: Effect.Effect<void>
   /**
+   * Stops starting reconciles; events keep queueing. Running reconciles may finish for
+   * `drainTimeout` (default: not at all); the rest are interrupted and their keys queued again.
+   * Completes once nothing runs.
+   */
+  readonly hold: (options?: { readonly drainTimeout?: Duration.Input | undefined }) => Effect.Effect<void>
+  /** Reconciles again after `hold`, or after starting `held`. */
+  readonly resume: Effect.Effect<void>
+  readonly isHeld: () => boolean
+  /**
    * Stops taking events. With `drainTimeout`, queued and running reconciles may finish for that
    * long; whatever is left is interrupted.
    */
@@ -173,6 +191,8 @@ interface KeyState<S> {
   pendingRetry: Duration.Duration | undefined
   exhausted: boolean
   lastRunAt: number | undefined
+  /** The current run's info, while one runs. */
+  running: { readonly info: RetryInfo.RetryInfo; readonly startedAt: number } | undefined
   last: KeyStatus["last"]
   lastGood: Option.Option<S>
 }
@@ -183,6 +203,7 @@ const newKeyState = <S>(): KeyState<S> => ({
   pendingRetry: undefined,
   exhausted: false,
   lastRunAt: undefined,
+  running: undefined,
   last: undefined,
   lastGood: Option.none()
 })
@@ -230,11 +251,14 @@ export const make = <E, R, S = never>(
     const queue = yield* WorkQueue.make(name)
     const bucket = options.rateLimit === undefined ? undefined : yield* TokenBucket.make(options.rateLimit)
     const healthy = yield* Latch.make(true)
+    const gate = yield* Latch.make(options.held !== true)
+    const restarting = yield* Semaphore.make(1)
     const reports = yield* PubSub.sliding<RunReport>(1024)
     const states = new Map<string, KeyState<S>>()
     let health = Health.initial
     let started = false
-    let held = 0
+    let held = options.held === true
+    let waitingOnDependencies = 0
 
     const counts: Counts = {
       success: 0,
@@ -286,14 +310,30 @@ export const make = <E, R, S = never>(
       })
     }
 
-    // One context update per run carries the retry info and the log annotations.
-    const runReconcile = (key: string, info: RetryInfo.RetryInfo) =>
-      Effect.exit(Effect.updateContext(reconcileOnce(key), (current: Context.Context<R>) =>
+    // One context update per run carries the retry info and the log annotations, for the
+    // reconcile and for the failure handling after it.
+    const withRunContext = <A>(run: Effect.Effect<A, never, R>, key: string, info: RetryInfo.RetryInfo) =>
+      Effect.updateContext(run, (current: Context.Context<R>) =>
         Context.add(
           Context.add(current, RetryInfo.RetryInfo, info),
           References.CurrentLogAnnotations,
           { ...Context.get(current, References.CurrentLogAnnotations), controller: name, key, attempt: info.attempt }
-        )))
+        ))
+
+    // The span fails with the reconcile's failure, so tracing backends mark the run as an error.
+    const traced = (
+      run: Effect.Effect<Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>, never, R>,
+      item: WorkQueue.Item,
+      info: RetryInfo.RetryInfo
+    ): Effect.Effect<void, never, R> =>
+      Effect.asVoid(Effect.exit(Effect.withSpan(Effect.flatten(run), "kubefx.reconcile", {
+        attributes: {
+          "kubefx.controller": name,
+          "kubefx.key": item.key,
+          "kubefx.attempt": info.attempt,
+          "kubefx.trigger": Trigger.label(item.triggers[0]!)
+        }
+      })))
 
     const onFailure = Effect.fnUntraced(function*(
       key: string,
@@ -362,33 +402,53 @@ export const make = <E, R, S = never>(
       counts.triggers[Trigger.label(item.triggers[0]!)]++
       const startedAt = clock.currentTimeMillisUnsafe()
       state.lastRunAt = startedAt
-      return Effect.flatMap(runReconcile(key, info), (exit) => {
-        const now = clock.currentTimeMillisUnsafe()
-        reconcileTime.record((now - startedAt) / 1000)
-        const run = { item, state, info, startedAt, now }
-        if (Exit.isFailure(exit)) {
-          const failure = Failure.fromCause(exit.cause)
-          const result: RunResult = { _tag: failure._tag, message: Failure.truncate(Failure.message(failure), messageLimit) }
-          return Effect.flatMap(
-            onFailure(key, state, failure, info, countedAsRetry, now),
-            (delay) => finish(run, result, delay === undefined ? undefined : { after: delay, trigger: Trigger.retry })
-          )
-        }
-        resetRetry(state)
-        const wasDegraded = health.degraded
-        health = Health.succeeded(health, now)
-        let result = doneResult
-        let followUp: WorkQueue.FollowUp | undefined
-        if (exit.value._tag === "RequeueAfter") {
-          counts.requeueAfter++
-          result = { _tag: "RequeueAfter", afterMillis: Duration.toMillis(exit.value.after) }
-          followUp = { after: exit.value.after, trigger: Trigger.reschedule }
-        } else {
-          counts.success++
-        }
-        if (!wasDegraded && options.snapshot === undefined) return finish(run, result, followUp)
-        return Effect.andThen(afterSuccess(key, state, wasDegraded), finish(run, result, followUp))
-      })
+      state.running = { info, startedAt }
+      if (options.tracing !== true) {
+        return withRunContext(
+          Effect.flatMap(Effect.exit(reconcileOnce(key)), (exit) => settle(item, state, info, countedAsRetry, startedAt, exit)),
+          key,
+          info
+        )
+      }
+      const run = Effect.flatMap(Effect.exit(reconcileOnce(key)), (exit) =>
+        Effect.as(settle(item, state, info, countedAsRetry, startedAt, exit), exit))
+      return withRunContext(traced(run, item, info), key, info)
+    }
+
+    const settle = (
+      item: WorkQueue.Item,
+      state: KeyState<S>,
+      info: RetryInfo.RetryInfo,
+      countedAsRetry: boolean,
+      startedAt: number,
+      exit: Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>
+    ): Effect.Effect<void, never, R> => {
+      const key = item.key
+      const now = clock.currentTimeMillisUnsafe()
+      reconcileTime.record((now - startedAt) / 1000)
+      const run = { item, state, info, startedAt, now }
+      if (Exit.isFailure(exit)) {
+        const failure = Failure.fromCause(exit.cause)
+        const result: RunResult = { _tag: failure._tag, message: Failure.truncate(Failure.message(failure), messageLimit) }
+        return Effect.flatMap(
+          onFailure(key, state, failure, info, countedAsRetry, now),
+          (delay) => finish(run, result, delay === undefined ? undefined : { after: delay, trigger: Trigger.retry })
+        )
+      }
+      resetRetry(state)
+      const wasDegraded = health.degraded
+      health = Health.succeeded(health, now)
+      let result = doneResult
+      let followUp: WorkQueue.FollowUp | undefined
+      if (exit.value._tag === "RequeueAfter") {
+        counts.requeueAfter++
+        result = { _tag: "RequeueAfter", afterMillis: Duration.toMillis(exit.value.after) }
+        followUp = { after: exit.value.after, trigger: Trigger.reschedule }
+      } else {
+        counts.success++
+      }
+      if (!wasDegraded && options.snapshot === undefined) return finish(run, result, followUp)
+      return Effect.andThen(afterSuccess(key, state, wasDegraded), finish(run, result, followUp))
     }
 
     const afterSuccess = Effect.fnUntraced(function*(key: string, state: KeyState<S>, wasDegraded: boolean) {
@@ -411,40 +471,74 @@ export const make = <E, R, S = never>(
       },
       result: RunResult,
       followUp: WorkQueue.FollowUp | undefined
-    ): Effect.Effect<void> => {
-      const { item, state, info, startedAt, now } = run
-      // A key forgotten while it ran keeps no timer.
-      const current = states.get(item.key) === state
-      const timer = current ? followUp : undefined
-      const last = {
-        triggers: item.triggers,
-        attempt: info.attempt,
-        isLastAttempt: info.isLastAttempt,
-        startedAt,
-        durationMillis: now - startedAt,
-        result
-      }
-      if (current) state.last = last
-      const next = timer === undefined
-        ? undefined
-        : { at: now + Duration.toMillis(timer.after), trigger: timer.trigger._tag === "Retry" ? "retry" as const : "reschedule" as const }
-      PubSub.publishUnsafe(reports, { controller: name, key: item.key, ...last, next, exhausted: state.exhausted })
-      return queue.done(item.key, timer)
-    }
+    ): Effect.Effect<void> =>
+      // Uninterruptible, so a run that reaches its end is never also requeued as interrupted.
+      Effect.uninterruptible(Effect.suspend(() => {
+        const { item, state, info, startedAt, now } = run
+        state.running = undefined
+        // A key forgotten while it ran keeps no timer.
+        const current = states.get(item.key) === state
+        const timer = current ? followUp : undefined
+        const last = {
+          triggers: item.triggers,
+          attempt: info.attempt,
+          isLastAttempt: info.isLastAttempt,
+          startedAt,
+          durationMillis: now - startedAt,
+          result
+        }
+        if (current) state.last = last
+        const next = timer === undefined
+          ? undefined
+          : { at: now + Duration.toMillis(timer.after), trigger: timer.trigger._tag === "Retry" ? "retry" as const : "reschedule" as const }
+        PubSub.publishUnsafe(reports, { controller: name, key: item.key, ...last, next, exhausted: state.exhausted })
+        return queue.done(item.key, timer)
+      }))
+
+    // A run stopped by `hold` (or a worker stopped while it waited on a dependency) is queued again.
+    const interrupted = (item: WorkQueue.Item): Effect.Effect<void> =>
+      Effect.sync(() => {
+        if (!queue.requeue(item)) return
+        const state = states.get(item.key)
+        const run = state?.running
+        if (state === undefined || run === undefined) return
+        state.running = undefined
+        PubSub.publishUnsafe(reports, {
+          controller: name,
+          key: item.key,
+          triggers: item.triggers,
+          attempt: run.info.attempt,
+          isLastAttempt: run.info.isLastAttempt,
+          startedAt: run.startedAt,
+          durationMillis: clock.currentTimeMillisUnsafe() - run.startedAt,
+          result: interruptedResult,
+          next: undefined,
+          exhausted: state.exhausted
+        })
+      })
 
     const awaitDependencies = dependsOn.length === 0
       ? Effect.void
       : Effect.suspend(() => {
         if (dependsOn.every((dependency) => !dependency.isDegraded())) return Effect.void
-        held++
+        waitingOnDependencies++
         return Effect.forEach(dependsOn, (dependency) => dependency.awaitHealthy, { discard: true }).pipe(
-          Effect.ensuring(Effect.sync(() => held--))
+          Effect.ensuring(Effect.sync(() => waitingOnDependencies--))
         )
       })
 
-    const worker = Effect.forever(
-      Effect.flatMap(queue.take, (item) => Effect.andThen(awaitDependencies, process(item)))
-    )
+    // Taking a key and handing it on are uninterruptible, so an interrupted worker never loses a
+    // key: it is either still queued or requeued by `interrupted`.
+    const worker = Effect.forever(Effect.andThen(
+      gate.await,
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(queue.take), (item) =>
+          held
+            ? Effect.sync(() => queue.requeue(item))
+            : restore(Effect.andThen(awaitDependencies, process(item))).pipe(Effect.onInterrupt(() => interrupted(item)))
+        )
+      )
+    ))
 
     const forgetKey = (key: string): Effect.Effect<void> =>
       Effect.suspend(() => {
@@ -454,10 +548,15 @@ export const make = <E, R, S = never>(
 
     const enqueueKey = (key: string, trigger: Trigger.Trigger = Trigger.event()) => queue.add(key, trigger)
 
+    // Workers restarted by `hold` run with the context the controller was made in.
+    const workerWithContext = Effect.provideContext(worker, yield* Effect.context<R>())
+    let workers: Array<Fiber.Fiber<unknown>> = []
+    const startWorkers = Effect.gen(function*() {
+      workers = []
+      for (let i = 0; i < concurrency; i++) workers.push(yield* Effect.forkIn(workerWithContext, scope))
+    })
+    yield* startWorkers
     const fibers: Array<Fiber.Fiber<unknown>> = []
-    for (let i = 0; i < concurrency; i++) {
-      fibers.push(yield* Effect.forkIn(worker, scope))
-    }
     if (options.source !== undefined) {
       fibers.push(
         yield* Stream.runForEach(options.source, (event) =>
@@ -497,7 +596,24 @@ export const make = <E, R, S = never>(
       }
     }
 
-    const currentStatus = () => Health.status(health, { started, held: held > 0 })
+    const currentStatus = () => Health.status(health, { started, held: held || waitingOnDependencies > 0 })
+
+    const hold = (holdOptions?: { readonly drainTimeout?: Duration.Input | undefined }) =>
+      Effect.gen(function*() {
+        held = true
+        gate.closeUnsafe()
+        const drainTimeout = holdOptions?.drainTimeout
+        if (drainTimeout !== undefined && queue.running() > 0) {
+          yield* Effect.timeoutOption(queue.awaitNoneRunning, drainTimeout)
+        }
+        // Replacing the workers interrupts what still runs; one replacement at a time, so two
+        // overlapping holds never leave two sets of workers.
+        yield* restarting.withPermits(1)(Effect.suspend(() =>
+          !held || queue.running() === 0
+            ? Effect.void
+            : Effect.andThen(Fiber.interruptAll(workers), startWorkers)
+        ))
+      })
 
     const shutdown = (shutdownOptions?: { readonly drainTimeout?: Duration.Input | undefined }) =>
       Effect.gen(function*() {
@@ -506,7 +622,7 @@ export const make = <E, R, S = never>(
           yield* Effect.timeoutOption(queue.shutdown("drain"), drainTimeout)
         }
         yield* queue.shutdown("interrupt")
-        yield* Fiber.interruptAll(fibers)
+        yield* restarting.withPermits(1)(Fiber.interruptAll([...workers, ...fibers]))
         started = false
       })
 
@@ -530,19 +646,27 @@ export const make = <E, R, S = never>(
         concurrency,
         queueDepth: queue.depth(),
         workersBusy: queue.running(),
+        held,
         dependsOn: dependsOn.map((dependency) => ({ name: dependency.name, degraded: dependency.isDegraded() })),
         keys: Array.from(states, ([key, state]) => keyStatus(key, state))
       })),
       reports: Stream.fromPubSub(reports),
       awaitIdle: queue.awaitIdle,
+      hold,
+      resume: Effect.sync(() => {
+        held = false
+        gate.openUnsafe()
+      }),
+      isHeld: () => held,
       shutdown
     } satisfies Controller
   })
 
 const doneResult: RunResult = { _tag: "Done" }
+const interruptedResult: RunResult = { _tag: "Interrupted" }
 
 const isFailure = (result: RunResult | undefined): boolean =>
-  result !== undefined && result._tag !== "Done" && result._tag !== "RequeueAfter"
+  result !== undefined && (result._tag === "Transient" || result._tag === "Permanent" || result._tag === "Defect")
 
 interface Counts {
   success: number

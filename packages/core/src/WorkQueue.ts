@@ -49,6 +49,13 @@ export interface WorkQueue {
   /** Waits until nothing is queued or running (delayed adds may still be pending). */
   readonly awaitIdle: Effect.Effect<void>
   /**
+   * Puts a taken key back, for a run that was interrupted before `done`: it is queued again with
+   * the triggers it was taken with (merged with any that came while it ran). False once `done` ran.
+   */
+  readonly requeue: (item: Item) => boolean
+  /** Waits until no key is being processed (queued keys aside). */
+  readonly awaitNoneRunning: Effect.Effect<void>
+  /**
    * Stops accepting adds. "drain" first lets everything queued or running finish; "interrupt" does
    * not wait. Then pending delayed adds are dropped and waiting takers are interrupted.
    */
@@ -85,6 +92,7 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
     const ready = yield* Queue.unbounded<string>()
     const timers = yield* FiberMap.make<string>()
     const idle = yield* Latch.make(true)
+    const quiet = yield* Latch.make(true)
     // Hot-path state, touched only inside `Effect.sync` blocks of this queue.
     const entries = new Map<string, Entry>()
     const delayed = new Map<string, number>()
@@ -174,7 +182,7 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
       entry.triggers = []
       entry.startedAt = now
       queuedCount--
-      runningCount++
+      if (runningCount++ === 0) quiet.closeUnsafe()
       queueDuration.record((now - item.queuedAt) / 1000)
       return item
     }
@@ -184,7 +192,7 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
         const entry = entries.get(key)
         if (entry === undefined || !entry.running) return Effect.void
         entry.running = false
-        runningCount--
+        if (--runningCount === 0) quiet.openUnsafe()
         workDuration.record((clock.currentTimeMillisUnsafe() - entry.startedAt) / 1000)
         if (entry.dirty) {
           entry.dirty = false
@@ -207,6 +215,20 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
         )
       })
 
+    const requeue = (item: Item): boolean => {
+      const entry = entries.get(item.key)
+      if (entry === undefined || !entry.running) return false
+      entry.running = false
+      if (--runningCount === 0) quiet.openUnsafe()
+      entry.triggers = entry.dirty ? entry.triggers.reduce(Trigger.merge, item.triggers) : item.triggers
+      entry.dirty = false
+      entry.queued = true
+      entry.queuedAt = item.queuedAt
+      queuedCount++
+      Queue.offerUnsafe(ready, item.key)
+      return true
+    }
+
     const shutdown = (mode: "drain" | "interrupt"): Effect.Effect<void> =>
       Effect.gen(function*() {
         accepting = false
@@ -227,6 +249,8 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
       depth: () => queuedCount,
       running: () => runningCount,
       awaitIdle: idle.await,
+      requeue,
+      awaitNoneRunning: quiet.await,
       shutdown
     } satisfies WorkQueue
   })
