@@ -235,14 +235,9 @@ export const handler = (context: Context) =>
 
 const route = Effect.fnUntraced(function*(context: Context, request: HttpServerRequest.HttpServerRequest) {
   if (!authorized(request.headers["authorization"], context.token)) return yield* Status.unauthorized()
-  let url: URL
-  try {
-    url = new URL(request.url, "http://localhost")
-  } catch {
-    return yield* Status.badRequest("malformed request URL")
-  }
-  const parsed = Paths.parse(url.pathname)
-  const query = url.searchParams
+  const q = request.url.indexOf("?")
+  const parsed = Paths.parse(q === -1 ? request.url : request.url.slice(0, q))
+  const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
   const registry = context.env.registry
   const get = request.method === "GET" || request.method === "HEAD"
   const json = (body: unknown) => {

@@ -89,7 +89,19 @@ export const key = (namespace: string | undefined, name: string): string =>
  * import * as KubeObject from "./KubeObject.ts"
  * KubeObject.timestamp(new Date(0)) // "1970-01-01T00:00:00Z"
  */
-export const timestamp = (date: Date = new Date()): string => date.toISOString().replace(/\.\d{3}Z$/, "Z")
+export const timestamp = (date?: Date): string => {
+  if (date !== undefined) return date.toISOString().replace(/\.\d{3}Z$/, "Z")
+  // Every write stamps times: format the current second once.
+  const second = Math.floor(Date.now() / 1000)
+  if (second !== lastSecond) {
+    lastSecond = second
+    lastStamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
+  }
+  return lastStamp
+}
+
+let lastSecond = -1
+let lastStamp = ""
 
 /**
  * A fresh object uid.
