@@ -56,6 +56,23 @@ export interface Context<A extends ObjectMeta.KubeObject> {
   readonly cached: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>, key: string) => B | undefined
   /** Records a Kubernetes Event about the object (best effort, aggregated, never failing the run). */
   readonly recordEvent: (event: Events.Event) => Effect.Effect<void>
+  /** The primary kind. */
+  readonly resource: Resource.Resource<A>
+  /** The informer of an owned or watched kind (the same `Resource` value), to tell "not cached" from "not watched". */
+  readonly informer: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>) => Informer.Informer<B> | undefined
+  /**
+   * What this run writes in the `Ready` condition if it succeeds, instead of `True`/`Reconciled`:
+   * for example `False`/`DependentsNotReady` while a secondary is still starting. `observedGeneration`
+   * is recorded either way. Has no effect in cleanup.
+   */
+  readonly setReadyCondition: (condition: ReadyCondition) => Effect.Effect<void>
+}
+
+/** What a successful run reports in the `Ready` condition. */
+export interface ReadyCondition {
+  readonly status: "True" | "False"
+  readonly reason: string
+  readonly message?: string | undefined
 }
 
 export interface Options<A extends ObjectMeta.KubeObject, E, R> {
@@ -261,7 +278,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       blockOwnerDeletion: true
     })
 
-    const contextFor = (object: A): Context<A> => ({
+    const contextFor = (object: A, report: (condition: ReadyCondition) => void = () => {}): Context<A> => ({
       kube,
       fieldManager,
       ownerReference: ownerReferenceOf(object),
@@ -277,7 +294,10 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           }
         }, { fieldManager, force: true }),
       cached: (kind, key) => caches.get(kind)?.get(key),
-      recordEvent: (event) => events.record(object, event)
+      recordEvent: (event) => events.record(object, event),
+      resource,
+      informer: (kind) => caches.get(kind),
+      setReadyCondition: (condition) => Effect.sync(() => report(condition))
     })
 
     const hasFinalizer = (object: A) => object.metadata.finalizers?.includes(finalizer) === true
@@ -309,17 +329,18 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
 
     // R10: one condition, written only when it changes, under its own field manager so the
     // reconciler's own status applies never remove it.
-    const setReady = (key: string, status: "True" | "False", reason: string, message: string) =>
+    // `succeeded` records observedGeneration: the run saw this generation, whatever it reports.
+    const setReady = (key: string, status: "True" | "False", reason: string, message: string, succeeded: boolean) =>
       Effect.gen(function*() {
         if (!writeReady) return
         const current = (yield* overlay.get(key)) as (A & WithStatus) | undefined
-        if (current === undefined || (status === "True" && ObjectMeta.isDeleting(current))) return
+        if (current === undefined || (succeeded && ObjectMeta.isDeleting(current))) return
         const generation = current.metadata.generation
         const previous = current.status?.conditions?.find((condition) => condition.type === "Ready")
         if (
           previous?.status === status && previous.reason === reason && previous.message === message &&
           previous.observedGeneration === generation &&
-          (status === "False" || current.status?.observedGeneration === generation)
+          (!succeeded || current.status?.observedGeneration === generation)
         ) return
         const now = rfc3339(yield* Clock.currentTimeMillis)
         const condition: Condition = {
@@ -334,7 +355,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace },
           status: {
             conditions: [condition],
-            ...(status === "True" && generation !== undefined ? { observedGeneration: generation } : {})
+            ...(succeeded && generation !== undefined ? { observedGeneration: generation } : {})
           }
         }, { fieldManager: readyManager, subresource: "status", force: true })
       })
@@ -353,8 +374,11 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           return Outcome.done
         }
         if (options.cleanup !== undefined && !hasFinalizer(object)) object = yield* addFinalizer(object)
-        const outcome = yield* options.reconcile(object, contextFor(object))
-        yield* setReady(key, "True", "Reconciled", "")
+        let reported: ReadyCondition | undefined
+        const outcome = yield* options.reconcile(object, contextFor(object, (condition) => {
+          reported = condition
+        }))
+        yield* setReady(key, reported?.status ?? "True", reported?.reason ?? "Reconciled", Failure.truncate(reported?.message ?? "", 256), true)
         return outcome
       })
 
@@ -374,7 +398,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       onError: (key, failure, info) =>
         Effect.gen(function*() {
           const message = Failure.truncate(Failure.message(failure), 256)
-          yield* setReady(key, "False", "ReconcileError", message).pipe(
+          yield* setReady(key, "False", "ReconcileError", message, false).pipe(
             Effect.catchCause((cause) => Effect.logWarning(`could not record the failure of ${key} in its status`, cause))
           )
           const object = yield* overlay.get(key)

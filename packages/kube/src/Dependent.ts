@@ -1,0 +1,329 @@
+/**
+ * A dependent: one secondary object of a primary, as a value. It says how to compute the object
+ * from the primary (`desired`), when it is ready, when it should exist (`reconcileWhen`), when it
+ * takes part at all (`activeWhen`), and how it goes away. Reconciling it server-side applies the
+ * desired object under the controller's field manager, owned by the primary unless `owned: false`;
+ * the current object is read from the controller's informer cache, never by a GET, and an object
+ * that already holds what was last applied is not written again.
+ *
+ * Workflows (`Workflow.ts`) order dependents and run them; the functions here reconcile or delete
+ * one dependent on its own.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import type * as Builtins from "./Builtins.ts"
+import type * as Controller from "./Controller.ts"
+import type * as Informer from "./Informer.ts"
+import type * as Kube from "./Kube.ts"
+import type * as KubeError from "./KubeError.ts"
+import * as ObjectMeta from "./ObjectMeta.ts"
+import * as OwnerReferences from "./OwnerReferences.ts"
+import type * as Resource from "./Resource.ts"
+
+/** A condition that may need effects: a boolean, or an Effect of one. */
+export type Check<E, R> = boolean | Effect.Effect<boolean, E, R>
+
+export interface Dependent<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E = never, R = never> {
+  readonly _tag: "Dependent"
+  /** Names the node in a workflow, in its result and in the primary's conditions. */
+  readonly name: string
+  readonly resource: Resource.Resource<S>
+  /** Owned objects carry the primary as controller owner (garbage-collected with it, their events reconcile it). */
+  readonly owned: boolean
+  readonly desired: (primary: P, context: Controller.Context<P>) => Effect.Effect<Kube.ApplyBody, E, R>
+  readonly ready: ((actual: S, primary: P) => Effect.Effect<boolean, E, R>) | undefined
+  readonly reconcileWhen: ((primary: P, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
+  readonly activeWhen: ((primary: P, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
+  readonly deleteWhen: ((actual: S | undefined, primary: P) => Effect.Effect<boolean, E, R>) | undefined
+  readonly cleanup: ((actual: S, primary: P, context: Controller.Context<P>) => Effect.Effect<void, E, R>) | undefined
+}
+
+/** The errors reconciling a dependent can fail with: its own and the API's. */
+export type Error<D> = D extends Dependent<any, any, infer E, any> ? E | KubeError.KubeError | Resource.DecodeError : never
+
+export interface Options<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R> {
+  readonly name: string
+  readonly resource: Resource.Resource<S>
+  /**
+   * The object to apply: only the fields this controller owns (server-side apply semantics). The
+   * namespace defaults to the primary's.
+   */
+  readonly desired: (primary: P, context: Controller.Context<P>) => Kube.ApplyBody | Effect.Effect<Kube.ApplyBody, E, R>
+  /** Whether the applied object is ready (for example a Deployment's rollout); default: ready once applied. */
+  readonly ready?: ((actual: S, primary: P) => Check<E, R>) | undefined
+  /** Precondition: when false the object must not exist, so it is deleted (its dependents first). */
+  readonly reconcileWhen?: ((primary: P, context: Controller.Context<P>) => Check<E, R>) | undefined
+  /** Activation: when false the node is neither applied nor deleted; its dependents are deleted. */
+  readonly activeWhen?: ((primary: P, context: Controller.Context<P>) => Check<E, R>) | undefined
+  /** Delete postcondition: deletion counts as done once this holds; default: the object is gone from the cache. */
+  readonly deleteWhen?: ((actual: S | undefined, primary: P) => Check<E, R>) | undefined
+  /** Deletes the object instead of a DELETE request (non-owned or external state that needs more). */
+  readonly cleanup?: ((actual: S, primary: P, context: Controller.Context<P>) => Effect.Effect<void, E, R>) | undefined
+  /**
+   * Default true. Set false for objects the primary cannot own: cluster-scoped ones of a namespaced
+   * primary, or ones in another namespace. Their kind must then be watched with a mapping to the
+   * primary, and only a workflow cleanup deletes them.
+   */
+  readonly owned?: boolean | undefined
+}
+
+/**
+ * A condition that answers a boolean or an Effect, as one that always answers an Effect.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Dependent } from "@kubefx/kube"
+ * const exposed = Dependent.check((site: { spec: { exposed: boolean } }) => site.spec.exposed)
+ */
+export const check = <A extends ReadonlyArray<unknown>, E, R>(
+  f: ((...args: A) => Check<E, R>) | undefined
+): ((...args: A) => Effect.Effect<boolean, E, R>) | undefined =>
+  f === undefined
+    ? undefined
+    : (...args) => {
+      const answer = f(...args)
+      return typeof answer === "boolean" ? Effect.succeed(answer) : answer
+    }
+
+/**
+ * Declares a dependent.
+ *
+ * @example
+ * import { Builtins, Dependent } from "@kubefx/kube"
+ * declare const Website: import("@kubefx/kube").Resource.Resource<{ metadata: { name?: string }; spec: { html: string } }>
+ * type Website = typeof Website.schema.Type
+ *
+ * const page = Dependent.make({
+ *   name: "content",
+ *   resource: Builtins.ConfigMap,
+ *   desired: (site: Website) => ({ metadata: { name: `${site.metadata.name}-content` }, data: { "index.html": site.spec.html } })
+ * })
+ */
+export const make = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E = never, R = never>(
+  options: Options<P, S, E, R>
+): Dependent<P, S, E, R> => ({
+  _tag: "Dependent",
+  name: options.name,
+  resource: options.resource,
+  owned: options.owned ?? true,
+  desired: (primary, context) => {
+    const body = options.desired(primary, context)
+    return Effect.isEffect(body) ? body : Effect.succeed(body)
+  },
+  ready: check(options.ready),
+  reconcileWhen: check(options.reconcileWhen),
+  activeWhen: check(options.activeWhen),
+  deleteWhen: check(options.deleteWhen),
+  cleanup: options.cleanup
+})
+
+/** What reconciling a dependent found. */
+export interface Reconciled<S> {
+  /** The object after this run: the apply's answer, or the cached object when nothing was written. */
+  readonly actual: S
+  /** Whether this run wrote the object. */
+  readonly applied: boolean
+  readonly ready: boolean
+}
+
+/** The annotation holding a digest of the last applied object, so removed fields are applied too. */
+export const appliedDigestAnnotation = "kubefx.dev/applied-digest"
+
+const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject>(
+  self: Dependent<P, S, any, any>,
+  context: Controller.Context<P>
+): Effect.Effect<Informer.Informer<S>> => {
+  const informer = context.informer(self.resource)
+  return informer === undefined
+    ? Effect.die(
+      new Error(
+        `dependent ${self.name}: the controller has no cache of ${self.resource.kind}; add it to the controller's owns (or watches)`
+      )
+    )
+    : Effect.succeed(informer)
+}
+
+// Namespaced objects go to the primary's namespace unless the desired object names another.
+const namespaceOf = (self: Dependent<any, any, any, any>, primary: ObjectMeta.KubeObject, desired: Kube.ApplyBody) =>
+  self.resource.namespaced ? desired.metadata.namespace ?? primary.metadata.namespace : undefined
+
+/** The object to apply, with namespace, owner reference and digest filled in. */
+const applyBody = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
+  self: Dependent<P, S, E, R>,
+  primary: P,
+  context: Controller.Context<P>
+): Effect.Effect<Kube.ApplyBody, E, R> =>
+  Effect.flatMap(self.desired(primary, context), (desired) => {
+    const namespace = namespaceOf(self, primary, desired)
+    if (self.owned && context.resource.namespaced && namespace !== primary.metadata.namespace) {
+      return Effect.die(
+        new Error(
+          `dependent ${self.name}: ${self.resource.kind} ${desired.metadata.name} cannot be owned by a ${context.resource.kind} in another namespace; declare it with owned: false`
+        )
+      )
+    }
+    const { namespace: _, ...metadata } = desired.metadata
+    const body: Kube.ApplyBody = {
+      ...desired,
+      metadata: {
+        ...metadata,
+        ...(namespace === undefined ? {} : { namespace }),
+        ...(self.owned ? { ownerReferences: [context.ownerReference] } : {})
+      }
+    }
+    const annotations = { ...(body.metadata.annotations as Record<string, string> | undefined), [appliedDigestAnnotation]: digest(body) }
+    return Effect.succeed({ ...body, metadata: { ...body.metadata, annotations } })
+  })
+
+const keyOfBody = (body: Kube.ApplyBody) => ObjectMeta.keyOf(body.metadata.namespace, body.metadata.name)
+
+/**
+ * A digest of an object: the same for equal JSON whatever the key order.
+ *
+ * @example
+ * import { Dependent } from "@kubefx/kube"
+ * Dependent.digest({ a: 1, b: [2] }) === Dependent.digest({ b: [2], a: 1 }) // true
+ */
+export const digest = (value: unknown): string => createHash("sha256").update(canonical(value)).digest("hex").slice(0, 16)
+
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/**
+ * Whether `actual` holds every field of `desired` with the same value (arrays element by element,
+ * same length). Fields only `actual` has (defaults, status, other managers' fields) do not matter.
+ *
+ * @example
+ * import { Dependent } from "@kubefx/kube"
+ * Dependent.contains({ data: { a: "1" }, metadata: { uid: "u" } }, { data: { a: "1" } }) // true
+ * Dependent.contains({ data: { a: "2" } }, { data: { a: "1" } }) // false
+ */
+export const contains = (actual: unknown, desired: unknown): boolean => {
+  if (Array.isArray(desired)) {
+    return Array.isArray(actual) && actual.length === desired.length && desired.every((item, i) => contains(actual[i], item))
+  }
+  if (typeof desired === "object" && desired !== null) {
+    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false
+    return Object.entries(desired).every(([key, value]) =>
+      value === undefined || contains((actual as Record<string, unknown>)[key], value)
+    )
+  }
+  return actual === desired
+}
+
+// The digest annotation is part of the body, so a changed body (a removed field too) never matches.
+// apiVersion and kind are not always on listed objects; the resource fixes them anyway.
+const upToDate = (actual: ObjectMeta.KubeObject, body: Kube.ApplyBody): boolean => {
+  const { apiVersion: _a, kind: _k, ...fields } = body
+  return contains(actual, fields)
+}
+
+/**
+ * Applies the dependent unless the cached object already holds what it would apply, then asks
+ * whether it is ready. Preconditions are the workflow's business: this always applies.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Dependent } from "@kubefx/kube"
+ * declare const page: Dependent.Dependent<any, any>
+ * declare const site: any
+ * declare const ctx: import("@kubefx/kube").Controller.Context<any>
+ * const run = Dependent.reconcile(page, site, ctx) // Effect<{ actual, applied, ready }>
+ */
+export const reconcile = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
+  self: Dependent<P, S, E, R>,
+  primary: P,
+  context: Controller.Context<P>
+): Effect.Effect<Reconciled<S>, E | KubeError.KubeError | Resource.DecodeError, R> =>
+  Effect.gen(function*() {
+    const informer = yield* informerOf(self, context)
+    const body = yield* applyBody(self, primary, context)
+    const cached = informer.get(keyOfBody(body))
+    const current = cached !== undefined && upToDate(cached, body)
+    const actual = current ? cached : yield* context.apply(self.resource, body)
+    const ready = self.ready === undefined ? true : yield* self.ready(actual, primary)
+    return { actual, applied: !current, ready }
+  })
+
+/**
+ * Deletes the dependent's object if it exists (and, when owned, is controlled by this primary):
+ * with `cleanup` if given, otherwise a DELETE guarded by the object's uid. Answers whether the
+ * deletion is complete: `deleteWhen` if given, otherwise whether the object is gone from the cache.
+ *
+ * @example
+ * import { Dependent } from "@kubefx/kube"
+ * declare const page: Dependent.Dependent<any, any>
+ * declare const site: any
+ * declare const ctx: import("@kubefx/kube").Controller.Context<any>
+ * const gone = Dependent.remove(page, site, ctx) // Effect<boolean>
+ */
+export const remove = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
+  self: Dependent<P, S, E, R>,
+  primary: P,
+  context: Controller.Context<P>
+): Effect.Effect<boolean, E | KubeError.KubeError | Resource.DecodeError, R> =>
+  Effect.gen(function*() {
+    const informer = yield* informerOf(self, context)
+    const body = yield* self.desired(primary, context)
+    const namespace = namespaceOf(self, primary, body)
+    const key = ObjectMeta.keyOf(namespace, body.metadata.name)
+    // An object someone else controls is not this dependent's, whatever its name.
+    const ours = (object: S | undefined): object is S =>
+      object !== undefined && (!self.owned || OwnerReferences.isControlledBy(object, primary))
+    const actual = informer.get(key)
+    if (ours(actual) && !ObjectMeta.isDeleting(actual)) {
+      if (self.cleanup !== undefined) yield* self.cleanup(actual, primary, context)
+      else {
+        yield* context.kube.delete(self.resource, body.metadata.name, namespace, {
+          propagationPolicy: "Background",
+          preconditions: { uid: actual.metadata.uid ?? "" }
+        }).pipe(Effect.catchTag("NotFound", () => Effect.void))
+      }
+    }
+    const after = informer.get(key)
+    return self.deleteWhen === undefined ? !ours(after) : yield* self.deleteWhen(ours(after) ? after : undefined, primary)
+  })
+
+/**
+ * Readiness of a Deployment the way `kubectl rollout status` sees it: the current generation is
+ * observed, every replica runs the current template and is available, and no old replica is left.
+ *
+ * @example
+ * import { Builtins, Dependent } from "@kubefx/kube"
+ * const deployment = Dependent.make({
+ *   name: "deployment", resource: Builtins.Deployment, ready: Dependent.deploymentReady,
+ *   desired: (site: { metadata: { name?: string } }) => ({ metadata: { name: site.metadata.name ?? "" }, spec: {} })
+ * })
+ */
+export const deploymentReady = (deployment: Builtins.Deployment): boolean => {
+  const status = deployment.status
+  const replicas = deployment.spec?.replicas ?? 1
+  const updated = status?.updatedReplicas ?? 0
+  return (status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0) &&
+    updated >= replicas &&
+    (status?.replicas ?? 0) <= updated &&
+    (status?.availableReplicas ?? 0) >= updated
+}
+
+/**
+ * Readiness of a StatefulSet: the current generation is observed and every replica is updated and ready.
+ *
+ * @example
+ * import { Builtins, Dependent } from "@kubefx/kube"
+ * Dependent.statefulSetReady({ metadata: { generation: 1 }, spec: { replicas: 0, selector: {}, template: {} }, status: { observedGeneration: 1 } }) // true
+ */
+export const statefulSetReady = (statefulSet: Builtins.StatefulSet): boolean => {
+  const status = statefulSet.status
+  const replicas = statefulSet.spec?.replicas ?? 1
+  return (status?.observedGeneration ?? 0) >= (statefulSet.metadata.generation ?? 0) &&
+    (status?.readyReplicas ?? 0) >= replicas &&
+    (status?.updatedReplicas ?? 0) >= replicas
+}
