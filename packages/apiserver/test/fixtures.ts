@@ -149,10 +149,5 @@ export const watch = async (
 }
 
 /** The events of {@link watch}. */
-export const watchEvents = async (
-  server: Testing.TestServer,
-  path: string,
-  count: number,
-  ms = 5000,
-  during?: () => Promise<unknown>
-): Promise<Array<WatchEvent>> => (await watch(server, path, count, ms, during)).events
+export const watchEvents = async (...args: Parameters<typeof watch>): Promise<Array<WatchEvent>> =>
+  (await watch(...args)).events
