@@ -1,0 +1,198 @@
+import { assert, describe, it as plain, layer } from "@effect/vitest"
+import { Outcome, RetryPolicy } from "@kubefx/core"
+import { Builtins, Conditions, Controller, Dependent, Kube, Resource } from "@kubefx/kube"
+import { Effect, Ref, References, Schema } from "effect"
+import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
+
+const Holder = Resource.custom({
+  group: "test.kubefx.dev",
+  version: "v1",
+  kind: "Holder",
+  plural: "holders",
+  spec: Schema.Struct({
+    mode: Schema.Literals(["apply", "remove"]),
+    data: Schema.Record(Schema.String, Schema.String),
+    namespace: Schema.optionalKey(Schema.String)
+  }),
+  status: Schema.Struct({ conditions: Schema.optionalKey(Conditions.Conditions) })
+})
+type Holder = typeof Holder.schema.Type
+
+const holder = (ns: string, name: string, spec: Holder["spec"]): Holder => ({
+  apiVersion: Holder.apiVersion,
+  kind: Holder.kind,
+  metadata: { name, namespace: ns },
+  spec
+})
+
+const config = Dependent.make({
+  name: "config",
+  resource: Builtins.ConfigMap,
+  desired: (primary: Holder) => ({
+    metadata: { name: `${primary.metadata.name}-config`, ...(primary.spec.namespace === undefined ? {} : { namespace: primary.spec.namespace }) },
+    data: primary.spec.data
+  })
+})
+
+type Run = { readonly applied: boolean; readonly version: string | undefined } | { readonly gone: boolean }
+
+const runsOf = (runs: Ref.Ref<Array<[string, Run]>>, name: string) =>
+  Effect.map(Ref.get(runs), (xs) => xs.filter(([holder]) => holder === name).map(([, run]) => run))
+
+/** A controller that reconciles or removes `dependent` per the Holder's mode, recording each answer. */
+const probe = (name: string, ns: string, runs: Ref.Ref<Array<[string, Run]>>, options: { readonly owns?: boolean } = {}) =>
+  Controller.make({
+    name,
+    for: Holder,
+    namespace: ns,
+    owns: options.owns === false ? [] : [Builtins.ConfigMap],
+    retryPolicy: RetryPolicy.none,
+    reconcile: (primary, ctx) =>
+      (primary.spec.mode === "apply"
+        ? Effect.map(Dependent.reconcile(config, primary, ctx), (r): Run => ({ applied: r.applied, version: r.actual.metadata.resourceVersion }))
+        : Effect.map(Dependent.remove(config, primary, ctx), (gone): Run => ({ gone }))).pipe(
+          Effect.tap((run) => Ref.update(runs, (xs) => [...xs, [primary.metadata.name ?? "", run] as [string, Run]])),
+          Effect.as(Outcome.done)
+        )
+  }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+
+/** The `count`th run for the Holder `name`, once it happened. */
+const nthRun = (runs: Ref.Ref<Array<[string, Run]>>, name: string, count: number) =>
+  eventually(Effect.flatMap(runsOf(runs, name), (xs) => xs.length >= count ? Effect.succeed(xs[count - 1]!) : Effect.fail(new Error(`${xs.length} runs`))))
+
+const relabel = (ns: string, name: string, value: string) =>
+  Effect.flatMap(Kube.Kube, (kube) => kube.patch(Holder, name, ns, { metadata: { labels: { poke: value } } }, { type: "merge" }))
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dependent on the API server", (it) => {
+  it.effect("applies an owned object once; writes again only for a changed desired object or a hand edit", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Holder)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<[string, Run]>>([])
+      yield* probe("holders-apply", ns, runs)
+      const created = yield* kube.create(Holder, holder(ns, "a", { mode: "apply", data: { a: "1", b: "2" } }))
+      assert.deepInclude(yield* nthRun(runs, "a", 1), { applied: true })
+      const applied = yield* kube.get(Builtins.ConfigMap, "a-config", ns)
+      assert.deepStrictEqual(applied.data, { a: "1", b: "2" })
+      assert.deepStrictEqual(applied.metadata.ownerReferences?.map((r) => [r.kind, r.uid, r.controller]), [["Holder", created.metadata.uid, true]])
+      assert.match(applied.metadata.annotations?.[Dependent.appliedDigestAnnotation] ?? "", /^[0-9a-f]{16}$/)
+
+      // Nothing changed: read from the cache, no write.
+      yield* relabel(ns, "a", "1")
+      const unchanged = yield* nthRun(runs, "a", 2)
+      assert.deepStrictEqual(unchanged, { applied: false, version: applied.metadata.resourceVersion })
+
+      // A hand edit of an owned field is reverted by the next run.
+      yield* kube.patch(Builtins.ConfigMap, "a-config", ns, { data: { a: "edited" } }, { type: "merge", fieldManager: "kubectl-edit" })
+      yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "a-config", ns), (cm) => ensure(cm.data?.a === "1", `a is ${cm.data?.a}`)))
+
+      // A field dropped from the desired object is removed, though the rest still matches.
+      yield* kube.patch(Holder, "a", ns, [{ op: "remove", path: "/spec/data/b" }], { type: "json" })
+      yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "a-config", ns), (cm) =>
+        ensure(cm.data?.b === undefined && cm.data?.a === "1", JSON.stringify(cm.data))))
+    }))
+
+  it.effect("removes the object it controls, leaves one controlled by another owner, and reports completion from the cache", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Holder)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<[string, Run]>>([])
+      yield* probe("holders-remove", ns, runs)
+      yield* kube.create(Holder, holder(ns, "r", { mode: "apply", data: { a: "1" } }))
+      yield* eventually(kube.get(Builtins.ConfigMap, "r-config", ns))
+      yield* kube.patch(Holder, "r", ns, { spec: { mode: "remove" } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Effect.flip(kube.get(Builtins.ConfigMap, "r-config", ns)), (e) => ensure(e._tag === "NotFound", e._tag)))
+      // The delete's own run still sees the object in the cache; the deletion event brings a run that does not.
+      yield* eventually(Effect.flatMap(runsOf(runs, "r"), (xs) => ensure(JSON.stringify(xs.at(-1)) === JSON.stringify({ gone: true }), JSON.stringify(xs))))
+
+      // Someone else's ConfigMap of the same name is not this dependent's to delete.
+      const other = yield* kube.create(Holder, holder(ns, "other", { mode: "apply", data: {} }))
+      yield* kube.create(Builtins.ConfigMap, {
+        metadata: {
+          name: "s-config",
+          namespace: ns,
+          ownerReferences: [{ apiVersion: Holder.apiVersion, kind: "Holder", name: "other", uid: other.metadata.uid ?? "", controller: true }]
+        },
+        data: { keep: "me" }
+      })
+      yield* kube.create(Holder, holder(ns, "s", { mode: "remove", data: {} }))
+      assert.deepStrictEqual(yield* nthRun(runs, "s", 1), { gone: true })
+      yield* relabel(ns, "s", "again")
+      assert.deepStrictEqual(yield* nthRun(runs, "s", 2), { gone: true })
+      assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "s-config", ns)).data, { keep: "me" })
+    }))
+
+  it.effect("a dependent whose kind the controller does not cache, or that it cannot own, fails with a clear message", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Holder)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<[string, Run]>>([])
+      yield* probe("holders-uncached", ns, runs, { owns: false })
+      yield* kube.create(Holder, holder(ns, "u", { mode: "apply", data: {} }))
+      const message = yield* eventually(Effect.flatMap(kube.get(Holder, "u", ns), (object) => {
+        const ready = object.status?.conditions?.find((c) => c.type === "Ready")
+        return ready?.status === "False" ? Effect.succeed(ready.message) : Effect.fail(new Error("not failed yet"))
+      }))
+      assert.strictEqual(message, "dependent config: the controller has no cache of ConfigMap; add it to the controller's owns (or watches)")
+    }))
+
+  it.effect("an owned dependent in another namespace than its primary is refused", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Holder)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<[string, Run]>>([])
+      yield* probe("holders-elsewhere", ns, runs)
+      yield* kube.create(Holder, holder(ns, "x", { mode: "apply", data: {}, namespace: "default" }))
+      const message = yield* eventually(Effect.flatMap(kube.get(Holder, "x", ns), (object) => {
+        const ready = object.status?.conditions?.find((c) => c.type === "Ready")
+        return ready?.status === "False" ? Effect.succeed(ready.message) : Effect.fail(new Error("not failed yet"))
+      }))
+      assert.strictEqual(message, "dependent config: ConfigMap x-config cannot be owned by a Holder in another namespace; declare it with owned: false")
+      assert.deepStrictEqual(yield* Ref.get(runs), [])
+    }))
+})
+
+describe("Dependent", () => {
+  plain("contains compares desired fields only, arrays element by element", () => {
+    assert.isTrue(Dependent.contains({ spec: { ports: [{ port: 80, protocol: "TCP" }], clusterIP: "10.0.0.1" } }, { spec: { ports: [{ port: 80 }] } }))
+    assert.isFalse(Dependent.contains({ spec: { ports: [{ port: 80 }, { port: 81 }] } }, { spec: { ports: [{ port: 80 }] } }))
+    assert.isFalse(Dependent.contains({ data: {} }, { data: { a: "1" } }))
+    assert.isFalse(Dependent.contains({ replicas: "1" }, { replicas: 1 }))
+    assert.isTrue(Dependent.contains({ a: 1 }, { a: 1, b: undefined }))
+  })
+
+  plain("digest ignores key order and undefined fields", () => {
+    assert.strictEqual(Dependent.digest({ a: 1, b: { c: [1, 2] } }), Dependent.digest({ b: { c: [1, 2] }, a: 1, d: undefined }))
+    assert.notStrictEqual(Dependent.digest({ a: [1, 2] }), Dependent.digest({ a: [2, 1] }))
+  })
+
+  plain("deploymentReady follows kubectl rollout status", () => {
+    const deployment = (generation: number, status?: NonNullable<Builtins.Deployment["status"]>): Builtins.Deployment => ({
+      metadata: { name: "d", generation },
+      spec: { replicas: 3, selector: {}, template: {} },
+      ...(status === undefined ? {} : { status })
+    })
+    const done = { observedGeneration: 2, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 }
+    assert.isTrue(Dependent.deploymentReady(deployment(2, done)))
+    assert.isFalse(Dependent.deploymentReady(deployment(3, done)), "generation not observed")
+    assert.isFalse(Dependent.deploymentReady(deployment(2, { ...done, updatedReplicas: 2 })), "rollout in progress")
+    assert.isFalse(Dependent.deploymentReady(deployment(2, { ...done, replicas: 4 })), "old replicas left")
+    assert.isFalse(Dependent.deploymentReady(deployment(2, { ...done, availableReplicas: 2 })), "not all available")
+    assert.isFalse(Dependent.deploymentReady(deployment(1)))
+  })
+
+  plain("statefulSetReady needs every replica updated and ready", () => {
+    const statefulSet = (status: NonNullable<Builtins.StatefulSet["status"]>): Builtins.StatefulSet => ({
+      metadata: { name: "s", generation: 1 },
+      spec: { replicas: 2, selector: {}, template: {} },
+      status
+    })
+    assert.isTrue(Dependent.statefulSetReady(statefulSet({ observedGeneration: 1, readyReplicas: 2, updatedReplicas: 2 })))
+    assert.isFalse(Dependent.statefulSetReady(statefulSet({ observedGeneration: 1, readyReplicas: 1, updatedReplicas: 2 })))
+    assert.isFalse(Dependent.statefulSetReady(statefulSet({ observedGeneration: 0, readyReplicas: 2, updatedReplicas: 2 })))
+  })
+})
