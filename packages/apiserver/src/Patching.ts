@@ -158,6 +158,11 @@ const apply = Effect.fnUntraced(function*(
   const config = KubeObject.withMeta(applied, { name: target.name })
   const scope: ServerSideApply.Scope = subresource === "status" ? "status" : type.subresources.status ? "withoutStatus" : "all"
   const merge = (live: KubeObject.KubeObject | undefined) => {
+    // A resourceVersion in the applied configuration is a precondition, whatever part it applies to.
+    if (live !== undefined && m.resourceVersion !== undefined && m.resourceVersion !== "" &&
+      m.resourceVersion !== KubeObject.meta(live).resourceVersion) {
+      return Effect.fail(Status.conflict(type, target.name, Status.modified))
+    }
     const result = ServerSideApply.apply({
       live: live === undefined ? undefined : json(live),
       applied: json(config),

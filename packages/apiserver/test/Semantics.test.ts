@@ -212,6 +212,14 @@ describe("managedFields", () => {
     expect(noop.json.metadata.resourceVersion).toBe(forced.json.metadata.resourceVersion)
   })
 
+  it("treats resourceVersion in an applied configuration as a precondition, also on /status", async () => {
+    const created = await patch(`${cts}/locked?fieldManager=a`, crontab("locked"), applyYaml)
+    await patch(`${cts}/locked`, { metadata: { labels: { moved: "on" } } })
+    const stale = { apiVersion: "stable.example.com/v1", kind: "CronTab", metadata: { name: "locked", resourceVersion: created.json.metadata.resourceVersion } }
+    expect((await patch(`${cts}/locked/status?fieldManager=s`, { ...stale, status: { phase: "x" } }, applyYaml)).status).toBe(409)
+    expect((await patch(`${cts}/locked?fieldManager=a`, { ...stale, spec: { cronSpec: "x" } }, applyYaml)).status).toBe(409)
+  })
+
   it("merges map lists by key under apply", async () => {
     const path = `${cts}/ports`
     await patch(`${path}?fieldManager=a`, crontab("ports", { ports: [{ name: "http", port: 80 }] }), applyYaml)
