@@ -419,7 +419,8 @@ const resourceRequest = Effect.fnUntraced(function*(
         timeoutSeconds: yield* parseInteger(query, "timeoutSeconds"),
         present: asTable
           ? (o) => Table.fromObjects(resource, [Rest.present(env, resource, o)], undefined)
-          : (o) => Rest.present(env, resource, o)
+          : (o) => Rest.present(env, resource, o),
+        representation: representation
       })
       return HttpServerResponse.stream(body as Stream.Stream<Uint8Array>, { contentType: "application/json" })
     }

@@ -35,8 +35,10 @@ export interface Request {
   readonly allowWatchBookmarks: boolean
   readonly sendInitialEvents: boolean | undefined
   readonly timeoutSeconds: number | undefined
-  /** The stored object as the client sees it (conversion, defaults). */
+  /** The stored object as the client sees it (conversion, defaults, or a Table row). */
   readonly present: (stored: KubeObject.KubeObject) => KubeObject.KubeObject
+  /** Names what `present` produces ("json", "table"): watches with the same one share encodings. */
+  readonly representation: string
 }
 
 type Item =
@@ -82,28 +84,33 @@ export const parseResourceVersion = (
  * const body = watches.stream({
  *   resource: configmaps, namespace: "default", labelSelector: [], fieldSelector: [],
  *   resourceVersion: "0", resourceVersionMatch: undefined, allowWatchBookmarks: false,
- *   sendInitialEvents: undefined, timeoutSeconds: 1, present: (o) => o
+ *   sendInitialEvents: undefined, timeoutSeconds: 1, present: (o) => o, representation: "json"
  * })
  */
 export const make = (options: Options): Watches => {
   const { faults, store } = options
   const bookmarkInterval = options.bookmarkIntervalMs ?? 5_000
   const bufferSize = options.bufferSize ?? 10_000
-  // One JSON encoding per stored object and resource, however many watchers receive it.
-  const encoded = new WeakMap<Registry.Resource, WeakMap<KubeObject.KubeObject, string>>()
+  // One encoding per stored object, resource and representation, however many watchers get it.
+  const encoded = new WeakMap<Registry.Resource, Map<string, WeakMap<KubeObject.KubeObject, string>>>()
 
   const encoder = (request: Request) => {
-    let cache = encoded.get(request.resource)
-    if (cache === undefined) {
-      cache = new WeakMap()
-      encoded.set(request.resource, cache)
+    let byRepresentation = encoded.get(request.resource)
+    if (byRepresentation === undefined) {
+      byRepresentation = new Map()
+      encoded.set(request.resource, byRepresentation)
     }
-    const objects = cache
+    let objects = byRepresentation.get(request.representation)
+    if (objects === undefined) {
+      objects = new WeakMap()
+      byRepresentation.set(request.representation, objects)
+    }
+    const cache = objects
     const objectJson = (object: KubeObject.KubeObject) => {
-      let json = objects.get(object)
+      let json = cache.get(object)
       if (json === undefined) {
         json = JSON.stringify(request.present(object))
-        objects.set(object, json)
+        cache.set(object, json)
       }
       return json
     }

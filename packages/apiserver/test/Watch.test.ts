@@ -75,6 +75,17 @@ describe("watch", () => {
     expect(events[1]!.object.metadata.annotations).toEqual({ "k8s.io/initial-events-end": "true" })
   })
 
+  it("streams Table rows to a watcher that asks for them, beside a plain one", async () => {
+    const path = `${cms}?watch=1&fieldSelector=metadata.name%3Dexisting`
+    const table = { accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json" }
+    const [rows, plain] = await Promise.all([
+      watch(server, path, 1, 5000, undefined, table),
+      watch(server, path, 1)
+    ])
+    expect(rows.events[0]).toMatchObject({ type: "ADDED", object: { kind: "Table", rows: [{ cells: ["existing", expect.any(String)] }] } })
+    expect(plain.events[0]).toMatchObject({ type: "ADDED", object: { kind: "ConfigMap", metadata: { name: "existing" } } })
+  })
+
   it("answers a legacy /watch/ path", async () => {
     const events = await watchEvents(server, "/api/v1/watch/namespaces/w/configmaps/existing", 1)
     expect(summary(events)).toEqual(["ADDED existing"])

@@ -108,7 +108,8 @@ export const watch = async (
   path: string,
   count: number,
   ms = 5000,
-  during?: () => Promise<unknown>
+  during?: () => Promise<unknown>,
+  headers: Readonly<Record<string, string>> = {}
 ): Promise<Watched> => {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), ms)
@@ -117,7 +118,7 @@ export const watch = async (
   let ended = false
   try {
     const response = await fetch(`${server.url}${path}`, {
-      headers: { authorization: `Bearer ${server.token}` },
+      headers: { authorization: `Bearer ${server.token}`, ...headers },
       signal: controller.signal
     })
     const reader = response.body!.getReader()
