@@ -1,0 +1,183 @@
+/**
+ * An opt-in stand-in for the Deployment and StatefulSet controllers and the kubelet, so that
+ * readiness can be shown without running pods. Every spec change of a Deployment or StatefulSet is
+ * a rollout: the new generation is observed at once (no replica updated yet, the previous ready
+ * ones kept), and after `delay` every replica is updated, ready and available with an `Available`
+ * condition. A newer change restarts the rollout. Off unless passed in `ApiServer.Options.controllers`.
+ */
+import { Duration, Effect, FiberMap, type Scope } from "effect"
+import type * as ApiServer from "./ApiServer.ts"
+import * as KubeObject from "./KubeObject.ts"
+import * as Rest from "./Rest.ts"
+import type * as Status from "./Status.ts"
+import type * as Store from "./Store.ts"
+import * as Worker from "./Worker.ts"
+
+export interface Options {
+  /** How long a rollout takes until every replica is ready and available; default 1 second. */
+  readonly delay?: Duration.Input
+}
+
+const kinds: ReadonlyMap<string, "Deployment" | "StatefulSet"> = new Map([
+  ["deployments.apps", "Deployment"],
+  ["statefulsets.apps", "StatefulSet"]
+])
+
+interface Key {
+  readonly phase: "observe" | "complete"
+  readonly storage: string
+  readonly namespace: string
+  readonly name: string
+}
+
+const objectId = (key: Key) => `${key.storage}|${key.namespace}|${key.name}`
+
+const writeOptions: Rest.WriteOptions = {
+  dryRun: false,
+  fieldManager: "kubefx-workload-simulator",
+  fieldValidation: "Ignore"
+}
+
+const record = (value: unknown): Readonly<Record<string, unknown>> => (KubeObject.isObject(value) ? value : {})
+
+const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0)
+
+interface WorkloadCondition {
+  readonly type: string
+  readonly status: "True" | "False"
+  readonly reason: string
+  readonly message: string
+}
+
+// Transition time moves only when the status does, as the real controllers keep it.
+const withConditions = (previous: unknown, next: ReadonlyArray<WorkloadCondition>): ReadonlyArray<unknown> => {
+  const now = KubeObject.timestamp()
+  const old = Array.isArray(previous) ? previous.map(record) : []
+  const kept = old.filter((condition) => !next.some((c) => c.type === condition.type))
+  return [
+    ...kept,
+    ...next.map((condition) => {
+      const before = old.find((c) => c.type === condition.type)
+      const lastTransitionTime = before?.status === condition.status && typeof before.lastTransitionTime === "string"
+        ? before.lastTransitionTime
+        : now
+      return { ...condition, lastUpdateTime: now, lastTransitionTime }
+    })
+  ]
+}
+
+/**
+ * The status a workload has once its current generation is observed (`ready: false`: a rollout
+ * started, no replica updated yet) or rolled out (`ready: true`).
+ *
+ * @example
+ * import * as WorkloadSimulator from "./WorkloadSimulator.ts"
+ * WorkloadSimulator.status("Deployment", { metadata: { generation: 2 }, spec: { replicas: 3 } }, true).availableReplicas // 3
+ */
+export const status = (
+  kind: "Deployment" | "StatefulSet",
+  object: KubeObject.KubeObject,
+  ready: boolean
+): Record<string, unknown> => {
+  const previous = record(object.status)
+  const spec = record(object.spec)
+  const replicas = spec.replicas === undefined ? 1 : count(spec.replicas)
+  const available = ready ? replicas : Math.min(count(previous.availableReplicas), replicas)
+  const readyReplicas = ready ? replicas : Math.min(count(previous.readyReplicas), replicas)
+  const conditions: Array<WorkloadCondition> = [
+    available >= replicas
+      ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: `${kind} has minimum availability.` }
+      : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: `${kind} does not have minimum availability.` }
+  ]
+  if (kind === "Deployment") {
+    conditions.push({
+      type: "Progressing",
+      status: "True",
+      reason: ready ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
+      message: ready ? "rollout complete (simulated)" : "rollout in progress (simulated)"
+    })
+  }
+  return {
+    ...previous,
+    observedGeneration: KubeObject.meta(object).generation ?? 1,
+    replicas,
+    updatedReplicas: ready ? replicas : 0,
+    readyReplicas,
+    availableReplicas: available,
+    ...(kind === "Deployment" ? { unavailableReplicas: replicas - available } : { currentReplicas: ready ? replicas : readyReplicas }),
+    conditions: withConditions(previous.conditions, conditions)
+  }
+}
+
+const observed = (object: KubeObject.KubeObject) =>
+  record(object.status).observedGeneration === (KubeObject.meta(object).generation ?? 1)
+
+/**
+ * The simulator as a controller for `ApiServer.Options.controllers`.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as ApiServer from "./ApiServer.ts"
+ * import * as WorkloadSimulator from "./WorkloadSimulator.ts"
+ * const program = Effect.scoped(ApiServer.make({ controllers: [WorkloadSimulator.make({ delay: "200 millis" })] }))
+ */
+export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const delay = Duration.fromInputUnsafe(options.delay ?? "1 second")
+    const { env } = server
+    const rollouts = yield* FiberMap.make<string>()
+
+    const writeStatus = (key: Key, kind: "Deployment" | "StatefulSet", ready: boolean) => {
+      const resource = env.registry.byStorage(key.storage)[0]
+      if (resource === undefined) return Effect.void
+      const target: Rest.Target = { resource, namespace: key.namespace, name: key.name }
+      return Rest.update(env, target, "status", writeOptions, (current) =>
+        Effect.succeed({ ...current, status: status(kind, current, ready) })).pipe(
+          Effect.asVoid,
+          Effect.catchIf((error: Status.ApiError) => error.code === 404, () => Effect.void)
+        )
+    }
+
+    const handle = (key: Key): Effect.Effect<void, Status.ApiError> =>
+      Effect.gen(function*() {
+        const kind = kinds.get(key.storage)!
+        const object = env.store.get(key.storage, key.namespace, key.name)
+        if (object === undefined) return
+        if (key.phase === "observe") {
+          if (observed(object)) return
+          yield* writeStatus(key, kind, false)
+          yield* FiberMap.run(
+            rollouts,
+            objectId(key),
+            Effect.sleep(delay).pipe(Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" }))))
+          )
+        } else if (observed(object)) {
+          yield* writeStatus(key, kind, true)
+        }
+      })
+
+    const worker: Worker.Worker<Key> = yield* Worker.make("workload-simulator", handle, (key) => `${key.phase}|${objectId(key)}`)
+
+    const onEvent = (event: Store.Event) => {
+      if (event.type === "DELETED" || !kinds.has(event.storage) || observed(event.object)) return
+      worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
+    }
+    for (const storage of kinds.keys()) {
+      for (const object of env.store.list(storage, undefined)) {
+        const m = KubeObject.meta(object)
+        if (!observed(object)) worker.enqueue({ phase: "observe", storage, namespace: m.namespace ?? "", name: m.name ?? "" })
+      }
+    }
+    const unsubscribe = env.store.subscribe(onEvent)
+    yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+  })
+
+/**
+ * The simulator with its default one-second rollouts, as `kubefx dev` starts it.
+ *
+ * @example
+ * import * as ApiServer from "./ApiServer.ts"
+ * import * as WorkloadSimulator from "./WorkloadSimulator.ts"
+ * const server = ApiServer.make({ controllers: [WorkloadSimulator.controller] })
+ */
+export const controller: (server: ApiServer.ApiServer) => Effect.Effect<void, never, Scope.Scope> = make()

@@ -1,0 +1,91 @@
+/**
+ * The workload simulator: Deployments and StatefulSets get a rollout that completes after the
+ * configured delay, restarted by each spec change; without it nothing touches their status.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+
+let simulated: Testing.TestServer
+let plain: Testing.TestServer
+beforeAll(async () => {
+  simulated = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "300 millis" })] })
+  plain = await Testing.start()
+})
+afterAll(async () => {
+  await simulated?.close()
+  await plain?.close()
+})
+
+const deployment = (name: string, replicas: number) => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+  }
+})
+
+/** Polls `path` until `check` holds for its body, and returns the body. */
+const until = async (server: Testing.TestServer, path: string, check: (body: any) => boolean) => {
+  let last: unknown
+  for (let i = 0; i < 200; i++) {
+    last = (await server.request("GET", path)).json
+    if (check(last)) return last as any
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`timed out on ${path}: ${JSON.stringify(last)}`)
+}
+
+const condition = (body: any, type: string) => body.status?.conditions?.find((c: any) => c.type === type)
+
+describe("WorkloadSimulator", () => {
+  it("observes a new Deployment at once, then makes every replica ready and available with Available=True", async () => {
+    const path = "/apis/apps/v1/namespaces/default/deployments"
+    expect((await simulated.request("POST", path, { body: deployment("web", 3) })).status).toBe(201)
+    const observed = await until(simulated, `${path}/web`, (d) => d.status?.observedGeneration === 1)
+    expect(observed.status).toMatchObject({ replicas: 3, updatedReplicas: 0, availableReplicas: 0 })
+    expect(condition(observed, "Available")).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable" })
+
+    const ready = await until(simulated, `${path}/web`, (d) => d.status?.availableReplicas === 3)
+    expect(ready.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3, unavailableReplicas: 0 })
+    expect(condition(ready, "Available")).toMatchObject({ status: "True", reason: "MinimumReplicasAvailable" })
+    expect(condition(ready, "Progressing")).toMatchObject({ status: "True", reason: "NewReplicaSetAvailable" })
+    expect(ready.metadata.managedFields.some((f: any) => f.manager === "kubefx-workload-simulator" && f.subresource === "status")).toBe(true)
+  })
+
+  it("rolls out again after a spec change, keeping the replicas that were ready meanwhile", async () => {
+    const path = "/apis/apps/v1/namespaces/default/deployments"
+    await simulated.request("POST", path, { body: deployment("scaled", 2) })
+    await until(simulated, `${path}/scaled`, (d) => d.status?.availableReplicas === 2)
+    const patched = await simulated.request("PATCH", `${path}/scaled`, {
+      body: { spec: { replicas: 4 } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(patched.json.metadata.generation).toBe(2)
+    const rolling = await until(simulated, `${path}/scaled`, (d) => d.status?.observedGeneration === 2)
+    expect(rolling.status).toMatchObject({ replicas: 4, updatedReplicas: 0, availableReplicas: 2 })
+    expect(condition(rolling, "Available")?.status).toBe("False")
+    const done = await until(simulated, `${path}/scaled`, (d) => d.status?.availableReplicas === 4)
+    expect(done.status).toMatchObject({ observedGeneration: 2, updatedReplicas: 4 })
+  })
+
+  it("does the same for StatefulSets", async () => {
+    const path = "/apis/apps/v1/namespaces/default/statefulsets"
+    const body = { ...deployment("db", 2), kind: "StatefulSet", spec: { ...deployment("db", 2).spec, serviceName: "db" } }
+    expect((await simulated.request("POST", path, { body })).status).toBe(201)
+    const ready = await until(simulated, `${path}/db`, (s) => s.status?.readyReplicas === 2)
+    expect(ready.status).toMatchObject({ observedGeneration: 1, replicas: 2, updatedReplicas: 2, currentReplicas: 2, availableReplicas: 2 })
+    expect(condition(ready, "Available")?.status).toBe("True")
+  })
+
+  it("is off by default: a Deployment's status stays empty", async () => {
+    const path = "/apis/apps/v1/namespaces/default/deployments"
+    await plain.request("POST", path, { body: deployment("idle", 1) })
+    // Longer than the simulator would take to observe it (it does so at once).
+    await new Promise((r) => setTimeout(r, 400))
+    expect((await plain.request("GET", `${path}/idle`)).json.status ?? {}).toEqual({})
+  })
+})
