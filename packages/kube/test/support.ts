@@ -15,21 +15,28 @@ export interface Cluster {
 }
 export class TestCluster extends Context.Service<TestCluster, Cluster>()("@kubefx/kube/test/TestCluster") {}
 
-const embedded = Layer.unwrap(Effect.gen(function*() {
+const embedded = (options: Pick<ApiServer.Options, "controllers">) => Layer.unwrap(Effect.gen(function*() {
   const dir = mkdtempSync(join(tmpdir(), "kubefx-kube-test-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
   const kubeconfigPath = join(dir, "kubeconfig")
-  const server = yield* ApiServer.make({ kubeconfigPath, bookmarkIntervalMs: 1000 })
+  const server = yield* ApiServer.make({ ...options, kubeconfigPath, bookmarkIntervalMs: 1000 })
   return Layer.merge(Kube.layer({ _tag: "File", path: kubeconfigPath }), Layer.succeed(TestCluster, { server }))
 }))
 
 const external = (path: string) =>
   Layer.merge(Kube.layer({ _tag: "File", path }), Layer.succeed(TestCluster, { server: undefined }))
 
+/**
+ * Kube and TestCluster for a test file whose embedded server also runs `controllers` (for example
+ * the workload simulator); a real cluster has its own.
+ */
+export const layerWith = (options: Pick<ApiServer.Options, "controllers"> = {}): Layer.Layer<Kube.Kube | TestCluster, unknown> =>
+  process.env.KUBEFX_TEST_KUBECONFIG === undefined
+    ? Layer.orDie(embedded(options))
+    : Layer.orDie(external(process.env.KUBEFX_TEST_KUBECONFIG))
+
 /** Kube and TestCluster for a test file. */
-export const layer: Layer.Layer<Kube.Kube | TestCluster, unknown> = process.env.KUBEFX_TEST_KUBECONFIG === undefined
-  ? Layer.orDie(embedded)
-  : Layer.orDie(external(process.env.KUBEFX_TEST_KUBECONFIG))
+export const layer: Layer.Layer<Kube.Kube | TestCluster, unknown> = layerWith()
 
 let namespaces = 0
 
