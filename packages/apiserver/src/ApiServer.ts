@@ -15,10 +15,10 @@ import * as Http from "./Http.ts"
 import * as Kubeconfig from "./Kubeconfig.ts"
 import * as Listener from "./Listener.ts"
 import * as Namespaces from "./Namespaces.ts"
-import * as OpenApi from "./OpenApi.ts"
 import * as Patching from "./Patching.ts"
 import * as Persistence from "./Persistence.ts"
 import * as Registry from "./Registry.ts"
+import * as ServedOpenApi from "./ServedOpenApi.ts"
 import type * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import * as Store from "./Store.ts"
@@ -138,16 +138,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const gc = yield* GarbageCollector.make(env)
     const namespaces = yield* Namespaces.controller(env)
 
-    // Built again only when the served kinds change.
-    let documents: { readonly generation: number; readonly documents: OpenApi.Documents } | undefined
-    const openapi = (path: string | undefined): string | undefined => {
-      if (documents === undefined || documents.generation !== registry.generation()) {
-        documents = { generation: registry.generation(), documents: OpenApi.build(registry.all().map((r) => r.type)) }
-      }
-      return path === undefined
-        ? JSON.stringify(documents.documents.index)
-        : documents.documents.groupVersions.get(path)?.json
-    }
+    const openapi = ServedOpenApi.make(registry)
     const certificate = Certificate.selfSigned(host === "0.0.0.0" || host === "::" ? [] : [host])
     let address = ""
     const handler = yield* NodeHttpServer.makeHandler(

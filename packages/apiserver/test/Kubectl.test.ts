@@ -98,6 +98,27 @@ describe("kubectl", () => {
     expect(await ok("get", "cm", "applied", "-o", "jsonpath={.data.a}")).toBe("2")
   })
 
+  it("applies a Deployment twice with strategic merge patches, without warnings", async () => {
+    const deployment = (image: string) => ({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "web" },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: "web" } },
+        template: {
+          metadata: { labels: { app: "web" } },
+          spec: { containers: [{ name: "app", image }, { name: "sidecar", image: "busybox" }] }
+        }
+      }
+    })
+    await ok("apply", "-f", file("deploy.json", deployment("nginx:1")))
+    const second = await kubectl("apply", "-f", file("deploy.json", deployment("nginx:2")))
+    expect(second.code).toBe(0)
+    expect(second.stderr).toBe("")
+    expect(await ok("get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[*].image} {.metadata.generation}")).toBe("nginx:2 busybox 2")
+  })
+
   it("applies server-side, with a conflict unless --force-conflicts", async () => {
     const path = file("ct.json", crontab("ssa", { replicas: 2 }))
     expect(await ok("apply", "--server-side", "-f", path)).toContain("crontab.stable.example.com/ssa serverside-applied")
