@@ -8,7 +8,7 @@ import {
   Informer,
   Kube,
   type KubeError,
-  type ObjectMeta,
+  ObjectMeta,
   Resource,
   Workflow
 } from "@kubefx/kube"
@@ -108,19 +108,24 @@ const markAvailable = (ns: string, name: string) =>
     }, { type: "merge", subresource: "status" })
   })
 
-/** Every DELETED event of these kinds in the namespace, in order, as "Kind/name". */
-const recordDeletions = (ns: string, kinds: ReadonlyArray<Resource.Resource<any>>, into: Ref.Ref<Array<string>>) =>
+/**
+ * Records the deletions of these kinds in the namespace; the answer lists them as "Kind/name" in
+ * the server's order (by the revision of each deletion, whichever watch delivered it first).
+ */
+const recordDeletions = (ns: string, kinds: ReadonlyArray<Resource.Resource<any>>) =>
   Effect.gen(function*() {
+    const deletions = yield* Ref.make<Array<{ readonly revision: number; readonly name: string }>>([])
     const informers = yield* Effect.forEach(kinds, (kind) => Informer.make(kind, { namespace: ns }))
     yield* Effect.forEach(informers, (informer) => informer.awaitSynced, { discard: true })
     yield* Stream.mergeAll(informers.map((informer) => informer.changes), { concurrency: "unbounded" }).pipe(
       Stream.runForEach((change) =>
         change._tag === "Deleted"
-          ? Ref.update(into, (xs) => [...xs, `${change.object.kind ?? ""}/${change.object.metadata.name}`])
+          ? Ref.update(deletions, (xs) => [...xs, { revision: ObjectMeta.version(change.object), name: `${change.object.kind ?? ""}/${change.object.metadata.name}` }])
           : Effect.void
       ),
       Effect.forkScoped
     )
+    return Effect.map(Ref.get(deletions), (xs) => [...xs].sort((a, b) => a.revision - b.revision).map((x) => x.name))
   })
 
 const start = (
@@ -263,8 +268,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow o
         resource: Builtins.ConfigMap,
         desired: (primary: Site) => ({ metadata: { name: `${nameOf(primary)}-endpoints` }, data: { url: `http://${nameOf(primary)}` } })
       })
-      const deletions = yield* Ref.make<Array<string>>([])
-      yield* recordDeletions(ns, [Builtins.Service, Builtins.ConfigMap], deletions)
+      const deletions = yield* recordDeletions(ns, [Builtins.Service, Builtins.ConfigMap])
       yield* start("sites-precondition", ns, Workflow.sequence(content, exposed, endpoints))
       yield* kube.create(Site, site(ns, "s", { image: "x", exposed: true }))
       yield* eventually(kube.get(Builtins.ConfigMap, "s-endpoints", ns))
@@ -276,7 +280,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow o
       assert.strictEqual(conditionOf(skipped, "ServiceReady")?.message, "service is skipped: its precondition is false")
       yield* absent(Builtins.Service, "s", ns)
       yield* absent(Builtins.ConfigMap, "s-endpoints", ns)
-      assert.deepStrictEqual(yield* Ref.get(deletions), ["ConfigMap/s-endpoints", "Service/s"])
+      assert.deepStrictEqual(yield* deletions, ["ConfigMap/s-endpoints", "Service/s"])
       yield* awaitCondition(ns, "s", "Ready", (c) => c.status === "True" && c.observedGeneration === 2)
       assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "s-content", ns)).data, { image: "x" })
     }))
@@ -286,15 +290,17 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow o
       yield* installCrd(Site)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
-      const order = yield* Ref.make<Array<string>>([])
+      // What the external step saw of the Service each time its cleanup ran (cleanups run on every
+      // pass until the whole graph is gone, so they must be idempotent).
+      const serviceSeenByDns = yield* Ref.make<Array<boolean>>([])
       const dns = Workflow.step({
         name: "dns",
         reconcile: (_: Site) => Effect.void,
-        // Cleanups run on every pass until the whole graph is gone, so they are idempotent.
-        cleanup: (primary) => Ref.update(order, (xs) => xs.includes(`dns/${nameOf(primary)}`) ? xs : [...xs, `dns/${nameOf(primary)}`])
+        cleanup: (primary, ctx) =>
+          Ref.update(serviceSeenByDns, (xs) => [...xs, ctx.cached(Builtins.Service, `${ns}/${nameOf(primary)}`) !== undefined])
       })
       const workflow = Workflow.sequence(content, deployment, service, dns)
-      yield* recordDeletions(ns, [Builtins.ConfigMap, Builtins.Deployment, Builtins.Service], order)
+      const deletions = yield* recordDeletions(ns, [Builtins.ConfigMap, Builtins.Deployment, Builtins.Service])
       const controller = yield* start("sites-cleanup", ns, workflow, { cleanup: Workflow.cleanup(workflow, { recheckAfter: "1 second" }) })
       yield* kube.create(Site, site(ns, "c", { image: "x" }))
       yield* eventually(kube.get(Builtins.Deployment, "c", ns))
@@ -304,7 +310,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow o
 
       yield* kube.delete(Site, "c", ns)
       yield* absent(Site, "c", ns)
-      assert.deepStrictEqual(yield* Ref.get(order), ["dns/c", "Service/c", "Deployment/c", "ConfigMap/c-content"])
+      assert.deepStrictEqual(yield* deletions, ["Service/c", "Deployment/c", "ConfigMap/c-content"])
+      assert.isTrue((yield* Ref.get(serviceSeenByDns))[0], "the step below the Service was cleaned up first")
     }))
 })
 
