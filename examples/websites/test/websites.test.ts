@@ -1,0 +1,69 @@
+import { assert, layer } from "@effect/vitest"
+import { WorkloadSimulator } from "@kubefx/apiserver"
+import { Builtins, Informer, Kube, ObjectMeta } from "@kubefx/kube"
+import { Effect, Ref, Stream } from "effect"
+import { ensure, eventually, installCrd, layerWith, namespace } from "../../../packages/kube/test/support.ts"
+import { controller, Website } from "../src/index.ts"
+
+const cluster = layerWith({ controllers: [WorkloadSimulator.make({ delay: "300 millis" })] })
+
+const condition = (site: Website, type: string) => site.status?.conditions?.find((c) => c.type === type)
+
+const readyWebsite = (ns: string, name: string, generation: number) =>
+  Effect.flatMap(Kube.Kube, (kube) =>
+    eventually(Effect.flatMap(kube.get(Website, name, ns), (site) => {
+      const ready = condition(site, "Ready")
+      return ready?.status === "True" && ready.observedGeneration === generation
+        ? Effect.succeed(site)
+        : Effect.fail(new Error(`Ready is ${JSON.stringify(ready)}`))
+    })))
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("websites", (it) => {
+  it.effect("a Website becomes a ConfigMap, a Deployment and, once that is ready, a Service; deletion goes in reverse", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Website)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const deletions = yield* Ref.make<Array<{ readonly revision: number; readonly kind: string }>>([])
+      const informers = yield* Effect.forEach([Builtins.ConfigMap, Builtins.Deployment, Builtins.Service], (kind) =>
+        Informer.make(kind, { namespace: ns }))
+      yield* Stream.mergeAll(informers.map((informer) => informer.changes), { concurrency: "unbounded" }).pipe(
+        Stream.runForEach((change) =>
+          change._tag === "Deleted"
+            ? Ref.update(deletions, (xs) => [...xs, { revision: ObjectMeta.version(change.object), kind: change.object.kind ?? "" }])
+            : Effect.void
+        ),
+        Effect.forkScoped
+      )
+      yield* controller
+      yield* kube.create(Website, {
+        apiVersion: Website.apiVersion,
+        kind: Website.kind,
+        metadata: { name: "hello", namespace: ns },
+        spec: { content: "<h1>Hello</h1>", replicas: 2 }
+      })
+
+      const site = yield* readyWebsite(ns, "hello", 1)
+      for (const type of ["ContentReady", "DeploymentReady", "ServiceReady"]) assert.strictEqual(condition(site, type)?.status, "True", type)
+      assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "hello-content", ns)).data, { "index.html": "<h1>Hello</h1>" })
+      const deployment = yield* kube.get(Builtins.Deployment, "hello", ns)
+      assert.strictEqual(deployment.status?.availableReplicas, 2)
+      // The server's revisions order its writes: the Service came after the write that made the
+      // Deployment ready (the simulator's last one).
+      const service = yield* kube.get(Builtins.Service, "hello", ns)
+      assert.isAbove(ObjectMeta.version(service), ObjectMeta.version(deployment))
+      assert.strictEqual(service.metadata.ownerReferences?.[0]?.name, "hello")
+
+      // New content: a new page and a new rollout, then Ready again.
+      yield* kube.patch(Website, "hello", ns, { spec: { content: "<h1>Changed</h1>" } }, { type: "merge" })
+      yield* readyWebsite(ns, "hello", 2)
+      assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "hello-content", ns)).data, { "index.html": "<h1>Changed</h1>" })
+      assert.strictEqual((yield* kube.get(Builtins.Deployment, "hello", ns)).status?.observedGeneration, 2)
+
+      yield* kube.delete(Website, "hello", ns)
+      yield* eventually(Effect.flatMap(Effect.flip(kube.get(Website, "hello", ns)), (error) => ensure(error._tag === "NotFound", error._tag)))
+      const order = yield* eventually(Effect.flatMap(Ref.get(deletions), (xs) =>
+        xs.length === 3 ? Effect.succeed([...xs].sort((a, b) => a.revision - b.revision).map((d) => d.kind)) : Effect.fail(new Error(`${xs.length} deletions`))))
+      assert.deepStrictEqual(order, ["Service", "Deployment", "ConfigMap"])
+    }))
+})
