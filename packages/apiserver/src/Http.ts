@@ -89,10 +89,11 @@ const authorized = (header: string | undefined, token: string): boolean => {
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
-const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, Status.ApiError> => {
+const readBytes = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Uint8Array, Status.ApiError> => {
   const length = Number(request.headers["content-length"] ?? 0)
   if (length > maxBodyBytes) return Effect.fail(Status.tooLarge(`the request body is ${length} bytes, the limit is ${maxBodyBytes}`))
-  return request.text.pipe(
+  return request.arrayBuffer.pipe(
+    Effect.map((buffer) => new Uint8Array(buffer)),
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
     Effect.mapError((e) =>
       e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
@@ -101,6 +102,9 @@ const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<s
     )
   )
 }
+
+const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, Status.ApiError> =>
+  Effect.map(readBytes(request), (bytes) => Buffer.from(bytes).toString("utf8"))
 
 const flag = (query: URLSearchParams, name: string): boolean | undefined => {
   const value = query.get(name)
@@ -426,13 +430,13 @@ const resourceRequest = Effect.fnUntraced(function*(
     }
     case "create": {
       const options = yield* writeOptions(query, request.headers["user-agent"])
-      const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBody(request))
+      const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       const written = yield* Rest.create(env, resource, path.namespace, body, options)
       return jsonResponse(201, written.object, warningHeader(written.warnings))
     }
     case "update": {
       const options = yield* writeOptions(query, request.headers["user-agent"])
-      const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBody(request))
+      const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       if (sub === "finalize") return jsonResponse(200, yield* context.finalizeNamespace(name, body))
       const written = sub === "scale"
         ? yield* Rest.update(env, target, undefined, options, (current) => Effect.succeed(Scale.fromScale(resource, current, body)))

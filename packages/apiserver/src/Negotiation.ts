@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import { Yaml } from "effect/encoding"
 import * as KubeObject from "./KubeObject.ts"
+import * as Protobuf from "./Protobuf.ts"
 import * as Status from "./Status.ts"
 
 export type Representation = "json" | "table"
@@ -59,25 +60,39 @@ export const mediaType = (contentType: string | undefined): string =>
   (contentType ?? "").split(";")[0]!.trim().toLowerCase()
 
 /** Body media types accepted for create and update. */
-export const objectMediaTypes: ReadonlyArray<string> = ["application/json", "application/yaml"]
+export const objectMediaTypes: ReadonlyArray<string> = ["application/json", "application/yaml", Protobuf.mediaType]
 
 /**
- * Decodes a create/update body (JSON or YAML) into an object: 415 for other media types, 400 for
- * bodies that do not parse or are not objects.
+ * Decodes a create/update body (JSON, YAML, or protobuf for the few kinds kubectl's generators
+ * send) into an object: 415 for other media types, 400 for bodies that do not parse or are not
+ * objects.
  *
  * @example
  * import { Effect } from "effect"
  * import * as Negotiation from "./Negotiation.ts"
- * Effect.runSync(Negotiation.decodeObject("application/json", '{"kind":"ConfigMap"}')).kind // "ConfigMap"
+ * Effect.runSync(Negotiation.decodeObject("application/json", Buffer.from('{"kind":"ConfigMap"}'))).kind // "ConfigMap"
  */
 export const decodeObject = (
   contentType: string | undefined,
-  body: string
+  bytes: Uint8Array
 ): Effect.Effect<KubeObject.KubeObject, Status.ApiError> => {
   const type = mediaType(contentType)
   if (type !== "" && !objectMediaTypes.includes(type) && type !== "*/*") {
     return Effect.fail(Status.unsupportedMediaType(objectMediaTypes))
   }
+  if (type === Protobuf.mediaType) {
+    const decoded = Protobuf.decodeObject(bytes)
+    return decoded._tag === "Success"
+      ? Effect.succeed(decoded.object)
+      : Effect.fail(
+        new Status.ApiError({
+          code: 415,
+          reason: "UnsupportedMediaType",
+          message: `${decoded.message} - accepted media types include: application/json, application/yaml`
+        })
+      )
+  }
+  const body = Buffer.from(bytes).toString("utf8")
   let decoded: unknown
   try {
     decoded = type === "application/yaml" ? Yaml.parse(body) : JSON.parse(body)

@@ -153,6 +153,18 @@ describe("kubectl", () => {
     expect(smp.stderr).toContain("the body of the request was in an unknown format")
   })
 
+  it("runs the generator commands that send protobuf for simple kinds", async () => {
+    await ok("create", "namespace", "generated")
+    await ok("create", "configmap", "gen-cm", "--from-literal=a=b", "-n", "generated")
+    await ok("create", "secret", "generic", "gen-secret", "--from-literal=k=v", "-n", "generated")
+    await ok("create", "serviceaccount", "gen-sa", "-n", "generated")
+    expect(await ok("get", "cm", "gen-cm", "-n", "generated", "-o", "jsonpath={.data.a}")).toBe("b")
+    expect(await ok("get", "secret", "gen-secret", "-n", "generated", "-o", "jsonpath={.data.k}")).toBe(Buffer.from("v").toString("base64"))
+    const deployment = await kubectl("create", "deployment", "gen-deploy", "--image=nginx", "-n", "generated")
+    expect(deployment.code).not.toBe(0)
+    expect(deployment.stderr).toContain("protobuf bodies of apps/v1/Deployment are not supported")
+  })
+
   it("prints printer columns and scales a custom resource", async () => {
     await ok("scale", "crontab", "ssa", "--replicas=4")
     const out = await ok("get", "crontabs")
