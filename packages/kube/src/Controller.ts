@@ -13,7 +13,8 @@ import {
   Outcome,
   type RetryInfo,
   type RetryPolicy,
-  type TokenBucket
+  type TokenBucket,
+  Trigger
 } from "@kubefx/core"
 import { Clock, type Duration, Effect, Option, Result, Scope, Stream } from "effect"
 import * as Events from "./Events.ts"
@@ -23,6 +24,7 @@ import type * as KubeError from "./KubeError.ts"
 import * as ObjectMeta from "./ObjectMeta.ts"
 import * as OverlayCache from "./OverlayCache.ts"
 import type * as Resource from "./Resource.ts"
+import * as SharedInformers from "./SharedInformers.ts"
 
 /** A kind whose changes are mapped to primary keys by a function. */
 export interface Watch<B extends ObjectMeta.KubeObject> {
@@ -116,6 +118,10 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly resync?: Duration.Input | undefined
   /** Options of the primary's watch (inactivity timeout, backoff...). */
   readonly watch?: Informer.Options<A> | undefined
+  /** Start held: caches fill and events queue, nothing reconciles until `resume` (a replica that does not lead). */
+  readonly held?: boolean | undefined
+  /** Run each reconcile in a `kubefx.reconcile` tracing span; default true. */
+  readonly tracing?: boolean | undefined
 }
 
 export interface Controller<A extends ObjectMeta.KubeObject> extends Engine.Controller {
@@ -124,6 +130,8 @@ export interface Controller<A extends ObjectMeta.KubeObject> extends Engine.Cont
   readonly overlay: OverlayCache.OverlayCache<A>
   readonly finalizer: string
   readonly fieldManager: string
+  /** Every cache the controller reads: the primary's, then those of owned and watched kinds. */
+  readonly informers: ReadonlyArray<Informer.Informer<any>>
 }
 
 /** The `Ready` condition kubefx writes (metav1.Condition). */
@@ -215,16 +223,16 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
     const predicate = options.predicate ?? generationChanged
     const writeReady = options.readyCondition !== false && resource.custom?.status !== undefined
 
-    const primary = yield* Informer.make(resource, {
+    const informers = yield* SharedInformers.SharedInformers
+    const primary = yield* informers.get(resource, {
       ...options.watch,
       namespace: options.namespace,
       labelSelector: options.labelSelector
     })
     const overlay = yield* OverlayCache.make(primary, { fieldManager })
-    const owned = yield* Effect.forEach(options.owns ?? [], (kind) =>
-      Effect.map(Informer.make(kind, { namespace: options.namespace }), (informer) => informer))
+    const owned = yield* Effect.forEach(options.owns ?? [], (kind) => informers.get(kind, { namespace: options.namespace }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
-      Effect.map(Informer.make(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
+      Effect.map(informers.get(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
     const events = yield* Events.make({ component: options.name })
     const caches = new Map<Resource.Resource<any>, Informer.Informer<any>>()
     for (const informer of owned) caches.set(informer.resource, informer)
@@ -392,6 +400,8 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       degradeAfter: options.degradeAfter,
       dependsOn: options.dependsOn,
       timeout: options.timeout,
+      held: options.held,
+      tracing: options.tracing ?? true,
       resync: options.resync === undefined ? undefined : { period: options.resync, keys: Effect.sync(primary.keys) },
       snapshot: (key) => Effect.map(overlay.get(key), Option.fromUndefinedOr),
       rollback: options.rollback,
@@ -410,5 +420,19 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         })
     })
 
-    return { ...engine, resource, informer: primary, overlay, finalizer, fieldManager }
+    // Whatever changed while held (another replica may have led) is looked at again on resume.
+    const resume = Effect.andThen(
+      Effect.suspend(() => Effect.forEach(primary.keys(), (key) => engine.enqueue(key, Trigger.resync), { discard: true })),
+      engine.resume
+    )
+    return {
+      ...engine,
+      resume: Effect.suspend(() => engine.isHeld() ? resume : Effect.void),
+      resource,
+      informer: primary,
+      overlay,
+      finalizer,
+      fieldManager,
+      informers: [primary, ...owned, ...watched.map((w) => w.informer)]
+    }
   })

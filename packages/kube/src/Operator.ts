@@ -1,0 +1,409 @@
+/**
+ * An operator: what users deploy. One process runs a set of controllers, each isolated from the
+ * others (own queue, workers, retries, health; a failure, a defect or a backlog in one never touches
+ * another), started in `dependsOn` order with shared informers, observable over HTTP (probes,
+ * Prometheus metrics, controller state), optionally one of several replicas behind a leader Lease,
+ * and shut down gracefully: stop taking work, let running reconciles finish within a timeout,
+ * interrupt the rest, release the Lease.
+ *
+ * @since 0.1.0
+ */
+import { Controller as Engine } from "@kubefx/core"
+import {
+  Cause,
+  Clock,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  PubSub,
+  Schema,
+  Scope,
+  Semaphore,
+  Stream
+} from "effect"
+import * as Controller from "./Controller.ts"
+import type * as Kube from "./Kube.ts"
+import * as LeaderElection from "./LeaderElection.ts"
+import type * as ObjectMeta from "./ObjectMeta.ts"
+import * as OperatorHttp from "./OperatorHttp.ts"
+import type * as Rbac from "./Rbac.ts"
+import * as SharedInformers from "./SharedInformers.ts"
+
+export class OperatorError extends Schema.TaggedError<OperatorError>()("OperatorError", { message: Schema.String }) {}
+
+/** This replica lost the leader Lease and, configured not to rejoin, stopped. */
+export class LeadershipLost extends Schema.TaggedError<LeadershipLost>()("LeadershipLost", { lease: Schema.String }) {}
+
+/** A controller of an operator, declared but not started. */
+export interface ControllerDefinition<R = never> {
+  readonly _tag: "ControllerDefinition"
+  readonly name: string
+  readonly options: Controller.Options<any, any, R>
+  /** Controllers that must be started first, and healthy for this one to reconcile (R12). */
+  readonly dependsOn: ReadonlyArray<ControllerDefinition<any>>
+  /** Permissions the reconciler needs beyond what the definition shows (for `Rbac`). */
+  readonly rules: ReadonlyArray<Rbac.PolicyRule>
+}
+
+/**
+ * Declares a controller for an operator: the options of `Controller.make`, with `dependsOn` naming
+ * other definitions.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Outcome } from "@kubefx/core"
+ * import { Builtins, Operator } from "@kubefx/kube"
+ * const configMaps = Operator.controller({
+ *   name: "config-maps",
+ *   for: Builtins.ConfigMap,
+ *   reconcile: () => Effect.succeed(Outcome.done)
+ * })
+ * const secrets = Operator.controller({
+ *   name: "secrets",
+ *   for: Builtins.Secret,
+ *   dependsOn: [configMaps],
+ *   reconcile: () => Effect.succeed(Outcome.done),
+ *   rbac: [{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }]
+ * })
+ */
+export const controller = <A extends ObjectMeta.KubeObject, E, R>(
+  options: Omit<Controller.Options<A, E, R>, "dependsOn" | "held"> & {
+    readonly dependsOn?: ReadonlyArray<ControllerDefinition<any>> | undefined
+    readonly rbac?: ReadonlyArray<Rbac.PolicyRule> | undefined
+  }
+): ControllerDefinition<R> => {
+  const { dependsOn, rbac, ...rest } = options
+  return {
+    _tag: "ControllerDefinition",
+    name: options.name,
+    options: rest as Controller.Options<any, any, R>,
+    dependsOn: dependsOn ?? [],
+    rules: rbac ?? []
+  }
+}
+
+export interface LeaderElectionOptions extends Omit<LeaderElection.Options, "leaseName"> {
+  /** Default `<operator name>-leader`. */
+  readonly leaseName?: string | undefined
+}
+
+export interface Options<R> {
+  /** Names the operator: the default Lease name, the ClusterRole, logs. */
+  readonly name: string
+  readonly controllers: ReadonlyArray<ControllerDefinition<R>>
+  /** Run as one of several replicas: only the holder of the Lease reconciles. */
+  readonly leaderElection?: LeaderElectionOptions | undefined
+  /** Probes, metrics and controller state; default 127.0.0.1:8080; `false` for none. */
+  readonly http?: OperatorHttp.Options | false | undefined
+  /** How long running reconciles may finish on shutdown before they are interrupted; default 30 s. */
+  readonly shutdownTimeout?: Duration.Input | undefined
+  /** Permissions the operator needs beyond its controllers' (for `Rbac`). */
+  readonly rbac?: ReadonlyArray<Rbac.PolicyRule> | undefined
+}
+
+/** An operator, declared: a value that `run` starts, and that `Rbac` and `kubefx rbac` read. */
+export interface Operator<R = never> {
+  readonly _tag: "Operator"
+  readonly name: string
+  /** Every controller, dependencies included, in an order where each follows its dependencies. */
+  readonly controllers: ReadonlyArray<ControllerDefinition<R>>
+  readonly options: Options<R>
+}
+
+/**
+ * Declares an operator. Controllers named in `dependsOn` but not listed are added.
+ *
+ * @example
+ * import { Operator } from "@kubefx/kube"
+ * declare const widgets: Operator.ControllerDefinition
+ * export const operator = Operator.make({
+ *   name: "widgets-operator",
+ *   controllers: [widgets],
+ *   leaderElection: { namespace: "widgets-system" }
+ * })
+ */
+export const make = <R>(options: Options<R>): Operator<R> => ({
+  _tag: "Operator",
+  name: options.name,
+  controllers: inDependencyOrder(options.controllers),
+  options
+})
+
+const inDependencyOrder = <R>(definitions: ReadonlyArray<ControllerDefinition<R>>): ReadonlyArray<ControllerDefinition<R>> => {
+  const ordered: Array<ControllerDefinition<R>> = []
+  const visiting = new Set<ControllerDefinition<any>>()
+  const visit = (definition: ControllerDefinition<any>) => {
+    if (ordered.includes(definition) || visiting.has(definition)) return
+    visiting.add(definition)
+    for (const dependency of definition.dependsOn) visit(dependency)
+    visiting.delete(definition)
+    ordered.push(definition)
+  }
+  for (const definition of definitions) visit(definition)
+  return ordered
+}
+
+const validate = (operator: Operator<any>): string | undefined => {
+  const names = new Set<string>()
+  for (const definition of operator.controllers) {
+    if (names.has(definition.name)) return `two controllers are named ${definition.name}`
+    if (definition.name === "events") return "a controller cannot be named events (the HTTP event stream's path)"
+    names.add(definition.name)
+  }
+  const cycle = (definition: ControllerDefinition<any>, path: ReadonlyArray<ControllerDefinition<any>>): string | undefined => {
+    if (path.includes(definition)) return [...path.slice(path.indexOf(definition)), definition].map((d) => d.name).join(" -> ")
+    for (const dependency of definition.dependsOn) {
+      const found = cycle(dependency, [...path, definition])
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  for (const definition of operator.controllers) {
+    const found = cycle(definition, [])
+    if (found !== undefined) return `dependsOn has a cycle: ${found}`
+  }
+  return undefined
+}
+
+/**
+ * Where a controller of a running operator is: waiting for its dependencies to start, syncing its
+ * caches, running (reconciling, or held while this replica does not lead), failed to start, stopped.
+ */
+export type Phase = "Waiting" | "Syncing" | "Running" | "Failed" | "Stopped"
+
+export interface ControllerHandle {
+  readonly name: string
+  readonly definition: ControllerDefinition<any>
+  readonly phase: () => Phase
+  /** Once started. */
+  readonly controller: () => Controller.Controller<any> | undefined
+}
+
+/** One probe check, as `/readyz?verbose` lists them. */
+export interface Check {
+  readonly name: string
+  readonly ok: boolean
+  readonly message?: string | undefined
+}
+
+export interface Running {
+  readonly name: string
+  readonly phase: () => "Starting" | "Running" | "Stopping" | "Stopped"
+  readonly controllers: ReadonlyArray<ControllerHandle>
+  readonly leaderElector: LeaderElection.LeaderElector | undefined
+  /** Startup: every controller started once. Liveness: the election loop is not stuck. Readiness: caches synced, leader state known, not stopping. */
+  readonly checks: {
+    readonly startup: () => ReadonlyArray<Check>
+    readonly liveness: () => ReadonlyArray<Check>
+    readonly readiness: () => ReadonlyArray<Check>
+  }
+  /** Every finished run of every controller, from the moment of subscription. */
+  readonly reports: Stream.Stream<Engine.RunReport>
+  /** The HTTP server's address ("http://127.0.0.1:8080"), when it serves. */
+  readonly url: string | undefined
+  /** Graceful shutdown (also run when the operator's scope closes); idempotent. */
+  readonly shutdown: Effect.Effect<void>
+  /** Completes once shut down; fails if this replica lost the Lease and does not rejoin. */
+  readonly done: Effect.Effect<void, LeadershipLost>
+}
+
+// client-go's HealthzAdaptor tolerance in controller-runtime's manager.
+const electionTolerance = Duration.toMillis(Duration.seconds(20))
+
+/**
+ * Starts the operator in the current scope: the HTTP server, then every controller once its
+ * dependencies run (held until this replica leads, with leader election), then the election.
+ * Closing the scope shuts it down gracefully.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Operator } from "@kubefx/kube"
+ * declare const operator: Operator.Operator
+ * const program = Effect.scoped(Effect.flatMap(Operator.start(operator), (running) => running.done))
+ */
+export const start = <R>(
+  operator: Operator<R>
+): Effect.Effect<Running, OperatorError | LeaderElection.LeaderElectionError | OperatorHttp.OperatorHttpError, R | Kube.Kube | Scope.Scope> =>
+  Effect.gen(function*() {
+    const invalid = validate(operator)
+    if (invalid !== undefined) return yield* new OperatorError({ message: invalid })
+    const options = operator.options
+    const scope = yield* Scope.Scope
+    const clock = yield* Clock.Clock
+    const shared = yield* SharedInformers.make
+    const reports = yield* PubSub.sliding<Engine.RunReport>(4096)
+    const transitions = yield* Semaphore.make(1)
+    const stopped = yield* Deferred.make<void, LeadershipLost>()
+    const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? "30 seconds")
+    const electing = options.leaderElection !== undefined
+    let phase: "Starting" | "Running" | "Stopping" | "Stopped" = "Starting"
+    let leading = !electing
+    let startedOnce = false
+    let elector: LeaderElection.LeaderElector | undefined
+
+    interface Slot {
+      phase: Phase
+      controller: Controller.Controller<any> | undefined
+      readonly started: Deferred.Deferred<Controller.Controller<any>>
+    }
+    const slots = new Map<ControllerDefinition<any>, Slot>()
+    for (const definition of operator.controllers) {
+      slots.set(definition, { phase: "Waiting", controller: undefined, started: Deferred.makeUnsafe() })
+    }
+    const running = () => Array.from(slots.values(), (slot) => slot.controller).filter((c) => c !== undefined)
+
+    const handles: ReadonlyArray<ControllerHandle> = operator.controllers.map((definition) => {
+      const slot = slots.get(definition)!
+      return { name: definition.name, definition, phase: () => slot.phase, controller: () => slot.controller }
+    })
+
+    const startController = (definition: ControllerDefinition<R>) =>
+      Effect.gen(function*() {
+        const slot = slots.get(definition)!
+        const dependencies = yield* Effect.forEach(definition.dependsOn, (dependency) => Deferred.await(slots.get(dependency)!.started))
+        slot.phase = "Syncing"
+        const made = yield* Controller.make({ ...definition.options, dependsOn: dependencies, held: electing }).pipe(
+          Effect.provideService(SharedInformers.SharedInformers, shared),
+          Effect.exit
+        )
+        if (Exit.isFailure(made)) {
+          slot.phase = "Failed"
+          return yield* Effect.logError(`controller ${definition.name} failed to start`, made.cause)
+        }
+        const started = made.value
+        yield* Stream.runForEach(started.reports, (report) => PubSub.publish(reports, report)).pipe(Effect.forkIn(scope))
+        yield* transitions.withPermits(1)(Effect.gen(function*() {
+          slot.controller = started
+          slot.phase = phase === "Stopping" || phase === "Stopped" ? "Stopped" : "Running"
+          if (leading && slot.phase === "Running") yield* started.resume
+        }))
+        yield* Deferred.succeed(slot.started, started)
+        yield* Effect.logInfo(`controller ${definition.name} started`)
+      }).pipe(Effect.annotateLogs({ controller: definition.name }))
+
+    const view: OperatorHttp.Source = {
+      name: operator.name,
+      controllers: handles,
+      leaderElector: () => elector,
+      checks: {
+        startup: () => startupChecks(),
+        liveness: () => livenessChecks(),
+        readiness: () => readinessChecks()
+      },
+      reports: Stream.fromPubSub(reports)
+    }
+
+    const startupChecks = (): ReadonlyArray<Check> => {
+      if (!startedOnce) startedOnce = handles.every((handle) => handle.phase() === "Running")
+      return [{ name: "controllers", ok: startedOnce, message: startedOnce ? undefined : "controllers are starting" }]
+    }
+    const livenessChecks = (): ReadonlyArray<Check> => [
+      { name: "ping", ok: true },
+      ...(elector === undefined ? [] : [{
+        name: "leaderElection",
+        ok: elector.healthy(electionTolerance),
+        message: elector.healthy(electionTolerance) ? undefined : "leading without renewing the Lease"
+      }])
+    ]
+    const readinessChecks = (): ReadonlyArray<Check> => {
+      const syncing = handles.filter((handle) => handle.phase() !== "Running").map((handle) => `${handle.name} (${handle.phase()})`)
+      const known = !electing || (elector !== undefined && elector.state()._tag !== "Unknown")
+      return [
+        { name: "informers", ok: syncing.length === 0, message: syncing.length === 0 ? undefined : `not synced: ${syncing.join(", ")}` },
+        ...(electing ? [{ name: "leaderElection", ok: known, message: known ? undefined : "leader not known yet" }] : []),
+        { name: "shutdown", ok: phase === "Starting" || phase === "Running", message: phase === "Stopping" ? "shutting down" : undefined }
+      ]
+    }
+
+    const server = options.http === false ? undefined : yield* OperatorHttp.serve(view, options.http ?? {})
+
+    for (const definition of operator.controllers) {
+      yield* Effect.forkIn(startController(definition), scope, { startImmediately: true })
+    }
+
+    const holdAll = (drainTimeout: Duration.Duration) =>
+      Effect.forEach(running(), (c) => c.hold({ drainTimeout }), { concurrency: "unbounded", discard: true })
+
+    if (options.leaderElection !== undefined) {
+      const le = options.leaderElection
+      const made = yield* LeaderElection.make({ ...le, leaseName: le.leaseName ?? `${operator.name}-leader` }, {
+        onStartedLeading: transitions.withPermits(1)(Effect.gen(function*() {
+          if (phase === "Stopping" || phase === "Stopped") return
+          leading = true
+          yield* Effect.forEach(running(), (c) => c.resume, { discard: true })
+        })),
+        // Running reconciles may finish while that still ends safely before `deadline`.
+        onStoppedLeading: (deadline) =>
+          transitions.withPermits(1)(Effect.gen(function*() {
+            leading = false
+            const margin = Math.min(1000, (made.timings.leaseDuration - made.timings.renewDeadline) / 2)
+            yield* holdAll(Duration.millis(Math.max(0, deadline - clock.currentTimeMillisUnsafe() - margin)))
+          }))
+      })
+      elector = made
+      if (le.rejoin !== true) {
+        yield* made.lost.pipe(
+          Effect.andThen(Deferred.fail(stopped, new LeadershipLost({ lease: `${made.namespace}/${made.leaseName}` }))),
+          Effect.forkIn(scope)
+        )
+      }
+    }
+    phase = "Running"
+
+    const shutdown = Effect.uninterruptible(Effect.gen(function*() {
+      if (phase === "Stopping" || phase === "Stopped") return yield* Deferred.await(stopped).pipe(Effect.ignore)
+      phase = "Stopping"
+      yield* Effect.logInfo(`operator ${operator.name} shutting down: running reconciles have ${Duration.format(shutdownTimeout)}`)
+      yield* transitions.withPermits(1)(Effect.sync(() => {
+        for (const slot of slots.values()) if (slot.phase !== "Failed" && slot.phase !== "Running") slot.phase = "Stopped"
+      }))
+      yield* holdAll(shutdownTimeout)
+      // Only now that nothing reconciles may another replica take over.
+      if (elector !== undefined) yield* elector.stop
+      yield* Effect.forEach(running(), (c) => c.shutdown(), { concurrency: "unbounded", discard: true })
+      for (const slot of slots.values()) if (slot.phase === "Running") slot.phase = "Stopped"
+      phase = "Stopped"
+      yield* Deferred.succeed(stopped, undefined)
+      yield* Effect.logInfo(`operator ${operator.name} stopped`)
+    }))
+    yield* Effect.addFinalizer(() => shutdown)
+
+    return {
+      name: operator.name,
+      phase: () => phase,
+      controllers: handles,
+      leaderElector: elector,
+      checks: view.checks,
+      reports: view.reports,
+      url: server?.url,
+      shutdown,
+      done: Deferred.await(stopped)
+    } satisfies Running
+  })
+
+/**
+ * Runs the operator until it is interrupted (SIGTERM/SIGINT under `NodeRuntime.runMain`), which
+ * shuts it down gracefully, or until it loses the Lease without rejoining (`LeadershipLost`).
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Kube, Operator } from "@kubefx/kube"
+ * declare const operator: Operator.Operator
+ * const main = Operator.run(operator).pipe(Effect.provide(Kube.layer({ _tag: "Default" })))
+ */
+export const run = <R>(
+  operator: Operator<R>
+): Effect.Effect<void, OperatorError | LeadershipLost | LeaderElection.LeaderElectionError | OperatorHttp.OperatorHttpError, R | Kube.Kube> =>
+  Effect.scoped(Effect.flatMap(start(operator), (running) => running.done))
+
+/**
+ * The exit code for how a run ended: 0 for success or a signal (a graceful shutdown), 1 otherwise.
+ *
+ * @example
+ * import { Exit } from "effect"
+ * import { Operator } from "@kubefx/kube"
+ * Operator.exitCode(Exit.void) // 0
+ */
+export const exitCode = (exit: Exit.Exit<unknown, unknown>): number =>
+  Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1

@@ -1,0 +1,340 @@
+/**
+ * An operator's HTTP endpoints, on `effect/http`: Kubernetes-style probes (`/startupz`, `/healthz`,
+ * `/readyz`, each with `?verbose`), Prometheus metrics from Effect's registry (`/metrics`, the
+ * engine's series under controller-runtime's names), and the controllers' state as JSON
+ * (`/controllers`, `/controllers/<name>`, `/controllers/<name>/health` answering 200 or 503) with a
+ * Server-Sent Events stream of run reports (`/controllers/events`) for dashboards.
+ *
+ * @since 0.1.0
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import type { Controller as Engine, Health, Trigger } from "@kubefx/core"
+import { Context, Effect, Layer, Schedule, Schema, type Scope, Stream } from "effect"
+import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { PrometheusMetrics } from "effect/observability"
+import { createServer } from "node:http"
+import type * as LeaderElection from "./LeaderElection.ts"
+import type * as Operator from "./Operator.ts"
+
+export class OperatorHttpError extends Schema.TaggedError<OperatorHttpError>()("OperatorHttpError", {
+  message: Schema.String
+}) {}
+
+export interface Options {
+  /** Default 127.0.0.1. */
+  readonly host?: string | undefined
+  /** Default 8080; 0 picks a free port. */
+  readonly port?: number | undefined
+}
+
+/** What the endpoints read from a running operator. */
+export interface Source {
+  readonly name: string
+  readonly controllers: ReadonlyArray<Operator.ControllerHandle>
+  readonly leaderElector: () => LeaderElection.LeaderElector | undefined
+  readonly checks: Operator.Running["checks"]
+  readonly reports: Stream.Stream<Engine.RunReport>
+}
+
+/** A time as JSON: RFC 3339 with milliseconds, or null. */
+type Time = string | null
+
+const time = (millis: number | undefined): Time => millis === undefined ? null : new Date(millis).toISOString()
+
+/** One finished run as JSON (in key views and on the event stream). */
+export interface RunView {
+  /** Why it ran: the triggers merged into it, first of each kind. */
+  readonly triggers: ReadonlyArray<Trigger.Trigger>
+  readonly attempt: number
+  readonly isLastAttempt: boolean
+  readonly startedAt: Time
+  readonly durationMillis: number
+  readonly result: Engine.RunResult
+}
+
+export interface KeyView {
+  readonly key: string
+  /** Retries so far in the current failure streak. */
+  readonly attempt: number
+  readonly exhausted: boolean
+  /** When the pending retry fires, if one is pending. */
+  readonly nextRetryAt: Time
+  readonly next: { readonly at: Time; readonly trigger: "retry" | "reschedule" } | null
+  readonly last: RunView | null
+}
+
+export interface ControllerView {
+  readonly name: string
+  /** Waiting for dependencies, Syncing caches, Running, Failed to start, Stopped. */
+  readonly phase: Operator.Phase
+  readonly kind: string
+  readonly apiVersion: string
+  /** Healthy / Started / Pending / Degraded; Pending until started, while held or gated. */
+  readonly status: Health.Status
+  readonly degraded: boolean
+  /** Not reconciling because this replica does not lead (or is shutting down). */
+  readonly held: boolean
+  readonly health: {
+    readonly total: number
+    readonly failed: number
+    readonly consecutiveFailures: number
+    readonly lastError: string | null
+    readonly lastReconcileAt: Time
+    readonly degradedSince: Time
+  }
+  readonly queueDepth: number
+  readonly workersBusy: number
+  readonly concurrency: number
+  readonly dependsOn: ReadonlyArray<{ readonly name: string; readonly degraded: boolean }>
+  readonly informers: ReadonlyArray<{ readonly kind: string; readonly synced: boolean; readonly objects: number }>
+  readonly keys: ReadonlyArray<KeyView>
+}
+
+export interface OperatorView {
+  readonly name: string
+  readonly leader: {
+    readonly identity: string
+    readonly lease: string
+    /** Unknown, Follower or Leader. */
+    readonly state: LeaderElection.State["_tag"]
+    readonly leader: string | null
+  } | null
+  readonly controllers: ReadonlyArray<ControllerView>
+}
+
+const runView = (run: Omit<Engine.RunReport, "controller" | "key" | "next" | "exhausted">): RunView => ({
+  triggers: run.triggers,
+  attempt: run.attempt,
+  isLastAttempt: run.isLastAttempt,
+  startedAt: time(run.startedAt),
+  durationMillis: run.durationMillis,
+  result: run.result
+})
+
+const keyView = (status: Engine.KeyStatus): KeyView => ({
+  key: status.key,
+  attempt: status.attempt,
+  exhausted: status.exhausted,
+  nextRetryAt: status.next?.trigger === "retry" ? time(status.next.at) : null,
+  next: status.next === undefined ? null : { at: time(status.next.at), trigger: status.next.trigger },
+  last: status.last === undefined ? null : runView(status.last)
+})
+
+/**
+ * A controller's state as the HTTP API shows it.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { type Operator, OperatorHttp } from "@kubefx/kube"
+ * declare const handle: Operator.ControllerHandle
+ * const view = OperatorHttp.controllerView(handle)
+ */
+export const controllerView = (handle: Operator.ControllerHandle): Effect.Effect<ControllerView> =>
+  Effect.gen(function*() {
+    const controller = handle.controller()
+    const resource = handle.definition.options.for
+    const base = { name: handle.name, phase: handle.phase(), kind: resource.kind, apiVersion: resource.apiVersion }
+    if (controller === undefined) {
+      return {
+        ...base,
+        status: "Pending",
+        degraded: false,
+        held: false,
+        health: { total: 0, failed: 0, consecutiveFailures: 0, lastError: null, lastReconcileAt: null, degradedSince: null },
+        queueDepth: 0,
+        workersBusy: 0,
+        concurrency: handle.definition.options.concurrency ?? 1,
+        dependsOn: handle.definition.dependsOn.map((dependency) => ({ name: dependency.name, degraded: false })),
+        informers: [],
+        keys: []
+      } satisfies ControllerView
+    }
+    const inspection = yield* controller.inspect
+    const health = inspection.health
+    return {
+      ...base,
+      status: inspection.status,
+      degraded: health.degraded,
+      held: inspection.held,
+      health: {
+        total: health.total,
+        failed: health.failed,
+        consecutiveFailures: health.consecutiveFailures,
+        lastError: health.lastError ?? null,
+        lastReconcileAt: time(health.lastReconcileAt),
+        degradedSince: time(health.degradedSince)
+      },
+      queueDepth: inspection.queueDepth,
+      workersBusy: inspection.workersBusy,
+      concurrency: inspection.concurrency,
+      dependsOn: inspection.dependsOn,
+      informers: controller.informers.map((informer) => ({
+        kind: informer.resource.kind,
+        synced: informer.hasSynced(),
+        objects: informer.size()
+      })),
+      keys: inspection.keys.map(keyView)
+    } satisfies ControllerView
+  })
+
+/**
+ * The whole operator as the HTTP API shows it.
+ *
+ * @example
+ * import { OperatorHttp } from "@kubefx/kube"
+ * declare const source: OperatorHttp.Source
+ * const view = OperatorHttp.operatorView(source)
+ */
+export const operatorView = (source: Source): Effect.Effect<OperatorView> =>
+  Effect.gen(function*() {
+    const elector = source.leaderElector()
+    const state = elector?.state()
+    return {
+      name: source.name,
+      leader: elector === undefined || state === undefined ? null : {
+        identity: elector.identity,
+        lease: `${elector.namespace}/${elector.leaseName}`,
+        state: state._tag,
+        leader: state._tag === "Leader" ? elector.identity : state._tag === "Follower" ? state.leader ?? null : null
+      },
+      controllers: yield* Effect.forEach(source.controllers, controllerView)
+    }
+  })
+
+/**
+ * A run report as one Server-Sent Event (`event: report`, JSON data).
+ *
+ * @example
+ * import { OperatorHttp } from "@kubefx/kube"
+ * OperatorHttp.reportEvent({
+ *   controller: "widgets", key: "default/a", triggers: [{ _tag: "Event" }], attempt: 0, isLastAttempt: false,
+ *   startedAt: 0, durationMillis: 3, result: { _tag: "Done" }, next: undefined, exhausted: false
+ * }) // "event: report\ndata: {...}\n\n"
+ */
+export const reportEvent = (report: Engine.RunReport): string =>
+  `event: report\ndata: ${
+    JSON.stringify({
+      controller: report.controller,
+      key: report.key,
+      ...runView(report),
+      next: report.next === undefined ? null : { at: time(report.next.at), trigger: report.next.trigger },
+      exhausted: report.exhausted
+    })
+  }\n\n`
+
+/**
+ * A probe's answer, as kube-apiserver words it: "ok", or the checks with `[+]`/`[-]` and a last line
+ * saying the probe failed (always listed on failure, and with `verbose`).
+ *
+ * @example
+ * import { OperatorHttp } from "@kubefx/kube"
+ * OperatorHttp.probeText("readyz", [{ name: "informers", ok: false, message: "not synced: widgets (Syncing)" }], false)
+ * // { ok: false, text: "[-]informers failed: not synced: widgets (Syncing)\nreadyz check failed\n" }
+ */
+export const probeText = (
+  probe: string,
+  checks: ReadonlyArray<Operator.Check>,
+  verbose: boolean
+): { readonly ok: boolean; readonly text: string } => {
+  const ok = checks.every((check) => check.ok)
+  if (ok && !verbose) return { ok, text: "ok" }
+  const lines = checks.map((check) =>
+    check.ok ? `[+]${check.name} ok` : `[-]${check.name} failed: ${check.message ?? "failed"}`
+  )
+  return { ok, text: `${lines.join("\n")}\n${probe} ${ok ? "check passed" : "check failed"}\n` }
+}
+
+const encoder = new TextEncoder()
+// Proxies drop event streams that stay silent; a comment line every 15 s keeps them open.
+const keepAlive = Stream.fromSchedule(Schedule.spaced("15 seconds")).pipe(Stream.map(() => ": keep-alive\n\n"))
+
+/**
+ * The endpoints as an `HttpRouter` layer.
+ *
+ * @example
+ * import { HttpRouter } from "effect/http"
+ * import { OperatorHttp } from "@kubefx/kube"
+ * declare const source: OperatorHttp.Source
+ * const app = HttpRouter.serve(OperatorHttp.routes(source))
+ */
+export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  HttpRouter.use(Effect.fn(function*(router) {
+    // Metrics are read from the registry the operator runs with, whichever fiber serves the scrape.
+    const context = yield* Effect.context<never>()
+    const probe = (path: "/startupz" | "/healthz" | "/readyz", checks: () => ReadonlyArray<Operator.Check>) =>
+      router.add("GET", path, (request) => {
+        const verbose = new URL(request.url, "http://localhost").searchParams.has("verbose")
+        const answer = probeText(path.slice(1), checks(), verbose)
+        return Effect.succeed(HttpServerResponse.text(answer.text, { status: answer.ok ? 200 : 503 }))
+      })
+    yield* probe("/startupz", source.checks.startup)
+    yield* probe("/healthz", source.checks.liveness)
+    yield* probe("/readyz", source.checks.readiness)
+    yield* router.add("GET", "/metrics", Effect.sync(() =>
+      HttpServerResponse.text(PrometheusMetrics.formatUnsafe(context), { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+    ))
+    yield* router.add("GET", "/controllers", Effect.map(operatorView(source), (view) => HttpServerResponse.jsonUnsafe(view)))
+    yield* router.add("GET", "/controllers/events", (request) => {
+      const only = new URL(request.url, "http://localhost").searchParams.get("controller")
+      const events = source.reports.pipe(
+        Stream.filter((report) => only === null || report.controller === only),
+        Stream.map(reportEvent)
+      )
+      return Effect.succeed(HttpServerResponse.stream(
+        Stream.make(": connected\n\n").pipe(
+          Stream.concat(Stream.merge(events, keepAlive)),
+          Stream.map((text) => encoder.encode(text))
+        ),
+        { contentType: "text/event-stream", headers: { "cache-control": "no-cache" } }
+      ))
+    })
+    const find = Effect.map(HttpRouter.params, (params) => source.controllers.find((handle) => handle.name === params.name))
+    const notFound = (name: string | undefined) =>
+      HttpServerResponse.jsonUnsafe({ message: `no controller named ${name ?? ""}` }, { status: 404 })
+    yield* router.add("GET", "/controllers/:name", Effect.gen(function*() {
+      const handle = yield* find
+      if (handle === undefined) return notFound((yield* HttpRouter.params).name)
+      return HttpServerResponse.jsonUnsafe(yield* controllerView(handle))
+    }))
+    yield* router.add("GET", "/controllers/:name/health", Effect.gen(function*() {
+      const handle = yield* find
+      if (handle === undefined) return notFound((yield* HttpRouter.params).name)
+      const view = yield* controllerView(handle)
+      const ok = view.status === "Healthy" || view.status === "Started"
+      return HttpServerResponse.jsonUnsafe({
+        name: view.name,
+        status: view.status,
+        degraded: view.degraded,
+        consecutiveFailures: view.health.consecutiveFailures,
+        lastError: view.health.lastError
+      }, { status: ok ? 200 : 503 })
+    }))
+  }))
+
+/**
+ * Serves the endpoints in the current scope.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { OperatorHttp } from "@kubefx/kube"
+ * declare const source: OperatorHttp.Source
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const server = yield* OperatorHttp.serve(source, { port: 0 })
+ *   yield* Effect.log(`probes on ${server.url}/readyz`)
+ * }))
+ */
+export const serve = (
+  source: Source,
+  options: Options
+): Effect.Effect<{ readonly url: string }, OperatorHttpError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const host = options.host ?? "127.0.0.1"
+    const port = options.port ?? 8080
+    const server = HttpRouter.serve(routes(source), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port, gracefulShutdownTimeout: "1 second" }))
+    )
+    const context = yield* Layer.build(server).pipe(
+      Effect.mapError((error) => new OperatorHttpError({ message: `cannot serve on ${host}:${port}: ${String(error)}` }))
+    )
+    return { url: HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address) }
+  })

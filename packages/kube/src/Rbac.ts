@@ -1,0 +1,166 @@
+/**
+ * The least-privilege ClusterRole an operator needs, derived from what its controllers declare:
+ * read and watch the primary, owned and watched kinds; apply owned objects (create and patch);
+ * patch the primary for finalizers and its status subresource; update `<primary>/finalizers` for
+ * blocking owner references; write Events; take the leader Lease (create, and get and update by
+ * name). Rules a reconciler needs beyond that are declared with `rbac` on the controller or the
+ * operator and merged in.
+ *
+ * @since 0.1.0
+ */
+import { dumpYaml } from "@kubernetes/client-node"
+import type * as Operator from "./Operator.ts"
+import type * as Resource from "./Resource.ts"
+
+/** rbac.authorization.k8s.io/v1 PolicyRule (resource rules). */
+export interface PolicyRule {
+  readonly apiGroups: ReadonlyArray<string>
+  readonly resources: ReadonlyArray<string>
+  readonly verbs: ReadonlyArray<string>
+  readonly resourceNames?: ReadonlyArray<string> | undefined
+}
+
+export interface ClusterRole {
+  readonly apiVersion: "rbac.authorization.k8s.io/v1"
+  readonly kind: "ClusterRole"
+  readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>> }
+  readonly rules: ReadonlyArray<PolicyRule>
+}
+
+const read = ["get", "list", "watch"]
+
+const on = (resource: Resource.Resource<any>, verbs: ReadonlyArray<string>, subresource?: string): PolicyRule => ({
+  apiGroups: [resource.group],
+  resources: [subresource === undefined ? resource.plural : `${resource.plural}/${subresource}`],
+  verbs
+})
+
+/**
+ * What one controller needs.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * declare const widgets: import("@kubefx/kube").Operator.ControllerDefinition
+ * Rbac.controllerRules(widgets)
+ */
+export const controllerRules = (definition: Operator.ControllerDefinition<any>): ReadonlyArray<PolicyRule> => {
+  const options = definition.options
+  const primary = options.for
+  const owns = options.owns ?? []
+  return [
+    on(primary, options.cleanup === undefined ? read : [...read, "patch"]),
+    ...(primary.custom?.status === undefined ? [] : [on(primary, ["patch"], "status")]),
+    // Owner references with blockOwnerDeletion need update on the owner's finalizers.
+    ...(owns.length === 0 ? [] : [on(primary, ["update"], "finalizers")]),
+    ...owns.map((kind) => on(kind, [...read, "create", "patch"])),
+    ...(options.watches ?? []).map((watch) => on(watch.resource, read)),
+    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+    ...definition.rules
+  ]
+}
+
+/**
+ * What an operator needs: its controllers', the leader Lease's, and its own extra rules.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * Rbac.operatorRules(operator)
+ */
+export const operatorRules = (operator: Operator.Operator<any>): ReadonlyArray<PolicyRule> => {
+  const election = operator.options.leaderElection
+  const lease = election?.leaseName ?? `${operator.name}-leader`
+  return [
+    ...operator.controllers.flatMap(controllerRules),
+    ...(election === undefined ? [] : [
+      // create cannot be limited by name: the name is not known before the object exists.
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [lease], verbs: ["get", "update"] }
+    ]),
+    ...(operator.options.rbac ?? [])
+  ]
+}
+
+const verbOrder = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
+const byVerbOrder = (a: string, b: string) => {
+  const rank = (verb: string) => verbOrder.includes(verb) ? verbOrder.indexOf(verb) : verbOrder.length
+  return rank(a) - rank(b) || a.localeCompare(b)
+}
+
+/**
+ * Merges rules: verbs per group, resource and resource names are united, then resources of a group
+ * with the same verbs (and names) share a rule. The result is sorted, so it is stable to diff.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * Rbac.normalize([
+ *   { apiGroups: [""], resources: ["configmaps"], verbs: ["get"] },
+ *   { apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["list", "get"] }
+ * ])
+ * // [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] },
+ * //  { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list"] }]
+ */
+export const normalize = (rules: ReadonlyArray<PolicyRule>): ReadonlyArray<PolicyRule> => {
+  const verbs = new Map<string, { group: string; resource: string; names: ReadonlyArray<string>; verbs: Set<string> }>()
+  for (const rule of rules) {
+    const names = [...new Set(rule.resourceNames ?? [])].sort()
+    for (const group of rule.apiGroups) {
+      for (const resource of rule.resources) {
+        const key = JSON.stringify([group, resource, names])
+        let entry = verbs.get(key)
+        if (entry === undefined) verbs.set(key, entry = { group, resource, names, verbs: new Set() })
+        for (const verb of rule.verbs) entry.verbs.add(verb)
+      }
+    }
+  }
+  const merged = new Map<string, { group: string; names: ReadonlyArray<string>; verbs: ReadonlyArray<string>; resources: Array<string> }>()
+  for (const entry of verbs.values()) {
+    const sorted = entry.verbs.has("*") ? ["*"] : [...entry.verbs].sort(byVerbOrder)
+    const key = JSON.stringify([entry.group, entry.names, sorted])
+    const rule = merged.get(key)
+    if (rule === undefined) merged.set(key, { group: entry.group, names: entry.names, verbs: sorted, resources: [entry.resource] })
+    else rule.resources.push(entry.resource)
+  }
+  return [...merged.values()]
+    .map((rule) => ({ ...rule, resources: rule.resources.sort() }))
+    .sort((a, b) => a.group.localeCompare(b.group) || a.resources[0]!.localeCompare(b.resources[0]!) || a.names.length - b.names.length)
+    .map((rule) => ({
+      apiGroups: [rule.group],
+      resources: rule.resources,
+      ...(rule.names.length === 0 ? {} : { resourceNames: rule.names }),
+      verbs: rule.verbs
+    }))
+}
+
+/**
+ * The ClusterRole of an operator (named after it), or of a set of controllers.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * const role = Rbac.clusterRole(operator)
+ */
+export const clusterRole = (
+  source: Operator.Operator<any> | ReadonlyArray<Operator.ControllerDefinition<any>>,
+  options: { readonly name?: string | undefined } = {}
+): ClusterRole => {
+  const isOperator = !Array.isArray(source)
+  const operator = source as Operator.Operator<any>
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: options.name ?? (isOperator ? operator.name : "kubefx-operator") },
+    rules: normalize(isOperator ? operatorRules(operator) : (source as ReadonlyArray<Operator.ControllerDefinition<any>>).flatMap(controllerRules))
+  }
+}
+
+/**
+ * ClusterRoles as a YAML stream, ready for `kubectl apply -f -`.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * process.stdout.write(Rbac.toYaml([Rbac.clusterRole(operator)]))
+ */
+export const toYaml = (roles: ReadonlyArray<ClusterRole>): string =>
+  roles.map((role) => dumpYaml(JSON.parse(JSON.stringify(role)))).join("---\n")

@@ -1,0 +1,183 @@
+/**
+ * An operator on the embedded API server: isolation between controllers, degraded state with the
+ * rollback hook, a dependent held while its dependency is degraded, dependsOn start order, shared
+ * informers, and graceful shutdown.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Outcome } from "@kubefx/core"
+import { Builtins, Conditions, Kube, Operator, Resource } from "@kubefx/kube"
+import { Deferred, Effect, Exit, Fiber, References, Ref, Schema, Stream } from "effect"
+import { ensure, eventually, installCrd, layer as cluster, namespace, TestCluster } from "./support.ts"
+
+const Flaky = Resource.custom({
+  group: "test.kubefx.dev",
+  version: "v1",
+  kind: "Flaky",
+  plural: "flakies",
+  spec: Schema.Struct({ value: Schema.String, broken: Schema.optionalKey(Schema.Boolean) }),
+  status: Schema.Struct({ conditions: Schema.optionalKey(Conditions.Conditions), observedGeneration: Schema.optionalKey(Schema.Int) })
+})
+type Flaky = typeof Flaky.schema.Type
+
+const flaky = (ns: string, name: string, value: string): Flaky => ({
+  apiVersion: Flaky.apiVersion,
+  kind: Flaky.kind,
+  metadata: { name, namespace: ns },
+  spec: { value }
+})
+
+const configMap = (ns: string, name: string, app: string) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: ns, labels: { app } },
+  data: { name }
+})
+
+const quiet = Effect.provideService(References.MinimumLogLevel, "None")
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator on the API server", (it) => {
+  it.effect("a controller failing forever is degraded after 5, rolls back with the last good spec, never slows another, and holds its dependent until it recovers", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Flaky)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const steadyRuns = yield* Ref.make(new Set<string>())
+      const dependentRuns = yield* Ref.make<Array<string>>([])
+      const rolledBack = yield* Deferred.make<ReadonlyArray<{ readonly key: string; readonly lastGood: Flaky }>>()
+
+      const flakies = Operator.controller({
+        name: "flakies",
+        for: Flaky,
+        namespace: ns,
+        // A defect, not a typed error: it must be contained all the same.
+        reconcile: (object) => object.spec.broken === true ? Effect.die(new Error(`cannot use ${object.spec.value}`)) : Effect.succeed(Outcome.done),
+        rollback: (failing) => Deferred.succeed(rolledBack, failing).pipe(Effect.asVoid)
+      })
+      const steady = Operator.controller({
+        name: "steady",
+        for: Builtins.ConfigMap,
+        namespace: ns,
+        labelSelector: "app=steady",
+        concurrency: 4,
+        reconcile: (object) => Ref.update(steadyRuns, (s) => new Set(s).add(object.metadata.name ?? "")).pipe(Effect.as(Outcome.done))
+      })
+      const dependent = Operator.controller({
+        name: "dependent",
+        for: Builtins.ConfigMap,
+        namespace: ns,
+        labelSelector: "app=dependent",
+        dependsOn: [flakies],
+        reconcile: (object) => Ref.update(dependentRuns, (xs) => [...xs, object.metadata.name ?? ""]).pipe(Effect.as(Outcome.done))
+      })
+      const running = yield* Operator.start(Operator.make({ name: "isolation", controllers: [steady, dependent], http: false }))
+      const handle = (name: string) => running.controllers.find((c) => c.name === name)!.controller
+      yield* eventually(Effect.suspend(() => ensure(running.controllers.every((c) => c.phase() === "Running"), "not started")))
+
+      yield* kube.create(Flaky, flaky(ns, "one", "good-1"))
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "before", "dependent"))
+      yield* eventually(Effect.flatMap(Ref.get(dependentRuns), (xs) => ensure(xs.includes("before"), "dependent idle")))
+      yield* eventually(Effect.flatMap(handle("flakies")()!.health, (h) => ensure(h.total >= 1, "flaky not reconciled")))
+
+      // The spec goes bad: five failures in a row degrade the controller.
+      yield* kube.patch(Flaky, "one", ns, { spec: { value: "bad", broken: true } }, { type: "merge" })
+      const failing = yield* Deferred.await(rolledBack)
+      assert.deepStrictEqual(failing.map((f) => [f.key, f.lastGood.spec]), [[`${ns}/one`, { value: "good-1" }]])
+      const degraded = yield* handle("flakies")()!.health
+      assert.isTrue(degraded.degraded)
+      assert.strictEqual(degraded.consecutiveFailures, 5)
+      assert.strictEqual(degraded.lastError, "cannot use bad")
+
+      // Meanwhile the steady controller keeps reconciling everything it is given.
+      for (let i = 0; i < 40; i++) yield* kube.create(Builtins.ConfigMap, configMap(ns, `steady-${i}`, "steady"))
+      yield* eventually(Effect.flatMap(Ref.get(steadyRuns), (s) => ensure(s.size === 40, `steady reconciled ${s.size}/40`)))
+      assert.isTrue(handle("flakies")()!.isDegraded())
+      assert.strictEqual(yield* handle("steady")()!.status, "Healthy")
+
+      // The dependent holds new reconciles while its dependency is degraded.
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "during", "dependent"))
+      yield* eventually(Effect.flatMap(handle("dependent")()!.status, (status) => ensure(status === "Pending", status)))
+      assert.notInclude(yield* Ref.get(dependentRuns), "during")
+      assert.deepStrictEqual((yield* handle("dependent")()!.inspect).dependsOn, [{ name: "flakies", degraded: true }])
+
+      // Rolling back to the last good spec ends the failures: the dependency recovers, the dependent resumes.
+      yield* kube.patch(Flaky, "one", ns, { spec: { value: failing[0]!.lastGood.spec.value, broken: false } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Ref.get(dependentRuns), (xs) => ensure(xs.includes("during"), "dependent still held")))
+      assert.isFalse(handle("flakies")()!.isDegraded())
+      assert.strictEqual(yield* handle("dependent")()!.status, "Healthy")
+      yield* running.shutdown
+    }).pipe(quiet))
+
+  it.effect("starts controllers in dependsOn order, adds unlisted dependencies, and shares informers of the same kind", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const faults = (yield* TestCluster).server?.faults
+      const reconcile = () => Effect.succeed(Outcome.done)
+      const base = Operator.controller({ name: "base", for: Builtins.ConfigMap, namespace: ns, reconcile })
+      const middle = Operator.controller({ name: "middle", for: Builtins.ConfigMap, namespace: ns, dependsOn: [base], reconcile })
+      const top = Operator.controller({ name: "top", for: Builtins.Secret, namespace: ns, dependsOn: [middle, base], reconcile })
+      const operator = Operator.make({ name: "ordered", controllers: [top], http: false })
+      assert.deepStrictEqual(operator.controllers.map((c) => c.name), ["base", "middle", "top"])
+      // A slow first list keeps the base syncing: its dependents wait for it.
+      faults?.set({ rules: [{ resource: "configmaps", verbs: ["list"], namespace: ns, latencyMs: 800 }] })
+      const running = yield* Operator.start(operator)
+      const phases = () => running.controllers.map((c) => `${c.name}:${c.phase()}`).join(" ")
+      if (faults !== undefined) {
+        yield* eventually(Effect.suspend(() => ensure(phases() === "base:Syncing middle:Waiting top:Waiting", phases())))
+      }
+      yield* eventually(Effect.suspend(() => ensure(phases() === "base:Running middle:Running top:Running", phases())))
+      faults?.clear()
+      const [baseController, middleController, topController] = running.controllers.map((c) => c.controller()!)
+      // Same kind, namespace and selector: one informer, one watch.
+      assert.strictEqual(baseController!.informer, middleController!.informer)
+      assert.notStrictEqual<unknown>(topController!.informer, baseController!.informer)
+      yield* running.shutdown
+      assert.strictEqual(phases(), "base:Stopped middle:Stopped top:Stopped")
+    }).pipe(quiet))
+
+  it.effect("rejects duplicate names, a cycle in dependsOn, and a controller named events", () =>
+    Effect.gen(function*() {
+      const reconcile = () => Effect.succeed(Outcome.done)
+      const a = Operator.controller({ name: "a", for: Builtins.ConfigMap, reconcile })
+      const events = Operator.controller({ name: "events", for: Builtins.ConfigMap, reconcile })
+      const cyclic: { dependsOn: Array<Operator.ControllerDefinition<any>> } & Operator.ControllerDefinition = {
+        ...Operator.controller({ name: "b", for: Builtins.ConfigMap, reconcile }),
+        dependsOn: []
+      }
+      const c = Operator.controller({ name: "c", for: Builtins.ConfigMap, reconcile, dependsOn: [cyclic] })
+      cyclic.dependsOn.push(c)
+      const failure = (controllers: ReadonlyArray<Operator.ControllerDefinition>) =>
+        Effect.flip(Operator.start(Operator.make({ name: "invalid", controllers, http: false }))).pipe(Effect.map((e) => e.message))
+      assert.strictEqual(yield* failure([a, Operator.controller({ name: "a", for: Builtins.Secret, reconcile })]), "two controllers are named a")
+      assert.strictEqual(yield* failure([c]), "dependsOn has a cycle: b -> c -> b")
+      assert.include(yield* failure([events]), "cannot be named events")
+    }))
+
+  it.effect("shutdown lets a running reconcile finish within the timeout and stops the rest", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const entered = yield* Deferred.make<void>()
+      const finished = yield* Ref.make<Array<string>>([])
+      const slow = Operator.controller({
+        name: "slow",
+        for: Builtins.ConfigMap,
+        namespace: ns,
+        reconcile: (object) =>
+          Deferred.succeed(entered, undefined).pipe(
+            Effect.andThen(Effect.sleep("300 millis")),
+            Effect.andThen(Ref.update(finished, (xs) => [...xs, object.metadata.name ?? ""])),
+            Effect.as(Outcome.done)
+          )
+      })
+      const running = yield* Operator.start(Operator.make({ name: "draining", controllers: [slow], http: false, shutdownTimeout: "10 seconds" }))
+      const reports = yield* running.reports.pipe(Stream.take(1), Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "first", "x"))
+      yield* Deferred.await(entered)
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "second", "x"))
+      yield* running.shutdown
+      assert.deepStrictEqual(yield* Ref.get(finished), ["first"])
+      assert.strictEqual(running.phase(), "Stopped")
+      assert.strictEqual((yield* Fiber.join(reports))[0]!.result._tag, "Done")
+      assert.isTrue(Exit.isSuccess(yield* Effect.exit(running.done)))
+    }).pipe(quiet))
+})
