@@ -1,4 +1,6 @@
 export * as ApiServer from "./ApiServer.ts"
 export * as Faults from "./Faults.ts"
+export * as Kubeconfig from "./Kubeconfig.ts"
+export * as Status from "./Status.ts"
+export * as Store from "./Store.ts"
 export * as Testing from "./Testing.ts"
-export * as WorkloadSimulator from "./WorkloadSimulator.ts"

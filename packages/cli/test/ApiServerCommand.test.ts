@@ -92,6 +92,24 @@ describe("kubefx apiserver", () => {
     const token = "durable"
     const first = await start("--data-dir", data, "--kubeconfig", kubeconfig, "--token", token)
     await request(first.url, token, "POST", "/api/v1/namespaces", { metadata: { name: "kept" } })
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "notes.example.com" },
+      spec: {
+        group: "example.com",
+        scope: "Namespaced",
+        names: { plural: "notes", kind: "Note" },
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", properties: { text: { type: "string" } } } } }]
+      }
+    }
+    expect((await request(first.url, token, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)).status).toBe(201)
+    let note = { status: 0 }
+    for (let i = 0; i < 100 && note.status !== 201; i++) {
+      note = await request(first.url, token, "POST", "/apis/example.com/v1/namespaces/kept/notes", { apiVersion: "example.com/v1", kind: "Note", metadata: { name: "n1" }, text: "remember" })
+      if (note.status !== 201) await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(note.status).toBe(201)
     const written: Array<string> = []
     for (let i = 0; i < 30; i++) {
       const created = await request(first.url, token, "POST", "/api/v1/namespaces/kept/configmaps", { metadata: { name: `cm-${i}` }, data: { i: String(i) } })
@@ -112,6 +130,8 @@ describe("kubefx apiserver", () => {
     expect(Number(after.json.metadata.resourceVersion)).toBeGreaterThan(lastRevision)
     const viaKubectl = await kubectl(kubeconfig, "get", "configmap", "cm-2", "-n", "kept", "-o", "jsonpath={.data.i}")
     expect(viaKubectl.stdout).toBe("2")
+    const recoveredNote = await request(second.url, token, "GET", "/apis/example.com/v1/namespaces/kept/notes/n1")
+    expect(recoveredNote.json.text).toBe("remember")
     expect(await stop(second, "SIGTERM")).toBe(0)
   })
 })
