@@ -128,6 +128,7 @@ if (process.argv.includes("--client")) {
 } else {
   const ApiServer = await import("../src/ApiServer.ts")
   const server = await ApiServer.start({ port: 0, historySize: 50_000, watchBufferSize: 100_000 })
+  const idleRssMiB = process.memoryUsage().rss / 1024 / 1024
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...(quick ? ["--quick"] : []), "--client", server.url, server.token], {
       stdio: ["ignore", "pipe", "inherit"]
@@ -146,6 +147,6 @@ if (process.argv.includes("--client")) {
   console.log(`| creates/s | ${fmt(results.createRate)} |`)
   console.log(`| server-side applies/s | ${fmt(results.applyRate)} |`)
   console.log(`| watch events/s delivered to ${watchers} watchers (${fmt(watchWrites)} held writes, drained) | ${fmt(results.eventRate)} |`)
-  console.log(`| server RSS with ${fmt(objects)} objects stored (MiB) | ${fmt(rssMiB)} |`)
+  console.log(`| server RSS with ${fmt(objects)} objects stored (MiB; ${fmt(idleRssMiB)} when idle and empty) | ${fmt(rssMiB)} |`)
   console.log(`| server JS heap used (MiB) | ${fmt(heapMiB)} |`)
 }
