@@ -168,7 +168,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       })
     )
     const port = listener.port
-    const hostInUrl = host.includes(":") ? `[${host}]` : host
+    // Bound to every interface: clients (and the certificate) use the loopback address.
+    const clientHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host
+    const hostInUrl = clientHost.includes(":") ? `[${clientHost}]` : clientHost
     address = `${hostInUrl}:${port}`
     const url = `http://${address}`
     const httpsUrl = `https://${address}`

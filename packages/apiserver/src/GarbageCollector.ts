@@ -67,7 +67,11 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
     const ref: Ref = { storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) }
     const id = refId(ref)
     const uid = KubeObject.meta(event.object).uid
-    for (const owner of ownerUids(event.prev)) dependents.get(owner)?.delete(id)
+    for (const owner of ownerUids(event.prev)) {
+      const set = dependents.get(owner)
+      set?.delete(id)
+      if (set?.size === 0) dependents.delete(owner)
+    }
     if (event.type === "DELETED") {
       if (uid !== undefined) byUid.delete(uid)
       refs.delete(id)
