@@ -357,7 +357,7 @@ const resourceRequest = Effect.fnUntraced(function*(
     }
   }
   const verb = verbOf(request.method, path, query)
-  if (verb === undefined || !type.verbs.includes(verb === "watch" ? "watch" : verb)) {
+  if (verb === undefined || !type.verbs.includes(verb)) {
     return yield* Status.methodNotAllowed(request.method)
   }
   const representation = Negotiation.negotiate(
