@@ -1,0 +1,216 @@
+/**
+ * Leader election on the embedded API server, with short timings (1 s lease, 600 ms renew
+ * deadline, 150 ms retry period): the Lease record client-go writes, hand-over on release and on
+ * expiry, and three operator replicas in one process whose reconciles never overlap.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Outcome } from "@kubefx/core"
+import { Builtins, Kube, KubeError, LeaderElection, Operator } from "@kubefx/kube"
+import { Clock, Deferred, Effect, Exit, Metric, References, Ref } from "effect"
+import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
+
+const timings = { leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" } as const
+const microTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
+
+const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+
+/** A client whose Lease and object requests fail while `cut` says so: a replica cut off from the API server. */
+const partitionable = (kube: Kube.Client, cut: () => boolean): Kube.Client => {
+  const fail = Effect.fail(new KubeError.Transport({ message: "partitioned" }))
+  return {
+    ...kube,
+    get: (resource, name, ns) => Effect.suspend(() => cut() ? fail : kube.get(resource, name, ns)),
+    create: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.create(resource, object, options)),
+    replace: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.replace(resource, object, options))
+  }
+}
+
+const getLease = (ns: string, name: string) => Effect.flatMap(Kube.Kube, (kube) => kube.get(Builtins.Lease, name, ns))
+
+describe("LeaderElection.timings", () => {
+  it.effect("defaults to client-go's and rejects what client-go rejects", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* LeaderElection.timings({}), { leaseDuration: 15000, renewDeadline: 10000, retryPeriod: 2000 })
+      const error = (options: Parameters<typeof LeaderElection.timings>[0]) =>
+        Effect.map(Effect.flip(LeaderElection.timings(options)), (e) => e.message)
+      assert.include(yield* error({ leaseDuration: "10 seconds" }), "leaseDuration must be greater than renewDeadline")
+      assert.include(yield* error({ renewDeadline: "2 seconds" }), "renewDeadline must be greater than retryPeriod x 1.2")
+      assert.include(yield* error({ leaseDuration: "1500 millis", renewDeadline: "1 second", retryPeriod: "100 millis" }), "whole number of seconds")
+      assert.include(yield* error({ retryPeriod: 0 }), "retryPeriod must be greater than zero")
+    }))
+})
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElection on the API server", (it) => {
+  it.effect("the first candidate creates the Lease as client-go does; MicroTime round-trips exactly; a second follows", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const a = yield* LeaderElection.make({ leaseName: "first", namespace: ns, identity: "a", ...timings }, {
+        onStartedLeading: Effect.void,
+        onStoppedLeading: () => Effect.void
+      })
+      yield* eventually(Effect.suspend(() => ensure(a.isLeader(), "a does not lead")))
+      const lease = yield* getLease(ns, "first")
+      assert.strictEqual(lease.spec?.holderIdentity, "a")
+      assert.strictEqual(lease.spec?.leaseDurationSeconds, 1)
+      assert.strictEqual(lease.spec?.leaseTransitions, 0)
+      assert.match(lease.spec?.acquireTime ?? "", microTime)
+      assert.match(lease.spec?.renewTime ?? "", microTime)
+      // Renewals move renewTime and keep acquireTime.
+      const renewed = yield* eventually(Effect.flatMap(getLease(ns, "first"), (l) =>
+        l.spec?.renewTime !== lease.spec?.renewTime ? Effect.succeed(l) : Effect.fail(new Error("not renewed"))))
+      assert.strictEqual(renewed.spec?.acquireTime, lease.spec?.acquireTime)
+
+      // A MicroTime is stored and served exactly as written, digit for digit.
+      const written = "2026-01-02T03:04:05.123456Z"
+      yield* kube.create(Builtins.Lease, {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: { name: "micro", namespace: ns },
+        spec: { holderIdentity: "x", acquireTime: written, renewTime: written }
+      })
+      const raw = (yield* kube.request({ method: "GET", path: `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/micro` })) as {
+        spec: { acquireTime: string; renewTime: string }
+      }
+      assert.deepStrictEqual([raw.spec.acquireTime, raw.spec.renewTime], [written, written])
+
+      const b = yield* LeaderElection.make({ leaseName: "first", namespace: ns, identity: "b", ...timings }, {
+        onStartedLeading: Effect.void,
+        onStoppedLeading: () => Effect.void
+      })
+      yield* eventually(Effect.suspend(() => {
+        const state = b.state()
+        return ensure(state._tag === "Follower" && state.leader === "a", JSON.stringify(state))
+      }))
+      assert.isFalse(b.isLeader())
+      yield* a.stop
+      yield* b.stop
+    }).pipe(quiet))
+
+  it.effect("stop runs onStoppedLeading, then releases: the follower takes over at once, counting a transition", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const log = yield* Ref.make<Array<string>>([])
+      const note = (entry: string) => Ref.update(log, (xs) => [...xs, entry])
+      const candidate = (identity: string) =>
+        LeaderElection.make({ leaseName: "handover", namespace: ns, identity, ...timings }, {
+          onStartedLeading: note(`${identity} started`),
+          onStoppedLeading: () => note(`${identity} stopped`)
+        })
+      const a = yield* candidate("a")
+      yield* eventually(Effect.suspend(() => ensure(a.isLeader(), "a does not lead")))
+      const b = yield* candidate("b")
+      yield* eventually(Effect.suspend(() => ensure(b.state()._tag === "Follower", "b has not looked yet")))
+      yield* a.stop
+      yield* eventually(Effect.suspend(() => ensure(b.isLeader(), "b does not lead")))
+      assert.deepStrictEqual(yield* Ref.get(log), ["a started", "a stopped", "b started"])
+      const lease = yield* getLease(ns, "handover")
+      assert.strictEqual(lease.spec?.holderIdentity, "b")
+      assert.strictEqual(lease.spec?.leaseTransitions, 1)
+      assert.strictEqual(Metric.isMetric(LeaderElection.masterStatus), true)
+      yield* b.stop
+      assert.strictEqual((yield* getLease(ns, "handover")).spec?.holderIdentity, "")
+    }).pipe(quiet))
+
+  it.effect("a leader cut off from the API server stops before its deadline, and nobody leads before it", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      let cut = false
+      const stoppedAt = yield* Deferred.make<{ readonly at: number; readonly deadline: number }>()
+      const startedAt = yield* Deferred.make<number>()
+      const a = yield* LeaderElection.make({ leaseName: "partition", namespace: ns, identity: "a", ...timings }, {
+        onStartedLeading: Effect.void,
+        onStoppedLeading: (deadline) => Effect.flatMap(Clock.currentTimeMillis, (at) => Deferred.succeed(stoppedAt, { at, deadline }))
+      }).pipe(Effect.provideService(Kube.Kube, partitionable(kube, () => cut)))
+      yield* eventually(Effect.suspend(() => ensure(a.isLeader(), "a does not lead")))
+      yield* LeaderElection.make({ leaseName: "partition", namespace: ns, identity: "b", ...timings }, {
+        onStartedLeading: Effect.flatMap(Clock.currentTimeMillis, (at) => Deferred.succeed(startedAt, at)),
+        onStoppedLeading: () => Effect.void
+      })
+      cut = true
+      const stopped = yield* Deferred.await(stoppedAt)
+      const taken = yield* Deferred.await(startedAt)
+      assert.isBelow(stopped.at, stopped.deadline)
+      assert.isAtLeast(taken, stopped.deadline)
+      assert.isTrue(Exit.isSuccess(yield* Effect.exit(a.lost)))
+      assert.isFalse(a.isLeader())
+    }).pipe(quiet))
+
+  it.effect("three replicas: exactly one reconciles; stopping it hands over within lease + retry; reconciles never overlap", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      for (const name of ["a", "b", "c"]) {
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: ns } })
+      }
+      const intervals: Array<{ readonly replica: string; readonly start: number; end: number }> = []
+      const cuts = new Map<string, boolean>()
+      const replica = (identity: string) =>
+        Operator.start(Operator.make({
+          name: "replicated",
+          http: false,
+          leaderElection: { namespace: ns, identity, ...timings },
+          controllers: [Operator.controller({
+            name: "replicated",
+            for: Builtins.ConfigMap,
+            namespace: ns,
+            concurrency: 3,
+            // Always busy: every key reconciles again 20 ms after each 30 ms run.
+            reconcile: () =>
+              Effect.gen(function*() {
+                const interval = { replica: identity, start: yield* Clock.currentTimeMillis, end: Number.POSITIVE_INFINITY }
+                intervals.push(interval)
+                yield* Effect.sleep("30 millis").pipe(
+                  Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (end) => Effect.sync(() => interval.end = end)))
+                )
+                return Outcome.requeueAfter("20 millis")
+              })
+          })]
+        })).pipe(
+          Effect.provideService(Kube.Kube, partitionable(kube, () => cuts.get(identity) === true)),
+          Effect.provideService(Metric.MetricRegistry, new Map())
+        )
+      const replicas = new Map([["r1", yield* replica("r1")], ["r2", yield* replica("r2")], ["r3", yield* replica("r3")]])
+      const leaders = () => [...replicas].filter(([, r]) => r.leaderElector?.isLeader() === true).map(([name]) => name)
+      const reconciledBy = (since: number) => new Set(intervals.filter((i) => i.start >= since).map((i) => i.replica))
+
+      yield* eventually(Effect.suspend(() => ensure(leaders().length === 1 && intervals.length > 20, "no steady leader yet")))
+      const first = leaders()[0]!
+      const settled = yield* Clock.currentTimeMillis
+      yield* Effect.sleep("300 millis")
+      assert.deepStrictEqual([...reconciledBy(settled)], [first])
+
+      // Stopping the leader hands over to one of the others.
+      const stopAt = yield* Clock.currentTimeMillis
+      yield* replicas.get(first)!.shutdown
+      yield* eventually(Effect.suspend(() => ensure(reconciledBy(stopAt).size === 1 && !reconciledBy(stopAt).has(first), "no hand-over yet")))
+      const second = [...reconciledBy(stopAt)][0]!
+      const handover = Math.min(...intervals.filter((i) => i.replica === second && i.start >= stopAt).map((i) => i.start)) - stopAt
+      assert.isBelow(handover, 1000 + 150)
+
+      // Cutting the new leader off: it stops, and only after its Lease expired does the last one lead.
+      const cutAt = yield* Clock.currentTimeMillis
+      cuts.set(second, true)
+      yield* eventually(Effect.suspend(() => {
+        const now = reconciledBy(cutAt)
+        return ensure(now.size === 2 && !now.has(first), `reconciled since the cut: ${[...now].join(",")}`)
+      }))
+      yield* Effect.sleep("200 millis")
+      assert.strictEqual(leaders().length, 1)
+      assert.notStrictEqual(leaders()[0], second)
+
+      // No two replicas ever reconciled at the same time.
+      const latestEnd = new Map<string, number>()
+      for (const interval of [...intervals].sort((x, y) => x.start - y.start)) {
+        for (const [other, end] of latestEnd) {
+          if (other !== interval.replica) {
+            assert.isAtMost(end, interval.start, `${interval.replica} started at ${interval.start} while ${other} ran until ${end}`)
+          }
+        }
+        latestEnd.set(interval.replica, Math.max(latestEnd.get(interval.replica) ?? 0, interval.end))
+      }
+      for (const running of replicas.values()) yield* running.shutdown
+    }).pipe(quiet))
+})

@@ -1,0 +1,256 @@
+/**
+ * An operator's HTTP endpoints, served on a random loopback port against the embedded API server:
+ * probes, Prometheus metrics that count what the reconcilers saw, controller state as JSON, and the
+ * Server-Sent Events stream of run reports.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
+import { Builtins, Kube, Operator, type OperatorHttp } from "@kubefx/kube"
+import { Effect, Metric, References, Ref } from "effect"
+import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
+
+const configMap = (ns: string, name: string, app: string) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: ns, labels: { app } },
+  data: { name }
+})
+
+const get = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url)
+    return { status: response.status, text: await response.text() }
+  })
+
+const getJson = <A>(url: string) => Effect.map(get(url), (response) => ({ status: response.status, body: JSON.parse(response.text) as A }))
+
+interface Sample {
+  readonly name: string
+  readonly labels: Readonly<Record<string, string>>
+  readonly value: number
+}
+
+/**
+ * A strict reader of the Prometheus text format (0.0.4): every line is a HELP or TYPE comment or a
+ * sample, every sample's family has a TYPE before it; throws on anything else.
+ */
+const parsePrometheus = (text: string): ReadonlyArray<Sample> => {
+  const name = "[a-zA-Z_:][a-zA-Z0-9_:]*"
+  const help = new RegExp(`^# HELP (${name}) .*$`)
+  const type = new RegExp(`^# TYPE (${name}) (counter|gauge|histogram|summary|untyped)$`)
+  const sample = new RegExp(`^(${name})(?:\\{(.*)\\})? (\\S+)(?: -?\\d+)?$`)
+  const label = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(?:,|$)/gy
+  const typed = new Map<string, string>()
+  const samples: Array<Sample> = []
+  for (const line of text.split("\n")) {
+    if (line === "" || help.test(line)) continue
+    const declared = type.exec(line)
+    if (declared !== null) {
+      typed.set(declared[1]!, declared[2]!)
+      continue
+    }
+    const parsed = sample.exec(line)
+    if (parsed === null) throw new Error(`not a Prometheus line: ${line}`)
+    const family = parsed[1]!.replace(/_(bucket|sum|count)$/, "")
+    if (!typed.has(parsed[1]!) && typed.get(family) !== "histogram") throw new Error(`sample before its TYPE: ${line}`)
+    const labels: Record<string, string> = {}
+    label.lastIndex = 0
+    for (const body = parsed[2] ?? ""; label.lastIndex < body.length;) {
+      const match = label.exec(body)
+      if (match === null) throw new Error(`bad labels: ${line}`)
+      labels[match[1]!] = match[2]!
+    }
+    const value = parsed[3] === "+Inf" ? Infinity : parsed[3] === "-Inf" ? -Infinity : Number(parsed[3])
+    if (Number.isNaN(value) && parsed[3] !== "NaN") throw new Error(`bad value: ${line}`)
+    samples.push({ name: parsed[1]!, labels, value })
+  }
+  return samples
+}
+
+const valueOf = (samples: ReadonlyArray<Sample>, name: string, labels: Readonly<Record<string, string>>) =>
+  samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
+
+const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.provideService(References.MinimumLogLevel, "None"),
+    Effect.provideService(Metric.MetricRegistry, new Map())
+  )
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHttp", (it) => {
+  it.effect("/readyz and /startupz answer 503 until the caches synced and the leader is known; /healthz is live throughout", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const faults = (yield* TestCluster).server?.faults
+      faults?.set({ rules: [{ resource: "configmaps", verbs: ["list"], namespace: ns, latencyMs: 800 }] })
+      const running = yield* Operator.start(Operator.make({
+        name: "probed",
+        http: { port: 0 },
+        leaderElection: { namespace: ns, leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" },
+        controllers: [Operator.controller({ name: "slow-sync", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })]
+      }))
+      const url = running.url!
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/)
+      if (faults !== undefined) {
+        const early = yield* get(`${url}/readyz`)
+        assert.strictEqual(early.status, 503)
+        assert.include(early.text, "[-]informers failed: not synced: slow-sync (Syncing)")
+        assert.include(early.text, "readyz check failed")
+        assert.strictEqual((yield* get(`${url}/startupz`)).status, 503)
+        assert.deepStrictEqual(yield* get(`${url}/healthz`), { status: 200, text: "ok" })
+      }
+      yield* eventually(Effect.flatMap(get(`${url}/readyz`), (r) => ensure(r.status === 200 && r.text === "ok", r.text)))
+      faults?.clear()
+      assert.strictEqual((yield* get(`${url}/startupz`)).status, 200)
+      const verbose = yield* get(`${url}/readyz?verbose`)
+      assert.strictEqual(verbose.text, "[+]informers ok\n[+]leaderElection ok\n[+]shutdown ok\nreadyz check passed\n")
+      assert.include((yield* get(`${url}/healthz?verbose`)).text, "[+]leaderElection ok")
+      const controllers = yield* getJson<OperatorHttp.OperatorView>(`${url}/controllers`)
+      assert.strictEqual(controllers.body.leader?.state, "Leader")
+      assert.strictEqual(controllers.body.leader?.lease, `${ns}/probed-leader`)
+      yield* running.shutdown
+    }).pipe(quiet))
+
+  it.effect("/metrics parses as Prometheus text, and its counters match the reconciles the reconcilers saw", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const seen = yield* Ref.make({ success: 0, error: 0 })
+      const running = yield* Operator.start(Operator.make({
+        name: "metered",
+        http: { port: 0 },
+        controllers: [Operator.controller({
+          name: "counted",
+          for: Builtins.ConfigMap,
+          namespace: ns,
+          retryPolicy: RetryPolicy.none,
+          reconcile: (object) =>
+            object.metadata.name?.startsWith("bad") === true
+              ? Ref.update(seen, (s) => ({ ...s, error: s.error + 1 })).pipe(
+                Effect.andThen(Effect.fail(new ReconcileError.Transient({ message: "bad name" })))
+              )
+              : Ref.update(seen, (s) => ({ ...s, success: s.success + 1 })).pipe(Effect.as(Outcome.done))
+        })]
+      }))
+      for (const name of ["a", "b", "c", "bad-1", "d", "bad-2", "e"]) yield* kube.create(Builtins.ConfigMap, configMap(ns, name, "x"))
+      yield* eventually(Effect.flatMap(Ref.get(seen), (s) => ensure(s.success === 5 && s.error === 2, JSON.stringify(s))))
+      const controller = running.controllers[0]!.controller()!
+      yield* controller.awaitIdle
+      const observed = yield* Ref.get(seen)
+      const scrape = yield* get(`${running.url}/metrics`)
+      assert.strictEqual(scrape.status, 200)
+      const samples = parsePrometheus(scrape.text)
+      const labels = { controller: "counted" }
+      assert.strictEqual(valueOf(samples, "controller_runtime_reconcile_total", { ...labels, result: "success" }), observed.success)
+      assert.strictEqual(valueOf(samples, "controller_runtime_reconcile_total", { ...labels, result: "error" }), observed.error)
+      assert.strictEqual(valueOf(samples, "controller_runtime_reconcile_errors_total", labels), observed.error)
+      assert.strictEqual(valueOf(samples, "controller_runtime_reconcile_time_seconds_count", labels), observed.success + observed.error)
+      assert.strictEqual(valueOf(samples, "controller_runtime_reconcile_time_seconds_bucket", { ...labels, le: "+Inf" }), 7)
+      assert.strictEqual(valueOf(samples, "kubefx_controller_degraded", labels), 0)
+      assert.strictEqual(valueOf(samples, "workqueue_depth", { name: "counted" }), 0)
+      assert.strictEqual(valueOf(samples, "controller_runtime_max_concurrent_reconciles", labels), 1)
+      yield* running.shutdown
+    }).pipe(quiet))
+
+  it.effect("/controllers shows health, queue, dependencies and per-key retry state; /controllers/<name>/health is 200 or 503", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const fragile = Operator.controller({
+        name: "fragile",
+        for: Builtins.ConfigMap,
+        namespace: ns,
+        labelSelector: "app=fragile",
+        degradeAfter: 1,
+        retryPolicy: RetryPolicy.gradual,
+        reconcile: () => Effect.fail(new ReconcileError.Transient({ message: "always broken" }))
+      })
+      const fine = Operator.controller({
+        name: "fine",
+        for: Builtins.ConfigMap,
+        namespace: ns,
+        labelSelector: "app=fine",
+        reconcile: () => Effect.succeed(Outcome.done)
+      })
+      const gated = Operator.controller({
+        name: "gated",
+        for: Builtins.Secret,
+        namespace: ns,
+        dependsOn: [fragile],
+        reconcile: () => Effect.succeed(Outcome.done)
+      })
+      const running = yield* Operator.start(Operator.make({ name: "inspected", http: { port: 0 }, controllers: [fragile, fine, gated] }))
+      const url = running.url!
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "f", "fine"))
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "x", "fragile"))
+      const view = yield* eventually(Effect.flatMap(getJson<OperatorHttp.ControllerView>(`${url}/controllers/fragile`), ({ body }) =>
+        body.degraded ? Effect.succeed(body) : Effect.fail(new Error("not degraded yet"))))
+      assert.strictEqual(view.status, "Degraded")
+      assert.strictEqual(view.phase, "Running")
+      assert.strictEqual(view.kind, "ConfigMap")
+      assert.strictEqual(view.health.consecutiveFailures, 1)
+      assert.strictEqual(view.health.lastError, "always broken")
+      assert.isNotNull(view.health.degradedSince)
+      assert.deepStrictEqual(view.informers, [{ kind: "ConfigMap", synced: true, objects: 1 }])
+      const key = view.keys.find((k) => k.key === `${ns}/x`)!
+      assert.strictEqual(key.attempt, 0)
+      assert.isFalse(key.exhausted)
+      assert.isNotNull(key.nextRetryAt)
+      assert.strictEqual(key.next?.trigger, "retry")
+      // gradual's first delay, counted from when the failure was handled
+      const armed = Date.parse(key.nextRetryAt!) - 2000 - Date.parse(key.last!.startedAt!)
+      assert.isAtLeast(armed, key.last!.durationMillis)
+      assert.deepStrictEqual(key.last!.result, { _tag: "Transient", message: "always broken" })
+      assert.strictEqual(key.last!.triggers[0]!._tag, "Event")
+
+      const health = yield* getJson<{ status: string; consecutiveFailures: number }>(`${url}/controllers/fragile/health`)
+      assert.strictEqual(health.status, 503)
+      assert.deepStrictEqual([health.body.status, health.body.consecutiveFailures], ["Degraded", 1])
+      yield* eventually(Effect.flatMap(get(`${url}/controllers/fine/health`), (r) => ensure(r.status === 200, r.text)))
+      // The dependent is gated once it has something to do.
+      yield* kube.create(Builtins.Secret, { apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: ns } })
+      yield* eventually(Effect.flatMap(getJson<OperatorHttp.ControllerView>(`${url}/controllers/gated`), ({ body }) =>
+        ensure(body.status === "Pending" && body.workersBusy === 1, JSON.stringify(body))))
+      assert.strictEqual((yield* get(`${url}/controllers/gated/health`)).status, 503)
+
+      const all = yield* getJson<OperatorHttp.OperatorView>(`${url}/controllers`)
+      assert.deepStrictEqual(all.body.controllers.map((c) => [c.name, c.status]), [["fragile", "Degraded"], ["fine", "Healthy"], ["gated", "Pending"]])
+      assert.deepStrictEqual(all.body.controllers[2]!.dependsOn, [{ name: "fragile", degraded: true }])
+      assert.isNull(all.body.leader)
+      assert.strictEqual((yield* get(`${url}/controllers/nope`)).status, 404)
+      yield* running.shutdown
+    }).pipe(quiet))
+
+  it.effect("/controllers/events streams run reports as Server-Sent Events", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const running = yield* Operator.start(Operator.make({
+        name: "streamed",
+        http: { port: 0 },
+        controllers: [
+          Operator.controller({ name: "streamed", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.requeueAfter("1 hour")) }),
+          Operator.controller({ name: "other", for: Builtins.Secret, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })
+        ]
+      }))
+      const controller = new AbortController()
+      const response = yield* Effect.promise(() => fetch(`${running.url}/controllers/events?controller=streamed`, { signal: controller.signal }))
+      assert.strictEqual(response.headers.get("content-type"), "text/event-stream")
+      const reader = response.body!.getReader()
+      yield* kube.create(Builtins.Secret, { apiVersion: "v1", kind: "Secret", metadata: { name: "ignored", namespace: ns } })
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "watched", "x"))
+      let text = ""
+      while (!text.includes("event: report")) {
+        const chunk = yield* Effect.promise(() => reader.read())
+        text += new TextDecoder().decode(chunk.value)
+      }
+      controller.abort()
+      const event = text.split("\n\n").find((block) => block.startsWith("event: report"))!
+      const data = JSON.parse(event.split("\n")[1]!.replace(/^data: /, ""))
+      assert.strictEqual(data.controller, "streamed")
+      assert.strictEqual(data.key, `${ns}/watched`)
+      assert.deepStrictEqual(data.result, { _tag: "RequeueAfter", afterMillis: 3_600_000 })
+      assert.strictEqual(data.next.trigger, "reschedule")
+      assert.strictEqual(Date.parse(data.next.at) - Date.parse(data.startedAt), 3_600_000 + data.durationMillis)
+      yield* running.shutdown
+    }).pipe(quiet))
+})
