@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { WorkloadSimulator } from "@kubefx/apiserver"
-import { Builtins, Informer, Kube, ObjectMeta } from "@kubefx/kube"
+import { Builtins, Informer, Kube, ObjectMeta, type Resource } from "@kubefx/kube"
 import { Effect, Ref, Stream } from "effect"
 import { ensure, eventually, installCrd, layerWith, namespace } from "../../../packages/kube/test/support.ts"
 import { controller, Website } from "../src/index.ts"
@@ -25,8 +25,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("websites",
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const deletions = yield* Ref.make<Array<{ readonly revision: number; readonly kind: string }>>([])
-      const informers = yield* Effect.forEach([Builtins.ConfigMap, Builtins.Deployment, Builtins.Service], (kind) =>
-        Informer.make(kind, { namespace: ns }))
+      const kinds: ReadonlyArray<Resource.Resource<any>> = [Builtins.ConfigMap, Builtins.Deployment, Builtins.Service]
+      const informers = yield* Effect.forEach(kinds, (kind) => Informer.make(kind, { namespace: ns }))
       yield* Stream.mergeAll(informers.map((informer) => informer.changes), { concurrency: "unbounded" }).pipe(
         Stream.runForEach((change) =>
           change._tag === "Deleted"

@@ -215,7 +215,7 @@ export const parallel = <const Parts extends ReadonlyArray<Part<any, any, any>>>
  * declare const ingress: Workflow.Node<{ metadata: {}; spec: { exposed: boolean } }>
  * const exposed = Workflow.when((site: { metadata: {}; spec: { exposed: boolean } }) => site.spec.exposed, ingress)
  */
-export const when = <P extends ObjectMeta.KubeObject, E2, R2, const T extends Part<P, any, any>>(
+export const when = <P extends ObjectMeta.KubeObject, const T extends Part<P, any, any>, E2 = never, R2 = never>(
   condition: (primary: P, context: Controller.Context<P>) => Dependent.Check<E2, R2>,
   part: T
 ): Workflow<P, Error<T> | E2, Services<T> | R2> => {
@@ -382,7 +382,9 @@ const limiter = (concurrency: number | undefined) =>
     ? Effect.succeed(<A, E, R>(effect: Effect.Effect<A, E, R>) => effect)
     : Effect.map(Semaphore.make(concurrency), (semaphore) => Semaphore.withPermit(semaphore))
 
-const failed = <E>(cause: Cause.Cause<E>): Status<E> => ({ _tag: "Failed", cause })
+// A node's failure is its status; it never stops the traversal.
+const orFailed = <R>(effect: Effect.Effect<Status<unknown>, unknown, R>): Effect.Effect<Status<unknown>, never, R> =>
+  Effect.catchCause(effect, (cause) => Effect.succeed<Status<unknown>>({ _tag: "Failed", cause }))
 
 // Deletes one node's object (or undoes its step); true when that is complete.
 const removeNode = <P extends ObjectMeta.KubeObject>(
@@ -420,11 +422,39 @@ const reconcileNode = <P extends ObjectMeta.KubeObject>(
     return { _tag: ready ? "Ready" : "NotReady", applied: true } as const
   })
 
-const childrenOf = (workflow: Workflow<any, any, any>) => {
-  const children = new Map<string, Array<string>>(workflow.nodes.map((node) => [node.name, []]))
-  for (const [node, parents] of workflow.dependsOn) for (const parent of parents) children.get(parent)!.push(node)
-  return children
+/** What visiting a node may use: the concurrency limit, the graph downwards, and the others' final statuses. */
+interface Traversal {
+  readonly limit: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly children: (name: string) => ReadonlyArray<string>
+  /** Waits for the final statuses of these nodes. */
+  readonly settled: (names: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Status<unknown>>>
+  /** Where steps put the outcomes they answer. */
+  readonly outcomes: Array<Outcome.Outcome>
 }
+
+// Visits every node concurrently; each waits for what it needs through the deferred statuses.
+const traverse = <P extends ObjectMeta.KubeObject, E, R>(
+  self: Workflow<P, E, R>,
+  options: RunOptions,
+  visit: (node: Node<P, any, any>, traversal: Traversal) => Effect.Effect<Status<unknown>, never, unknown>
+): Effect.Effect<Result<E>, never, R> =>
+  Effect.gen(function*() {
+    const below = new Map<string, Array<string>>(self.nodes.map((node) => [node.name, []]))
+    for (const [node, parents] of self.dependsOn) for (const parent of parents) below.get(parent)!.push(node)
+    const final = new Map(self.nodes.map((node) => [node.name, Deferred.makeUnsafe<Status<unknown>>()]))
+    const traversal: Traversal = {
+      limit: yield* limiter(options.concurrency),
+      children: (name) => below.get(name)!,
+      settled: (names) => Effect.forEach(names, (name) => Deferred.await(final.get(name)!)),
+      outcomes: []
+    }
+    const nodes = yield* Effect.forEach(self.nodes, (node) =>
+      Effect.map(
+        Effect.tap(visit(node, traversal), (status) => Deferred.succeed(final.get(node.name)!, status)),
+        (status) => ({ name: node.name, status })
+      ), { concurrency: "unbounded" })
+    return { nodes, outcome: Outcome.combine(traversal.outcomes) } as Result<E>
+  }) as Effect.Effect<Result<E>, never, R>
 
 /**
  * Reconciles the workflow once for a primary (see the module documentation for the rules). Never
@@ -444,46 +474,30 @@ export const run = <P extends ObjectMeta.KubeObject, E, R>(
   context: Controller.Context<P>,
   options: RunOptions = {}
 ): Effect.Effect<Result<E>, never, R> =>
-  Effect.gen(function*() {
-    const limit = yield* limiter(options.concurrency)
-    const children = childrenOf(self)
+  Effect.suspend(() => {
+    // What each node decided, before a skipped node's deletion (which waits for the nodes below it).
     const decided = new Map(self.nodes.map((node) => [node.name, Deferred.makeUnsafe<Status<unknown>>()]))
-    const settled = new Map(self.nodes.map((node) => [node.name, Deferred.makeUnsafe<Status<unknown>>()]))
-    const outcomes: Array<Outcome.Outcome> = []
-
-    // A skipped node is deleted once every node below it (all skipped too) is gone.
-    const deleteBelow = (node: Node<P, any, any>, skipped: Extract<Status<unknown>, { _tag: "Skipped" }>) =>
-      Effect.gen(function*() {
-        const below = yield* Effect.forEach(children.get(node.name)!, (child) => Deferred.await(settled.get(child)!))
-        if (!below.every(isGone)) return skipped
-        const deleted = yield* limit(removeNode(node, primary, context, outcomes))
-        return { ...skipped, deleted }
-      }).pipe(Effect.catchCause((cause) => Effect.succeed(failed(cause))))
-
-    const visit = (node: Node<P, any, any>) =>
+    return traverse(self, options, (node, { children, limit, outcomes, settled }) =>
       Effect.gen(function*() {
         const parents = self.dependsOn.get(node.name) ?? []
         const above = yield* Effect.forEach(parents, (parent) => Deferred.await(decided.get(parent)!))
         const skippedAt = above.findIndex((status) => status._tag === "Skipped" || status._tag === "Inactive")
         const skippedParent = above[skippedAt]
-        let decision: Status<unknown>
-        if (skippedParent !== undefined) {
-          decision = { _tag: "Skipped", because: skippedParent._tag === "Skipped" ? skippedParent.because : parents[skippedAt]!, deleted: false }
-        } else {
-          const waitingOn = parents.filter((_, i) => above[i]!._tag !== "Ready")
-          decision = waitingOn.length > 0
-            ? { _tag: "Waiting", on: waitingOn }
-            : yield* limit(reconcileNode(node, primary, context, outcomes)).pipe(Effect.catchCause((cause) => Effect.succeed(failed(cause))))
-        }
+        const waitingOn = parents.filter((_, i) => above[i]!._tag !== "Ready")
+        const decision: Status<unknown> = skippedParent !== undefined
+          ? { _tag: "Skipped", because: skippedParent._tag === "Skipped" ? skippedParent.because : parents[skippedAt]!, deleted: false }
+          : waitingOn.length > 0
+          ? { _tag: "Waiting", on: waitingOn }
+          : yield* orFailed(limit(reconcileNode(node, primary, context, outcomes)))
         yield* Deferred.succeed(decided.get(node.name)!, decision)
-        const status = decision._tag === "Skipped" ? yield* deleteBelow(node, decision) : decision
-        yield* Deferred.succeed(settled.get(node.name)!, status)
-        return { name: node.name, status }
-      })
-
-    const nodes = yield* Effect.forEach(self.nodes, visit, { concurrency: "unbounded" })
-    return { nodes, outcome: Outcome.combine(outcomes) } as Result<E>
-  }) as Effect.Effect<Result<E>, never, R>
+        if (decision._tag !== "Skipped") return decision
+        // A skipped node is deleted once every node below it (all skipped too) is gone.
+        const gone = (yield* settled(children(node.name))).every(isGone)
+        return gone
+          ? yield* orFailed(Effect.map(limit(removeNode(node, primary, context, outcomes)), (deleted) => ({ ...decision, deleted })))
+          : decision
+      }))
+  })
 
 /**
  * Deletes everything the workflow made, in reverse: a node once every node depending on it is gone
@@ -503,33 +517,17 @@ export const runCleanup = <P extends ObjectMeta.KubeObject, E, R>(
   context: Controller.Context<P>,
   options: RunOptions = {}
 ): Effect.Effect<Result<E>, never, R> =>
-  Effect.gen(function*() {
-    const limit = yield* limiter(options.concurrency)
-    const children = childrenOf(self)
-    const settled = new Map(self.nodes.map((node) => [node.name, Deferred.makeUnsafe<Status<unknown>>()]))
-    const outcomes: Array<Outcome.Outcome> = []
-
-    const remove = (node: Node<P, any, any>) =>
-      Effect.gen(function*() {
+  traverse(self, options, (node, { children, limit, outcomes, settled }) =>
+    Effect.gen(function*() {
+      const below = children(node.name)
+      const statuses = yield* settled(below)
+      const waitingOn = below.filter((_, i) => !isGone(statuses[i]!))
+      if (waitingOn.length > 0) return { _tag: "Waiting", on: waitingOn }
+      return yield* orFailed(limit(Effect.gen(function*() {
         if (node.activeWhen !== undefined && !(yield* node.activeWhen(primary, context))) return { _tag: "Inactive" } as const
         return (yield* removeNode(node, primary, context, outcomes)) ? { _tag: "Deleted" } as const : { _tag: "Deleting" } as const
-      })
-
-    const visit = (node: Node<P, any, any>) =>
-      Effect.gen(function*() {
-        const below = children.get(node.name)!
-        const statuses = yield* Effect.forEach(below, (child) => Deferred.await(settled.get(child)!))
-        const waitingOn = below.filter((_, i) => !isGone(statuses[i]!))
-        const status: Status<unknown> = waitingOn.length > 0
-          ? { _tag: "Waiting", on: waitingOn }
-          : yield* limit(remove(node)).pipe(Effect.catchCause((cause) => Effect.succeed(failed(cause))))
-        yield* Deferred.succeed(settled.get(node.name)!, status)
-        return { name: node.name, status }
-      })
-
-    const nodes = yield* Effect.forEach(self.nodes, visit, { concurrency: "unbounded" })
-    return { nodes, outcome: Outcome.combine(outcomes) } as Result<E>
-  }) as Effect.Effect<Result<E>, never, R>
+      })))
+    }))
 
 const failWithAll = <E>(result: Result<E>): Effect.Effect<void, E> => {
   const causes = failures(result).map((failure) => failure.cause)

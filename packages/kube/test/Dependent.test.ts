@@ -39,8 +39,13 @@ type Run = { readonly applied: boolean; readonly version: string | undefined } |
 const runsOf = (runs: Ref.Ref<Array<[string, Run]>>, name: string) =>
   Effect.map(Ref.get(runs), (xs) => xs.filter(([holder]) => holder === name).map(([, run]) => run))
 
-/** A controller that reconciles or removes `dependent` per the Holder's mode, recording each answer. */
-const probe = (name: string, ns: string, runs: Ref.Ref<Array<[string, Run]>>, options: { readonly owns?: boolean } = {}) =>
+/** A controller that reconciles or removes a dependent (`config` unless told) per the Holder's mode, recording each answer. */
+const probe = (
+  name: string,
+  ns: string,
+  runs: Ref.Ref<Array<[string, Run]>>,
+  options: { readonly owns?: boolean; readonly dependent?: Dependent.Dependent<Holder, Builtins.ConfigMap, any> } = {}
+) =>
   Controller.make({
     name,
     for: Holder,
@@ -49,8 +54,8 @@ const probe = (name: string, ns: string, runs: Ref.Ref<Array<[string, Run]>>, op
     retryPolicy: RetryPolicy.none,
     reconcile: (primary, ctx) =>
       (primary.spec.mode === "apply"
-        ? Effect.map(Dependent.reconcile(config, primary, ctx), (r): Run => ({ applied: r.applied, version: r.actual.metadata.resourceVersion }))
-        : Effect.map(Dependent.remove(config, primary, ctx), (gone): Run => ({ gone }))).pipe(
+        ? Effect.map(Dependent.reconcile(options.dependent ?? config, primary, ctx), (r): Run => ({ applied: r.applied, version: r.actual.metadata.resourceVersion }))
+        : Effect.map(Dependent.remove(options.dependent ?? config, primary, ctx), (gone): Run => ({ gone }))).pipe(
           Effect.tap((run) => Ref.update(runs, (xs) => [...xs, [primary.metadata.name ?? "", run] as [string, Run]])),
           Effect.as(Outcome.done)
         )
@@ -63,13 +68,24 @@ const nthRun = (runs: Ref.Ref<Array<[string, Run]>>, name: string, count: number
 const relabel = (ns: string, name: string, value: string) =>
   Effect.flatMap(Kube.Kube, (kube) => kube.patch(Holder, name, ns, { metadata: { labels: { poke: value } } }, { type: "merge" }))
 
+/** The Holder CRD installed, a fresh namespace, the client, and an empty record of runs. */
+const setup = Effect.gen(function*() {
+  yield* installCrd(Holder)
+  return { ns: yield* namespace, kube: yield* Kube.Kube, runs: yield* Ref.make<Array<[string, Run]>>([]) }
+})
+
+/** The message of the Holder's Ready condition once it says False. */
+const failureOf = (ns: string, name: string) =>
+  Effect.flatMap(Kube.Kube, (kube) =>
+    eventually(Effect.flatMap(kube.get(Holder, name, ns), (object) => {
+      const ready = object.status?.conditions?.find((c) => c.type === "Ready")
+      return ready?.status === "False" ? Effect.succeed(ready.message) : Effect.fail(new Error("not failed yet"))
+    })))
+
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dependent on the API server", (it) => {
   it.effect("applies an owned object once; writes again only for a changed desired object or a hand edit", () =>
     Effect.gen(function*() {
-      yield* installCrd(Holder)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const runs = yield* Ref.make<Array<[string, Run]>>([])
+      const { kube, ns, runs } = yield* setup
       yield* probe("holders-apply", ns, runs)
       const created = yield* kube.create(Holder, holder(ns, "a", { mode: "apply", data: { a: "1", b: "2" } }))
       assert.deepInclude(yield* nthRun(runs, "a", 1), { applied: true })
@@ -95,10 +111,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dependent 
 
   it.effect("removes the object it controls, leaves one controlled by another owner, and reports completion from the cache", () =>
     Effect.gen(function*() {
-      yield* installCrd(Holder)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const runs = yield* Ref.make<Array<[string, Run]>>([])
+      const { kube, ns, runs } = yield* setup
       yield* probe("holders-remove", ns, runs)
       yield* kube.create(Holder, holder(ns, "r", { mode: "apply", data: { a: "1" } }))
       yield* eventually(kube.get(Builtins.ConfigMap, "r-config", ns))
@@ -124,34 +137,58 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dependent 
       assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "s-config", ns)).data, { keep: "me" })
     }))
 
+  it.effect("a non-owned dependent is applied without an owner, and its cleanup and delete postcondition replace the DELETE", () =>
+    Effect.gen(function*() {
+      const { kube, ns, runs } = yield* setup
+      // Shared with others: released (unlabelled) rather than deleted.
+      const shared = Dependent.make({
+        name: "shared",
+        resource: Builtins.ConfigMap,
+        owned: false,
+        desired: (primary: Holder) => ({
+          metadata: { name: `${primary.metadata.name}-shared`, labels: { holder: primary.metadata.name ?? "" } },
+          data: primary.spec.data
+        }),
+        cleanup: (actual, _primary, ctx) =>
+          Effect.asVoid(ctx.kube.patch(Builtins.ConfigMap, actual.metadata.name ?? "", actual.metadata.namespace, {
+            metadata: { labels: { holder: null } }
+          }, { type: "merge" })),
+        deleteWhen: (actual) => actual?.metadata.labels?.holder === undefined
+      })
+      yield* probe("holders-shared", ns, runs, { dependent: shared })
+      yield* kube.create(Holder, holder(ns, "h", { mode: "apply", data: { a: "1" } }))
+      assert.deepInclude(yield* nthRun(runs, "h", 1), { applied: true })
+      const applied = yield* kube.get(Builtins.ConfigMap, "h-shared", ns)
+      assert.isUndefined(applied.metadata.ownerReferences)
+      assert.strictEqual(applied.metadata.labels?.holder, "h")
+
+      yield* kube.patch(Holder, "h", ns, { spec: { mode: "remove" } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "h-shared", ns), (cm) =>
+        ensure(cm.metadata.labels?.holder === undefined, "still labelled")))
+      // Its events do not come back to the Holder (no owner): poke it until a run sees the release.
+      let pokes = 0
+      yield* eventually(Effect.gen(function*() {
+        yield* relabel(ns, "h", `${++pokes}`)
+        const last = (yield* runsOf(runs, "h")).at(-1)
+        yield* ensure(JSON.stringify(last) === JSON.stringify({ gone: true }), JSON.stringify(last))
+      }), "10 seconds")
+      assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "h-shared", ns)).data, { a: "1" })
+    }))
+
   it.effect("a dependent whose kind the controller does not cache, or that it cannot own, fails with a clear message", () =>
     Effect.gen(function*() {
-      yield* installCrd(Holder)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const runs = yield* Ref.make<Array<[string, Run]>>([])
+      const { kube, ns, runs } = yield* setup
       yield* probe("holders-uncached", ns, runs, { owns: false })
       yield* kube.create(Holder, holder(ns, "u", { mode: "apply", data: {} }))
-      const message = yield* eventually(Effect.flatMap(kube.get(Holder, "u", ns), (object) => {
-        const ready = object.status?.conditions?.find((c) => c.type === "Ready")
-        return ready?.status === "False" ? Effect.succeed(ready.message) : Effect.fail(new Error("not failed yet"))
-      }))
-      assert.strictEqual(message, "dependent config: the controller has no cache of ConfigMap; add it to the controller's owns (or watches)")
+      assert.strictEqual(yield* failureOf(ns, "u"), "dependent config: the controller has no cache of ConfigMap; add it to the controller's owns (or watches)")
     }))
 
   it.effect("an owned dependent in another namespace than its primary is refused", () =>
     Effect.gen(function*() {
-      yield* installCrd(Holder)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const runs = yield* Ref.make<Array<[string, Run]>>([])
+      const { kube, ns, runs } = yield* setup
       yield* probe("holders-elsewhere", ns, runs)
       yield* kube.create(Holder, holder(ns, "x", { mode: "apply", data: {}, namespace: "default" }))
-      const message = yield* eventually(Effect.flatMap(kube.get(Holder, "x", ns), (object) => {
-        const ready = object.status?.conditions?.find((c) => c.type === "Ready")
-        return ready?.status === "False" ? Effect.succeed(ready.message) : Effect.fail(new Error("not failed yet"))
-      }))
-      assert.strictEqual(message, "dependent config: ConfigMap x-config cannot be owned by a Holder in another namespace; declare it with owned: false")
+      assert.strictEqual(yield* failureOf(ns, "x"), "dependent config: ConfigMap x-config cannot be owned by a Holder in another namespace; declare it with owned: false")
       assert.deepStrictEqual(yield* Ref.get(runs), [])
     }))
 })

@@ -23,6 +23,7 @@ const Site = Resource.custom({
   spec: Schema.Struct({
     image: Schema.String,
     exposed: Schema.optionalKey(Schema.Boolean),
+    monitored: Schema.optionalKey(Schema.Boolean),
     failWith: Schema.optionalKey(Schema.String)
   }),
   status: Schema.Struct({
@@ -143,12 +144,16 @@ const start = (
     ...extra
   })
 
+/** The Site CRD installed, a fresh namespace, and the client. */
+const setup = Effect.gen(function*() {
+  yield* installCrd(Site)
+  return { ns: yield* namespace, kube: yield* Kube.Kube }
+})
+
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow on the API server", (it) => {
   it.effect("ConfigMap -> Deployment -> Service: the Service waits for the Deployment's readiness, then all converge", () =>
     Effect.gen(function*() {
-      yield* installCrd(Site)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
+      const { kube, ns } = yield* setup
       yield* start("sites-chain", ns, Workflow.sequence(content, deployment, service))
       yield* kube.create(Site, site(ns, "web", { image: "nginx:1" }))
 
@@ -177,9 +182,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow o
 
   it.effect("independent nodes run concurrently; a dependent node starts after its parent", () =>
     Effect.gen(function*() {
-      yield* installCrd(Site)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
+      const { kube, ns } = yield* setup
       const log = yield* Ref.make<Array<string>>([])
       const started = { left: yield* Deferred.make<void>(), right: yield* Deferred.make<void>() }
       // Each side waits until the other has started: only concurrent runs get past this.
@@ -214,9 +217,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow o
 
   it.effect("a failing node stops only what depends on it; every failure is kept and reported per node", () =>
     Effect.gen(function*() {
-      yield* installCrd(Site)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
+      const { kube, ns } = yield* setup
       const failing = (name: string) =>
         Workflow.step({
           name,
@@ -254,15 +255,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow o
 
   it.effect("a false precondition skips the node and deletes it, and what depends on it first", () =>
     Effect.gen(function*() {
-      yield* installCrd(Site)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const exposed = Dependent.make({
-        name: "service",
-        resource: Builtins.Service,
-        reconcileWhen: (primary: Site) => primary.spec.exposed === true,
-        desired: service.desired
-      })
+      const { kube, ns } = yield* setup
+      const exposed = Workflow.when((primary: Site) => primary.spec.exposed === true, service)
       const endpoints = Dependent.make({
         name: "endpoints",
         resource: Builtins.ConfigMap,
@@ -285,11 +279,35 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Workflow o
       assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "s-content", ns)).data, { image: "x" })
     }))
 
+  it.effect("an inactive node is neither applied nor deleted, and what depends on it is deleted", () =>
+    Effect.gen(function*() {
+      const { kube, ns } = yield* setup
+      const configMap = (name: string, extra: Partial<Parameters<typeof Dependent.make<Site, Builtins.ConfigMap>>[0]> = {}) =>
+        Dependent.make({
+          name,
+          resource: Builtins.ConfigMap,
+          desired: (primary: Site) => ({ metadata: { name: `${nameOf(primary)}-${name}` }, data: { image: primary.spec.image } }),
+          ...extra
+        })
+      const monitor = configMap("monitor", { activeWhen: (primary) => primary.spec.monitored === true })
+      const dashboard = configMap("dashboard")
+      yield* start("sites-activation", ns, Workflow.sequence(monitor, dashboard))
+      yield* kube.create(Site, site(ns, "m", { image: "v1", monitored: true }))
+      yield* eventually(kube.get(Builtins.ConfigMap, "m-dashboard", ns))
+
+      yield* kube.patch(Site, "m", ns, { spec: { image: "v2", monitored: false } }, { type: "merge" })
+      const inactive = yield* awaitCondition(ns, "m", "MonitorReady", (c) => c.reason === "Inactive")
+      assert.strictEqual(conditionOf(inactive, "MonitorReady")?.status, "False")
+      yield* absent(Builtins.ConfigMap, "m-dashboard", ns)
+      const dashboardSkipped = yield* awaitCondition(ns, "m", "DashboardReady", (c) => c.reason === "Skipped")
+      assert.strictEqual(conditionOf(dashboardSkipped, "DashboardReady")?.message, "dashboard is skipped: monitor is skipped or inactive")
+      // Left as it was: not deleted, and not updated to the new spec either.
+      assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "m-monitor", ns)).data, { image: "v1" })
+    }))
+
   it.effect("deleting the primary runs the cleanups in reverse order before the finalizer goes", () =>
     Effect.gen(function*() {
-      yield* installCrd(Site)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
+      const { kube, ns } = yield* setup
       // What the external step saw of the Service each time its cleanup ran (cleanups run on every
       // pass until the whole graph is gone, so they must be idempotent).
       const serviceSeenByDns = yield* Ref.make<Array<boolean>>([])
