@@ -25,6 +25,7 @@ import type * as Resource from "./Resource.ts"
 /** A condition that may need effects: a boolean, or an Effect of one. */
 export type Check<E, R> = boolean | Effect.Effect<boolean, E, R>
 
+/** One secondary object of primaries of type `P`, of kind `S`; built by {@link make}. */
 export interface Dependent<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E = never, R = never> {
   readonly _tag: "Dependent"
   /** Names the node in a workflow, in its result and in the primary's conditions. */
@@ -43,6 +44,7 @@ export interface Dependent<P extends ObjectMeta.KubeObject, S extends ObjectMeta
 /** The errors reconciling a dependent can fail with: its own and the API's. */
 export type Error<D> = D extends Dependent<any, any, infer E, any> ? E | KubeError.KubeError | Resource.DecodeError : never
 
+/** What {@link make} takes; conditions may answer a boolean or an Effect of one. */
 export interface Options<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R> {
   readonly name: string
   readonly resource: Resource.Resource<S>

@@ -33,10 +33,12 @@ export interface Step<P extends ObjectMeta.KubeObject, E = never, R = never> {
   readonly cleanup: ((primary: P, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>) | undefined
 }
 
+/** One node of a workflow: a dependent (one object) or a plain step. Names are unique in a workflow. */
 export type Node<P extends ObjectMeta.KubeObject, E = never, R = never> = Dependent.Dependent<P, any, E, R> | Step<P, E, R>
 
 declare const VarianceId: unique symbol
 
+/** A DAG of nodes for primaries of type `P`; `E` and `R` are the unions of its nodes' errors and requirements. */
 export interface Workflow<P extends ObjectMeta.KubeObject, E = never, R = never> {
   readonly _tag: "Workflow"
   /** In an order where every node comes after the nodes it depends on. */
@@ -51,7 +53,7 @@ export type Part<P extends ObjectMeta.KubeObject, E = never, R = never> = Node<P
 
 /** The errors of a part: a dependent's own and the API's, a step's, or a workflow's nodes'. */
 export type Error<T> = T extends Workflow<any, infer E, any> ? E
-  : T extends Dependent.Dependent<any, any, infer E, any> ? E | KubeError.KubeError | Resource.DecodeError
+  : T extends Dependent.Dependent<any, any, any, any> ? Dependent.Error<T>
   : T extends Step<any, infer E, any> ? E
   : never
 
@@ -260,6 +262,7 @@ export type Status<E> =
   | { readonly _tag: "Deleting" }
   | { readonly _tag: "Failed"; readonly cause: Cause.Cause<E> }
 
+/** What one run of a workflow (or of its cleanup) did, node by node. */
 export interface Result<E> {
   /** Every node, in workflow order. */
   readonly nodes: ReadonlyArray<{ readonly name: string; readonly status: Status<E> }>
