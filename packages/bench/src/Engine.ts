@@ -1,0 +1,41 @@
+/**
+ * The engine scenario is `packages/core/bench/engine.ts` (DESIGN.md section 6: no-op reconciles
+ * beside a bare Effect `Queue` worker loop, and merged events), run as it is, its JSON read back.
+ */
+import { Effect } from "effect"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Child from "./Child.ts"
+
+/** The core bench's figures, as it writes them. */
+export interface Figures {
+  readonly keys: number
+  readonly kubefx_ops_s: number
+  readonly bare_queue_ops_s: number
+  readonly merge_events: number
+  readonly merge_runs: number
+  readonly merge_ops_s: number
+}
+
+/**
+ * Runs the core engine bench (with `--quick` when `quick`).
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Engine from "./Engine.ts"
+ * const figures = Effect.runPromise(Engine.run({ quick: true }))
+ */
+export const run = (options: { readonly quick: boolean }) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "kubefx-bench-engine-"))),
+    (dir) =>
+      Child.exec(new URL("../../core/bench/engine.ts", import.meta.url), [
+        ...(options.quick ? ["--quick"] : []),
+        "--json",
+        join(dir, "engine.json")
+      ]).pipe(
+        Effect.map(() => (JSON.parse(readFileSync(join(dir, "engine.json"), "utf8")) as { readonly engine: Figures }).engine)
+      ),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )

@@ -1,0 +1,59 @@
+/**
+ * The memory scenario: the heap a kubefx Informer holds per cached Widget, with managedFields
+ * stripped (the default) and kept, each measured in a fresh child (`children/Memory.ts`) against
+ * the same seeded server.
+ */
+import { Effect } from "effect"
+import * as BenchServer from "./BenchServer.ts"
+import * as Child from "./Child.ts"
+
+/** What the memory child gets. */
+export interface Input {
+  readonly url: string
+  readonly token: string
+  readonly kubeconfigPath: string
+  readonly objects: number
+  /** Keep managedFields in the cache (no transform) instead of stripping them. */
+  readonly keepManagedFields: boolean
+}
+
+/** What it reports. */
+export interface Report {
+  readonly cachedObjects: number
+  /** Once the watch has delivered a few events after the sync. */
+  readonly bytesPerObject: number
+  /** Right after the sync, while the list it synced from is still held. */
+  readonly bytesPerObjectAtSync: number
+}
+
+/**
+ * Seeds `objects` reconciled Widgets (three field managers each) and measures both caches.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Memory from "./Memory.ts"
+ * const report = Effect.runPromise(Memory.run({ objects: 10_000 }))
+ */
+export const run = (options: { readonly objects: number }) =>
+  Effect.scoped(Effect.gen(function*() {
+    const bench = yield* BenchServer.make
+    yield* Effect.promise(() => BenchServer.seed(bench, options.objects, { reconciled: true }))
+    const measure = (keepManagedFields: boolean) =>
+      Effect.scoped(Effect.flatMap(
+        Child.spawn(
+          new URL("children/Memory.ts", import.meta.url),
+          {
+            url: bench.server.url,
+            token: bench.server.token,
+            kubeconfigPath: bench.kubeconfigPath,
+            objects: options.objects,
+            keepManagedFields
+          } satisfies Input,
+          { nodeOptions: ["--expose-gc"] }
+        ),
+        (child) => child.result as Effect.Effect<Report, Error>
+      ))
+    const stripped = yield* measure(false)
+    const kept = yield* measure(true)
+    return { stripped, kept }
+  }))

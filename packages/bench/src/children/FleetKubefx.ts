@@ -1,0 +1,51 @@
+/**
+ * Fleet child: the kubefx controller of `examples/widgets`' kind. Its reconcile applies the owned
+ * ConfigMap and the controller writes `Ready` and `observedGeneration` (R10): the one status write.
+ * Every request its client sends is counted through the undici dispatcher.
+ */
+import { Outcome } from "@kubefx/core"
+import { Builtins, Controller, Kube, KubeConfig } from "@kubefx/kube"
+import { Effect, Layer } from "effect"
+import * as Child from "../Child.ts"
+import type * as Fleet from "../Fleet.ts"
+import * as Workload from "../Workload.ts"
+
+const input = Child.input<Fleet.Input>()
+const stop = Child.stopRequested()
+
+const counts: Record<string, number> = {}
+const count = (sort: string) => {
+  counts[sort] = (counts[sort] ?? 0) + 1
+}
+const total = () => Object.values(counts).reduce((sum, n) => sum + n, 0)
+
+const program = Effect.gen(function*() {
+  const config = yield* KubeConfig.load({ _tag: "File", path: input.kubeconfigPath })
+  const connection = yield* KubeConfig.connect(config)
+  const dispatcher = connection.dispatcher?.compose((dispatch) => (options, handler) => {
+    const path = String(options.path)
+    count(options.method !== "GET" ? options.method : path.includes("watch=true") ? "WATCH" : "GET")
+    return dispatch(options, handler)
+  })
+  if (dispatcher === undefined) return yield* Effect.die(new Error("expected an undici dispatcher for the bench kubeconfig"))
+  const kube = yield* Kube.make({ ...connection, dispatcher })
+
+  const cpuAtStart = Child.cpuSeconds()
+Child.started()
+  yield* Controller.make({
+    name: "widgets",
+    for: Workload.Widget,
+    owns: [Builtins.ConfigMap],
+    concurrency: input.concurrency,
+    reconcile: (widget, ctx) =>
+      ctx.applyOwned(Builtins.ConfigMap, {
+        metadata: { name: `${widget.metadata.name}-config`, labels: Workload.configMapLabels },
+        data: Workload.configMapData(widget)
+      }).pipe(Effect.as(Outcome.done))
+  }).pipe(Effect.provideService(Kube.Kube, kube))
+  const atSync = total()
+  yield* Effect.promise(() => stop)
+  return { peakRssMb: Child.peakRssMb(), cpuSeconds: Child.cpuSeconds() - cpuAtStart, requestsAfterSync: total() - atSync, requestsBySort: counts } satisfies Fleet.Report
+})
+
+Child.runEffect(program, Layer.empty)
