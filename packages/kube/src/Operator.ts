@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { NodeRuntime } from "@effect/platform-node"
 import { Controller as Engine } from "@kubefx/core"
 import {
   Cause,
@@ -16,6 +17,7 @@ import {
   Duration,
   Effect,
   Exit,
+  Layer,
   PubSub,
   Schema,
   Scope,
@@ -23,12 +25,14 @@ import {
   Stream
 } from "effect"
 import * as Controller from "./Controller.ts"
-import type * as Kube from "./Kube.ts"
+import * as Kube from "./Kube.ts"
+import type * as KubeConfig from "./KubeConfig.ts"
 import * as LeaderElection from "./LeaderElection.ts"
 import type * as ObjectMeta from "./ObjectMeta.ts"
 import * as OperatorHttp from "./OperatorHttp.ts"
 import type * as Rbac from "./Rbac.ts"
 import * as SharedInformers from "./SharedInformers.ts"
+import * as Telemetry from "./Telemetry.ts"
 
 export class OperatorError extends Schema.TaggedError<OperatorError>()("OperatorError", { message: Schema.String }) {}
 
@@ -229,9 +233,11 @@ export const start = <R>(
     const invalid = validate(operator)
     if (invalid !== undefined) return yield* new OperatorError({ message: invalid })
     const options = operator.options
-    const scope = yield* Scope.Scope
+    // Controllers and their informers live in a scope of their own that closes only after the
+    // graceful shutdown (a finalizer of the outer scope added later, so run earlier) held them.
+    const scope = yield* Scope.fork(yield* Scope.Scope, "sequential")
     const clock = yield* Clock.Clock
-    const shared = yield* SharedInformers.make
+    const shared = yield* Scope.provide(SharedInformers.make, scope)
     const reports = yield* PubSub.sliding<Engine.RunReport>(4096)
     const transitions = yield* Semaphore.make(1)
     const stopped = yield* Deferred.make<void, LeadershipLost>()
@@ -265,6 +271,7 @@ export const start = <R>(
         slot.phase = "Syncing"
         const made = yield* Controller.make({ ...definition.options, dependsOn: dependencies, held: electing }).pipe(
           Effect.provideService(SharedInformers.SharedInformers, shared),
+          Scope.provide(scope),
           Effect.exit
         )
         if (Exit.isFailure(made)) {
@@ -345,7 +352,7 @@ export const start = <R>(
       if (le.rejoin !== true) {
         yield* made.lost.pipe(
           Effect.andThen(Deferred.fail(stopped, new LeadershipLost({ lease: `${made.namespace}/${made.leaseName}` }))),
-          Effect.forkIn(scope)
+          Effect.forkScoped
         )
       }
     }
@@ -407,3 +414,30 @@ export const run = <R>(
  */
 export const exitCode = (exit: Exit.Exit<unknown, unknown>): number =>
   Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1
+
+export interface MainOptions<R> {
+  /** Default: $KUBECONFIG, ~/.kube/config or the in-cluster service account, as kubectl looks. */
+  readonly kubeconfig?: KubeConfig.Source | undefined
+  /** The services the reconcilers need. */
+  readonly layer?: Layer.Layer<R, unknown, Kube.Kube> | undefined
+  /** JSON logs by default; OTLP tracing when an endpoint is set (or $OTEL_EXPORTER_OTLP_ENDPOINT). */
+  readonly telemetry?: Telemetry.Options | undefined
+}
+
+/**
+ * Runs the operator as a process: JSON logs, the cluster from the kubeconfig, graceful shutdown on
+ * SIGTERM or SIGINT and then exit code 0; exit code 1 if it fails or loses the Lease without rejoining.
+ *
+ * @example
+ * import { Operator } from "@kubefx/kube"
+ * declare const operator: Operator.Operator
+ * Operator.main(operator, { telemetry: { serviceName: "widgets-operator" } })
+ */
+export const main = <R>(operator: Operator<R>, options: MainOptions<R> = {}): void => {
+  const services = (options.layer ?? Layer.empty) as Layer.Layer<R, unknown, Kube.Kube>
+  const program = run(operator).pipe(
+    Effect.provide(Layer.provideMerge(services, Kube.layer(options.kubeconfig ?? { _tag: "Default" }))),
+    Effect.provide(Telemetry.layer(options.telemetry))
+  )
+  NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCode(exit)) })
+}

@@ -7,6 +7,8 @@ import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Conditions, Kube, Operator, Resource } from "@kubefx/kube"
 import { Deferred, Effect, Exit, Fiber, References, Ref, Schema, Stream } from "effect"
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { ensure, eventually, installCrd, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const Flaky = Resource.custom({
@@ -34,6 +36,47 @@ const configMap = (ns: string, name: string, app: string) => ({
 })
 
 const quiet = Effect.provideService(References.MinimumLogLevel, "None")
+
+const fixture = fileURLToPath(new URL("./fixtures/slow-operator.ts", import.meta.url))
+
+interface LogLine {
+  readonly message: unknown
+  readonly controller?: string
+  readonly key?: string
+  readonly attempt?: number
+  readonly traceId?: string
+}
+
+/**
+ * Runs the slow operator fixture in a child process, sends it SIGTERM once a reconcile started,
+ * and answers its exit code and JSON log lines.
+ */
+const terminateDuringReconcile = (kubeconfig: string, ns: string, reconcileMillis: number, shutdownMillis: number) =>
+  Effect.callback<{ readonly code: number | null; readonly lines: ReadonlyArray<LogLine> }>((resume) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@kubefx/source", fixture, kubeconfig, ns, String(reconcileMillis), String(shutdownMillis)],
+      { stdio: ["ignore", "pipe", "inherit"] }
+    )
+    const lines: Array<LogLine> = []
+    let buffered = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      buffered += chunk
+      const complete = buffered.split("\n")
+      buffered = complete.pop()!
+      for (const text of complete) {
+        try {
+          const line = JSON.parse(text) as LogLine
+          lines.push(line)
+          if (line.message === "reconcile started") child.kill("SIGTERM")
+        } catch {
+          // not a log line
+        }
+      }
+    })
+    child.on("exit", (code) => resume(Effect.succeed({ code, lines })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator on the API server", (it) => {
   it.effect("a controller failing forever is degraded after 5, rolls back with the last good spec, never slows another, and holds its dependent until it recovers", () =>
@@ -180,4 +223,40 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
       assert.strictEqual((yield* Fiber.join(reports))[0]!.result._tag, "Done")
       assert.isTrue(Exit.isSuccess(yield* Effect.exit(running.done)))
     }).pipe(quiet))
+
+  it.effect("SIGTERM during a slow reconcile: it finishes within the timeout, the Lease is released, exit code 0", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const kubeconfig = (yield* TestCluster).server?.kubeconfigPath
+      if (kubeconfig === undefined) return
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "slow", "x"))
+      const { code, lines } = yield* terminateDuringReconcile(kubeconfig, ns, 1000, 10_000)
+      assert.strictEqual(code, 0)
+      const messages = lines.map((line) => line.message)
+      assert.includeMembers(messages, ["reconcile started", "reconcile finished"])
+      assert.notInclude(messages, "reconcile interrupted")
+      // The reconcile's lines carry its controller, key, attempt and trace.
+      const started = lines.find((line) => line.message === "reconcile started")!
+      assert.deepStrictEqual([started.controller, started.key, started.attempt], ["slow", `${ns}/slow`, 0])
+      assert.match(started.traceId ?? "", /^[0-9a-f]{32}$/)
+      const lease = yield* kube.get(Builtins.Lease, "slow-operator-leader", ns)
+      assert.strictEqual(lease.spec?.holderIdentity, "")
+    }))
+
+  it.effect("SIGTERM during a reconcile longer than the timeout: it is interrupted, the Lease is released, exit code 0", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const kubeconfig = (yield* TestCluster).server?.kubeconfigPath
+      if (kubeconfig === undefined) return
+      yield* kube.create(Builtins.ConfigMap, configMap(ns, "slow", "x"))
+      const { code, lines } = yield* terminateDuringReconcile(kubeconfig, ns, 60_000, 300)
+      assert.strictEqual(code, 0)
+      const messages = lines.map((line) => line.message)
+      assert.includeMembers(messages, ["reconcile started", "reconcile interrupted"])
+      assert.notInclude(messages, "reconcile finished")
+      const lease = yield* kube.get(Builtins.Lease, "slow-operator-leader", ns)
+      assert.strictEqual(lease.spec?.holderIdentity, "")
+    }))
 })
