@@ -1,0 +1,37 @@
+import { assert, describe, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Report from "../src/Report.ts"
+
+const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+
+describe("npm run bench", () => {
+  // --smoke is --quick at tiny sizes, so the whole suite stays fast; the figures are not checked.
+  it("writes every field of the JSON contract, each a number", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kubefx-bench-test-"))
+    try {
+      const file = join(dir, "bench.json")
+      const run = spawnSync(process.execPath, ["--conditions=@kubefx/source", main, "--smoke", "--json", file], {
+        encoding: "utf8",
+        timeout: 170_000
+      })
+      assert.strictEqual(run.status, 0, run.stderr)
+      assert.include(run.stdout, "| scenario | figure |")
+      const report = JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, unknown>>
+      for (const [section, fields] of Object.entries(Report.contract)) {
+        for (const field of fields) {
+          const value = report[section]?.[field]
+          assert.isTrue(typeof value === "number" && Number.isFinite(value), `${section}.${field} is ${String(value)}`)
+        }
+      }
+      // Each Widget needs its two writes, so fewer requests would mean the count missed some.
+      assert.isAtLeast(report.fleet!.kubefx_requests_per_object as number, 2)
+      assert.strictEqual(report.memory!.cached_objects, report.latency!.cached_objects)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
+})
