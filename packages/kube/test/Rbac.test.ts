@@ -1,0 +1,109 @@
+/**
+ * The ClusterRole derived from an operator's declarations: verbs per resource from for, owns,
+ * watches, cleanup (finalizers), status, the leader Lease and Events, merged and sorted.
+ */
+import { Outcome } from "@kubefx/core"
+import { Builtins, Conditions, Operator, Rbac, Resource } from "@kubefx/kube"
+import { Yaml } from "effect/encoding"
+import { Effect, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+
+const Widget = Resource.custom({
+  group: "demo.kubefx.dev",
+  version: "v1",
+  kind: "Widget",
+  plural: "widgets",
+  spec: Schema.Struct({ message: Schema.String }),
+  status: Schema.Struct({ conditions: Schema.optionalKey(Conditions.Conditions) })
+})
+
+const Gizmo = Resource.custom({
+  group: "demo.kubefx.dev",
+  version: "v1",
+  kind: "Gizmo",
+  plural: "gizmos",
+  spec: Schema.Struct({ size: Schema.Int }),
+})
+
+const done = () => Effect.succeed(Outcome.done)
+
+const widgets = Operator.controller({
+  name: "widgets",
+  for: Widget,
+  owns: [Builtins.ConfigMap, Builtins.Deployment],
+  watches: [{ resource: Builtins.Secret, map: () => [] }],
+  cleanup: () => Effect.void,
+  reconcile: done
+})
+const gizmos = Operator.controller({
+  name: "gizmos",
+  for: Gizmo,
+  dependsOn: [widgets],
+  reconcile: done,
+  rbac: [{ apiGroups: [""], resources: ["pods"], verbs: ["list", "get"] }]
+})
+
+describe("Rbac", () => {
+  it("derives least-privilege rules from each controller's declarations", () => {
+    expect(Rbac.normalize(Rbac.controllerRules(widgets))).toEqual([
+      { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch", "create", "patch"] },
+      { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+      { apiGroups: ["apps"], resources: ["deployments"], verbs: ["get", "list", "watch", "create", "patch"] },
+      // cleanup: the finalizer is added and removed with patches
+      { apiGroups: ["demo.kubefx.dev"], resources: ["widgets"], verbs: ["get", "list", "watch", "patch"] },
+      // owned objects' blockOwnerDeletion references
+      { apiGroups: ["demo.kubefx.dev"], resources: ["widgets/finalizers"], verbs: ["update"] },
+      { apiGroups: ["demo.kubefx.dev"], resources: ["widgets/status"], verbs: ["patch"] }
+    ])
+    // No status, no cleanup, nothing owned: read only, plus Events and the declared extra rule.
+    expect(Rbac.normalize(Rbac.controllerRules(gizmos))).toEqual([
+      { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+      { apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] },
+      { apiGroups: ["demo.kubefx.dev"], resources: ["gizmos"], verbs: ["get", "list", "watch"] }
+    ])
+  })
+
+  it("an operator's ClusterRole adds its dependencies' rules and the leader Lease, by name where Kubernetes allows", () => {
+    const operator = Operator.make({
+      name: "demo-operator",
+      controllers: [gizmos],
+      leaderElection: { namespace: "demo-system" },
+      rbac: [{ apiGroups: ["demo.kubefx.dev"], resources: ["widgets"], verbs: ["delete"] }]
+    })
+    const role = Rbac.clusterRole(operator)
+    expect(role.metadata.name).toBe("demo-operator")
+    expect(role.rules).toEqual([
+      { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch", "create", "patch"] },
+      { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+      { apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+      { apiGroups: ["apps"], resources: ["deployments"], verbs: ["get", "list", "watch", "create", "patch"] },
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["demo-operator-leader"], verbs: ["get", "update"] },
+      { apiGroups: ["demo.kubefx.dev"], resources: ["gizmos"], verbs: ["get", "list", "watch"] },
+      { apiGroups: ["demo.kubefx.dev"], resources: ["widgets"], verbs: ["get", "list", "watch", "patch", "delete"] },
+      { apiGroups: ["demo.kubefx.dev"], resources: ["widgets/finalizers"], verbs: ["update"] },
+      { apiGroups: ["demo.kubefx.dev"], resources: ["widgets/status"], verbs: ["patch"] }
+    ])
+  })
+
+  it("normalize unites verbs, shares rules between resources with the same verbs, and keeps * alone", () => {
+    expect(Rbac.normalize([
+      { apiGroups: [""], resources: ["configmaps"], verbs: ["watch", "get"] },
+      { apiGroups: [""], resources: ["secrets", "configmaps"], verbs: ["list"] },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "watch"] },
+      { apiGroups: ["x.io"], resources: ["things"], verbs: ["get", "*"] }
+    ])).toEqual([
+      { apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["get", "list", "watch"] },
+      { apiGroups: ["x.io"], resources: ["things"], verbs: ["*"] }
+    ])
+  })
+
+  it("renders a YAML stream that reads back as the same roles", () => {
+    const roles = [Rbac.clusterRole([widgets]), Rbac.clusterRole([gizmos], { name: "gizmos" })]
+    const yaml = Rbac.toYaml(roles)
+    expect(yaml.split(/^---$/m).map((document) => Yaml.parse(document))).toEqual(JSON.parse(JSON.stringify(roles)))
+    expect(yaml).toContain("kind: ClusterRole")
+  })
+})
