@@ -7,10 +7,12 @@ import { Cause, Effect, Exit } from "effect"
 import { Command } from "effect/cli"
 import * as ApiServerCommand from "./ApiServerCommand.ts"
 import * as CrdCommand from "./CrdCommand.ts"
+import * as RbacCommand from "./RbacCommand.ts"
 
 const subcommands = [
   ApiServerCommand.command,
-  CrdCommand.command
+  CrdCommand.command,
+  RbacCommand.command
 ] as const
 
 const kubefx = Command.make("kubefx").pipe(

@@ -1,0 +1,67 @@
+/**
+ * `kubefx rbac` run as users run it: the real bin in a child process, on fixture modules.
+ */
+import { Rbac } from "@kubefx/kube"
+import { Yaml } from "effect/encoding"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { describe, expect, it } from "vitest"
+import * as Fixture from "./fixtures/operator.ts"
+
+const bin = fileURLToPath(new URL("../bin/kubefx.js", import.meta.url))
+const cwd = fileURLToPath(new URL(".", import.meta.url))
+
+const kubefx = (...args: ReadonlyArray<string>) =>
+  promisify(execFile)(process.execPath, [bin, ...args], { cwd, timeout: 30_000 }).then(
+    ({ stdout }) => ({ code: 0, stdout, stderr: "" }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr })
+  )
+
+const documents = (yaml: string) => yaml.split(/^---$/m).map((d) => Yaml.parse(d))
+
+const json = (value: unknown) => JSON.parse(JSON.stringify(value))
+
+describe("kubefx rbac", () => {
+  it("prints the ClusterRole of the exported operator, with every controller's and the Lease's rules", async () => {
+    const result = await kubefx("rbac", "fixtures/operator.ts")
+    expect(result.code).toBe(0)
+    const [role] = documents(result.stdout) as Array<Rbac.ClusterRole>
+    expect(role).toEqual(json(Rbac.clusterRole(Fixture.operator)))
+    expect(role!.metadata.name).toBe("buckets-operator")
+    expect(role!.rules).toContainEqual({ apiGroups: ["storage.kubefx.dev"], resources: ["buckets"], verbs: ["get", "list", "watch", "patch"] })
+    expect(role!.rules).toContainEqual({ apiGroups: ["storage.kubefx.dev"], resources: ["buckets/status"], verbs: ["patch"] })
+    expect(role!.rules).toContainEqual({
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      resourceNames: ["buckets-operator-leader"],
+      verbs: ["get", "update"]
+    })
+    expect(role!.rules).toContainEqual({ apiGroups: [""], resources: ["namespaces"], verbs: ["get"] })
+  })
+
+  it("--export prints one controller's role; a module of controllers alone gets one role for all, named by --name", async () => {
+    const one = await kubefx("rbac", "fixtures/operator.ts", "--export", "buckets")
+    expect(one.code).toBe(0)
+    expect(documents(one.stdout)).toEqual(json([Rbac.clusterRole([Fixture.buckets], { name: "buckets" })]))
+
+    const all = await kubefx("rbac", "fixtures/controllers.ts", "--name", "storage")
+    expect(all.code).toBe(0)
+    const [role] = documents(all.stdout) as Array<Rbac.ClusterRole>
+    expect(role!.metadata.name).toBe("storage")
+    expect(role!.rules).toEqual(json(Rbac.clusterRole([Fixture.audit, Fixture.buckets]).rules))
+    expect(role!.rules.some((rule) => rule.resources.includes("leases"))).toBe(false)
+  })
+
+  it("fails with a message for a module without operators or controllers, or a wrong export name", async () => {
+    const [none, wrong] = await Promise.all([
+      kubefx("rbac", "fixtures/resources.ts"),
+      kubefx("rbac", "fixtures/operator.ts", "--export", "Bucket")
+    ])
+    expect(none.code).not.toBe(0)
+    expect(none.stderr).toContain("the module exports no operator (Operator.make) or controller (Operator.controller)")
+    expect(none.stdout).toBe("")
+    expect(wrong.code).not.toBe(0)
+    expect(wrong.stderr).toContain("the module exports no operator or controller named Bucket")
+  })
+})
