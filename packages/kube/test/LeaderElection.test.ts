@@ -138,6 +138,35 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
       assert.isFalse(a.isLeader())
     }).pipe(quiet))
 
+  it.effect("with rejoin, a leader that lost the Lease campaigns again as a follower and can lead again", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      let cut = false
+      const log = yield* Ref.make<Array<string>>([])
+      const note = (entry: string) => Ref.update(log, (xs) => [...xs, entry])
+      const a = yield* LeaderElection.make({ leaseName: "rejoin", namespace: ns, identity: "a", rejoin: true, ...timings }, {
+        onStartedLeading: note("a started"),
+        onStoppedLeading: () => note("a stopped")
+      }).pipe(Effect.provideService(Kube.Kube, partitionable(kube, () => cut)))
+      yield* eventually(Effect.suspend(() => ensure(a.isLeader(), "a does not lead")))
+      const b = yield* LeaderElection.make({ leaseName: "rejoin", namespace: ns, identity: "b", ...timings }, {
+        onStartedLeading: note("b started"),
+        onStoppedLeading: () => note("b stopped")
+      })
+      cut = true
+      yield* eventually(Effect.suspend(() => ensure(b.isLeader(), "b does not lead")))
+      cut = false
+      yield* eventually(Effect.suspend(() => {
+        const state = a.state()
+        return ensure(state._tag === "Follower" && state.leader === "b", JSON.stringify(state))
+      }))
+      yield* b.stop
+      yield* eventually(Effect.suspend(() => ensure(a.isLeader(), "a does not lead again")))
+      assert.deepStrictEqual(yield* Ref.get(log), ["a started", "a stopped", "b started", "b stopped", "a started"])
+      yield* a.stop
+    }).pipe(quiet))
+
   it.effect("three replicas: exactly one reconciles; stopping it hands over within lease + retry; reconciles never overlap", () =>
     Effect.gen(function*() {
       const ns = yield* namespace
@@ -181,6 +210,12 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
       const settled = yield* Clock.currentTimeMillis
       yield* Effect.sleep("300 millis")
       assert.deepStrictEqual([...reconciledBy(settled)], [first])
+      // Followers keep their caches warm and their controllers held.
+      for (const [name, running] of replicas) {
+        const controller = running.controllers[0]!.controller()!
+        assert.strictEqual(controller.informer.size(), 3)
+        assert.strictEqual(controller.isHeld(), name !== first)
+      }
 
       // Stopping the leader hands over to one of the others.
       const stopAt = yield* Clock.currentTimeMillis
