@@ -191,8 +191,6 @@ interface KeyState<S> {
   pendingRetry: Duration.Duration | undefined
   exhausted: boolean
   lastRunAt: number | undefined
-  /** The current run's info, while one runs. */
-  running: { readonly info: RetryInfo.RetryInfo; readonly startedAt: number } | undefined
   last: KeyStatus["last"]
   lastGood: Option.Option<S>
 }
@@ -203,7 +201,6 @@ const newKeyState = <S>(): KeyState<S> => ({
   pendingRetry: undefined,
   exhausted: false,
   lastRunAt: undefined,
-  running: undefined,
   last: undefined,
   lastGood: Option.none()
 })
@@ -255,6 +252,9 @@ export const make = <E, R, S = never>(
     const restarting = yield* Semaphore.make(1)
     const reports = yield* PubSub.sliding<RunReport>(1024)
     const states = new Map<string, KeyState<S>>()
+    // Runs past their dependency gate, by key: what `hold` lets finish.
+    const runs = new Map<string, { readonly state: KeyState<S>; readonly info: RetryInfo.RetryInfo; readonly startedAt: number }>()
+    const quiet = yield* Latch.make(true)
     let health = Health.initial
     let started = false
     let held = options.held === true
@@ -402,7 +402,8 @@ export const make = <E, R, S = never>(
       counts.triggers[Trigger.label(item.triggers[0]!)]++
       const startedAt = clock.currentTimeMillisUnsafe()
       state.lastRunAt = startedAt
-      state.running = { info, startedAt }
+      if (runs.size === 0) quiet.closeUnsafe()
+      runs.set(key, { state, info, startedAt })
       if (options.tracing !== true) {
         return withRunContext(
           Effect.flatMap(Effect.exit(reconcileOnce(key)), (exit) => settle(item, state, info, countedAsRetry, startedAt, exit)),
@@ -475,7 +476,7 @@ export const make = <E, R, S = never>(
       // Uninterruptible, so a run that reaches its end is never also requeued as interrupted.
       Effect.uninterruptible(Effect.suspend(() => {
         const { item, state, info, startedAt, now } = run
-        state.running = undefined
+        endRun(item.key)
         // A key forgotten while it ran keeps no timer.
         const current = states.get(item.key) === state
         const timer = current ? followUp : undefined
@@ -495,14 +496,18 @@ export const make = <E, R, S = never>(
         return queue.done(item.key, timer)
       }))
 
+    const endRun = (key: string) => {
+      if (runs.delete(key) && runs.size === 0) quiet.openUnsafe()
+    }
+
     // A run stopped by `hold` (or a worker stopped while it waited on a dependency) is queued again.
     const interrupted = (item: WorkQueue.Item): Effect.Effect<void> =>
       Effect.sync(() => {
         if (!queue.requeue(item)) return
-        const state = states.get(item.key)
-        const run = state?.running
-        if (state === undefined || run === undefined) return
-        state.running = undefined
+        const run = runs.get(item.key)
+        if (run === undefined) return
+        endRun(item.key)
+        const { state } = run
         PubSub.publishUnsafe(reports, {
           controller: name,
           key: item.key,
@@ -527,6 +532,10 @@ export const make = <E, R, S = never>(
         )
       })
 
+    // A run starts (its clock, its attempt) only once the gate let it through.
+    const gated = (item: WorkQueue.Item): Effect.Effect<void, never, R> =>
+      dependsOn.length === 0 ? process(item) : Effect.andThen(awaitDependencies, Effect.suspend(() => process(item)))
+
     // Taking a key and handing it on are uninterruptible, so an interrupted worker never loses a
     // key: it is either still queued or requeued by `interrupted`.
     const worker = Effect.forever(Effect.andThen(
@@ -535,7 +544,7 @@ export const make = <E, R, S = never>(
         Effect.flatMap(restore(queue.take), (item) =>
           held
             ? Effect.sync(() => queue.requeue(item))
-            : restore(Effect.andThen(awaitDependencies, process(item))).pipe(Effect.onInterrupt(() => interrupted(item)))
+            : restore(gated(item)).pipe(Effect.onInterrupt(() => interrupted(item)))
         )
       )
     ))
@@ -603,9 +612,8 @@ export const make = <E, R, S = never>(
         held = true
         gate.closeUnsafe()
         const drainTimeout = holdOptions?.drainTimeout
-        if (drainTimeout !== undefined && queue.running() > 0) {
-          yield* Effect.timeoutOption(queue.awaitNoneRunning, drainTimeout)
-        }
+        // Only runs that got past their dependency gate may finish; keys still waiting go back at once.
+        if (drainTimeout !== undefined && runs.size > 0) yield* Effect.timeoutOption(quiet.await, drainTimeout)
         // Replacing the workers interrupts what still runs; one replacement at a time, so two
         // overlapping holds never leave two sets of workers.
         yield* restarting.withPermits(1)(Effect.suspend(() =>

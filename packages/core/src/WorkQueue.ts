@@ -53,8 +53,6 @@ export interface WorkQueue {
    * the triggers it was taken with (merged with any that came while it ran). False once `done` ran.
    */
   readonly requeue: (item: Item) => boolean
-  /** Waits until no key is being processed (queued keys aside). */
-  readonly awaitNoneRunning: Effect.Effect<void>
   /**
    * Stops accepting adds. "drain" first lets everything queued or running finish; "interrupt" does
    * not wait. Then pending delayed adds are dropped and waiting takers are interrupted.
@@ -92,7 +90,6 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
     const ready = yield* Queue.unbounded<string>()
     const timers = yield* FiberMap.make<string>()
     const idle = yield* Latch.make(true)
-    const quiet = yield* Latch.make(true)
     // Hot-path state, touched only inside `Effect.sync` blocks of this queue.
     const entries = new Map<string, Entry>()
     const delayed = new Map<string, number>()
@@ -182,7 +179,7 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
       entry.triggers = []
       entry.startedAt = now
       queuedCount--
-      if (runningCount++ === 0) quiet.closeUnsafe()
+      runningCount++
       queueDuration.record((now - item.queuedAt) / 1000)
       return item
     }
@@ -192,7 +189,7 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
         const entry = entries.get(key)
         if (entry === undefined || !entry.running) return Effect.void
         entry.running = false
-        if (--runningCount === 0) quiet.openUnsafe()
+        runningCount--
         workDuration.record((clock.currentTimeMillisUnsafe() - entry.startedAt) / 1000)
         if (entry.dirty) {
           entry.dirty = false
@@ -219,7 +216,7 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
       const entry = entries.get(item.key)
       if (entry === undefined || !entry.running) return false
       entry.running = false
-      if (--runningCount === 0) quiet.openUnsafe()
+      runningCount--
       entry.triggers = entry.dirty ? entry.triggers.reduce(Trigger.merge, item.triggers) : item.triggers
       entry.dirty = false
       entry.queued = true
@@ -250,7 +247,6 @@ export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope>
       running: () => runningCount,
       awaitIdle: idle.await,
       requeue,
-      awaitNoneRunning: quiet.await,
       shutdown
     } satisfies WorkQueue
   })
