@@ -2,25 +2,9 @@
  * `kubefx rbac` run as users run it: the real bin in a child process, on fixture modules.
  */
 import { Rbac } from "@kubefx/kube"
-import { Yaml } from "effect/encoding"
-import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import * as Fixture from "./fixtures/operator.ts"
-
-const bin = fileURLToPath(new URL("../bin/kubefx.js", import.meta.url))
-const cwd = fileURLToPath(new URL(".", import.meta.url))
-
-const kubefx = (...args: ReadonlyArray<string>) =>
-  promisify(execFile)(process.execPath, [bin, ...args], { cwd, timeout: 30_000 }).then(
-    ({ stdout }) => ({ code: 0, stdout, stderr: "" }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr })
-  )
-
-const documents = (yaml: string) => yaml.split(/^---$/m).map((d) => Yaml.parse(d))
-
-const json = (value: unknown) => JSON.parse(JSON.stringify(value))
+import { documents, json, kubefx } from "./run.ts"
 
 describe("kubefx rbac", () => {
   it("prints the ClusterRole of the exported operator, with every controller's and the Lease's rules", async () => {

@@ -78,6 +78,24 @@ const terminateDuringReconcile = (kubeconfig: string, ns: string, reconcileMilli
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
+/**
+ * The fixture on the test's API server, terminated during its reconcile of one ConfigMap: it must
+ * exit 0 having released its Lease. Undefined on an external cluster (no kubeconfig file to share).
+ */
+const sigtermDuringReconcile = (reconcileMillis: number, shutdownMillis: number) =>
+  Effect.gen(function*() {
+    const ns = yield* namespace
+    const kube = yield* Kube.Kube
+    const kubeconfig = (yield* TestCluster).server?.kubeconfigPath
+    if (kubeconfig === undefined) return undefined
+    yield* kube.create(Builtins.ConfigMap, configMap(ns, "slow", "x"))
+    const { code, lines } = yield* terminateDuringReconcile(kubeconfig, ns, reconcileMillis, shutdownMillis)
+    assert.strictEqual(code, 0)
+    const lease = yield* kube.get(Builtins.Lease, "slow-operator-leader", ns)
+    assert.strictEqual(lease.spec?.holderIdentity, "")
+    return { ns, lines, messages: lines.map((line) => line.message) }
+  })
+
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator on the API server", (it) => {
   it.effect("a controller failing forever is degraded after 5, rolls back with the last good spec, never slows another, and holds its dependent until it recovers", () =>
     Effect.gen(function*() {
@@ -226,37 +244,21 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
 
   it.effect("SIGTERM during a slow reconcile: it finishes within the timeout, the Lease is released, exit code 0", () =>
     Effect.gen(function*() {
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const kubeconfig = (yield* TestCluster).server?.kubeconfigPath
-      if (kubeconfig === undefined) return
-      yield* kube.create(Builtins.ConfigMap, configMap(ns, "slow", "x"))
-      const { code, lines } = yield* terminateDuringReconcile(kubeconfig, ns, 1000, 10_000)
-      assert.strictEqual(code, 0)
-      const messages = lines.map((line) => line.message)
-      assert.includeMembers(messages, ["reconcile started", "reconcile finished"])
-      assert.notInclude(messages, "reconcile interrupted")
+      const run = yield* sigtermDuringReconcile(1000, 10_000)
+      if (run === undefined) return
+      assert.includeMembers(run.messages, ["reconcile started", "reconcile finished"])
+      assert.notInclude(run.messages, "reconcile interrupted")
       // The reconcile's lines carry its controller, key, attempt and trace.
-      const started = lines.find((line) => line.message === "reconcile started")!
-      assert.deepStrictEqual([started.controller, started.key, started.attempt], ["slow", `${ns}/slow`, 0])
+      const started = run.lines.find((line) => line.message === "reconcile started")!
+      assert.deepStrictEqual([started.controller, started.key, started.attempt], ["slow", `${run.ns}/slow`, 0])
       assert.match(started.traceId ?? "", /^[0-9a-f]{32}$/)
-      const lease = yield* kube.get(Builtins.Lease, "slow-operator-leader", ns)
-      assert.strictEqual(lease.spec?.holderIdentity, "")
     }))
 
   it.effect("SIGTERM during a reconcile longer than the timeout: it is interrupted, the Lease is released, exit code 0", () =>
     Effect.gen(function*() {
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const kubeconfig = (yield* TestCluster).server?.kubeconfigPath
-      if (kubeconfig === undefined) return
-      yield* kube.create(Builtins.ConfigMap, configMap(ns, "slow", "x"))
-      const { code, lines } = yield* terminateDuringReconcile(kubeconfig, ns, 60_000, 300)
-      assert.strictEqual(code, 0)
-      const messages = lines.map((line) => line.message)
-      assert.includeMembers(messages, ["reconcile started", "reconcile interrupted"])
-      assert.notInclude(messages, "reconcile finished")
-      const lease = yield* kube.get(Builtins.Lease, "slow-operator-leader", ns)
-      assert.strictEqual(lease.spec?.holderIdentity, "")
+      const run = yield* sigtermDuringReconcile(60_000, 300)
+      if (run === undefined) return
+      assert.includeMembers(run.messages, ["reconcile started", "reconcile interrupted"])
+      assert.notInclude(run.messages, "reconcile finished")
     }))
 })
