@@ -233,6 +233,8 @@ export const start = <R>(
     const invalid = validate(operator)
     if (invalid !== undefined) return yield* new OperatorError({ message: invalid })
     const options = operator.options
+    // Bad timings fail the start before anything runs.
+    if (options.leaderElection !== undefined) yield* LeaderElection.timings(options.leaderElection)
     // Controllers and their informers live in a scope of their own that closes only after the
     // graceful shutdown (a finalizer of the outer scope added later, so run earlier) held them.
     const scope = yield* Scope.fork(yield* Scope.Scope, "sequential")
