@@ -246,7 +246,12 @@ export const make = (
         )
       })
 
-    const followerState = () => setState({ _tag: "Follower", leader: holderOf(lease) || undefined })
+    const followerState = () =>
+      Effect.suspend(() => {
+        const leader = holderOf(lease) || undefined
+        const current = SubscriptionRef.getUnsafe(state)
+        return current._tag === "Follower" && current.leader === leader ? Effect.void : setState({ _tag: "Follower", leader })
+      })
 
     const acquire = Effect.gen(function*() {
       yield* Effect.logInfo(`attempting to acquire Lease ${description} as ${identity}`)
