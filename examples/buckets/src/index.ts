@@ -8,8 +8,8 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Outcome, RetryPolicy } from "@kubefx/core"
-import { Conditions, Controller, Resource } from "@kubefx/kube"
-import { Effect, Layer, Schema } from "effect"
+import { Conditions, Controller, Operator, Resource } from "@kubefx/kube"
+import { Config, Effect, Layer, Schema } from "effect"
 import * as ObjectStore from "./ObjectStore.ts"
 
 export * as ObjectStore from "./ObjectStore.ts"
@@ -75,6 +75,19 @@ export const controller = Controller.make(options)
 /** The object store client for a store at `url`. */
 export const objectStoreLayer = (url: string): Layer.Layer<ObjectStore.ObjectStore> =>
   ObjectStore.layer(url).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
+export const definition = Operator.controller(options)
+
+/** The port of the fake object store (`KUBEFX_OBJECT_STORE_PORT`, default 8090). */
+export const objectStorePort = Config.Port("KUBEFX_OBJECT_STORE_PORT").pipe(Config.withDefault(8090))
+
+/** For `kubefx dev`: serves the fake object store on 127.0.0.1 and provides its client. */
+export const layer: Layer.Layer<ObjectStore.ObjectStore, unknown> = Layer.unwrap(Effect.gen(function*() {
+  const port = yield* objectStorePort
+  return Layer.merge(ObjectStore.server({ port }), objectStoreLayer(`http://127.0.0.1:${port}`)).pipe(
+    Layer.tap(() => Effect.logInfo(`fake object store on http://127.0.0.1:${port}/buckets`))
+  )
+}))
 
 export const resources = [Bucket]
 export const samples = new URL("../samples/", import.meta.url)

@@ -5,7 +5,7 @@
  * retry policy is short (100 ms doubling, 6 retries) so the demo moves.
  */
 import { Outcome, ReconcileError, RetryInfo, RetryPolicy } from "@kubefx/core"
-import { Conditions, Controller, Resource } from "@kubefx/kube"
+import { Conditions, Controller, Operator, Resource } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 
 export const Flaky = Resource.custom({
@@ -53,5 +53,6 @@ export const options = {
 } satisfies Controller.Options<Flaky, ReconcileError.Transient | ReconcileError.Permanent, never>
 
 export const controller = Controller.make(options)
+export const definition = Operator.controller(options)
 export const resources = [Flaky]
 export const samples = new URL("../samples/", import.meta.url)

@@ -7,7 +7,8 @@
  * flaky is degraded, no release starts a reconcile.
  */
 import { Outcome, ReconcileError } from "@kubefx/core"
-import { Conditions, Controller, Resource } from "@kubefx/kube"
+import * as Flaky from "@kubefx/example-flaky"
+import { Conditions, Controller, Operator, Resource } from "@kubefx/kube"
 import { Clock, Duration, Effect, Schema } from "effect"
 
 export const Release = Resource.custom({
@@ -79,6 +80,9 @@ export const options = {
 
 /** Starts the releases controller, held while `flaky` (the flaky controller) is degraded. */
 export const controller = (flaky: Controller.Controller<any>) => Controller.make({ ...options, dependsOn: [flaky] })
+
+/** The releases controller, declared for an operator: started after flaky and held while it is degraded. */
+export const definition = Operator.controller({ ...options, dependsOn: [Flaky.definition] })
 
 export const resources = [Release]
 export const samples = new URL("../samples/", import.meta.url)

@@ -6,7 +6,7 @@
  * `ServiceReady`) and `Ready`, which says what waits until everything is up. Deleting a Website
  * deletes the three in reverse order before it goes.
  */
-import { Builtins, Conditions, Controller, Dependent, Resource, Workflow } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Dependent, Operator, Resource, Workflow } from "@kubefx/kube"
 import { Schema } from "effect"
 
 export const Website = Resource.custom({
@@ -100,6 +100,9 @@ export const options = {
 
 /** Starts the websites controller in the current scope. */
 export const controller = Controller.make(options)
+
+/** The websites controller, declared for an operator. */
+export const definition = Operator.controller(options)
 
 /** The custom resources this example serves, for CRD installation. */
 export const resources = [Website]

@@ -5,7 +5,7 @@
  * is reverted on the next reconcile, which its change triggers.
  */
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Controller, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Operator, Resource } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 
 export const Widget = Resource.custom({
@@ -65,6 +65,9 @@ export const options = {
 
 /** Starts the widgets controller in the current scope. */
 export const controller = Controller.make(options)
+
+/** The widgets controller, declared for an operator. */
+export const definition = Operator.controller(options)
 
 /** The custom resources this example serves, for CRD installation. */
 export const resources = [Widget]
