@@ -7,7 +7,9 @@
  * @since 0.1.0
  */
 import { dumpYaml, loadYaml } from "@kubernetes/client-node"
-import { Schema } from "effect"
+import { type Duration, Effect, Schedule, Schema } from "effect"
+import * as Kube from "./Kube.ts"
+import type * as KubeError from "./KubeError.ts"
 import type * as Resource from "./Resource.ts"
 import * as StructuralSchema from "./StructuralSchema.ts"
 
@@ -219,3 +221,39 @@ export const toYaml = (crds: ReadonlyArray<CustomResourceDefinition>): string =>
   // dumpYaml serializes through client-node's typed model, which reads x-kubernetes-* keys only
   // from a deserialized object; loading the JSON first gives it one.
   crds.map((crd) => dumpYaml(loadYaml(JSON.stringify(crd)))).join("---\n")
+
+/**
+ * Creates or updates the CRDs of custom resources (server-side apply as `fieldManager`) and waits
+ * until the API server serves each kind.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Crd } from "@kubefx/kube"
+ * declare const Widget: Crd.CustomResource
+ * const installed = Crd.install([Widget], { fieldManager: "widgets-operator" })
+ */
+export const install = (
+  resources: ReadonlyArray<CustomResource>,
+  options: { readonly fieldManager?: string | undefined; readonly timeout?: Duration.Input | undefined } = {}
+): Effect.Effect<void, KubeError.KubeError | Resource.DecodeError, Kube.Kube> =>
+  Effect.gen(function*() {
+    const kube = yield* Kube.Kube
+    yield* Effect.forEach(resources, (resource) => {
+      const crd = make(resource)
+      return kube.request({
+        method: "PATCH",
+        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+        query: { fieldManager: options.fieldManager ?? "kubefx", force: "true" },
+        contentType: "application/apply-patch+yaml",
+        body: crd
+      })
+    }, { discard: true })
+    // Served once a list answers; until Established the kind's endpoints are 404.
+    yield* Effect.forEach(resources, (resource) =>
+      kube.list(resource, { limit: 1 }).pipe(
+        Effect.retry({
+          while: (error) => error._tag === "NotFound",
+          schedule: Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: options.timeout ?? "30 seconds" }))
+        })
+      ), { discard: true, concurrency: "unbounded" })
+  })

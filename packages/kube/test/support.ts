@@ -50,15 +50,7 @@ export const namespace = Effect.gen(function*() {
 })
 
 /** Installs the CRD of a custom resource and waits until it is served. */
-export const installCrd = (resource: Crd.CustomResource) =>
-  Effect.gen(function*() {
-    const kube = yield* Kube.Kube
-    const crd = Crd.make(resource)
-    yield* kube.request({ method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: crd }).pipe(
-      Effect.catchTag("AlreadyExists", () => Effect.void)
-    )
-    yield* eventually(kube.list(resource, { limit: 1 }))
-  })
+export const installCrd = (resource: Crd.CustomResource) => Crd.install([resource], { fieldManager: "kubefx-test" })
 
 /** Retries `check` every 50 ms until it succeeds, for at most `within` (default 15 s). */
 export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, within: Duration.Input = "15 seconds") =>
