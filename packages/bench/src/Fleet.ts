@@ -26,6 +26,8 @@ export interface Report {
   /** API requests after the operator's caches synced (kubefx only). */
   readonly requestsAfterSync?: number | undefined
   readonly requestsBySort?: Readonly<Record<string, number>> | undefined
+  /** Reconciles that failed and were tried again (the client-node loop). */
+  readonly failures?: number | undefined
 }
 
 export interface Result extends Report {
@@ -70,7 +72,7 @@ export const run = (contestant: Contestant, options: { readonly objects: number;
       Effect.flatMap(child.result, () => Effect.fail(new Error(`${contestant} stopped before the fleet was ready`)))
     ).pipe(
       Effect.timeoutOrElse({
-        duration: Duration.seconds(60 + options.objects / 20),
+        duration: Duration.seconds(60 + options.objects / 50),
         orElse: () => Effect.fail(new Error(`${contestant}: ${bench.readyCount()} of ${options.objects} ready at the deadline`))
       })
     )

@@ -16,6 +16,8 @@ export interface Report {
     readonly dot_i_s: number
     readonly kubefx_requests_per_object: number
     readonly kubefx_peak_rss_mb: number
+    /** Handler runs of the client-node loop that failed and were tried again. */
+    readonly naive_informer_retries: number
     /** CPU seconds of the operator process while the fleet converged, per contestant. */
     readonly cpu_s: { readonly limit: number; readonly kubefx: number; readonly naive_informer: number; readonly dot_i: number }
   }
@@ -74,7 +76,7 @@ export const table = (report: Report): string => {
     [`engine: ${int(engine.merge_events)} events over 10,000 keys`, `${int(engine.merge_ops_s)} events/s`, `merged into ${int(engine.merge_runs)} runs`],
     [`fleet: limit, the same ${int(2 * fleet.objects)} writes sent raw (concurrency ${fleet.concurrency})`, `${fixed(fleet.limit_s, 2)} s`, `${fixed(fleet.cpu_s.limit, 1)} CPU s`],
     [`fleet: kubefx, ${int(fleet.objects)} Widgets to Ready (concurrency ${fleet.concurrency})`, `${fixed(fleet.kubefx_s, 2)} s`, `${times(fleet.kubefx_s, fleet.limit_s)} the limit (goal: at most 1.3x); ${fixed(fleet.cpu_s.kubefx, 1)} CPU s`],
-    [`fleet: client-node \`makeInformer\` + handler per event`, `${fixed(fleet.naive_informer_s, 2)} s`, `${times(fleet.naive_informer_s, fleet.kubefx_s)} kubefx; ${fixed(fleet.cpu_s.naive_informer, 1)} CPU s`],
+    [`fleet: client-node \`makeInformer\` + handler per event`, `${fixed(fleet.naive_informer_s, 2)} s`, `${times(fleet.naive_informer_s, fleet.kubefx_s)} kubefx; ${fixed(fleet.cpu_s.naive_informer, 1)} CPU s; ${int(fleet.naive_informer_retries)} failed handler runs retried`],
     [`fleet: \`@dot-i/k8s-operator\``, `${fixed(fleet.dot_i_s, 2)} s`, `${times(fleet.dot_i_s, fleet.kubefx_s)} kubefx; ${fixed(fleet.cpu_s.dot_i, 1)} CPU s`],
     [`fleet: kubefx API requests per Widget after the initial list`, fixed(fleet.kubefx_requests_per_object, 2), "goal: at most 3"],
     [`fleet: kubefx peak RSS`, `${int(fleet.kubefx_peak_rss_mb)} MB`, ""],

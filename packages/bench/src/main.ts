@@ -63,6 +63,7 @@ const program = Effect.gen(function*() {
       dot_i_s: dotI.seconds,
       kubefx_requests_per_object: (kubefx.requestsAfterSync ?? NaN) / sizes.fleet,
       kubefx_peak_rss_mb: kubefx.peakRssMb,
+      naive_informer_retries: naive.failures ?? 0,
       cpu_s: { limit: limit.cpuSeconds, kubefx: kubefx.cpuSeconds, naive_informer: naive.cpuSeconds, dot_i: dotI.cpuSeconds }
     },
     latency: {

@@ -2,7 +2,9 @@
  * Fleet child: what a TypeScript team writes without kubefx. A `@kubernetes/client-node`
  * `makeInformer` with a handler per event, as the client's documentation shows it: every add or
  * update of a Widget that is not yet done applies its ConfigMap and then its Ready status (both with
- * server-side apply, as kubefx does). Handlers run as events arrive, with no queue and no limit.
+ * server-side apply, as kubefx does). Handlers run as events arrive, with no queue and no limit;
+ * one that fails is tried again a second later (the docs show none, but without it a fleet never
+ * converges once the server refuses a burst).
  */
 import * as k8s from "@kubernetes/client-node"
 import * as Child from "../Child.ts"
@@ -19,7 +21,9 @@ const custom = kc.makeApiClient(k8s.CustomObjectsApi)
 const apply = k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.ServerSideApply)
 const { group, version } = Workload.Widget
 
-const reconcile = async (widget: k8s.KubernetesObject & Workload.WidgetLike) => {
+let failures = 0
+
+const reconcile = async (widget: k8s.KubernetesObject & Workload.WidgetLike): Promise<void> => {
   if (Workload.isReady(widget)) return
   try {
     const configMap = Workload.configMap(widget)
@@ -46,7 +50,13 @@ const reconcile = async (widget: k8s.KubernetesObject & Workload.WidgetLike) => 
       force: true
     }, apply)
   } catch (error) {
-    console.error(`reconcile of ${widget.metadata?.name} failed: ${error}`)
+    // Without a retry a failed handler would leave its Widget undone until its next change; a
+    // hand-written loop has to add one, so this one tries again a second later with the cached copy.
+    if (failures++ === 0) console.error(`first failed reconcile (${widget.metadata?.name}): ${error} ${(error as Error).cause ?? ""}`)
+    setTimeout(() => {
+      const latest = informer.get(widget.metadata?.name ?? "", widget.metadata?.namespace)
+      if (latest !== undefined) void reconcile(latest)
+    }, 1000)
   }
 }
 
@@ -65,4 +75,4 @@ informer.on("error", (error) => {
 })
 await informer.start()
 await stop
-Child.finish({ peakRssMb: Child.peakRssMb(), cpuSeconds: Child.cpuSeconds() - cpuAtStart } satisfies Fleet.Report)
+Child.finish({ peakRssMb: Child.peakRssMb(), cpuSeconds: Child.cpuSeconds() - cpuAtStart, failures } satisfies Fleet.Report)
