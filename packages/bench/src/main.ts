@@ -64,7 +64,13 @@ const program = Effect.gen(function*() {
       kubefx_requests_per_object: (kubefx.requestsAfterSync ?? NaN) / sizes.fleet,
       kubefx_peak_rss_mb: kubefx.peakRssMb,
       naive_informer_retries: naive.failures ?? 0,
-      cpu_s: { limit: limit.cpuSeconds, kubefx: kubefx.cpuSeconds, naive_informer: naive.cpuSeconds, dot_i: dotI.cpuSeconds }
+      cpu_s: { limit: limit.cpuSeconds, kubefx: kubefx.cpuSeconds, naive_informer: naive.cpuSeconds, dot_i: dotI.cpuSeconds },
+      server_cpu_s: {
+        limit: limit.serverCpuSeconds,
+        kubefx: kubefx.serverCpuSeconds,
+        naive_informer: naive.serverCpuSeconds,
+        dot_i: dotI.serverCpuSeconds
+      }
     },
     latency: {
       cached_objects: sizes.cached,
