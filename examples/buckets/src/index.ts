@@ -10,6 +10,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Outcome, RetryPolicy } from "@kubefx/core"
 import { Conditions, Controller, Operator, Resource } from "@kubefx/kube"
 import { Config, Effect, Layer, Schema } from "effect"
+import { HttpServer } from "effect/http"
 import * as ObjectStore from "./ObjectStore.ts"
 
 export * as ObjectStore from "./ObjectStore.ts"
@@ -78,15 +79,19 @@ export const objectStoreLayer = (url: string): Layer.Layer<ObjectStore.ObjectSto
 
 export const definition = Operator.controller(options)
 
-/** The port of the fake object store (`KUBEFX_OBJECT_STORE_PORT`, default 8090). */
-export const objectStorePort = Config.Port("KUBEFX_OBJECT_STORE_PORT").pipe(Config.withDefault(8090))
+/** The port of the fake object store (`KUBEFX_OBJECT_STORE_PORT`, default 8090; 0 picks a free one). */
+export const objectStorePort = Config.Int("KUBEFX_OBJECT_STORE_PORT").pipe(Config.withDefault(8090))
 
 /** For `kubefx dev`: serves the fake object store on 127.0.0.1 and provides its client. */
 export const layer: Layer.Layer<ObjectStore.ObjectStore, unknown> = Layer.unwrap(Effect.gen(function*() {
   const port = yield* objectStorePort
-  return Layer.merge(ObjectStore.server({ port }), objectStoreLayer(`http://127.0.0.1:${port}`)).pipe(
-    Layer.tap(() => Effect.logInfo(`fake object store on http://127.0.0.1:${port}/buckets`))
-  )
+  const server = ObjectStore.server({ port })
+  const client = Layer.unwrap(Effect.gen(function*() {
+    const url = HttpServer.formatAddress((yield* HttpServer.HttpServer).address)
+    yield* Effect.logInfo(`fake object store on ${url}/buckets`)
+    return objectStoreLayer(url)
+  }))
+  return Layer.provide(client, server)
 }))
 
 export const resources = [Bucket]

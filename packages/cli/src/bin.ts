@@ -7,11 +7,13 @@ import { Cause, Effect, Exit } from "effect"
 import { Command } from "effect/cli"
 import * as ApiServerCommand from "./ApiServerCommand.ts"
 import * as CrdCommand from "./CrdCommand.ts"
+import * as DevCommand from "./DevCommand.ts"
 import * as RbacCommand from "./RbacCommand.ts"
 
 const subcommands = [
   ApiServerCommand.command,
   CrdCommand.command,
+  DevCommand.command,
   RbacCommand.command
 ] as const
 

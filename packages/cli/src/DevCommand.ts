@@ -1,0 +1,145 @@
+/**
+ * `kubefx dev [modules...]`: runs operators against the embedded API server (or, with
+ * `--kubeconfig`, any cluster), the way a newcomer first meets kubefx. It starts the API server on
+ * 127.0.0.1:6443 with the workload simulator and writes `.kubefx/kubeconfig`, installs the modules'
+ * CRDs, starts their services (the examples' fake object store on 127.0.0.1:8090) and all their
+ * controllers in one operator with its HTTP server on 127.0.0.1:8080, applies their samples, and
+ * prints a live summary until Ctrl-C or SIGTERM, then shuts down gracefully. Logs go to
+ * `.kubefx/dev.log` so the summary stays readable.
+ */
+import { ApiServer, WorkloadSimulator } from "@kubefx/apiserver"
+import { Crd, Kube, Operator, Resource, Telemetry } from "@kubefx/kube"
+import { ConfigProvider, Console, Effect, Layer, Logger, Option, Schema } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import * as DevModule from "./DevModule.ts"
+import * as Summary from "./Summary.ts"
+
+/** The field manager of the samples `kubefx dev` applies, so your later `kubectl apply` can take over. */
+export const samplesFieldManager = "kubefx-dev"
+
+
+/** A sample names a kind none of the modules serves. */
+export class SampleError extends Schema.TaggedError<SampleError>()("SampleError", { message: Schema.String }) {}
+
+/**
+ * Server-side applies one sample document with the resource its apiVersion and kind name.
+ *
+ * @example
+ * import * as DevCommand from "./DevCommand.ts"
+ * declare const Widget: import("@kubefx/kube").Crd.CustomResource
+ * const applied = DevCommand.applySample([Widget], { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: {} })
+ */
+export const applySample = (resources: ReadonlyArray<Resource.Resource<any>>, document: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const resource = resources.find((r) => r.apiVersion === document.apiVersion && r.kind === document.kind)
+    const metadata = document.metadata as { name?: string; namespace?: string } | undefined
+    if (resource === undefined || metadata?.name === undefined) {
+      return yield* new SampleError({ message: `no module serves ${String(document.apiVersion)} ${String(document.kind)}` })
+    }
+    const kube = yield* Kube.Kube
+    yield* kube.apply(resource, {
+      ...document,
+      metadata: { ...metadata, name: metadata.name, namespace: resource.namespaced ? metadata.namespace ?? "default" : undefined }
+    }, { fieldManager: samplesFieldManager, force: true })
+  })
+
+// Logs of the session go to a file: JSON lines, as `Telemetry.jsonLogger` writes them.
+const fileLogger = (file: string) =>
+  Logger.map(Telemetry.formatRecord, (record) => {
+    appendFileSync(file, JSON.stringify(record) + "\n")
+  })
+
+/**
+ * The `dev` subcommand.
+ *
+ * @example
+ * import { Command } from "effect/cli"
+ * import * as DevCommand from "./DevCommand.ts"
+ * const kubefx = Command.make("kubefx").pipe(Command.withSubcommands([DevCommand.command]))
+ */
+export const command = Command.make(
+  "dev",
+  {
+    modules: Argument.String("module").pipe(
+      Argument.withDescription("Modules exporting controllers (default: every examples/*/src/index.ts)"),
+      Argument.variadic()
+    ),
+    port: Flag.Int("port").pipe(Flag.withDescription("Port of the embedded API server (0: a free one)"), Flag.withDefault(6443)),
+    httpPort: Flag.Int("http-port").pipe(
+      Flag.withDescription("Port of the operator's HTTP server: probes, metrics, controllers, dashboard (0: a free one)"),
+      Flag.withDefault(8080)
+    ),
+    storePort: Flag.Int("store-port").pipe(
+      Flag.withDescription("Port of the examples' fake object store (0: a free one)"),
+      Flag.withDefault(8090)
+    ),
+    kubeconfig: Flag.String("kubeconfig").pipe(
+      Flag.withDescription("Run against this cluster instead of the embedded API server"),
+      Flag.optional
+    ),
+    dir: Flag.String("dir").pipe(
+      Flag.withDescription("Where to write the embedded server's kubeconfig and the session log"),
+      Flag.withDefault(".kubefx")
+    )
+  },
+  (flags) => run(flags).pipe(Effect.scoped, Effect.provide(Logger.layer([fileLogger(path.join(flags.dir, "dev.log"))])))
+).pipe(Command.withDescription("Run operators on the embedded API server (or a cluster), with a live summary"))
+
+const run = Effect.fn("DevCommand")(function*(flags: {
+  readonly modules: ReadonlyArray<string>
+  readonly port: number
+  readonly httpPort: number
+  readonly storePort: number
+  readonly kubeconfig: Option.Option<string>
+  readonly dir: string
+}) {
+  const kubeconfigOut = path.join(flags.dir, "kubeconfig")
+  const logFile = path.join(flags.dir, "dev.log")
+  mkdirSync(flags.dir, { recursive: true })
+  writeFileSync(logFile, "")
+  const files = flags.modules.length > 0 ? flags.modules : DevModule.discover(process.cwd())
+  if (files.length === 0) {
+    return yield* Console.error("kubefx dev: no modules given and no examples/*/src/index.ts here")
+  }
+  const modules = yield* Effect.forEach(files, DevModule.load)
+  const resources = modules.flatMap((module) => module.resources)
+
+  let kubeconfigPath: string
+  if (Option.isSome(flags.kubeconfig)) {
+    kubeconfigPath = path.resolve(flags.kubeconfig.value)
+    yield* Console.log(`kubefx dev: cluster from ${kubeconfigPath}`)
+  } else {
+    kubeconfigPath = path.resolve(kubeconfigOut)
+    const server = yield* ApiServer.make({ port: flags.port, kubeconfigPath, controllers: [WorkloadSimulator.controller] })
+    yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${kubeconfigOut} get all -A)`)
+  }
+
+  // The services the modules' controllers need (the examples' fake object store).
+  const moduleLayers = modules.flatMap((module) => module.layer === undefined ? [] : [module.layer])
+  const services: Layer.Layer<any, unknown> = moduleLayers.length === 0
+    ? Layer.empty as unknown as Layer.Layer<any, unknown>
+    : Layer.mergeAll(moduleLayers[0]!, ...moduleLayers.slice(1)).pipe(
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ KUBEFX_OBJECT_STORE_PORT: flags.storePort })))
+    )
+
+  return yield* Effect.gen(function*() {
+    yield* Crd.install(resources, { fieldManager: samplesFieldManager })
+    const running = yield* Operator.start(Operator.make({
+      name: "kubefx-dev",
+      controllers: modules.flatMap((module) => module.definitions),
+      http: { port: flags.httpPort, host: "127.0.0.1" }
+    }))
+    yield* Console.log(`kubefx dev: operator ${running.url} (dashboard /, /metrics, /controllers, /readyz)`)
+    const samples = modules.flatMap((module) => module.samples)
+    yield* Effect.forEach(samples, (sample) => applySample(resources, sample.document), { discard: true })
+    yield* Console.log(`kubefx dev: applied ${samples.length} samples; logs in ${logFile}; Ctrl-C to stop`)
+    return yield* Summary.follow(running, {
+      tty: process.stdout.isTTY === true,
+      write: (text) => void process.stdout.write(text)
+    })
+  }).pipe(
+    Effect.provide(Layer.provideMerge(services, Kube.layer({ _tag: "File", path: kubeconfigPath })))
+  )
+})

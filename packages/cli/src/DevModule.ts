@@ -1,0 +1,113 @@
+/**
+ * What `kubefx dev` runs: TypeScript modules, each exporting the pieces of an operator.
+ *
+ * - `definition` (or `definitions`): controllers declared with `Operator.controller`;
+ * - `resources`: custom resources whose CRDs are installed;
+ * - `samples`: a directory URL whose `*.yaml` files are applied once everything runs;
+ * - `layer` (optional): services the controllers need, built for the life of the session.
+ *
+ * Without module arguments, `kubefx dev` runs every `examples/<name>/src/index.ts` under the
+ * current directory.
+ */
+import { Crd, Operator } from "@kubefx/kube"
+import { Effect, Layer, Schema } from "effect"
+import { Yaml } from "effect/encoding"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+/** A module could not be loaded or does not export what `kubefx dev` needs. */
+export class DevModuleError extends Schema.TaggedError<DevModuleError>()("DevModuleError", {
+  message: Schema.String
+}) {}
+
+export interface DevModule {
+  readonly path: string
+  readonly definitions: ReadonlyArray<Operator.ControllerDefinition<any>>
+  readonly resources: ReadonlyArray<Crd.CustomResource>
+  /** The sample documents, parsed, in file order. */
+  readonly samples: ReadonlyArray<{ readonly file: string; readonly document: Record<string, unknown> }>
+  readonly layer: Layer.Layer<any, unknown> | undefined
+}
+
+/**
+ * The example modules under `root`: every `examples/<name>/src/index.ts`.
+ *
+ * @example
+ * import * as DevModule from "./DevModule.ts"
+ * DevModule.discover(process.cwd()) // ["/repo/examples/buckets/src/index.ts", ...]
+ */
+export const discover = (root: string): ReadonlyArray<string> => {
+  const examples = path.join(root, "examples")
+  if (!existsSync(examples)) return []
+  return readdirSync(examples, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => path.join(examples, entry.name, "src", "index.ts"))
+    .filter(existsSync)
+    .sort()
+}
+
+const isDefinition = (value: unknown): value is Operator.ControllerDefinition<any> =>
+  typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "ControllerDefinition"
+
+/**
+ * Loads one module and reads its exports.
+ *
+ * @example
+ * import * as DevModule from "./DevModule.ts"
+ * const widgets = DevModule.load("examples/widgets/src/index.ts")
+ */
+export const load = (file: string): Effect.Effect<DevModule, DevModuleError> =>
+  Effect.gen(function*() {
+    const absolute = path.resolve(file)
+    const exports = yield* Effect.tryPromise({
+      try: () => import(pathToFileURL(absolute).href) as Promise<Record<string, unknown>>,
+      catch: (error) => new DevModuleError({ message: `cannot load ${file}: ${error instanceof Error ? error.message : String(error)}` })
+    })
+    const definitions = [
+      ...(isDefinition(exports.definition) ? [exports.definition] : []),
+      ...(Array.isArray(exports.definitions) ? exports.definitions.filter(isDefinition) : [])
+    ]
+    if (definitions.length === 0) {
+      return yield* new DevModuleError({ message: `${file} exports no controller: export a \`definition\` made with Operator.controller` })
+    }
+    const resources = (Array.isArray(exports.resources) ? exports.resources : []).filter((resource): resource is Crd.CustomResource =>
+      typeof resource === "object" && resource !== null && Crd.isCustom(resource as never)
+    )
+    const samples = exports.samples instanceof URL ? yield* readSamples(exports.samples) : []
+    return {
+      path: absolute,
+      definitions,
+      resources,
+      samples,
+      layer: Layer.isLayer(exports.layer) ? exports.layer as Layer.Layer<any, unknown> : undefined
+    }
+  })
+
+const readSamples = (directory: URL) =>
+  Effect.try({
+    try: () => {
+      const dir = fileURLToPath(directory)
+      if (!existsSync(dir)) return []
+      return readdirSync(dir)
+        .filter((name) => /\.ya?ml$/.test(name))
+        .sort()
+        .flatMap((name) => {
+          const file = path.join(dir, name)
+          return parseYamlStream(readFileSync(file, "utf8")).map((document) => ({ file, document }))
+        })
+    },
+    catch: (error) => new DevModuleError({ message: `cannot read samples in ${directory.href}: ${error instanceof Error ? error.message : String(error)}` })
+  })
+
+/**
+ * The objects of a YAML stream (documents separated by `---` lines); empty documents are skipped.
+ *
+ * @example
+ * import * as DevModule from "./DevModule.ts"
+ * DevModule.parseYamlStream("a: 1\n---\nb: 2\n") // [{ a: 1 }, { b: 2 }]
+ */
+export const parseYamlStream = (text: string): ReadonlyArray<Record<string, unknown>> =>
+  text.split(/^---[ \t]*$/m)
+    .map((document) => Yaml.parse(document))
+    .filter((document): document is Record<string, unknown> => typeof document === "object" && document !== null)
