@@ -16,7 +16,8 @@ import {
   type TokenBucket,
   Trigger
 } from "@kubefx/core"
-import { Clock, type Duration, Effect, Option, Result, Scope, Stream } from "effect"
+import { type Duration, Effect, Option, Result, Scope, Stream } from "effect"
+import * as Conditions from "./Conditions.ts"
 import * as Events from "./Events.ts"
 import * as Informer from "./Informer.ts"
 import * as Kube from "./Kube.ts"
@@ -134,18 +135,8 @@ export interface Controller<A extends ObjectMeta.KubeObject> extends Engine.Cont
   readonly informers: ReadonlyArray<Informer.Informer<any>>
 }
 
-/** The `Ready` condition kubefx writes (metav1.Condition). */
-interface Condition {
-  readonly type: string
-  readonly status: "True" | "False" | "Unknown"
-  readonly reason: string
-  readonly message: string
-  readonly lastTransitionTime: string
-  readonly observedGeneration?: number | undefined
-}
-
 interface WithStatus {
-  readonly status?: { readonly conditions?: ReadonlyArray<Condition>; readonly observedGeneration?: number } | undefined
+  readonly status?: { readonly conditions?: ReadonlyArray<Conditions.Condition>; readonly observedGeneration?: number } | undefined
 }
 
 const sameStringMap = (a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined) => {
@@ -183,8 +174,6 @@ export const generationChanged = (previous: ObjectMeta.KubeObject, next: ObjectM
  * Controller.defaultFinalizer("demo.kubefx.dev", "buckets") // "demo.kubefx.dev/buckets"
  */
 export const defaultFinalizer = (group: string, name: string): string => `${group === "" ? "kubefx.dev" : group}/${name}`
-
-const rfc3339 = (millis: number) => new Date(millis).toISOString().replace(/\.\d{3}Z$/, "Z")
 
 /**
  * Starts a controller in the current scope, once its caches have synced.
@@ -338,31 +327,20 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
     // R10: one condition, written only when it changes, under its own field manager so the
     // reconciler's own status applies never remove it.
     // `succeeded` records observedGeneration: the run saw this generation, whatever it reports.
-    const setReady = (key: string, status: "True" | "False", reason: string, message: string, succeeded: boolean) =>
+    const setReady = (key: string, update: Conditions.Update, succeeded: boolean) =>
       Effect.gen(function*() {
         if (!writeReady) return
         const current = (yield* overlay.get(key)) as (A & WithStatus) | undefined
         if (current === undefined || (succeeded && ObjectMeta.isDeleting(current))) return
         const generation = current.metadata.generation
-        const previous = current.status?.conditions?.find((condition) => condition.type === "Ready")
-        if (
-          previous?.status === status && previous.reason === reason && previous.message === message &&
-          previous.observedGeneration === generation &&
-          (!succeeded || current.status?.observedGeneration === generation)
-        ) return
-        const now = rfc3339(yield* Clock.currentTimeMillis)
-        const condition: Condition = {
-          type: "Ready",
-          status,
-          reason,
-          message,
-          lastTransitionTime: previous?.status === status ? previous.lastTransitionTime : now,
-          ...(generation === undefined ? {} : { observedGeneration: generation })
-        }
+        const conditions = current.status?.conditions ?? []
+        const next = yield* Conditions.setNow(conditions, { ...update, observedGeneration: generation })
+        const observed = !succeeded || current.status?.observedGeneration === generation
+        if (next === conditions && observed) return
         yield* kube.apply(resource, {
           metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace },
           status: {
-            conditions: [condition],
+            conditions: [Conditions.get(next, update.type)],
             ...(succeeded && generation !== undefined ? { observedGeneration: generation } : {})
           }
         }, { fieldManager: readyManager, subresource: "status", force: true })
@@ -386,7 +364,12 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         const outcome = yield* options.reconcile(object, contextFor(object, (condition) => {
           reported = condition
         }))
-        yield* setReady(key, reported?.status ?? "True", reported?.reason ?? "Reconciled", Failure.truncate(reported?.message ?? "", 256), true)
+        const ready = reported === undefined
+          ? Conditions.ready()
+          : reported.status === "True"
+          ? Conditions.ready({ reason: reported.reason, message: reported.message ?? "" })
+          : Conditions.notReady(reported.message ?? "", { reason: reported.reason })
+        yield* setReady(key, ready, true)
         return outcome
       })
 
@@ -407,8 +390,8 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       rollback: options.rollback,
       onError: (key, failure, info) =>
         Effect.gen(function*() {
-          const message = Failure.truncate(Failure.message(failure), 256)
-          yield* setReady(key, "False", "ReconcileError", message, false).pipe(
+          const message = Failure.truncate(Failure.message(failure), Conditions.readyMessageLength)
+          yield* setReady(key, Conditions.notReady(message), false).pipe(
             Effect.catchCause((cause) => Effect.logWarning(`could not record the failure of ${key} in its status`, cause))
           )
           const object = yield* overlay.get(key)
