@@ -2,19 +2,20 @@
  * What `kubefx dev` runs: TypeScript modules, each exporting the pieces of an operator.
  *
  * - `definition` (or `definitions`): controllers declared with `Operator.controller`;
- * - `resources`: custom resources whose CRDs are installed;
+ * - custom resources (any export declared with `Resource.custom`): their CRDs are installed;
  * - `samples`: a directory URL whose `*.yaml` files are applied once everything runs;
  * - `layer` (optional): services the controllers need, built for the life of the session.
  *
  * Without module arguments, `kubefx dev` runs every `examples/<name>/src/index.ts` under the
  * current directory.
  */
-import { Crd, Operator } from "@kubefx/kube"
-import { Effect, Layer, Schema } from "effect"
+import type { Crd, Operator } from "@kubefx/kube"
+import { Effect, Layer, Option, Schema } from "effect"
 import { Yaml } from "effect/encoding"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
+import * as CrdCommand from "./CrdCommand.ts"
 
 /** A module could not be loaded or does not export what `kubefx dev` needs. */
 export class DevModuleError extends Schema.TaggedError<DevModuleError>()("DevModuleError", {
@@ -59,11 +60,7 @@ const isDefinition = (value: unknown): value is Operator.ControllerDefinition<an
  */
 export const load = (file: string): Effect.Effect<DevModule, DevModuleError> =>
   Effect.gen(function*() {
-    const absolute = path.resolve(file)
-    const exports = yield* Effect.tryPromise({
-      try: () => import(pathToFileURL(absolute).href) as Promise<Record<string, unknown>>,
-      catch: (error) => new DevModuleError({ message: `cannot load ${file}: ${error instanceof Error ? error.message : String(error)}` })
-    })
+    const exports = yield* CrdCommand.load(file).pipe(Effect.mapError((error) => new DevModuleError({ message: error.message })))
     const definitions = [
       ...(isDefinition(exports.definition) ? [exports.definition] : []),
       ...(Array.isArray(exports.definitions) ? exports.definitions.filter(isDefinition) : [])
@@ -71,12 +68,10 @@ export const load = (file: string): Effect.Effect<DevModule, DevModuleError> =>
     if (definitions.length === 0) {
       return yield* new DevModuleError({ message: `${file} exports no controller: export a \`definition\` made with Operator.controller` })
     }
-    const resources = (Array.isArray(exports.resources) ? exports.resources : []).filter((resource): resource is Crd.CustomResource =>
-      typeof resource === "object" && resource !== null && Crd.isCustom(resource as never)
-    )
+    const resources = yield* CrdCommand.customResources(exports, Option.none()).pipe(Effect.orElseSucceed(() => []))
     const samples = exports.samples instanceof URL ? yield* readSamples(exports.samples) : []
     return {
-      path: absolute,
+      path: path.resolve(file),
       definitions,
       resources,
       samples,
