@@ -106,7 +106,7 @@ export const make = Effect.gen(function*() {
 
 /**
  * Creates Widgets `0 .. count-1`; with `reconciled`, also gives each a ConfigMap and a Ready status,
- * as an operator would have, so cached objects carry the managedFields of three writers.
+ * as an operator would have, so cached Widgets carry the managedFields of two writers (creator, status).
  *
  * @example
  * import * as BenchServer from "./BenchServer.ts"

@@ -4,7 +4,7 @@
  * says `Started` just before it starts its operator, the parent says `Stop` when it has seen the
  * result it waits for, and the child answers with its `Result` and exits.
  */
-import { Deferred, Effect, Layer, References, type Scope } from "effect"
+import { Deferred, Effect, Exit, type Layer, References, type Scope } from "effect"
 import { fork, spawn as spawnProcess } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
@@ -33,7 +33,7 @@ const childArgs = (process.env.KUBEFX_BENCH_CHILD_ARGS ?? "").split(" ").filter(
  * import { Effect } from "effect"
  * import * as Child from "./Child.ts"
  * const run = Effect.scoped(Effect.flatMap(
- *   Child.spawn(new URL("./Memory.ts", import.meta.url), { objects: 10 }),
+ *   Child.spawn(new URL("./children/Memory.ts", import.meta.url), { objects: 10 }),
  *   (child) => child.result
  * ))
  */
@@ -57,12 +57,13 @@ export const spawn = (script: URL, input: unknown, options: { readonly nodeOptio
       Deferred.doneUnsafe(result, failure)
       Deferred.doneUnsafe(exited, Effect.void)
     })
-    // A child that has sent its result exits by itself (and writes its profile, if asked to);
-    // one that does not within a few seconds is killed.
-    yield* Effect.addFinalizer(() =>
-      Deferred.await(exited).pipe(
-        Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.sync(() => child.kill("SIGKILL")) })
-      )
+    // After a success the child has sent its result and exits by itself (writing its profile, if
+    // asked to); it is killed if it has not within a few seconds, or at once after a failure.
+    const kill = Effect.sync(() => child.kill("SIGKILL"))
+    yield* Effect.addFinalizer((exit) =>
+      Exit.isSuccess(exit)
+        ? Deferred.await(exited).pipe(Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => kill }))
+        : Effect.andThen(kill, Deferred.await(exited))
     )
     const running: Running = {
       started: Deferred.await(started),

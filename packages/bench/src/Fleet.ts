@@ -25,7 +25,8 @@ export interface Report {
   readonly cpuSeconds: number
   /** API requests after the operator's caches synced (kubefx only). */
   readonly requestsAfterSync?: number | undefined
-  readonly requestsBySort?: Readonly<Record<string, number>> | undefined
+  /** Those requests by method, with watches apart from other GETs. */
+  readonly requestsByVerb?: Readonly<Record<string, number>> | undefined
   /** Reconciles that failed and were tried again (the client-node loop). */
   readonly failures?: number | undefined
 }

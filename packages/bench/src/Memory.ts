@@ -27,7 +27,7 @@ export interface Report {
 }
 
 /**
- * Seeds `objects` reconciled Widgets (three field managers each) and measures both caches.
+ * Seeds `objects` reconciled Widgets (two field managers each) and measures both caches.
  *
  * @example
  * import { Effect } from "effect"

@@ -14,8 +14,8 @@ const input = Child.input<Fleet.Input>()
 const stop = Child.stopRequested()
 
 const counts: Record<string, number> = {}
-const count = (sort: string) => {
-  counts[sort] = (counts[sort] ?? 0) + 1
+const count = (verb: string) => {
+  counts[verb] = (counts[verb] ?? 0) + 1
 }
 const total = () => Object.values(counts).reduce((sum, n) => sum + n, 0)
 
@@ -31,7 +31,7 @@ const program = Effect.gen(function*() {
   const kube = yield* Kube.make({ ...connection, dispatcher })
 
   const cpuAtStart = Child.cpuSeconds()
-Child.started()
+  Child.started()
   yield* Controller.make({
     name: "widgets",
     for: Workload.Widget,
@@ -45,7 +45,12 @@ Child.started()
   }).pipe(Effect.provideService(Kube.Kube, kube))
   const atSync = total()
   yield* Effect.promise(() => stop)
-  return { peakRssMb: Child.peakRssMb(), cpuSeconds: Child.cpuSeconds() - cpuAtStart, requestsAfterSync: total() - atSync, requestsBySort: counts } satisfies Fleet.Report
+  return {
+    peakRssMb: Child.peakRssMb(),
+    cpuSeconds: Child.cpuSeconds() - cpuAtStart,
+    requestsAfterSync: total() - atSync,
+    requestsByVerb: counts
+  } satisfies Fleet.Report
 })
 
 Child.runEffect(program, Layer.empty)
