@@ -23,8 +23,7 @@ export const Bucket = Resource.custom({
   shortNames: ["bkt"],
   spec: Schema.Struct({ region: Schema.optionalKey(Schema.String) }),
   status: Schema.Struct({
-    conditions: Schema.optionalKey(Conditions.Conditions),
-    observedGeneration: Schema.optionalKey(Schema.Int),
+    ...Conditions.statusFields,
     bucketId: Schema.optionalKey(Schema.String)
   }),
   printerColumns: [

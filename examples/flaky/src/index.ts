@@ -19,10 +19,7 @@ export const Flaky = Resource.custom({
     permanent: Schema.optionalKey(Schema.Boolean),
     message: Schema.optionalKey(Schema.String)
   }),
-  status: Schema.Struct({
-    conditions: Schema.optionalKey(Conditions.Conditions),
-    observedGeneration: Schema.optionalKey(Schema.Int)
-  }),
+  status: Schema.Struct(Conditions.statusFields),
   printerColumns: [
     { name: "FailTimes", type: "integer", jsonPath: ".spec.failTimes" },
     { name: "Ready", type: "string", jsonPath: ".status.conditions[?(@.type==\"Ready\")].status" },

@@ -22,8 +22,7 @@ export const Release = Resource.custom({
     fail: Schema.optionalKey(Schema.Literals(["transient", "permanent"]))
   }),
   status: Schema.Struct({
-    conditions: Schema.optionalKey(Conditions.Conditions),
-    observedGeneration: Schema.optionalKey(Schema.Int),
+    ...Conditions.statusFields,
     phase: Schema.optionalKey(Schema.Literals(["RollingOut", "Released"])),
     rollingOutVersion: Schema.optionalKey(Schema.String),
     rolloutStartedAt: Schema.optionalKey(Schema.String),

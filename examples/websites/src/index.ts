@@ -21,10 +21,7 @@ export const Website = Resource.custom({
     replicas: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
     image: Schema.optionalKey(Schema.String)
   }),
-  status: Schema.Struct({
-    conditions: Schema.optionalKey(Conditions.Conditions),
-    observedGeneration: Schema.optionalKey(Schema.Int)
-  }),
+  status: Schema.Struct(Conditions.statusFields),
   printerColumns: [
     { name: "Replicas", type: "integer", jsonPath: ".spec.replicas" },
     { name: "Service", type: "string", jsonPath: ".status.conditions[?(@.type==\"ServiceReady\")].reason" },

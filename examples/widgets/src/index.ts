@@ -19,8 +19,7 @@ export const Widget = Resource.custom({
     message: Schema.String
   }),
   status: Schema.Struct({
-    conditions: Schema.optionalKey(Conditions.Conditions),
-    observedGeneration: Schema.optionalKey(Schema.Int),
+    ...Conditions.statusFields,
     configMapName: Schema.optionalKey(Schema.String)
   }),
   printerColumns: [

@@ -31,6 +31,20 @@ export type Condition = typeof Condition.Type
 export const Conditions = Schema.Array(Condition).annotate(Crd.listMap("type"))
 
 /** What a writer says about a condition; the transition time is worked out by {@link set}. */
+/**
+ * The status fields kubefx's controllers write: `conditions` (a list keyed by type) and
+ * `observedGeneration`. Spread them into a custom resource's status Struct.
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Conditions } from "@kubefx/kube"
+ * const status = Schema.Struct({ ...Conditions.statusFields, bucketId: Schema.optionalKey(Schema.String) })
+ */
+export const statusFields = {
+  conditions: Schema.optionalKey(Conditions),
+  observedGeneration: Schema.optionalKey(Schema.Int)
+}
+
 export interface Update {
   readonly type: string
   readonly status: Status

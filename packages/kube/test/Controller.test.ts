@@ -11,8 +11,7 @@ const Gadget = Resource.custom({
   plural: "gadgets",
   spec: Schema.Struct({ message: Schema.String, failWith: Schema.optionalKey(Schema.String) }),
   status: Schema.Struct({
-    conditions: Schema.optionalKey(Conditions.Conditions),
-    observedGeneration: Schema.optionalKey(Schema.Int),
+    ...Conditions.statusFields,
     configMapName: Schema.optionalKey(Schema.String)
   })
 })
