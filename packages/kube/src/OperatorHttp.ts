@@ -1,20 +1,23 @@
 /**
  * An operator's HTTP endpoints, on `effect/http`: Kubernetes-style probes (`/startupz`, `/healthz`,
  * `/readyz`, each with `?verbose`), Prometheus metrics from Effect's registry (`/metrics`, the
- * engine's series under controller-runtime's names), and the controllers' state as JSON
+ * engine's series under controller-runtime's names), the controllers' state as JSON
  * (`/controllers`, `/controllers/<name>`, `/controllers/<name>/health` answering 200 or 503) with a
- * Server-Sent Events stream of run reports (`/controllers/events`) for dashboards.
+ * Server-Sent Events stream of run reports (`/controllers/events`), and the Control Center
+ * dashboard that reads them (`/`).
  *
  * @since 0.1.0
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Controller as Engine, Health, Trigger } from "@kubefx/core"
-import { Context, Effect, Layer, Schedule, Schema, type Scope, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Schedule, Schema, type Scope, Stream } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer } from "node:http"
+import * as Dashboard from "./Dashboard.ts"
 import type * as LeaderElection from "./LeaderElection.ts"
 import type * as Operator from "./Operator.ts"
+import * as ReconcileRates from "./ReconcileRates.ts"
 
 export class OperatorHttpError extends Schema.TaggedError<OperatorHttpError>()("OperatorHttpError", {
   message: Schema.String
@@ -52,8 +55,18 @@ export interface RunView {
   readonly result: Engine.RunResult
 }
 
+/** An object's `Ready` condition, as its controller's cache holds it. */
+export interface ReadyView {
+  readonly status: string
+  readonly reason: string | null
+  readonly message: string | null
+  readonly lastTransitionTime: string | null
+}
+
 export interface KeyView {
   readonly key: string
+  /** The object's `Ready` condition; null when it has none (or is not cached). */
+  readonly ready: ReadyView | null
   /** Retries so far in the current failure streak. */
   readonly attempt: number
   readonly exhausted: boolean
@@ -87,11 +100,23 @@ export interface ControllerView {
   readonly concurrency: number
   readonly dependsOn: ReadonlyArray<{ readonly name: string; readonly degraded: boolean }>
   readonly informers: ReadonlyArray<{ readonly kind: string; readonly synced: boolean; readonly objects: number }>
+  /** Runs and failed runs per time bucket over the last minutes, oldest first; null without history. */
+  readonly rates: RatesView | null
   readonly keys: ReadonlyArray<KeyView>
+}
+
+export interface RatesView {
+  readonly bucketMillis: number
+  /** When the last (current) bucket began. */
+  readonly lastBucketAt: Time
+  readonly runs: ReadonlyArray<number>
+  readonly errors: ReadonlyArray<number>
 }
 
 export interface OperatorView {
   readonly name: string
+  /** When the view was taken, by the operator's clock (for countdowns to `next.at`). */
+  readonly time: Time
   readonly leader: {
     readonly identity: string
     readonly lease: string
@@ -111,8 +136,33 @@ const runView = (run: Omit<Engine.RunReport, "controller" | "key" | "next" | "ex
   result: run.result
 })
 
-const keyView = (status: Engine.KeyStatus): KeyView => ({
+const text = (value: unknown): string | null => typeof value === "string" ? value : null
+
+/**
+ * The `Ready` condition of a cached object, read defensively: any kind may be reconciled, and not
+ * every kind's conditions follow metav1.Condition.
+ *
+ * @example
+ * import { OperatorHttp } from "@kubefx/kube"
+ * OperatorHttp.readyView({ status: { conditions: [{ type: "Ready", status: "True", reason: "Reconciled" }] } })
+ * // { status: "True", reason: "Reconciled", message: null, lastTransitionTime: null }
+ */
+export const readyView = (object: unknown): ReadyView | null => {
+  const conditions = (object as { readonly status?: { readonly conditions?: unknown } } | undefined)?.status?.conditions
+  if (!Array.isArray(conditions)) return null
+  const ready = conditions.find((condition) => typeof condition === "object" && condition !== null && condition.type === "Ready")
+  if (ready === undefined || typeof ready.status !== "string") return null
+  return {
+    status: ready.status,
+    reason: text(ready.reason),
+    message: text(ready.message),
+    lastTransitionTime: text(ready.lastTransitionTime)
+  }
+}
+
+const keyView = (status: Engine.KeyStatus, object: unknown): KeyView => ({
   key: status.key,
+  ready: readyView(object),
   attempt: status.attempt,
   exhausted: status.exhausted,
   nextRetryAt: status.next?.trigger === "retry" ? time(status.next.at) : null,
@@ -120,8 +170,21 @@ const keyView = (status: Engine.KeyStatus): KeyView => ({
   last: status.last === undefined ? null : runView(status.last)
 })
 
+const ratesView = (window: ReconcileRates.Window): RatesView => ({
+  bucketMillis: window.bucketMillis,
+  lastBucketAt: time(window.lastBucketAt),
+  runs: window.runs,
+  errors: window.errors
+})
+
+/** What views are read with besides the controllers: the history of run rates, and the time now. */
+export interface History {
+  readonly rates: ReconcileRates.ReconcileRates
+  readonly now: number
+}
+
 /**
- * A controller's state as the HTTP API shows it.
+ * A controller's state as the HTTP API shows it; with `history`, its recent run rates too.
  *
  * @example
  * import { Effect } from "effect"
@@ -129,11 +192,12 @@ const keyView = (status: Engine.KeyStatus): KeyView => ({
  * declare const handle: Operator.ControllerHandle
  * const view = OperatorHttp.controllerView(handle)
  */
-export const controllerView = (handle: Operator.ControllerHandle): Effect.Effect<ControllerView> =>
+export const controllerView = (handle: Operator.ControllerHandle, history?: History): Effect.Effect<ControllerView> =>
   Effect.gen(function*() {
     const controller = handle.controller()
     const resource = handle.definition.options.for
     const base = { name: handle.name, phase: handle.phase(), kind: resource.kind, apiVersion: resource.apiVersion }
+    const rates = history === undefined ? null : ratesView(history.rates.window(handle.name, history.now))
     if (controller === undefined) {
       return {
         ...base,
@@ -146,6 +210,7 @@ export const controllerView = (handle: Operator.ControllerHandle): Effect.Effect
         concurrency: handle.definition.options.concurrency ?? 1,
         dependsOn: handle.definition.dependsOn.map((dependency) => ({ name: dependency.name, degraded: false })),
         informers: [],
+        rates,
         keys: []
       } satisfies ControllerView
     }
@@ -173,31 +238,35 @@ export const controllerView = (handle: Operator.ControllerHandle): Effect.Effect
         synced: informer.hasSynced(),
         objects: informer.size()
       })),
-      keys: inspection.keys.map(keyView)
+      rates,
+      keys: inspection.keys.map((key) => keyView(key, controller.informer.get(key.key)))
     } satisfies ControllerView
   })
 
 /**
- * The whole operator as the HTTP API shows it.
+ * The whole operator as the HTTP API shows it; with `rates`, each controller's recent run rates too.
  *
  * @example
  * import { OperatorHttp } from "@kubefx/kube"
  * declare const source: OperatorHttp.Source
  * const view = OperatorHttp.operatorView(source)
  */
-export const operatorView = (source: Source): Effect.Effect<OperatorView> =>
+export const operatorView = (source: Source, rates?: ReconcileRates.ReconcileRates): Effect.Effect<OperatorView> =>
   Effect.gen(function*() {
     const elector = source.leaderElector()
     const state = elector?.state()
+    const now = yield* Clock.currentTimeMillis
+    const history = rates === undefined ? undefined : { rates, now }
     return {
       name: source.name,
+      time: time(now),
       leader: elector === undefined || state === undefined ? null : {
         identity: elector.identity,
         lease: `${elector.namespace}/${elector.leaseName}`,
         state: state._tag,
         leader: state._tag === "Leader" ? elector.identity : state._tag === "Follower" ? state.leader ?? null : null
       },
-      controllers: yield* Effect.forEach(source.controllers, controllerView)
+      controllers: yield* Effect.forEach(source.controllers, (handle) => controllerView(handle, history))
     }
   })
 
@@ -261,6 +330,9 @@ export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.Htt
   HttpRouter.use(Effect.fn(function*(router) {
     // Metrics are read from the registry the operator runs with, whichever fiber serves the scrape.
     const context = yield* Effect.context<never>()
+    // Run rates are counted from the moment the server starts, for as long as it serves.
+    const rates = ReconcileRates.make()
+    yield* Stream.runForEach(source.reports, (report) => Effect.sync(() => rates.record(report))).pipe(Effect.forkScoped)
     const probe = (path: "/startupz" | "/healthz" | "/readyz", checks: () => ReadonlyArray<Operator.Check>) =>
       router.add("GET", path, (request) => {
         const verbose = new URL(request.url, "http://localhost").searchParams.has("verbose")
@@ -273,7 +345,7 @@ export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.Htt
     yield* router.add("GET", "/metrics", Effect.sync(() =>
       HttpServerResponse.text(PrometheusMetrics.formatUnsafe(context), { contentType: "text/plain; version=0.0.4; charset=utf-8" })
     ))
-    yield* router.add("GET", "/controllers", Effect.map(operatorView(source), (view) => HttpServerResponse.jsonUnsafe(view)))
+    yield* router.add("GET", "/controllers", Effect.map(operatorView(source, rates), (view) => HttpServerResponse.jsonUnsafe(view)))
     yield* router.add("GET", "/controllers/events", (request) => {
       const only = new URL(request.url, "http://localhost").searchParams.get("controller")
       const events = source.reports.pipe(
@@ -294,7 +366,7 @@ export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.Htt
     yield* router.add("GET", "/controllers/:name", Effect.gen(function*() {
       const handle = yield* find
       if (handle === undefined) return notFound((yield* HttpRouter.params).name)
-      return HttpServerResponse.jsonUnsafe(yield* controllerView(handle))
+      return HttpServerResponse.jsonUnsafe(yield* controllerView(handle, { rates, now: yield* Clock.currentTimeMillis }))
     }))
     yield* router.add("GET", "/controllers/:name/health", Effect.gen(function*() {
       const handle = yield* find
@@ -309,6 +381,7 @@ export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.Htt
         lastError: view.health.lastError
       }, { status: ok ? 200 : 503 })
     }))
+    yield* Dashboard.mount(router)
   }))
 
 /**

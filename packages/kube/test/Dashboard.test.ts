@@ -1,0 +1,120 @@
+/**
+ * The Control Center page and what it reads beyond the original controller JSON: each object's
+ * Ready condition, each controller's runs and errors per time bucket, and the time of the view.
+ * The page itself is driven in a browser by the cli package's ControlCenter test.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
+import { Conditions, Kube, Operator, type OperatorHttp, Resource } from "@kubefx/kube"
+import { Effect, Metric, References, Schema } from "effect"
+import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
+
+const Lamp = Resource.custom({
+  group: "dashboard.test.kubefx.dev",
+  version: "v1",
+  kind: "Lamp",
+  plural: "lamps",
+  spec: Schema.Struct({ broken: Schema.optionalKey(Schema.String) }),
+  status: Schema.Struct(Conditions.statusFields)
+})
+
+const get = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url)
+    return { status: response.status, headers: response.headers, text: await response.text() }
+  })
+
+const getJson = <A>(url: string) => Effect.map(get(url), (response) => JSON.parse(response.text) as A)
+
+const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.provideService(References.MinimumLogLevel, "None"),
+    Effect.provideService(Metric.MetricRegistry, new Map())
+  )
+
+const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dashboard", (it) => {
+  it.effect("/ serves the Control Center, its script and its stylesheet, confined to the operator's origin", () =>
+    Effect.gen(function*() {
+      const running = yield* Operator.start(Operator.make({ name: "paged", http: { port: 0 }, controllers: [] }))
+      const page = yield* get(`${running.url}/`)
+      assert.strictEqual(page.status, 200)
+      assert.strictEqual(page.headers.get("content-type"), "text/html; charset=utf-8")
+      const policy = page.headers.get("content-security-policy") ?? ""
+      assert.include(policy, "default-src 'none'")
+      assert.include(policy, "script-src 'self'")
+      assert.include(policy, "connect-src 'self'")
+      assert.include(page.text, `<script type="module" src="/dashboard/app.js"></script>`)
+      assert.include(page.text, `<link rel="stylesheet" href="/dashboard/app.css">`)
+      // Nothing is loaded from elsewhere.
+      assert.notMatch(page.text, /(src|href)="(https?:)?\/\//)
+      const script = yield* get(`${running.url}/dashboard/app.js`)
+      assert.strictEqual(script.status, 200)
+      assert.strictEqual(script.headers.get("content-type"), "text/javascript; charset=utf-8")
+      assert.include(script.text, `new EventSource("/controllers/events")`)
+      assert.notMatch(script.text, /\bimport\b.*\bfrom\b|https?:\/\//)
+      const style = yield* get(`${running.url}/dashboard/app.css`)
+      assert.strictEqual(style.status, 200)
+      assert.strictEqual(style.headers.get("content-type"), "text/css; charset=utf-8")
+      assert.strictEqual((yield* get(`${running.url}/dashboard/nope.js`)).status, 404)
+      yield* running.shutdown
+    }).pipe(quiet))
+
+  it.effect("/controllers shows each object's Ready condition, and runs and errors per time bucket that add up to the health counts", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Lamp)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const before = Date.now()
+      const running = yield* Operator.start(Operator.make({
+        name: "lit",
+        http: { port: 0 },
+        controllers: [Operator.controller({
+          name: "lamps",
+          for: Lamp,
+          namespace: ns,
+          retryPolicy: RetryPolicy.exponential({ initial: "20 millis", maxAttempts: 2 }),
+          reconcile: (lamp) =>
+            lamp.spec.broken === undefined
+              ? Effect.succeed(Outcome.done)
+              : Effect.fail(new ReconcileError.Transient({ message: lamp.spec.broken }))
+        })]
+      }))
+      for (const [name, spec] of [["on", {}], ["off", { broken: "bulb blown" }]] as const) {
+        yield* kube.create(Lamp, { apiVersion: Lamp.apiVersion, kind: Lamp.kind, metadata: { name, namespace: ns }, spec })
+      }
+      const view = yield* eventually(Effect.flatMap(getJson<OperatorHttp.OperatorView>(`${running.url}/controllers`), (view) => {
+        const { keys, rates, health } = view.controllers[0]!
+        const off = keys.find((k) => k.key === `${ns}/off`)
+        // The rates follow the stream of run reports, a moment after the engine's own counts.
+        return ensure(
+          keys.find((k) => k.key === `${ns}/on`)?.ready?.status === "True" && off?.exhausted === true &&
+            off.ready?.status === "False" && sum(rates?.runs ?? []) === health.total,
+          JSON.stringify(view.controllers[0])
+        ).pipe(Effect.as(view))
+      }))
+      const lamps = view.controllers[0]!
+      const off = lamps.keys.find((k) => k.key === `${ns}/off`)!
+      assert.strictEqual(off.ready?.reason, "ReconcileError")
+      assert.strictEqual(off.ready?.message, "bulb blown")
+      assert.match(off.ready?.lastTransitionTime ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+      assert.strictEqual(lamps.keys.find((k) => k.key === `${ns}/on`)?.ready?.reason, "Reconciled")
+
+      const taken = Date.parse(view.time!)
+      assert.isAtLeast(taken, before)
+      const rates = lamps.rates!
+      assert.strictEqual(rates.bucketMillis, 10_000)
+      assert.strictEqual(rates.runs.length, 60)
+      const lastBucketAt = Date.parse(rates.lastBucketAt!)
+      assert.isTrue(lastBucketAt <= taken && taken < lastBucketAt + rates.bucketMillis, `${rates.lastBucketAt} ${view.time}`)
+      // "on" once; "off" on its first run and two retries, all failed.
+      assert.deepStrictEqual([sum(rates.runs), sum(rates.errors)], [4, 3])
+      assert.deepStrictEqual([lamps.health.total, lamps.health.failed], [4, 3])
+
+      const one = yield* getJson<OperatorHttp.ControllerView>(`${running.url}/controllers/lamps`)
+      assert.deepStrictEqual([sum(one.rates!.runs), sum(one.rates!.errors)], [4, 3])
+      assert.strictEqual(one.keys.find((k) => k.key === `${ns}/off`)?.ready?.message, "bulb blown")
+      yield* running.shutdown
+    }).pipe(quiet))
+})
