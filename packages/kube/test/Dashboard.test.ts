@@ -37,7 +37,7 @@ const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dashboard", (it) => {
   it.effect("/ serves the Control Center, its script and its stylesheet, confined to the operator's origin", () =>
     Effect.gen(function*() {
-      const running = yield* Operator.start(Operator.make({ name: "paged", http: { port: 0 }, controllers: [] }))
+      const running = yield* Operator.start(Operator.make<never>({ name: "paged", http: { port: 0 }, controllers: [] }))
       const page = yield* get(`${running.url}/`)
       assert.strictEqual(page.status, 200)
       assert.strictEqual(page.headers.get("content-type"), "text/html; charset=utf-8")
