@@ -33,8 +33,13 @@ const bool = (value: boolean) => tlv(0x01, Buffer.from([value ? 0xff : 0]))
 const utf8 = (text: string) => tlv(0x0c, Buffer.from(text, "utf8"))
 const explicit = (n: number, ...content: ReadonlyArray<Buffer>) => tlv(0xa0 + n, ...content)
 
-const integer = (bytes: Buffer): Buffer =>
-  tlv(0x02, (bytes[0]! & 0x80) !== 0 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes)
+// DER integers are minimal: no leading zero byte unless the next byte would read as negative.
+const integer = (bytes: Buffer): Buffer => {
+  let start = 0
+  while (start < bytes.length - 1 && bytes[start] === 0 && (bytes[start + 1]! & 0x80) === 0) start++
+  const minimal = bytes.subarray(start)
+  return tlv(0x02, (minimal[0]! & 0x80) !== 0 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal)
+}
 
 const oid = (dotted: string): Buffer => {
   const [a, b, ...rest] = dotted.split(".").map(Number)
