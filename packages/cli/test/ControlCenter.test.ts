@@ -1,0 +1,189 @@
+/**
+ * The Control Center in a real browser: Debian's chromium, driven by playwright-core, on the page
+ * `kubefx dev` serves at `/`. A Flaky that fails six times must show its controller's failures
+ * rising, the controller degraded at the top, the object's attempt and next retry counting down,
+ * and then the object Ready. Screenshots go to test-artifacts/.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { type Dev, startDev } from "./dev.ts"
+
+const executablePath = "/usr/bin/chromium"
+const artifacts = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url))
+const dir = mkdtempSync(join(tmpdir(), "kubefx-control-center-"))
+
+let dev: Dev | undefined
+let browser: BrowserContext | undefined
+let page: Page
+const pageErrors: Array<string> = []
+
+beforeAll(async () => {
+  if (!existsSync(executablePath)) {
+    throw new Error(`Debian's chromium is missing at ${executablePath}: apt-get install -y chromium (.ci/run installs it)`)
+  }
+  dev = await startDev(join(dir, "dev"))
+  browser = await chromium.launchPersistentContext(join(dir, "profile"), {
+    executablePath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run"
+    ],
+    viewport: { width: 1440, height: 960 },
+    colorScheme: "dark"
+  })
+  page = browser.pages()[0] ?? await browser.newPage()
+  page.on("pageerror", (error) => pageErrors.push(String(error)))
+  page.on("console", (message) => {
+    if (message.type() === "error") pageErrors.push(message.text())
+  })
+  await page.goto(`${dev.operatorUrl}/`)
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await dev?.stop()
+  rmSync(dir, { recursive: true, force: true })
+}, 60_000)
+
+const screenshot = async (name: string) => {
+  mkdirSync(artifacts, { recursive: true })
+  await page.screenshot({ path: join(artifacts, name) })
+}
+
+const polling = { polling: 50, timeout: 30_000 }
+
+/** Runs a `page.waitForFunction`; on timeout saves a screenshot and says what the page never showed. */
+const until = async <R>(what: string, wait: () => Promise<R>): Promise<R> => {
+  try {
+    return await wait()
+  } catch (error) {
+    await screenshot("control-center-timeout.png").catch(() => undefined)
+    throw new Error(`the page never showed ${what}: ${String(error)}`)
+  }
+}
+
+// The page's globals as far as the checks below use them (this package compiles without the DOM lib).
+interface PageElement {
+  readonly textContent: string | null
+  readonly firstChild: PageElement | null
+  readonly dataset: Readonly<Record<string, string | undefined>>
+  getAttribute(name: string): string | null
+  querySelector(selector: string): PageElement | null
+}
+declare const document: {
+  querySelector(selector: string): PageElement | null
+  querySelectorAll(selector: string): Iterable<PageElement> & { readonly length: number }
+}
+
+const text = (selector: string) => page.locator(selector).first().innerText()
+const card = `.card[data-controller="flaky"]`
+const row = `#objects tr[data-controller="flaky"][data-key="default/control-center"]`
+const flakyFailures = () => text(`${card} [data-field="failed"]`).then(Number)
+
+describe("Control Center", () => {
+  it("shows every controller of kubefx dev, and its samples' objects Ready", async () => {
+    await until("five controller cards", () =>
+      page.waitForFunction(() => document.querySelectorAll(".card").length === 5, undefined, polling))
+    const names = await page.locator(".card").evaluateAll((cards) => cards.map((c) => (c as unknown as PageElement).dataset.controller).sort())
+    assert.deepStrictEqual(names, ["buckets", "flaky", "releases", "websites", "widgets"])
+    await until("the samples Ready", () =>
+      page.waitForFunction(() => {
+        const ready = [...document.querySelectorAll(`#objects td[data-field="ready"]`)].map((td) => td.dataset.status)
+        return ready.length >= 6 && ready.every((status) => status === "True")
+      }, undefined, polling))
+    assert.strictEqual(await page.locator(`.card[data-controller="releases"] .chip`, { hasText: "→ flaky" }).count(), 1)
+    assert.strictEqual(await page.locator("#connection").getAttribute("data-state"), "live")
+  }, 60_000)
+
+  it("follows a Flaky that fails six times: failures rising, degraded, attempt and next retry, then Ready", async () => {
+    const before = await flakyFailures()
+    await dev!.kubectl(["apply", "-f", "-"], [
+      "apiVersion: demo.kubefx.dev/v1",
+      "kind: Flaky",
+      "metadata: { name: control-center, namespace: default }",
+      "spec: { failTimes: 6, message: \"connection refused: postgres.default.svc:5432\" }"
+    ].join("\n"))
+
+    // The controller's failure count rises with each attempt.
+    const failuresAbove = (minimum: number) =>
+      until(`flaky failures above ${minimum}`, () =>
+        page.waitForFunction(
+          ([selector, n]) => Number(document.querySelector(selector)?.textContent) > n,
+          [`${card} [data-field="failed"]`, minimum] as const,
+          polling
+        ))
+    await failuresAbove(before)
+    const rising = await flakyFailures()
+    await failuresAbove(rising)
+    assert.isAbove(await flakyFailures(), rising)
+
+    // The object: its attempt so far, and the retry the engine will run next, counting down.
+    const seen = await until("the object retrying at attempt 2 or later", () =>
+      page.waitForFunction((selector) => {
+        const tr = document.querySelector(selector)
+        const attempt = Number(tr?.querySelector(`[data-field="attempt"]`)?.firstChild?.textContent)
+        const next = tr?.querySelector(`[data-field="next"]`)?.textContent ?? ""
+        return attempt >= 2 && /^retry #\d+ in \d+(\.\d)?s$/.test(next) ? { attempt, next } : false
+      }, row, polling))
+    const { attempt, next } = await seen.jsonValue() as { readonly attempt: number; readonly next: string }
+    assert.strictEqual(Number(/#(\d+)/.exec(next)![1]), attempt + 1)
+    assert.include((await page.locator(row).getAttribute("class") ?? "").split(" "), "retrying")
+    assert.include(await text(`${row} [data-field="outcome"]`), "transient")
+    assert.include(await text(`${row} [data-field="outcome"]`), "connection refused")
+
+    // Five failures in a row: the controller is degraded, at the top, holding releases.
+    await until("flaky degraded at the top", () =>
+      page.waitForFunction(() =>
+        document.querySelector(`#attention [data-attention="degraded"][data-controller="flaky"]`) !== null &&
+        document.querySelector(`.card[data-controller="flaky"]`)?.getAttribute("data-status") === "Degraded", undefined, polling))
+    assert.include(await text("#attention"), "holding releases")
+    assert.include(await text(`${card} [data-field="last-error"]`), "connection refused")
+    await until("the retry in Next up", () =>
+      page.waitForFunction((key) =>
+        [...document.querySelectorAll("#next li")].some((li) => (li.textContent ?? "").includes(key) && /in \d/.test(li.textContent ?? "")),
+        "default/control-center", polling))
+    await screenshot("control-center-failing.png")
+
+    // It recovers: Ready, no retry pending, the failures counted once each.
+    await until("the object Ready after it recovers", () =>
+      page.waitForFunction((selector) => {
+        const tr = document.querySelector(selector)
+        return tr?.querySelector(`[data-field="ready"]`)?.getAttribute("data-status") === "True" &&
+          tr.querySelector(`[data-field="outcome"]`)?.textContent === "done" &&
+          tr.querySelector(`[data-field="attempt"]`)?.textContent === "0" &&
+          tr.querySelector(`[data-field="next"]`)?.textContent === ""
+      }, row, polling))
+    assert.include(await text(`${row} [data-field="ready"]`), "Reconciled")
+    await until("flaky healthy again", () =>
+      page.waitForFunction(() =>
+        document.querySelector(`.card[data-controller="flaky"]`)?.getAttribute("data-status") === "Healthy" &&
+        document.querySelector(`#attention [data-attention="degraded"]`) === null, undefined, polling))
+    assert.strictEqual(await flakyFailures(), before + 6)
+    await screenshot("control-center.png")
+  }, 60_000)
+
+  it("finds an object by search, and narrows the table to a controller by its card", async () => {
+    await page.fill("#search", "control-center")
+    await until("only the searched object", () =>
+      page.waitForFunction(() => document.querySelectorAll("#objects tbody tr").length === 1, undefined, polling))
+    assert.strictEqual(await page.locator("#objects tbody tr").getAttribute("data-key"), "default/control-center")
+    assert.include(page.url(), "#q=control-center")
+    await page.fill("#search", "")
+    await page.click(`.card[data-controller="widgets"]`)
+    await until("only widgets' objects", () =>
+      page.waitForFunction(() => {
+        const rows = [...document.querySelectorAll("#objects tbody tr")]
+        return rows.length > 0 && rows.every((tr) => tr.dataset.controller === "widgets")
+      }, undefined, polling))
+    assert.deepStrictEqual(pageErrors, [])
+  }, 30_000)
+})

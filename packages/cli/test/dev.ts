@@ -1,0 +1,89 @@
+/**
+ * Runs `kubefx dev` in a child process on free ports, as users run it, for end-to-end tests.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const bin = fileURLToPath(new URL("../bin/kubefx.js", import.meta.url))
+
+/** A free loopback port (for servers that cannot be told to pick one). */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+/** Retries `check` every 200 ms until it passes, for at most `within` ms. */
+export const eventually = async <A>(check: () => Promise<A>, within = 30_000): Promise<A> => {
+  const deadline = Date.now() + within
+  for (;;) {
+    try {
+      return await check()
+    } catch (error) {
+      if (Date.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
+export interface Dev {
+  readonly process: ChildProcess
+  /** The operator's HTTP server: dashboard, probes, metrics, controllers. */
+  readonly operatorUrl: string
+  readonly kubeconfig: string
+  /** What it printed so far. */
+  readonly output: () => string
+  /** `kubectl --kubeconfig <its kubeconfig> ...args`, with `stdin` if given; resolves to stdout. */
+  readonly kubectl: (args: ReadonlyArray<string>, stdin?: string) => Promise<string>
+  /** SIGTERM, then SIGKILL if it has not exited within 20 s. */
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * Starts `kubefx dev` from the repository root with the embedded API server and the operator on
+ * free ports, writing into `dir`; resolves once it applied the samples.
+ */
+export const startDev = async (dir: string): Promise<Dev> => {
+  const storePort = await freePort()
+  const child = spawn(process.execPath, [bin, "dev", "--port", "0", "--http-port", "0", "--store-port", `${storePort}`, "--dir", dir], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  let operatorUrl = ""
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kubefx dev did not start:\n${output}`)), 60_000)
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString()
+      operatorUrl ||= /operator (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? ""
+      if (/applied \d+ samples/.test(output)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+    child.stderr!.on("data", (chunk: Buffer) => void (output += chunk.toString()))
+    child.on("exit", (code) => reject(new Error(`kubefx dev exited with ${code}:\n${output}`)))
+  })
+  const kubeconfig = join(dir, "kubeconfig")
+  const kubectl = (args: ReadonlyArray<string>, stdin?: string) =>
+    new Promise<string>((resolve, reject) => {
+      const run = execFile("kubectl", ["--kubeconfig", kubeconfig, ...args], { timeout: 30_000 }, (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`kubectl ${args.join(" ")}: ${stderr || error.message}`)))
+      run.stdin?.end(stdin ?? "")
+    })
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000)
+    await exited
+    clearTimeout(timer)
+  }
+  return { process: child, operatorUrl, kubeconfig, output: () => output, kubectl, stop }
+}
