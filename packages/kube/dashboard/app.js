@@ -379,10 +379,9 @@ const card = (c, all) => {
     <span>runs <b data-field="total">${h.total}</b></span>
     <span class="${h.failed > 0 ? "bad" : ""}">failed <b data-field="failed">${h.failed}</b></span>
     <span class="${h.consecutiveFailures > 0 ? "bad" : ""}" title="Consecutive failures; degraded at the controller's degradeAfter">in a row <b data-field="consecutive">${h.consecutiveFailures}</b></span>
-    <span>objects <b data-field="objects">${c.keys.length}</b></span>
     ${h.lastReconcileAt === null ? "" : `<span>last <b data-ago="${millis(h.lastReconcileAt)}"></b></span>`}
   </div>
-  ${h.lastError === null ? "" : `<div class="error" data-field="last-error" title="${esc(h.lastError)}">${esc(h.lastError)}</div>`}
+  ${h.lastError === null ? "" : `<div class="error${h.consecutiveFailures === 0 ? " past" : ""}" data-field="last-error" title="${esc(h.lastError)}">${h.consecutiveFailures === 0 ? "last error: " : ""}${esc(h.lastError)}</div>`}
   <div class="deps">${
     c.dependsOn.map((d) => `<span class="chip${d.degraded ? " bad" : ""}" title="Reconciles only while ${esc(d.name)} is not degraded">→ ${esc(d.name)}${d.degraded ? " degraded" : ""}</span>`).join("")
   }${dependents.map((name) => `<span class="chip" title="${esc(name)} depends on this controller">← ${esc(name)}</span>`).join("")}${
