@@ -39,9 +39,8 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
   readonly awaitNewerThan: (key: string, version: number) => Effect.Effect<void>
 }
 
-export interface Options<A> extends Watcher.Options {
-  /** Applied to every object before it is cached; default `stripManagedFields`. */
-  readonly transform?: ((object: A) => A) | undefined
+/** The watch's options; `transform` defaults to `stripManagedFields`. */
+export interface Options<A> extends Watcher.Options<A> {
   /** Label keys to index, for `list({ labels })` without a scan. */
   readonly indexLabels?: ReadonlyArray<string> | undefined
 }
@@ -136,8 +135,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
         const out: Array<Change<A>> = []
         if (event._tag === "Listed") {
           const seen = new Set<string>()
-          for (const raw of event.objects) {
-            const object = transform(raw)
+          for (const object of event.objects) {
             const key = ObjectMeta.key(object)
             seen.add(key)
             const previous = objects.get(key)
@@ -156,7 +154,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
             synced.openUnsafe()
           }
         } else {
-          const object = transform(event.object)
+          const object = event.object
           const key = ObjectMeta.key(object)
           if (event._tag === "Deleted") {
             const previous = objects.get(key)
@@ -171,7 +169,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
         return out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out))
       })
 
-    yield* Watcher.watch(resource, options).pipe(Stream.runForEach(apply), Effect.forkScoped)
+    yield* Watcher.watch(resource, { ...options, transform }).pipe(Stream.runForEach(apply), Effect.forkScoped)
 
     const list = (filter?: {
       readonly namespace?: string | undefined

@@ -17,7 +17,7 @@ export type Event<A> =
   | { readonly _tag: "Listed"; readonly objects: ReadonlyArray<A>; readonly resourceVersion: string }
   | { readonly _tag: "Added" | "Modified" | "Deleted"; readonly object: A }
 
-export interface Options {
+export interface Options<A = never> {
   readonly namespace?: string | undefined
   readonly labelSelector?: string | undefined
   readonly fieldSelector?: string | undefined
@@ -29,6 +29,8 @@ export interface Options {
   readonly backoff?: { readonly initial: Duration.Input; readonly max: Duration.Input } | undefined
   /** Page size of the list; default 500. */
   readonly pageSize?: number | undefined
+  /** Applied to every object as it arrives, so nothing holds the untransformed copy. */
+  readonly transform?: ((object: A) => A) | undefined
 }
 
 class Inactive {
@@ -49,7 +51,7 @@ class Inactive {
  */
 export const watch = <A extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<A>,
-  options: Options = {}
+  options: Options<A> = {}
 ): Stream.Stream<Event<A>, never, Kube.Kube> =>
   Stream.callback<Event<A>, never, Kube.Kube>((queue) =>
     Effect.gen(function*() {
@@ -58,6 +60,7 @@ export const watch = <A extends ObjectMeta.KubeObject>(
       const initialBackoff = Duration.toMillis(Duration.fromInputUnsafe(options.backoff?.initial ?? "200 millis"))
       const maxBackoff = Duration.toMillis(Duration.fromInputUnsafe(options.backoff?.max ?? "30 seconds"))
       const select = { namespace: options.namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector }
+      const transform = options.transform
       let version: string | undefined
       let failures = 0
 
@@ -68,7 +71,8 @@ export const watch = <A extends ObjectMeta.KubeObject>(
       const list = Effect.gen(function*() {
         const listed = yield* kube.listAll(resource, { ...select, limit: options.pageSize ?? 500, skipUndecodable: true })
         version = listed.resourceVersion
-        yield* Queue.offer(queue, { _tag: "Listed", objects: listed.items, resourceVersion: listed.resourceVersion })
+        const objects = transform === undefined ? listed.items : listed.items.map(transform)
+        yield* Queue.offer(queue, { _tag: "Listed", objects, resourceVersion: listed.resourceVersion })
       })
 
       let delivered = 0
@@ -86,7 +90,7 @@ export const watch = <A extends ObjectMeta.KubeObject>(
               }
               version = event.object.metadata.resourceVersion ?? version
               const tag = event.type === "ADDED" ? "Added" : event.type === "MODIFIED" ? "Modified" : "Deleted"
-              return Queue.offer(queue, { _tag: tag, object: event.object })
+              return Queue.offer(queue, { _tag: tag, object: transform === undefined ? event.object : transform(event.object) })
             })
           )
         )
