@@ -8,7 +8,7 @@
  * `.kubefx/dev.log` so the summary stays readable.
  */
 import { ApiServer, WorkloadSimulator } from "@kubefx/apiserver"
-import { Crd, Kube, Operator, Resource, Telemetry } from "@kubefx/kube"
+import { Crd, Kube, type KubeError, Operator, Resource, Telemetry } from "@kubefx/kube"
 import { ConfigProvider, Console, Effect, Layer, Logger, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs"
@@ -31,7 +31,10 @@ export class SampleError extends Schema.TaggedError<SampleError>()("SampleError"
  * declare const Widget: import("@kubefx/kube").Crd.CustomResource
  * const applied = DevCommand.applySample([Widget], { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: {} })
  */
-export const applySample = (resources: ReadonlyArray<Resource.Resource<any>>, document: Record<string, unknown>) =>
+export const applySample = (
+  resources: ReadonlyArray<Resource.Resource<any>>,
+  document: Record<string, unknown>
+): Effect.Effect<void, SampleError | KubeError.KubeError | Resource.DecodeError, Kube.Kube> =>
   Effect.gen(function*() {
     const resource = resources.find((r) => r.apiVersion === document.apiVersion && r.kind === document.kind)
     const metadata = document.metadata as { name?: string; namespace?: string } | undefined
