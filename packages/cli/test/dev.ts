@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL("../../..", import.meta.url))
 const bin = fileURLToPath(new URL("../bin/kubefx.js", import.meta.url))
 
 /** A free loopback port (for servers that cannot be told to pick one). */
-export const freePort = () =>
+const freePort = () =>
   new Promise<number>((resolve) => {
     const server = createServer()
     server.listen(0, "127.0.0.1", () => {
@@ -18,19 +18,6 @@ export const freePort = () =>
       server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
     })
   })
-
-/** Retries `check` every 200 ms until it passes, for at most `within` ms. */
-export const eventually = async <A>(check: () => Promise<A>, within = 30_000): Promise<A> => {
-  const deadline = Date.now() + within
-  for (;;) {
-    try {
-      return await check()
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-  }
-}
 
 export interface Dev {
   readonly process: ChildProcess
