@@ -42,7 +42,6 @@ const serveAsset = (asset: (typeof assets)[number]) =>
  * Adds the dashboard's routes to a router.
  *
  * @example
- * import { Effect } from "effect"
  * import { HttpRouter } from "effect/http"
  * import { Dashboard } from "@kubefx/kube"
  * const layer = HttpRouter.use(Dashboard.mount)

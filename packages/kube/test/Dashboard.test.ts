@@ -3,9 +3,9 @@
  * Ready condition, each controller's runs and errors per time bucket, and the time of the view.
  * The page itself is driven in a browser by the cli package's ControlCenter test.
  */
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, it as test, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
-import { Conditions, Kube, Operator, type OperatorHttp, Resource } from "@kubefx/kube"
+import { Conditions, Kube, Operator, OperatorHttp, Resource } from "@kubefx/kube"
 import { Effect, Metric, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
@@ -117,4 +117,18 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dashboard"
       assert.strictEqual(one.keys.find((k) => k.key === `${ns}/off`)?.ready?.message, "bulb blown")
       yield* running.shutdown
     }).pipe(quiet))
+})
+
+describe("OperatorHttp.readyView", () => {
+  test("reads the Ready condition of any kind, and null where there is none or it is malformed", () => {
+    assert.deepStrictEqual(
+      OperatorHttp.readyView({ status: { conditions: [{ type: "Available", status: "True" }, { type: "Ready", status: "False", reason: "Down", message: "no pods" }] } }),
+      { status: "False", reason: "Down", message: "no pods", lastTransitionTime: null }
+    )
+    assert.isNull(OperatorHttp.readyView(undefined))
+    assert.isNull(OperatorHttp.readyView({ data: {} }))
+    assert.isNull(OperatorHttp.readyView({ status: { conditions: "Ready" } }))
+    assert.isNull(OperatorHttp.readyView({ status: { conditions: [null, { type: "Available", status: "True" }] } }))
+    assert.isNull(OperatorHttp.readyView({ status: { conditions: [{ type: "Ready" }] } }))
+  })
 })
