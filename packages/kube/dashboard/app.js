@@ -274,6 +274,9 @@ const orders = {
   ran: (a, b) => (b.key.last === null ? 0 : endOf(b.key.last)) - (a.key.last === null ? 0 : endOf(a.key.last))
 }
 
+// Columns whose first click puts the largest (the most attempts, the slowest, the latest) on top.
+const newestFirst = new Set(["attempt", "exhausted", "duration", "ran"])
+
 /** @param {OperatorView} view @returns {Row[]} */
 const allRows = (view) =>
   view.controllers.flatMap((controller) =>
@@ -554,7 +557,7 @@ const render = () => {
   state.flashes.clear()
   for (const th of document.querySelectorAll("#objects th[data-sort]")) {
     const by = /** @type {HTMLElement} */ (th).dataset.sort
-    if (by === state.sort.by) th.setAttribute("aria-sort", state.sort.dir > 0 ? "ascending" : "descending")
+    if (by === state.sort.by) th.setAttribute("aria-sort", (state.sort.dir > 0) !== newestFirst.has(by) ? "ascending" : "descending")
     else th.removeAttribute("aria-sort")
   }
   tick()
@@ -641,15 +644,21 @@ const bind = () => {
   byId("controllers")?.addEventListener("keydown", (event) => {
     if (/** @type {KeyboardEvent} */ (event).key === "Enter") pick(event)
   })
-  // An object named in the attention list, the timers or the feed: show it in the table.
+  // An object named in the attention list, the timers or the feed: show it in the table; a
+  // controller named there: show its objects.
   for (const id of ["attention", "next", "feed"]) {
     byId(id)?.addEventListener("click", (event) => {
-      const item = /** @type {HTMLElement} */ (event.target).closest("[data-key]")
+      const target = /** @type {HTMLElement} */ (event.target)
+      const item = target.closest("[data-key]") ?? target.closest("[data-controller]")
       if (!(item instanceof HTMLElement)) return
-      state.query = item.dataset.key ?? ""
-      state.filter = "all"
-      search.value = state.query
-      loadFilterButtons()
+      if (item.dataset.key === undefined) {
+        state.controller = item.dataset.controller ?? null
+      } else {
+        state.query = item.dataset.key
+        state.filter = "all"
+        search.value = state.query
+        loadFilterButtons()
+      }
       controlsChanged()
     })
   }
