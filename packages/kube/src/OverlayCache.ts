@@ -5,11 +5,12 @@
  * allocate again. `patchStatusAndCache` applies status with an optimistic lock on the version the
  * reconcile read; when it succeeds while the informer still holds that version, the returned object is
  * kept in an overlay that reads consult first, until the informer catches up. On a conflict it waits
- * for the informer to move past the locked version and applies again on top of the newer object.
+ * for the informer to move past the locked version and applies again on top of the newer object; a
+ * conflict the server's copy does not explain (still at the locked version) is applied again at once.
  *
  * @since 0.1.0
  */
-import { Duration, Effect, HashMap, Option, Ref, Scope, Stream } from "effect"
+import { Duration, Effect, HashMap, Option, Ref, Schedule, Scope, Stream } from "effect"
 import type * as Informer from "./Informer.ts"
 import * as Kube from "./Kube.ts"
 import * as KubeError from "./KubeError.ts"
@@ -95,6 +96,17 @@ export const make = <A extends ObjectMeta.KubeObject>(
         return ObjectMeta.version(cached) >= ObjectMeta.version(entry.value) ? cached : entry.value
       })
 
+    const unchangedAtServer = (base: A) =>
+      kube.get(informer.resource, base.metadata.name ?? "", base.metadata.namespace).pipe(
+        Effect.retry({
+          times: 3,
+          schedule: Schedule.spaced("50 millis"),
+          while: (error) => error._tag !== "DecodeError" && KubeError.isRetriable(error)
+        }),
+        Effect.map((current) => current.metadata.resourceVersion === base.metadata.resourceVersion),
+        Effect.orElseSucceed(() => false)
+      )
+
     const patchStatusAndCache = (
       original: A,
       fresh: Kube.ApplyBody | ((latest: A) => Kube.ApplyBody)
@@ -120,21 +132,27 @@ export const make = <A extends ObjectMeta.KubeObject>(
               ? Ref.update(overlay, HashMap.set(key, updated))
               : Effect.void
           ),
-          Effect.catchTag("Conflict", (conflict) =>
-            conflicts + 1 >= maxConflicts
-              ? Effect.fail(conflict)
-              : informer.awaitNewerThan(key, ObjectMeta.version(base)).pipe(
-                Effect.timeoutOrElse({
-                  duration: conflictWait,
-                  orElse: () => Effect.fail(conflict)
-                }),
-                Effect.flatMap(() => {
-                  const latest = informer.get(key)
-                  return latest === undefined
-                    ? Effect.fail(new KubeError.NotFound({ message: `${informer.resource.kind} ${key} was deleted`, code: 404 }))
-                    : attempt(latest, conflicts + 1)
-                })
-              ))
+          Effect.catchTag("Conflict", (conflict) => {
+            if (conflicts + 1 >= maxConflicts) return Effect.fail(conflict)
+            const awaitInformer = informer.awaitNewerThan(key, ObjectMeta.version(base)).pipe(
+              Effect.timeoutOrElse({
+                duration: conflictWait,
+                orElse: () => Effect.fail(conflict)
+              }),
+              Effect.flatMap(() => {
+                const latest = informer.get(key)
+                return latest === undefined
+                  ? Effect.fail(new KubeError.NotFound({ message: `${informer.resource.kind} ${key} was deleted`, code: 404 }))
+                  : attempt(latest, conflicts + 1)
+              })
+            )
+            const cached = informer.get(key)
+            if (cached === undefined || ObjectMeta.version(cached) > ObjectMeta.version(base)) return awaitInformer
+            // The informer has nothing newer yet. A 409 that the server's copy does not explain (it is
+            // still at the version we locked on) is applied again at once; otherwise the next attempt
+            // waits for the informer, which will deliver the newer version.
+            return Effect.flatMap(unchangedAtServer(base), (unchanged) => unchanged ? attempt(base, conflicts + 1) : awaitInformer)
+          })
         )
       }
       return attempt(original, 0)

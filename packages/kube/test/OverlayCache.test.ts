@@ -60,6 +60,32 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
       assert.strictEqual((yield* overlay.get(key))?.status?.allocatedId, "id-1")
     }))
 
+  it.effect("a conflict the server's copy does not explain (the object is unchanged) is applied again at once", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      yield* installCrd(Claim)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const informer = yield* Informer.make(Claim, { namespace: ns })
+      // Waiting for the informer would outlast the test: nothing newer ever comes.
+      const overlay = yield* OverlayCache.make(informer, { fieldManager: "claims", conflictWait: "1 hour" })
+      yield* informer.awaitSynced
+      const original = yield* kube.create(Claim, claim(ns, "spurious"))
+      yield* informer.awaitNewerThan(ObjectMeta.key(original), ObjectMeta.version(original) - 1)
+      // Every status write is answered 409 until the retry clears the fault.
+      server.faults.set({ rules: [{ resource: "claims.test.kubefx.dev", verbs: ["patch"], conflictRate: 1 }] })
+      const bases: Array<string> = []
+      const updated = yield* overlay.patchStatusAndCache(original, (latest) => {
+        bases.push(latest.metadata.resourceVersion ?? "")
+        if (bases.length > 1) server.faults.clear()
+        return { metadata: { name: "spurious", namespace: ns }, status: { allocatedId: "id-1" } }
+      })
+      assert.deepStrictEqual(bases, [original.metadata.resourceVersion, original.metadata.resourceVersion])
+      assert.strictEqual(updated.status?.allocatedId, "id-1")
+      assert.strictEqual((yield* overlay.get(ObjectMeta.key(original)))?.status?.allocatedId, "id-1")
+    }))
+
   const allocations = (useOverlay: boolean) =>
     Effect.gen(function*() {
       const { server } = yield* TestCluster
