@@ -1,11 +1,13 @@
 /**
  * The Kubernetes API client: typed verbs over declared resources, through the Effect HTTP client (so
  * every call is interruptible and every failure a typed `KubeError`), authenticated from a kubeconfig.
+ * Like client-go, it sends a throttled request (429) again after the server's Retry-After, up to 10
+ * times, before failing with `TooManyRequests`.
  *
  * @since 0.1.0
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { Context, Duration, Effect, Layer, Option, Schema, type Scope, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schedule, Schema, type Scope, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import * as KubeConfig from "./KubeConfig.ts"
 import * as KubeError from "./KubeError.ts"
@@ -157,6 +159,16 @@ export const layer = (source: KubeConfig.Source): Layer.Layer<Kube, KubeConfig.K
   Layer.effect(Kube, Effect.flatMap(KubeConfig.load(source), (config) => Effect.flatMap(KubeConfig.connect(config), make)))
 
 const requestTimeout = Duration.seconds(60)
+const throttledRetries = 10
+
+const isThrottled = (error: KubeError.KubeError) => error._tag === "TooManyRequests"
+
+const afterRetryAfter = Schedule.forever.pipe(
+  Schedule.setInputType<KubeError.KubeError>(),
+  Schedule.modifyDelay(({ input }) =>
+    Effect.succeed(input._tag === "TooManyRequests" ? Duration.seconds(input.retryAfterSeconds) : Duration.zero)
+  )
+)
 
 /**
  * A client over a connection. The HTTP client uses the connection's undici dispatcher.
@@ -205,7 +217,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
           Effect.flatMap((body) => Effect.fail(KubeError.fromStatus(response.status, body, response.headers["retry-after"])))
         )
 
-    const request = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
+    const requestOnce = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
       send(raw).pipe(
         Effect.flatMap(failOnError),
         Effect.flatMap((response) =>
@@ -216,6 +228,11 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
           orElse: () => Effect.fail(new KubeError.Timeout({ message: `no answer from ${raw.path} in 60s`, code: 504 }))
         })
       )
+
+    // As client-go's REST client: a throttled request (429, which the server did not act on) is sent
+    // again after its Retry-After, up to 10 times, so throttling slows a caller down instead of failing it.
+    const request = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
+      Effect.retry(requestOnce(raw), { schedule: afterRetryAfter, times: throttledRetries, while: isThrottled })
 
     const decodeWith = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>) => (value: unknown) =>
       Resource.decode(resource, value)
