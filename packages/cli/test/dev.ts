@@ -23,6 +23,8 @@ export interface Dev {
   readonly process: ChildProcess
   /** The operator's HTTP server: dashboard, probes, metrics, controllers. */
   readonly operatorUrl: string
+  /** The examples' fake object store. */
+  readonly storeUrl: string
   readonly kubeconfig: string
   /** What it printed so far. */
   readonly output: () => string
@@ -72,5 +74,5 @@ export const startDev = async (dir: string): Promise<Dev> => {
     await exited
     clearTimeout(timer)
   }
-  return { process: child, operatorUrl, kubeconfig, output: () => output, kubectl, stop }
+  return { process: child, operatorUrl, storeUrl: `http://127.0.0.1:${storePort}`, kubeconfig, output: () => output, kubectl, stop }
 }
