@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs"
 import { defineConfig } from "vitest/config"
+import { reporter as reliabilityReporter } from "./packages/reliability/src/Reporter.ts"
 
 // Workspace packages are consumed from source through the "@kubefx/source" export condition.
 const sourceCondition = { conditions: ["@kubefx/source", "module", "node", "import", "default"] }
@@ -18,13 +19,14 @@ export default defineConfig({
   resolve: sourceCondition,
   ssr: { resolve: { conditions: sourceCondition.conditions, externalConditions: ["@kubefx/source"] } },
   test: {
-    reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }]],
+    reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }], reliabilityReporter],
     projects: [
       project("packages/core"),
       project("packages/apiserver", { testTimeout: 60_000 }),
       project("packages/kube", { testTimeout: 60_000 }),
       project("packages/cli", { testTimeout: 60_000 }),
       project("packages/bench", { testTimeout: 180_000 }),
+      project("packages/reliability", { testTimeout: 240_000 }),
       ...examples
     ]
   }

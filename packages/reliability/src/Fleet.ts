@@ -1,0 +1,191 @@
+/**
+ * The workload most scenarios share: Buckets (one external bucket each, in the examples' fake
+ * object store) and Widgets (one ConfigMap each), written as a user would (server-side apply,
+ * retried on what a user retries), and a check of the final state against the desired one:
+ * how many objects converged, how many external buckets are duplicates or orphans, how many
+ * acknowledged user writes are missing.
+ */
+import { ObjectStore } from "@kubefx/example-buckets"
+import { Bucket } from "@kubefx/example-buckets"
+import { configMapName, Widget } from "@kubefx/example-widgets"
+import { Builtins, Kube, type KubeError, type Resource } from "@kubefx/kube"
+import { Duration, Effect, Schedule } from "effect"
+
+/** The field manager of the user's writes. */
+export const userManager = "reliability-user"
+
+const retriable = (error: KubeError.KubeError | Resource.DecodeError) =>
+  error._tag === "ServerError" || error._tag === "Timeout" || error._tag === "Transport" ||
+  error._tag === "TooManyRequests" || error._tag === "Conflict"
+
+// Back-off from 20 ms to 1 s, or the server's Retry-After.
+const userRetry = Schedule.exponential("20 millis").pipe(
+  Schedule.setInputType<KubeError.KubeError | Resource.DecodeError>(),
+  Schedule.modifyDelay(({ input, duration }) =>
+    Effect.succeed(
+      input._tag === "TooManyRequests"
+        ? Duration.seconds(input.retryAfterSeconds)
+        : Duration.min(duration, Duration.seconds(1))
+    )
+  )
+)
+
+/**
+ * Retries a request the way a careful user does: on 5xx, 429 (after Retry-After), 409, timeouts
+ * and connection failures, with capped back-off, until it succeeds or fails otherwise.
+ *
+ * @example
+ * import { Builtins, Kube } from "@kubefx/kube"
+ * import { Effect } from "effect"
+ * import * as Fleet from "./Fleet.ts"
+ * const namespaces = Effect.flatMap(Kube.Kube, (kube) => Fleet.persistently(kube.list(Builtins.Namespace)))
+ */
+export const persistently = <A, E extends KubeError.KubeError | Resource.DecodeError, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => Effect.retry(effect, { schedule: userRetry, while: retriable })
+
+/**
+ * The name of the i-th object of a kind.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * Fleet.name("b", 7) // "b-7"
+ */
+export const name = (prefix: string, i: number): string => `${prefix}-${i}`
+
+/**
+ * Applies a Widget with `message` as a user would.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * const write = Fleet.applyWidget("default", "w-1", "hello")
+ */
+export const applyWidget = (namespace: string, widget: string, message: string) =>
+  Effect.flatMap(Kube.Kube, (kube) =>
+    persistently(kube.apply(Widget, {
+      metadata: { name: widget, namespace },
+      spec: { replicas: 1, message }
+    }, { fieldManager: userManager, force: true })))
+
+/**
+ * Applies a Bucket, with labels, as a user would.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * const write = Fleet.applyBucket("default", "b-1", { round: "1" })
+ */
+export const applyBucket = (namespace: string, bucket: string, labels: Readonly<Record<string, string>> = {}) =>
+  Effect.flatMap(Kube.Kube, (kube) =>
+    persistently(kube.apply(Bucket, {
+      metadata: { name: bucket, namespace, labels },
+      spec: {}
+    }, { fieldManager: userManager, force: true })))
+
+/**
+ * Deletes a Bucket as a user would (already gone counts as deleted).
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * const remove = Fleet.deleteBucket("default", "b-1")
+ */
+export const deleteBucket = (namespace: string, bucket: string) =>
+  Effect.flatMap(Kube.Kube, (kube) =>
+    persistently(kube.delete(Bucket, bucket, namespace)).pipe(Effect.catchTag("NotFound", () => Effect.void)))
+
+/** What the user wants in the end. */
+export interface Desired {
+  /** Widget name to its last acknowledged message. */
+  readonly widgets: ReadonlyMap<string, string>
+  /** Buckets that must exist, each with exactly one external bucket. */
+  readonly buckets: ReadonlySet<string>
+}
+
+export interface Verdict {
+  /** Objects in their desired final state. */
+  readonly converged: number
+  /** External buckets beyond one per Bucket. */
+  readonly duplicates: number
+  /** External buckets whose Bucket no longer exists. */
+  readonly orphans: number
+  /** Objects whose stored spec is not what the user last wrote, or that vanished. */
+  readonly lostUpdates: number
+  /** Bucket objects still present though not desired (deleted but not finalized). */
+  readonly leftover: number
+  /** A few names that are not converged, for the failure message. */
+  readonly pending: ReadonlyArray<string>
+}
+
+const isReady = (object: { readonly status?: { readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string }> } | undefined }) =>
+  object.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true
+
+/**
+ * Compares the cluster and the object store with what the user wants.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * declare const store: import("@kubefx/example-buckets").ObjectStore.ObjectStore["Service"]
+ * const verdict = Fleet.verdict("default", { widgets: new Map([["w-1", "hello"]]), buckets: new Set() }, store)
+ */
+export const verdict = (namespace: string, desired: Desired, store: ObjectStore.ObjectStore["Service"]) =>
+  Effect.gen(function*() {
+    const kube = yield* Kube.Kube
+    const widgets = new Map((yield* persistently(kube.listAll(Widget, { namespace }))).items.map((w) => [w.metadata.name ?? "", w]))
+    const configMaps = new Map(
+      (yield* persistently(kube.listAll(Builtins.ConfigMap, { namespace }))).items.map((c) => [c.metadata.name ?? "", c])
+    )
+    const buckets = (yield* persistently(kube.listAll(Bucket, { namespace }))).items
+    const external = yield* Effect.orDie(store.list())
+
+    const pending: Array<string> = []
+    let converged = 0
+    let lostUpdates = 0
+    for (const [name, message] of desired.widgets) {
+      const widget = widgets.get(name)
+      if (widget === undefined || widget.spec.message !== message) lostUpdates++
+      const configMap = configMaps.get(configMapName({ metadata: { name } } as Widget))
+      const done = widget !== undefined && widget.spec.message === message && isReady(widget) &&
+        widget.status?.observedGeneration === widget.metadata.generation &&
+        widget.status?.configMapName === configMapName(widget) &&
+        configMap?.data?.message === message
+      if (done) converged++
+      else pending.push(`Widget ${name}`)
+    }
+
+    const owned = new Map<string, Array<string>>()
+    for (const bucket of external) owned.set(bucket.owner, [...(owned.get(bucket.owner) ?? []), bucket.id])
+    const live = new Set(buckets.map((b) => b.metadata.uid ?? ""))
+    let duplicates = 0
+    let orphans = 0
+    for (const [owner, ids] of owned) {
+      duplicates += ids.length - 1
+      if (!live.has(owner)) orphans++
+    }
+    let leftover = 0
+    const present = new Set<string>()
+    for (const bucket of buckets) {
+      const name = bucket.metadata.name ?? ""
+      present.add(name)
+      if (!desired.buckets.has(name)) {
+        leftover++
+        pending.push(`Bucket ${name} (deleted)`)
+        continue
+      }
+      const ids = owned.get(bucket.metadata.uid ?? "") ?? []
+      if (isReady(bucket) && ids.length === 1 && bucket.status?.bucketId === ids[0]) converged++
+      else pending.push(`Bucket ${name}`)
+    }
+    for (const name of desired.buckets) if (!present.has(name)) lostUpdates++
+    return { converged, duplicates, orphans, lostUpdates, leftover, pending: pending.slice(0, 5) } satisfies Verdict
+  })
+
+/**
+ * Whether a verdict is the desired state: everything converged, nothing duplicated, orphaned,
+ * left over or lost.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * Fleet.isDone({ converged: 2, duplicates: 0, orphans: 0, lostUpdates: 0, leftover: 0, pending: [] }, 2) // true
+ */
+export const isDone = (verdict: Verdict, objects: number): boolean =>
+  verdict.converged === objects && verdict.duplicates === 0 && verdict.orphans === 0 && verdict.lostUpdates === 0 &&
+  verdict.leftover === 0
