@@ -5,13 +5,12 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
-import { randomBytes } from "node:crypto"
 import * as Builtins from "./Builtins.ts"
-import * as Certificate from "./Certificate.ts"
 import * as Crds from "./Crds.ts"
 import * as Faults from "./Faults.ts"
 import * as GarbageCollector from "./GarbageCollector.ts"
 import * as Http from "./Http.ts"
+import * as Identity from "./Identity.ts"
 import * as Kubeconfig from "./Kubeconfig.ts"
 import * as Listener from "./Listener.ts"
 import * as Namespaces from "./Namespaces.ts"
@@ -33,9 +32,12 @@ export interface Options {
   readonly port?: number
   /** Address to bind (default 127.0.0.1). */
   readonly host?: string
-  /** The bearer token every request must carry (default: random per start). */
+  /** The bearer token every request must carry (default: random per start, or kept in `dataDir`). */
   readonly token?: string
-  /** Keep every acknowledged write in this directory and recover from it on start. */
+  /**
+   * Keep every acknowledged write in this directory and recover from it on start. The token and
+   * serving certificate are kept there too, so clients' kubeconfigs stay valid across restarts.
+   */
   readonly dataDir?: string
   /** Write a kubeconfig for the server here (mode 0600). */
   readonly kubeconfigPath?: string
@@ -100,8 +102,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const fail = (message: string) => new ApiServerError({ message })
 
   return yield* Effect.gen(function*() {
-    const token = options.token ?? randomBytes(24).toString("base64url")
     const host = options.host ?? "127.0.0.1"
+    // With a data directory, the token and certificate survive restarts with the data.
+    const identity = yield* Identity.load({
+      hosts: host === "0.0.0.0" || host === "::" ? [] : [host],
+      token: options.token,
+      dataDir: options.dataDir
+    }).pipe(Effect.mapError((e) => fail(e.message)))
+    const token = identity.token
     const initial = options.dataDir === undefined
       ? undefined
       : yield* Persistence.recover(options.dataDir).pipe(Effect.mapError((e) => fail(e.message)))
@@ -139,7 +147,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const namespaces = yield* Namespaces.controller(env)
 
     const openapi = ServedOpenApi.make(registry)
-    const certificate = Certificate.selfSigned(host === "0.0.0.0" || host === "::" ? [] : [host])
+    const certificate = identity.certificate
     let address = ""
     const handler = yield* NodeHttpServer.makeHandler(
       Http.handler({

@@ -29,11 +29,11 @@ export const command = Command.make(
       Flag.withDefault(defaultKubeconfig)
     ),
     dataDir: Flag.String("data-dir").pipe(
-      Flag.withDescription("Persist every acknowledged write here and recover from it on start"),
+      Flag.withDescription("Persist every acknowledged write (and the token and certificate) here and recover from it on start"),
       Flag.optional
     ),
     token: Flag.String("token").pipe(
-      Flag.withDescription("Bearer token clients must send (default: random per start)"),
+      Flag.withDescription("Bearer token clients must send (default: random per start, or the one kept in --data-dir)"),
       Flag.optional
     )
   },
