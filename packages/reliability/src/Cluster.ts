@@ -82,29 +82,34 @@ export const prepare = (namespace: string, resources: ReadonlyArray<Crd.CustomRe
     yield* kube.create(Builtins.Namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } })
   })
 
-/** Log lines by level, and the last few errors. */
+/** Log lines by level, lines matching each watched pattern, and the last few errors. */
 export interface LogCounts {
   readonly byLevel: Record<string, number>
+  readonly matched: Record<string, number>
   readonly lastErrors: Array<string>
 }
 
 /**
  * A logger that only counts: the operator's expected errors stay out of the test output, and the
- * counts (with the last few error messages) go to the report.
+ * counts (lines by level, lines matching `patterns`, the last few error messages) go to the report.
  *
  * @example
  * import { Effect } from "effect"
  * import * as Cluster from "./Cluster.ts"
- * const { counts, layer } = Cluster.countingLogger()
+ * const { counts, layer } = Cluster.countingLogger({ relists: /relisting/ })
  * const quiet = Effect.logError("boom").pipe(Effect.provide(layer))
  */
-export const countingLogger = () => {
-  const counts: LogCounts = { byLevel: {}, lastErrors: [] }
+export const countingLogger = (patterns: Readonly<Record<string, RegExp>> = {}) => {
+  const counts: LogCounts = { byLevel: {}, matched: {}, lastErrors: [] }
   const logger = Logger.make((options) => {
     const level = options.logLevel
+    const text = Array.isArray(options.message) ? options.message.map(String).join(" ") : String(options.message)
     counts.byLevel[level] = (counts.byLevel[level] ?? 0) + 1
+    for (const [name, pattern] of Object.entries(patterns)) {
+      if (pattern.test(text)) counts.matched[name] = (counts.matched[name] ?? 0) + 1
+    }
     if (level === "Error" || level === "Fatal") {
-      counts.lastErrors.push(String(Array.isArray(options.message) ? options.message.join(" ") : options.message).slice(0, 300))
+      counts.lastErrors.push(text.slice(0, 300))
       if (counts.lastErrors.length > 5) counts.lastErrors.shift()
     }
   })

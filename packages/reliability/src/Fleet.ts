@@ -98,10 +98,85 @@ export interface Desired {
   readonly widgets: ReadonlyMap<string, string>
   /** Buckets that must exist, each with exactly one external bucket. */
   readonly buckets: ReadonlySet<string>
+  /** Buckets that must be gone (their external bucket too). */
+  readonly deleted?: ReadonlySet<string> | undefined
 }
 
+/** The desired state as the user's acknowledged writes build it up. */
+export interface Tracked extends Desired {
+  readonly widgets: Map<string, string>
+  readonly buckets: Set<string>
+  readonly deleted: Set<string>
+}
+
+/**
+ * An empty desired state, filled by `create`, `change` and `remove`.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * const desired = Fleet.tracked()
+ */
+export const tracked = (): Tracked => ({ widgets: new Map(), buckets: new Set(), deleted: new Set() })
+
+const concurrency = 16
+
+/**
+ * Creates `widgets` Widgets (message "first") and `buckets` Buckets, recording each acknowledged write.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * const desired = Fleet.tracked()
+ * const write = Fleet.create("default", { widgets: 10, buckets: 10 }, desired)
+ */
+export const create = (namespace: string, counts: { readonly widgets: number; readonly buckets: number }, desired: Tracked) =>
+  Effect.andThen(
+    Effect.forEach(Array.from({ length: counts.widgets }, (_, i) => name("w", i)), (widget) =>
+      Effect.andThen(applyWidget(namespace, widget, "first"), Effect.sync(() => desired.widgets.set(widget, "first"))), {
+      concurrency,
+      discard: true
+    }),
+    Effect.forEach(Array.from({ length: counts.buckets }, (_, i) => name("b", i)), (bucket) =>
+      Effect.andThen(applyBucket(namespace, bucket), Effect.sync(() => desired.buckets.add(bucket))), { concurrency, discard: true })
+  )
+
+/**
+ * Changes everything: a new message for every Widget (a new generation), a label on every Bucket.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * declare const desired: Fleet.Tracked
+ * const write = Fleet.change("default", "second", desired)
+ */
+export const change = (namespace: string, message: string, desired: Tracked) =>
+  Effect.andThen(
+    Effect.forEach([...desired.widgets.keys()], (widget) =>
+      Effect.andThen(applyWidget(namespace, widget, message), Effect.sync(() => desired.widgets.set(widget, message))), {
+      concurrency,
+      discard: true
+    }),
+    Effect.forEach([...desired.buckets], (bucket) => applyBucket(namespace, bucket, { message }), { concurrency, discard: true })
+  )
+
+/**
+ * Deletes the first `n` Buckets still desired.
+ *
+ * @example
+ * import * as Fleet from "./Fleet.ts"
+ * declare const desired: Fleet.Tracked
+ * const write = Fleet.remove("default", 10, desired)
+ */
+export const remove = (namespace: string, n: number, desired: Tracked) =>
+  Effect.forEach([...desired.buckets].slice(0, n), (bucket) =>
+    Effect.andThen(
+      deleteBucket(namespace, bucket),
+      Effect.sync(() => {
+        desired.buckets.delete(bucket)
+        desired.deleted.add(bucket)
+      })
+    ), { concurrency, discard: true })
+
 export interface Verdict {
-  /** Objects in their desired final state. */
+  /** Objects in their desired final state (a deleted Bucket: gone). */
   readonly converged: number
   /** External buckets beyond one per Bucket. */
   readonly duplicates: number
@@ -119,22 +194,22 @@ const isReady = (object: { readonly status?: { readonly conditions?: ReadonlyArr
   object.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true
 
 /**
- * Compares the cluster and the object store with what the user wants.
+ * Compares the cluster and the object store with what the user wants; without a store, only Widgets.
  *
  * @example
  * import * as Fleet from "./Fleet.ts"
  * declare const store: import("@kubefx/example-buckets").ObjectStore.ObjectStore["Service"]
  * const verdict = Fleet.verdict("default", { widgets: new Map([["w-1", "hello"]]), buckets: new Set() }, store)
  */
-export const verdict = (namespace: string, desired: Desired, store: ObjectStore.ObjectStore["Service"]) =>
+export const verdict = (namespace: string, desired: Desired, store?: ObjectStore.ObjectStore["Service"] | undefined) =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
     const widgets = new Map((yield* persistently(kube.listAll(Widget, { namespace }))).items.map((w) => [w.metadata.name ?? "", w]))
     const configMaps = new Map(
       (yield* persistently(kube.listAll(Builtins.ConfigMap, { namespace }))).items.map((c) => [c.metadata.name ?? "", c])
     )
-    const buckets = (yield* persistently(kube.listAll(Bucket, { namespace }))).items
-    const external = yield* Effect.orDie(store.list())
+    const buckets = store === undefined ? [] : (yield* persistently(kube.listAll(Bucket, { namespace }))).items
+    const external = store === undefined ? [] : yield* Effect.orDie(store.list())
 
     const pending: Array<string> = []
     let converged = 0
@@ -175,6 +250,7 @@ export const verdict = (namespace: string, desired: Desired, store: ObjectStore.
       else pending.push(`Bucket ${name}`)
     }
     for (const name of desired.buckets) if (!present.has(name)) lostUpdates++
+    for (const name of desired.deleted ?? []) if (!present.has(name)) converged++
     return { converged, duplicates, orphans, lostUpdates, leftover, pending: pending.slice(0, 5) } satisfies Verdict
   })
 

@@ -64,18 +64,11 @@ describe("faults", () => {
         }
       }))
 
-      const desired = { widgets: new Map<string, string>(), buckets: new Set<string>() }
-      const user = Effect.gen(function*() {
-        yield* Effect.forEach(Array.from({ length: widgets }, (_, i) => Fleet.name("w", i)), (name) =>
-          Effect.andThen(Fleet.applyWidget(namespace, name, "first"), Effect.sync(() => desired.widgets.set(name, "first"))), { concurrency: 16, discard: true })
-        yield* Effect.forEach(Array.from({ length: buckets }, (_, i) => Fleet.name("b", i)), (name) =>
-          Effect.andThen(Fleet.applyBucket(namespace, name), Effect.sync(() => desired.buckets.add(name))), { concurrency: 16, discard: true })
-        // Changes while the first reconciles run: a new message for every Widget, a label on every Bucket.
-        yield* Effect.forEach(desired.widgets.keys(), (name) =>
-          Effect.andThen(Fleet.applyWidget(namespace, name, "second"), Effect.sync(() => desired.widgets.set(name, "second"))), { concurrency: 16, discard: true })
-        yield* Effect.forEach(desired.buckets, (name) => Fleet.applyBucket(namespace, name, { round: "1" }), { concurrency: 16, discard: true })
-      }).pipe(Effect.provideService(Kube.Kube, Observed.client(kube, seen)))
-      yield* user
+      const desired = Fleet.tracked()
+      yield* Effect.andThen(Fleet.create(namespace, { widgets, buckets }, desired), Fleet.change(namespace, "second", desired)).pipe(
+        Effect.provideService(Kube.Kube, Observed.client(kube, seen))
+      )
+
       const check = Fleet.verdict(namespace, desired, store).pipe(Effect.provideService(Kube.Kube, kube))
       const verdict = yield* check.pipe(
         Effect.repeat({
