@@ -266,6 +266,20 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       )
     )
 
+    // A secondary kind that becomes served (its CRD installed after the controller started) can
+    // activate nodes of every primary: reconcile them all.
+    const servedEvents = [...owned, ...watched.map((w) => w.informer)].map((informer) =>
+      informer.servedChanges.pipe(
+        Stream.changes,
+        Stream.drop(1),
+        Stream.filter((served) => served),
+        Stream.flatMap(() =>
+          Stream.fromIterable(primary.keys().map((key) =>
+            Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} now served` })))
+        )
+      )
+    )
+
     const ownerReferenceOf = (object: A): ObjectMeta.OwnerReference => ({
       apiVersion: resource.apiVersion,
       kind: resource.kind,
@@ -376,7 +390,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
     const engine = yield* Engine.make({
       name: options.name,
       reconcile: reconcileKey,
-      source: Stream.mergeAll([primaryEvents, ...ownedEvents, ...watchedEvents], { concurrency: "unbounded" }),
+      source: Stream.mergeAll([primaryEvents, ...ownedEvents, ...watchedEvents, ...servedEvents], { concurrency: "unbounded" }),
       concurrency: options.concurrency,
       retryPolicy: options.retryPolicy as RetryPolicy.RetryPolicy<Engine.RunFailure<E | KubeError.KubeError | Resource.DecodeError>> | undefined,
       rateLimit: options.rateLimit,

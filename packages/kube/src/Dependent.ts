@@ -329,3 +329,22 @@ export const statefulSetReady = (statefulSet: Builtins.StatefulSet): boolean => 
     (status?.readyReplicas ?? 0) >= replicas &&
     (status?.updatedReplicas ?? 0) >= replicas
 }
+
+/**
+ * An activation condition: the node takes part only while the server serves `resource` (its CRD is
+ * installed). The controller must own or watch the kind; its informer tolerates a missing CRD and the
+ * controller reconciles every primary again when the kind appears.
+ *
+ * @example
+ * import { Dependent } from "@kubefx/kube"
+ * declare const ServiceMonitor: import("@kubefx/kube").Resource.Resource<any>
+ * const monitor = Dependent.make({
+ *   name: "monitor",
+ *   resource: ServiceMonitor,
+ *   activeWhen: Dependent.whenServed(ServiceMonitor),
+ *   desired: (site) => ({ metadata: { name: site.metadata.name! }, spec: { endpoints: [{ port: "http" }] } })
+ * })
+ */
+export const whenServed = <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>) =>
+<P extends ObjectMeta.KubeObject>(_primary: P, context: Controller.Context<P>): boolean =>
+  context.informer(resource)?.served() ?? false

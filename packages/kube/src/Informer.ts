@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Effect, Latch, PubSub, Scope, Stream } from "effect"
+import { Deferred, Effect, Latch, PubSub, Scope, Stream, SubscriptionRef } from "effect"
 import type * as Kube from "./Kube.ts"
 import * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
@@ -30,6 +30,13 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
   /** Whether the first list has been loaded. */
   readonly hasSynced: () => boolean
   readonly awaitSynced: Effect.Effect<void>
+  /**
+   * Whether the server serves the kind. An informer on a kind whose CRD is not installed is synced
+   * and empty, and becomes served (with its objects) once the CRD appears.
+   */
+  readonly served: () => boolean
+  /** The served state, now and at every change. */
+  readonly servedChanges: Stream.Stream<boolean>
   /**
    * Every cached object as `Added`, then every change, for as long as the stream is consumed.
    * Subscribers never miss a change; they may see one twice.
@@ -83,7 +90,14 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const waiters = new Map<string, Array<{ readonly version: number; readonly done: Deferred.Deferred<void> }>>()
     const changes = yield* PubSub.unbounded<Change<A>>()
     const synced = yield* Latch.make(false)
+    const served = yield* SubscriptionRef.make(true)
     let hasSynced = false
+    const markSynced = () => {
+      if (!hasSynced) {
+        hasSynced = true
+        synced.openUnsafe()
+      }
+    }
 
     const indexAdd = (index: Map<string, Set<string>>, term: string, key: string) => {
       let keys = index.get(term)
@@ -133,6 +147,18 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const apply = (event: Watcher.Event<A>): Effect.Effect<void> =>
       Effect.suspend(() => {
         const out: Array<Change<A>> = []
+        if (event._tag === "NotServed") {
+          for (const [key, object] of objects) {
+            remove(key, object)
+            release(key, undefined)
+            out.push({ _tag: "Deleted", object })
+          }
+          // The served state is set before the informer reports itself synced.
+          return SubscriptionRef.set(served, false).pipe(
+            Effect.andThen(Effect.sync(markSynced)),
+            Effect.andThen(out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out)))
+          )
+        }
         if (event._tag === "Listed") {
           const seen = new Set<string>()
           for (const object of event.objects) {
@@ -149,10 +175,6 @@ export const make = <A extends ObjectMeta.KubeObject>(
             release(key, undefined)
             out.push({ _tag: "Deleted", object })
           }
-          if (!hasSynced) {
-            hasSynced = true
-            synced.openUnsafe()
-          }
         } else {
           const object = event.object
           const key = ObjectMeta.key(object)
@@ -166,7 +188,10 @@ export const make = <A extends ObjectMeta.KubeObject>(
             out.push(previous === undefined ? { _tag: "Added", object } : { _tag: "Updated", previous, object })
           }
         }
-        return out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out))
+        const publish = out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out))
+        return event._tag === "Listed"
+          ? SubscriptionRef.set(served, true).pipe(Effect.andThen(Effect.sync(markSynced)), Effect.andThen(publish))
+          : publish
       })
 
     yield* Watcher.watch(resource, { ...options, transform }).pipe(Stream.runForEach(apply), Effect.forkScoped)
@@ -199,6 +224,8 @@ export const make = <A extends ObjectMeta.KubeObject>(
       size: () => objects.size,
       hasSynced: () => hasSynced,
       awaitSynced: synced.await,
+      served: () => SubscriptionRef.getUnsafe(served),
+      servedChanges: SubscriptionRef.changes(served),
       changes: Stream.unwrap(Effect.gen(function*() {
         const subscription = yield* PubSub.subscribe(changes)
         const snapshot = Array.from(objects.values(), (object): Change<A> => ({ _tag: "Added", object }))

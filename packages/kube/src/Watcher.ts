@@ -16,6 +16,11 @@ export type Event<A> =
   /** A full list: the complete current state (the first one, and after every relist). */
   | { readonly _tag: "Listed"; readonly objects: ReadonlyArray<A>; readonly resourceVersion: string }
   | { readonly _tag: "Added" | "Modified" | "Deleted"; readonly object: A }
+  /**
+   * The server does not serve the kind (its CRD is not installed, or was deleted): no objects. The
+   * watcher keeps listing with backoff and sends `Listed` once the kind appears.
+   */
+  | { readonly _tag: "NotServed" }
 
 export interface Options<A = never> {
   readonly namespace?: string | undefined
@@ -71,6 +76,7 @@ export const watch = <A extends ObjectMeta.KubeObject>(
       const list = Effect.gen(function*() {
         const listed = yield* kube.listAll(resource, { ...select, limit: options.pageSize ?? 500, skipUndecodable: true })
         version = listed.resourceVersion
+        notServed = false
         const objects = transform === undefined ? listed.items : listed.items.map(transform)
         yield* Queue.offer(queue, { _tag: "Listed", objects, resourceVersion: listed.resourceVersion })
       })
@@ -103,7 +109,15 @@ export const watch = <A extends ObjectMeta.KubeObject>(
         yield* Effect.sleep(Duration.millis(jittered))
       })
 
+      let notServed = false
       const onError = (error: KubeError.KubeError | Resource.DecodeError | Inactive) => {
+        if (error._tag === "NotFound") {
+          // The kind is not served (yet). Say so once, then look again now and then.
+          version = undefined
+          const announce = notServed ? Effect.void : Queue.offer(queue, { _tag: "NotServed" } as const)
+          notServed = true
+          return Effect.andThen(announce, backoff)
+        }
         if (error._tag === "Gone") {
           version = undefined
           return Effect.logInfo(`${resource.kind} watch expired (410); relisting`)
