@@ -139,6 +139,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const watches = Watch.make({
       store,
       faults,
+      durable: env.durable,
       ...(options.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
       ...(options.watchBufferSize === undefined ? {} : { bufferSize: options.watchBufferSize })
     })

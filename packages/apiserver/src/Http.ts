@@ -383,6 +383,8 @@ const resourceRequest = Effect.fnUntraced(function*(
   switch (verb) {
     case "get": {
       const object = yield* Rest.get(env, target)
+      // Reads show only durable writes, so no client ever holds a revision a crash could lose.
+      yield* env.durable(Number(KubeObject.meta(object).resourceVersion ?? 0))
       if (sub === "scale") return jsonResponse(200, Scale.toScale(resource, object))
       return jsonResponse(200, asTable ? Table.fromObjects(resource, [object], undefined) : object)
     }
@@ -395,6 +397,7 @@ const resourceRequest = Effect.fnUntraced(function*(
         resourceVersion: query.get("resourceVersion") ?? undefined,
         resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined
       })
+      yield* env.durable(listed.revision)
       const metadata = {
         resourceVersion: String(listed.revision),
         ...(listed.continue === undefined ? {} : { continue: listed.continue }),

@@ -5,7 +5,8 @@
  *
  * Writers never wait for watchers: each watch has a bounded buffer that events are put into
  * synchronously; a watcher that falls `bufferSize` events behind is dropped with a 410 ERROR
- * event (its client relists) instead of holding memory without bound.
+ * event (its client relists) instead of holding memory without bound. With a data directory an
+ * event is sent only once its write is durable, as etcd sends only committed revisions.
  */
 import { Cause, Effect, Queue, Schedule, Stream } from "effect"
 import type * as Faults from "./Faults.ts"
@@ -23,6 +24,12 @@ export interface Options {
   readonly bookmarkIntervalMs?: number
   /** Events a watch may fall behind before it is dropped (default 10,000). */
   readonly bufferSize?: number
+  /**
+   * Completes once the write at `revision` is durable (with a data directory). Nothing is sent
+   * before: a client that saw a revision a crash then lost would resume after a revision the
+   * restarted server hands out again, and miss those writes.
+   */
+  readonly durable?: ((revision: number) => Effect.Effect<void, Status.ApiError>) | undefined
 }
 
 export interface Request {
@@ -69,6 +76,15 @@ export const parseResourceVersion = (
     : Effect.fail(Status.badRequest(`resourceVersion: Invalid value: "${value}": must be a non-negative integer`))
 }
 
+const highest = (items: ReadonlyArray<Item>): number => {
+  let revision = 0
+  for (const item of items) {
+    if (item.type === "BOOKMARK") revision = Math.max(revision, item.revision)
+    else if (item.type !== "ERROR") revision = Math.max(revision, Number(KubeObject.meta(item.object).resourceVersion ?? 0))
+  }
+  return revision
+}
+
 /**
  * The watch machinery of one server.
  *
@@ -89,6 +105,7 @@ export const parseResourceVersion = (
  */
 export const make = (options: Options): Watches => {
   const { faults, store } = options
+  const durable = options.durable ?? (() => Effect.void)
   const bookmarkInterval = options.bookmarkIntervalMs ?? 5_000
   const bufferSize = options.bufferSize ?? 10_000
   // One encoding per stored object, resource and representation, however many watchers get it.
@@ -237,8 +254,15 @@ export const make = (options: Options): Watches => {
       const head: Array<Item> = snapshot.map((object) => ({ type: "ADDED", object }))
       if (request.sendInitialEvents === true) head.push({ type: "BOOKMARK", revision: startRevision, initialEnd: true })
       const deliver = (items: ReadonlyArray<Item>) =>
-        faults.awaitDelivery(handle).pipe(
-          Effect.as([Buffer.from(items.map(encode).join("")) as Uint8Array] as const)
+        durable(highest(items)).pipe(
+          Effect.andThen(faults.awaitDelivery(handle)),
+          Effect.as([Buffer.from(items.map(encode).join("")) as Uint8Array] as const),
+          Effect.catch((error) =>
+            Effect.sync(() => {
+              stop()
+              return [Buffer.from(encode({ type: "ERROR", error })) as Uint8Array] as const
+            })
+          )
         )
       const tail = Stream.suspend(() =>
         terminal === undefined ? Stream.empty : Stream.succeed(Buffer.from(encode(terminal)) as Uint8Array)
