@@ -7,8 +7,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Widgets from "@kubefx/example-widgets"
-import { Builtins, Kube, Operator } from "@kubefx/kube"
+import { Builtins, Kube, ObjectMeta, Operator } from "@kubefx/kube"
 import { Effect, Fiber, Schedule } from "effect"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Cluster from "../src/Cluster.ts"
 import * as Fleet from "../src/Fleet.ts"
@@ -18,6 +19,16 @@ import * as Report from "../src/Report.ts"
 const writers = 8
 const widgetsPerWriter = 10
 const namespace = "restart"
+
+/** The last revision a data dir holds: its snapshot's, or the last complete log record's. */
+const durableRevision = (dataDir: string): number => {
+  const snapshot = join(dataDir, "snapshot.json")
+  let revision = existsSync(snapshot) ? (JSON.parse(readFileSync(snapshot, "utf8")) as { revision: number }).revision : 0
+  const log = join(dataDir, "log.ndjson")
+  const lines = existsSync(log) ? readFileSync(log, "utf8").split("\n").slice(0, -1) : []
+  for (const line of lines) revision = Math.max(revision, (JSON.parse(line) as { r: number }).r)
+  return revision
+}
 
 describe("api server restart", () => {
   it.live("SIGKILL and restart on the same data dir: no acknowledged write lost, the operator relists and converges", (ctx) =>
@@ -32,7 +43,7 @@ describe("api server restart", () => {
       yield* Cluster.prepare(namespace, [Widgets.Widget]).pipe(Effect.provideService(Kube.Kube, kube))
 
       const logs = Cluster.countingLogger({ relists: /relisting/, watchFailures: /watch failed/ })
-      yield* Operator.start(Operator.make({ name: "reliability-restart", controllers: [Widgets.definition], http: false, shutdownTimeout: "1 second" })).pipe(
+      const operator = yield* Operator.start(Operator.make({ name: "reliability-restart", controllers: [Widgets.definition], http: false, shutdownTimeout: "1 second" })).pipe(
         Effect.provideService(Kube.Kube, kube),
         Effect.provide(logs.layer)
       )
@@ -66,6 +77,11 @@ describe("api server restart", () => {
       yield* Effect.sleep("2 seconds")
       const writesBeforeKill = writes
       const killed = yield* first.child.kill("SIGKILL")
+      // The highest revision the operator's caches hold, against the last one the data dir kept:
+      // a client must never have seen a write the crash lost.
+      const seenByOperator = Math.max(0, ...(operator.controllers[0]?.controller()?.informers ?? []).flatMap((informer) =>
+        informer.list().map((object) => ObjectMeta.version(object))))
+      const kept = durableRevision(serverOptions.dataDir)
       const second = yield* Processes.apiserver({ ...serverOptions, port: first.port })
       const downMillis = Date.now() - killed.at
       yield* Effect.sleep("2 seconds")
@@ -98,6 +114,8 @@ describe("api server restart", () => {
         configMapsAcknowledged: entries.size,
         downMillis,
         restartedOnPort: second.port,
+        highestRevisionSeenByOperator: seenByOperator,
+        lastRevisionKeptByTheDataDir: kept,
         lost: [...lostWidgets, ...lostEntries].slice(0, 5),
         operatorRelists: logs.counts.matched.relists ?? 0,
         operatorWatchFailures: logs.counts.matched.watchFailures ?? 0,
@@ -106,6 +124,7 @@ describe("api server restart", () => {
       }
       assert.strictEqual(second.port, first.port)
       assert.isAbove(writes, writesBeforeKill)
+      assert.isAtMost(seenByOperator, kept, "the operator saw a write the crash lost")
       assert.deepStrictEqual(lostWidgets, [])
       assert.deepStrictEqual(lostEntries, [])
       assert.deepStrictEqual(verdict.pending, [])
