@@ -7,7 +7,7 @@
 import { ApiServer, type Faults } from "@kubefx/apiserver"
 import { ObjectStore, objectStoreLayer } from "@kubefx/example-buckets"
 import { Builtins, Crd, Kube } from "@kubefx/kube"
-import { Context, Effect, Layer, Logger } from "effect"
+import { Context, Effect, Layer, Logger, References } from "effect"
 import { HttpServer } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -61,7 +61,8 @@ export const embedded = (options: Omit<ApiServer.Options, "port" | "kubeconfigPa
  */
 export const objectStore = (latency: `${number} millis`) =>
   Effect.gen(function*() {
-    const context = yield* Layer.build(ObjectStore.server({ latency }))
+    // Without its "Listening on" line in the test output.
+    const context = yield* Layer.build(ObjectStore.server({ latency })).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
     const url = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
     const store = Context.get(yield* Layer.build(objectStoreLayer(url)), ObjectStore.ObjectStore)
     return { url, store }
