@@ -21,17 +21,24 @@ const claim = (ns: string, name: string, size = 1): Claim => ({
   spec: { size }
 })
 
+/** A fresh namespace with the Claim CRD, a synced informer of its Claims, and an overlay over it. */
+const claims = (options: OverlayCache.Options) =>
+  Effect.gen(function*() {
+    yield* installCrd(Claim)
+    const ns = yield* namespace
+    const kube = yield* Kube.Kube
+    const informer = yield* Informer.make(Claim, { namespace: ns })
+    const overlay = yield* OverlayCache.make(informer, options)
+    yield* informer.awaitSynced
+    return { ns, kube, informer, overlay }
+  })
+
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCache", (it) => {
   it.effect("on a conflict waits for the informer, applies again on the newer version, and caches the result", () =>
     Effect.gen(function*() {
       const { server } = yield* TestCluster
       if (server === undefined) return
-      yield* installCrd(Claim)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const informer = yield* Informer.make(Claim, { namespace: ns })
-      const overlay = yield* OverlayCache.make(informer, { fieldManager: "claims" })
-      yield* informer.awaitSynced
+      const { ns, kube, informer, overlay } = yield* claims({ fieldManager: "claims" })
       const original = yield* kube.create(Claim, claim(ns, "a"))
       const key = ObjectMeta.key(original)
       yield* informer.awaitNewerThan(key, ObjectMeta.version(original) - 1)
@@ -64,13 +71,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
     Effect.gen(function*() {
       const { server } = yield* TestCluster
       if (server === undefined) return
-      yield* installCrd(Claim)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const informer = yield* Informer.make(Claim, { namespace: ns })
       // Waiting for the informer would outlast the test: nothing newer ever comes.
-      const overlay = yield* OverlayCache.make(informer, { fieldManager: "claims", conflictWait: "1 hour" })
-      yield* informer.awaitSynced
+      const { ns, kube, informer, overlay } = yield* claims({ fieldManager: "claims", conflictWait: "1 hour" })
       const original = yield* kube.create(Claim, claim(ns, "spurious"))
       yield* informer.awaitNewerThan(ObjectMeta.key(original), ObjectMeta.version(original) - 1)
       // Every status write is answered 409 until the retry clears the fault.
