@@ -119,7 +119,8 @@ export const countingLogger = (patterns: Readonly<Record<string, RegExp>> = {}) 
 
 /**
  * Counts the faults an in-process server injects, by HTTP status ("500", "503", "409", "429") and
- * "delayed", by wrapping its decision: the figures are what the server did, not what was asked.
+ * "delayed", and all "requests", by wrapping its decision: the figures are what the server did,
+ * not what was asked.
  *
  * @example
  * import * as Cluster from "./Cluster.ts"
@@ -134,6 +135,7 @@ export const countInjected = (faults: Faults.Faults): Record<string, number> => 
   const decide = faults.decide
   ;(faults as { decide: Faults.Faults["decide"] }).decide = (request) => {
     const decision = decide(request)
+    add("requests")
     if (decision.error !== undefined) add(String(decision.error.code))
     if (decision.delayMs > 0) add("delayed")
     return decision

@@ -33,6 +33,8 @@ export interface Result extends Entry {
 
 export interface Report {
   readonly generatedAt: string
+  /** Every scenario of the run passed. */
+  readonly passed: boolean
   readonly environment: { readonly node: string; readonly cpus: number; readonly platform: string }
   readonly scenarios: ReadonlyArray<Result>
 }
@@ -96,6 +98,7 @@ export const count = (entry: Entry, kind: string, n = 1): void => {
  */
 export const make = (scenarios: ReadonlyArray<Result>): Report => ({
   generatedAt: new Date().toISOString(),
+  passed: scenarios.every((scenario) => scenario.passed),
   environment: { node: process.version, cpus: cpus().length, platform: process.platform },
   scenarios
 })

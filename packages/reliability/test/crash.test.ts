@@ -41,7 +41,13 @@ describe("crash", () => {
       let operator = yield* start
       const random = Faults.random(seed)
       const desired = Fleet.tracked()
-      const kills: Array<{ readonly phase: string; readonly afterMillis: number; readonly pid: number; readonly restartMillis: number }> = []
+      const kills: Array<{
+        readonly phase: string
+        readonly afterMillis: number
+        readonly pid: number
+        readonly externalBucketsAtKill: number
+        readonly restartMillis: number
+      }> = []
       const phases = [
         { name: "create", writes: Fleet.create(namespace, { widgets, buckets }, desired) },
         { name: "change", writes: Fleet.change(namespace, "second", desired) },
@@ -54,8 +60,9 @@ describe("crash", () => {
         const killedAt = Date.now()
         const pid = operator.pid
         yield* operator.kill("SIGKILL")
+        const externalBucketsAtKill = (yield* Effect.orDie(store.list())).length
         operator = yield* start
-        kills.push({ phase: phase.name, afterMillis: killedAt - phaseStart, pid, restartMillis: Date.now() - killedAt })
+        kills.push({ phase: phase.name, afterMillis: killedAt - phaseStart, pid, externalBucketsAtKill, restartMillis: Date.now() - killedAt })
         yield* Fiber.join(writes)
       }
 

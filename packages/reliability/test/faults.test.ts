@@ -83,8 +83,10 @@ describe("faults", () => {
       entry.converged = verdict.converged
       entry.duplicates = verdict.duplicates
       entry.lostUpdates = verdict.lostUpdates
-      for (const [kind, n] of Object.entries(injected)) Report.count(entry, kind === "delayed" ? "delayed requests" : `HTTP ${kind}`, n)
+      const { requests, ...faults } = injected
+      for (const [kind, n] of Object.entries(faults)) Report.count(entry, kind === "delayed" ? "delayed requests" : `HTTP ${kind}`, n)
       entry.details = {
+        requests,
         failuresSeenByClients: seen,
         orphans: verdict.orphans,
         pending: verdict.pending,
