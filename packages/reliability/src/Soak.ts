@@ -40,6 +40,8 @@ export interface Growth {
   readonly late: number
   readonly allowed: number
   readonly grew: boolean
+  /** The least-squares trend over the samples after warm-up, per minute. */
+  readonly perMinute: number
 }
 
 export interface Result {
@@ -81,8 +83,19 @@ export const growth = (samples: ReadonlyArray<Sample>, warmup: number): Readonly
     const earlyPeak = Math.max(...early.map((s) => s[metric]))
     const latePeak = Math.max(...late.map((s) => s[metric]))
     const allowed = tolerance[metric](earlyPeak)
-    return { metric, early: earlyPeak, late: latePeak, allowed, grew: latePeak > earlyPeak + allowed }
+    const perMinute = Math.round(trend(steady.map((s) => [s.at / 60, s[metric]] as const)) * 100) / 100
+    return { metric, early: earlyPeak, late: latePeak, allowed, grew: latePeak > earlyPeak + allowed, perMinute }
   })
+}
+
+const trend = (points: ReadonlyArray<readonly [number, number]>): number => {
+  const n = points.length
+  if (n < 2) return 0
+  const meanX = points.reduce((sum, [x]) => sum + x, 0) / n
+  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / n
+  const covariance = points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0)
+  const variance = points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0)
+  return variance === 0 ? 0 : covariance / variance
 }
 
 const collect = (global as { gc?: () => void }).gc

@@ -29,7 +29,7 @@ const program = Soak.run({
 
 Effect.runPromise(Effect.scoped(program)).then((result) => {
   for (const g of result.growth) {
-    console.log(`${g.metric}: peak ${g.early} early, ${g.late} late (allowed +${Math.round(g.allowed)}) ${g.grew ? "GREW" : "ok"}`)
+    console.log(`${g.metric}: peak ${g.early} early, ${g.late} late (allowed +${Math.round(g.allowed)}), trend ${g.perMinute}/min: ${g.grew ? "GREW" : "ok"}`)
   }
   console.log(`converged ${result.converged}/${result.objects}, duplicates ${result.duplicates}, orphans ${result.orphans}, ${result.operations} operations`)
   console.log(result.passed ? "soak: passed" : "soak: FAILED")
