@@ -24,28 +24,82 @@ const ageColumn = {
 }
 
 /**
- * The value at a printer column's JSONPath (`.spec.replicas`, `.status.conditions[0].type`,
- * optionally wrapped in `{}`), or undefined.
+ * The value at a printer column's JSONPath, or undefined: the first match, as the API server prints
+ * a column. Supports the subset printer columns use: `.field`, `['field']`, `[n]` (negative counts
+ * from the end), `[*]`, and filters `[?(@.path == "value")]` / `!=` (strings, numbers, booleans),
+ * optionally wrapped in `{}`.
  *
  * @example
  * import * as Table from "./Table.ts"
  * Table.evaluate({ spec: { ports: [{ port: 80 }] } }, "{.spec.ports[0].port}") // 80
+ * Table.evaluate({ status: { conditions: [{ type: "Ready", status: "True" }] } },
+ *   '.status.conditions[?(@.type=="Ready")].status') // "True"
  */
-export const evaluate = (object: unknown, jsonPath: string): unknown => {
-  const path = jsonPath.trim().replace(/^\{/, "").replace(/\}$/, "")
-  const tokens = path.match(/[^.[\]]+|\[\d+\]/g) ?? []
-  let current: unknown = object
-  for (const token of tokens) {
-    if (token.startsWith("[")) {
-      const i = Number(token.slice(1, -1))
-      current = Array.isArray(current) ? current[i] : undefined
+export const evaluate = (object: unknown, jsonPath: string): unknown =>
+  matches([object], jsonPath.trim().replace(/^\{/, "").replace(/\}$/, ""))[0]
+
+type Step =
+  | { readonly _tag: "Field"; readonly name: string }
+  | { readonly _tag: "Index"; readonly index: number }
+  | { readonly _tag: "All" }
+  | { readonly _tag: "Filter"; readonly path: string; readonly equal: boolean; readonly value: unknown }
+
+const steps = (path: string): ReadonlyArray<Step> => {
+  const out: Array<Step> = []
+  let i = 0
+  while (i < path.length) {
+    if (path[i] === ".") {
+      const name = /^[^.[]+/.exec(path.slice(i + 1))?.[0] ?? ""
+      if (name !== "") out.push({ _tag: "Field", name })
+      i += 1 + name.length
+    } else if (path[i] === "[") {
+      const close = path.startsWith("[?(", i) ? path.indexOf(")]", i) + 1 : path.indexOf("]", i)
+      if (close <= i) return out
+      const inner = path.slice(i + 1, close)
+      i = close + 1
+      if (inner === "*") out.push({ _tag: "All" })
+      else if (/^-?\d+$/.test(inner)) out.push({ _tag: "Index", index: Number(inner) })
+      else if (/^['"].*['"]$/.test(inner)) out.push({ _tag: "Field", name: inner.slice(1, -1) })
+      else {
+        const filter = /^\?\(@((?:\.[^.=!\s]+)+)\s*(==|!=)\s*(.+?)\s*\)$/.exec(inner)
+        if (filter === null) return out
+        out.push({ _tag: "Filter", path: filter[1]!, equal: filter[2] === "==", value: literal(filter[3]!) })
+      }
     } else {
-      current = KubeObject.isObject(current) ? current[token] : undefined
+      const name = /^[^.[]+/.exec(path.slice(i))?.[0] ?? ""
+      out.push({ _tag: "Field", name })
+      i += name.length
     }
-    if (current === undefined) return undefined
   }
-  return current
+  return out
 }
+
+const literal = (text: string): unknown => {
+  if (/^(['"]).*\1$/.test(text)) return text.slice(1, -1)
+  if (text === "true" || text === "false") return text === "true"
+  const number = Number(text)
+  return Number.isNaN(number) ? text : number
+}
+
+const matches = (roots: ReadonlyArray<unknown>, path: string): ReadonlyArray<unknown> =>
+  steps(path).reduce<ReadonlyArray<unknown>>((current, step) =>
+    current.flatMap((value): ReadonlyArray<unknown> => {
+      switch (step._tag) {
+        case "Field":
+          return KubeObject.isObject(value) && value[step.name] !== undefined ? [value[step.name]] : []
+        case "Index": {
+          if (!Array.isArray(value)) return []
+          const item = value[step.index < 0 ? value.length + step.index : step.index]
+          return item === undefined ? [] : [item]
+        }
+        case "All":
+          return Array.isArray(value) ? value : KubeObject.isObject(value) ? Object.values(value) : []
+        case "Filter":
+          return Array.isArray(value)
+            ? value.filter((item) => (matches([item], step.path)[0] === step.value) === step.equal)
+            : []
+      }
+    }), roots)
 
 /**
  * A duration the way kubectl prints ages: "45s", "3m20s", "5h", "2d4h", "1y30d".
