@@ -2,8 +2,9 @@
  * Crash: `kubefx dev --kubeconfig` runs the buckets and widgets controllers against a separately
  * started `kubefx apiserver --data-dir`, with the object store in the test process. During a run of
  * 1,000 objects (create, change, delete a quarter of the Buckets) the operator is SIGKILLed three
- * times, once in each phase at a seeded random moment, and started again. Everything converges, no
- * Bucket has two external buckets, and no external bucket outlives its deleted Bucket.
+ * times at seeded random points of its progress (twice while it allocates external buckets, once
+ * while it frees them) and started again. Everything converges, no Bucket has two external
+ * buckets, and no external bucket outlives its deleted Bucket.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Faults } from "@kubefx/apiserver"
@@ -42,29 +43,40 @@ describe("crash", () => {
       const random = Faults.random(seed)
       const desired = Fleet.tracked()
       const kills: Array<{
-        readonly phase: string
-        readonly afterMillis: number
+        readonly during: string
+        readonly atMillis: number
         readonly pid: number
-        readonly externalBucketsAtKill: number
+        readonly externalBuckets: number
         readonly restartMillis: number
       }> = []
-      const phases = [
-        { name: "create", writes: Fleet.create(namespace, { widgets, buckets }, desired) },
-        { name: "change", writes: Fleet.change(namespace, "second", desired) },
-        { name: "delete", writes: Fleet.remove(namespace, deletes, desired) }
-      ]
-      for (const phase of phases) {
-        const phaseStart = Date.now()
-        const writes = yield* Effect.forkScoped(phase.writes.pipe(Effect.provideService(Kube.Kube, kube)))
-        yield* Effect.sleep(Math.round(300 + random() * 2500))
-        const killedAt = Date.now()
-        const pid = operator.pid
-        yield* operator.kill("SIGKILL")
-        const externalBucketsAtKill = (yield* Effect.orDie(store.list())).length
-        operator = yield* start
-        kills.push({ phase: phase.name, afterMillis: killedAt - phaseStart, pid, externalBucketsAtKill, restartMillis: Date.now() - killedAt })
-        yield* Fiber.join(writes)
-      }
+      const external = Effect.map(Effect.orDie(store.list()), (list) => list.length)
+      // Kills at seeded random points of the operator's own progress: while it allocates external
+      // buckets (twice), and while it frees those of deleted Buckets.
+      const killWhen = (during: string, reached: (externalBuckets: number) => boolean) =>
+        Effect.gen(function*() {
+          const externalBuckets = yield* external.pipe(
+            Effect.repeat({ schedule: Schedule.spaced("20 millis").pipe(Schedule.upTo({ duration: "90 seconds" })), until: reached })
+          )
+          const killedAt = Date.now()
+          const pid = operator.pid
+          yield* operator.kill("SIGKILL")
+          operator = yield* start
+          kills.push({ during, atMillis: killedAt - started, pid, externalBuckets, restartMillis: Date.now() - killedAt })
+        })
+      const first = Math.round(buckets * (0.1 + random() * 0.3))
+      const second = Math.round(buckets * (0.5 + random() * 0.4))
+      const freed = Math.round(deletes * (0.2 + random() * 0.6))
+
+      const writes = yield* Effect.forkScoped(Fleet.create(namespace, { widgets, buckets }, desired).pipe(Effect.provideService(Kube.Kube, kube)))
+      yield* killWhen("allocation", (n) => n >= first)
+      yield* killWhen("allocation", (n) => n >= second)
+      yield* Fiber.join(writes)
+      yield* Fleet.change(namespace, "second", desired).pipe(Effect.provideService(Kube.Kube, kube))
+      // The deletes start once every Bucket has its external bucket, so the count can only fall.
+      yield* external.pipe(Effect.repeat({ schedule: Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: "90 seconds" })), until: (n) => n >= buckets }))
+      const deleting = yield* Effect.forkScoped(Fleet.remove(namespace, deletes, desired).pipe(Effect.provideService(Kube.Kube, kube)))
+      yield* killWhen("cleanup", (n) => n <= buckets - freed)
+      yield* Fiber.join(deleting)
 
       const verdict = yield* Fleet.verdict(namespace, desired, store).pipe(
         Effect.provideService(Kube.Kube, kube),
