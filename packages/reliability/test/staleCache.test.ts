@@ -28,7 +28,7 @@ const Allocation = Resource.custom({
 })
 type Allocation = typeof Allocation.schema.Type
 
-const objects = 200
+const objects = 100
 const pauseMillis = 3000
 
 interface Run {
@@ -87,7 +87,7 @@ const scenario = (useOverlay: boolean) =>
     // The controller's caches are complete; from now on the Allocations' watch delivers nothing.
     server.faults.pauseWatches({ resource: "allocations.reliability.kubefx.dev" })
     yield* controller.resume
-    // Events keep arriving, round after round, during the pause and until a round ends after it.
+    // Events keep arriving, a round every quarter of a second, during the pause and until a round ends after it.
     let writesDuringPause = 0
     let lastRound = 0
     const pausedAt = Date.now()
@@ -101,6 +101,7 @@ const scenario = (useOverlay: boolean) =>
           ), { concurrency: 8, discard: true })
         lastRound = round
         if (resumedAt === 0) writesDuringPause += 2 * objects
+        yield* Effect.sleep("250 millis")
       }
     })
     const writing = yield* Effect.forkScoped(writer)
