@@ -28,7 +28,13 @@ type Kept = typeof Kept.Type
 
 const decodeKept = Schema.decodeUnknownOption(Schema.fromJsonString(Kept))
 
-/** The file an identity is kept in. */
+/**
+ * The file an identity is kept in.
+ *
+ * @example
+ * import * as Identity from "./Identity.ts"
+ * Identity.file("/var/lib/kubefx") // "/var/lib/kubefx/identity.json"
+ */
 export const file = (dataDir: string): string => path.join(dataDir, "identity.json")
 
 // A kept certificate is reused while it is valid for at least another day.
