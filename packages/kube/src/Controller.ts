@@ -233,10 +233,17 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       discard: true
     })
 
+    // The generation each key's latest run saw: what its Ready condition and observedGeneration
+    // speak for, even if a newer one arrived while it ran (the follow-up run will speak for that).
+    const seenGeneration = new Map<string, number | undefined>()
+
     const primaryEvents = primary.changes.pipe(
       Stream.filterMap((change): Result.Result<Engine.Event, void> => {
         const key = ObjectMeta.key(change.object)
-        if (change._tag === "Deleted") return Result.succeed(Engine.forget(key))
+        if (change._tag === "Deleted") {
+          seenGeneration.delete(key)
+          return Result.succeed(Engine.forget(key))
+        }
         if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "added" }))
         return predicate(change.previous, change.object)
           ? Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "updated" }))
@@ -346,16 +353,18 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         if (!writeReady) return
         const current = (yield* overlay.get(key)) as (A & WithStatus) | undefined
         if (current === undefined || (succeeded && ObjectMeta.isDeleting(current))) return
-        const generation = current.metadata.generation
+        const generation = seenGeneration.has(key) ? seenGeneration.get(key) : current.metadata.generation
         const conditions = current.status?.conditions ?? []
         const next = yield* Conditions.setNow(conditions, { ...update, observedGeneration: generation })
-        const observed = !succeeded || current.status?.observedGeneration === generation
-        if (next === conditions && observed) return
+        // A failure does not move observedGeneration, but the apply keeps what this manager recorded,
+        // or server-side apply would remove it as a field the manager no longer sets.
+        const observedGeneration = succeeded ? generation : current.status?.observedGeneration
+        if (next === conditions && current.status?.observedGeneration === observedGeneration) return
         yield* kube.apply(resource, {
           metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace },
           status: {
             conditions: [Conditions.get(next, update.type)],
-            ...(succeeded && generation !== undefined ? { observedGeneration: generation } : {})
+            ...(observedGeneration === undefined ? {} : { observedGeneration })
           }
         }, { fieldManager: readyManager, subresource: "status", force: true })
       })
@@ -364,6 +373,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       Effect.gen(function*() {
         let object = yield* overlay.get(key)
         if (object === undefined) return Outcome.done
+        seenGeneration.set(key, object.metadata.generation)
         if (ObjectMeta.isDeleting(object)) {
           if (!hasFinalizer(object)) return Outcome.done
           if (options.cleanup !== undefined) {

@@ -150,4 +150,30 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       assert.strictEqual(event.type, "Normal")
       assert.strictEqual(event.involvedObject?.kind, "Gadget")
     }))
+
+  it.effect("a failure after a success keeps observedGeneration, and the condition names the generation the run saw", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      yield* Controller.make({
+        name: "gadgets-generations",
+        for: Gadget,
+        namespace: ns,
+        retryPolicy: RetryPolicy.none,
+        reconcile: (object) =>
+          object.spec.failWith === undefined
+            ? Effect.succeed(Outcome.done)
+            : Effect.fail(new ReconcileError.Transient({ message: object.spec.failWith }))
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+      yield* kube.create(Gadget, gadget(ns, "e", "fine"))
+      yield* eventually(Effect.flatMap(kube.get(Gadget, "e", ns), (object) =>
+        ensure(readyOf(object)?.status === "True" && object.status?.observedGeneration === 1, "not Ready at 1")))
+      yield* kube.patch(Gadget, "e", ns, { spec: { failWith: "broken at 2" } }, { type: "merge" })
+      const failed = yield* eventually(Effect.flatMap(kube.get(Gadget, "e", ns), (object) =>
+        readyOf(object)?.status === "False" ? Effect.succeed(object) : Effect.fail(new Error("not failed yet"))))
+      assert.strictEqual(failed.status?.observedGeneration, 1) // still the last generation that converged
+      assert.strictEqual(readyOf(failed)?.observedGeneration, 2) // the generation the failing run saw
+      assert.strictEqual(readyOf(failed)?.message, "broken at 2")
+    }))
 })
