@@ -360,13 +360,16 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         // or server-side apply would remove it as a field the manager no longer sets.
         const observedGeneration = succeeded ? generation : current.status?.observedGeneration
         if (next === conditions && current.status?.observedGeneration === observedGeneration) return
-        yield* kube.apply(resource, {
+        const written = yield* kube.apply(resource, {
           metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace },
           status: {
             conditions: [Conditions.get(next, update.type)],
             ...(observedGeneration === undefined ? {} : { observedGeneration })
           }
         }, { fieldManager: readyManager, subresource: "status", force: true })
+        // The next run compares with what it reads: it must read this write, not a lagging cache
+        // (a retry that succeeds before the watch delivers this Ready=False would otherwise keep it).
+        yield* overlay.remember(written)
       })
 
     const reconcileKey = (key: string): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
@@ -383,7 +386,10 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           yield* removeFinalizer(object)
           return Outcome.done
         }
-        if (options.cleanup !== undefined && !hasFinalizer(object)) object = yield* addFinalizer(object)
+        if (options.cleanup !== undefined && !hasFinalizer(object)) {
+          object = yield* addFinalizer(object)
+          yield* overlay.remember(object)
+        }
         let reported: ReadyCondition | undefined
         const outcome = yield* options.reconcile(object, contextFor(object, (condition) => {
           reported = condition

@@ -29,6 +29,11 @@ export interface OverlayCache<A extends ObjectMeta.KubeObject> {
     original: A,
     fresh: Kube.ApplyBody | ((latest: A) => Kube.ApplyBody)
   ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
+  /**
+   * Keeps the server's answer to another write of the controller's (a condition, a finalizer) until
+   * the informer holds a version at least as new, so the next run reads what it wrote.
+   */
+  readonly remember: (written: A) => Effect.Effect<void>
   /** How many objects the overlay holds (for tests and the dashboard). */
   readonly size: Effect.Effect<number>
 }
@@ -158,9 +163,21 @@ export const make = <A extends ObjectMeta.KubeObject>(
       return attempt(original, 0)
     }
 
+    const remember = (written: A) =>
+      Ref.update(overlay, (map) => {
+        const key = ObjectMeta.key(written)
+        const version = ObjectMeta.version(written)
+        const cached = informer.get(key)
+        const entry = HashMap.get(map, key)
+        if (cached === undefined || ObjectMeta.version(cached) >= version) return map
+        if (Option.isSome(entry) && ObjectMeta.version(entry.value) >= version) return map
+        return HashMap.set(map, key, written)
+      })
+
     return {
       get,
       patchStatusAndCache,
+      remember,
       size: Effect.map(Ref.get(overlay), HashMap.size)
     }
   })

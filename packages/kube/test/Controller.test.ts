@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
 import { Builtins, Conditions, Controller, Kube, ObjectMeta, Resource } from "@kubefx/kube"
 import { Effect, Ref, References, Schema } from "effect"
-import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
+import { ensure, eventually, installCrd, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const Gadget = Resource.custom({
   group: "test.kubefx.dev",
@@ -175,5 +175,50 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       assert.strictEqual(failed.status?.observedGeneration, 1) // still the last generation that converged
       assert.strictEqual(readyOf(failed)?.observedGeneration, 2) // the generation the failing run saw
       assert.strictEqual(readyOf(failed)?.message, "broken at 2")
+    }))
+
+  it.effect("a retry that succeeds before the watch shows the failure's Ready=False still writes Ready=True", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const failNext = yield* Ref.make(false)
+      const runs = yield* Ref.make(0)
+      const controller = yield* Controller.make({
+        name: "gadgets-lagging",
+        for: Gadget,
+        namespace: ns,
+        retryPolicy: RetryPolicy.exponential({ initial: "10 millis", factor: 2, max: "100 millis" }),
+        // A related ConfigMap of the same name reconciles the Gadget: events the lagging watch does not hold back.
+        watches: [{ resource: Builtins.ConfigMap, map: (cm) => [ObjectMeta.key(cm)] }],
+        reconcile: () =>
+          Effect.andThen(
+            Ref.update(runs, (n) => n + 1),
+            Effect.flatMap(Ref.getAndSet(failNext, false), (fail) =>
+              fail ? Effect.fail(new ReconcileError.Transient({ message: "once" })) : Effect.succeed(Outcome.done))
+          )
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+      yield* kube.create(Gadget, gadget(ns, "f", "fine"))
+      yield* eventually(Effect.flatMap(kube.get(Gadget, "f", ns), (object) =>
+        ensure(readyOf(object)?.status === "True", "not Ready")))
+      yield* eventually(Effect.sync(() => controller.informer.get(`${ns}/f`)).pipe(
+        Effect.flatMap((object) => ensure(readyOf(object)?.status === "True", "the cache does not show Ready yet"))
+      ))
+      yield* controller.awaitIdle
+      const before = yield* Ref.get(runs)
+
+      // From here the Gadgets' watch delivers nothing: the cache keeps showing Ready=True.
+      server.faults.pauseWatches({ resource: "gadgets.test.kubefx.dev", namespace: ns })
+      yield* Ref.set(failNext, true)
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "f", namespace: ns } })
+      // The failing run and its successful retry.
+      yield* eventually(Effect.flatMap(Ref.get(runs), (n) => ensure(n >= before + 2, "no retry yet")))
+      yield* controller.awaitIdle
+      const ready = readyOf(yield* kube.get(Gadget, "f", ns))
+      server.faults.resumeWatches()
+      assert.strictEqual(ready?.status, "True")
+      assert.strictEqual(ready?.reason, "Reconciled")
     }))
 })

@@ -190,6 +190,17 @@ export interface Verdict {
   readonly pending: ReadonlyArray<string>
 }
 
+// What a stuck object looks like, so a failed run says why without a rerun.
+const describe = (
+  object: { readonly metadata: { readonly generation?: number | undefined }; readonly status?: { readonly observedGeneration?: number | undefined; readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string; readonly message?: string | undefined }> | undefined } | undefined } | undefined,
+  configMapMessage?: string | undefined
+) => {
+  if (object === undefined) return " (missing)"
+  const ready = object.status?.conditions?.find((c) => c.type === "Ready")
+  return ` (generation ${object.metadata.generation}, observed ${object.status?.observedGeneration}, Ready ${ready?.status ?? "none"}` +
+    `${ready?.message ? ` "${ready.message.slice(0, 80)}"` : ""}${configMapMessage === undefined ? "" : `, ConfigMap "${configMapMessage}"`})`
+}
+
 const isReady = (object: { readonly status?: { readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string }> } | undefined }) =>
   object.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true
 
@@ -223,7 +234,7 @@ export const verdict = (namespace: string, desired: Desired, store?: ObjectStore
         widget.status?.configMapName === configMapName(widget) &&
         configMap?.data?.message === message
       if (done) converged++
-      else pending.push(`Widget ${name}`)
+      else pending.push(`Widget ${name}${describe(widget, configMap?.data?.message)}`)
     }
 
     const owned = new Map<string, Array<string>>()
@@ -247,7 +258,7 @@ export const verdict = (namespace: string, desired: Desired, store?: ObjectStore
       }
       const ids = owned.get(bucket.metadata.uid ?? "") ?? []
       if (isReady(bucket) && ids.length === 1 && bucket.status?.bucketId === ids[0]) converged++
-      else pending.push(`Bucket ${name}`)
+      else pending.push(`Bucket ${name}${describe(bucket)}, ${ids.length} external`)
     }
     for (const name of desired.buckets) if (!present.has(name)) lostUpdates++
     for (const name of desired.deleted ?? []) if (!present.has(name)) converged++

@@ -90,8 +90,11 @@ describe("failover", () => {
           until: (v) => Fleet.isDone(v, desired.widgets.size)
         })
       )
-      // The survivors stop gracefully; then the log is complete.
-      for (const [identity, child] of replicas) if (identity !== leader) yield* child.kill("SIGTERM")
+      // The survivors stop gracefully, the new leader last: stopping it releases the Lease, and a
+      // follower still running would take it and reconcile. Then the log is complete.
+      const survivors = identities.filter((identity) => identity !== leader)
+        .sort((a, b) => Number(a === next?.holderIdentity) - Number(b === next?.holderIdentity))
+      for (const identity of survivors) yield* replicas.get(identity)!.kill("SIGTERM")
       const intervals = Intervals.parse(readFileSync(log, "utf8"), { [leader]: killed.at }, Date.now())
       const overlapping = Intervals.overlaps(intervals)
       const byLeader = (identity: string) => intervals.filter((i) => i.identity === identity).length
