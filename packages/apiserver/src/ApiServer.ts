@@ -143,7 +143,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       ...(options.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
       ...(options.watchBufferSize === undefined ? {} : { bufferSize: options.watchBufferSize })
     })
-    const crds = yield* Crds.controller(env)
+    // As kube-apiserver: a CRD's deletion ends the open watches of its kind; watching again gets 404.
+    const crds = yield* Crds.controller(env, {
+      unserved: ({ type }) => faults.closeWatches({ resource: `${type.plural}.${type.group}` })
+    })
     const gc = yield* GarbageCollector.make(env)
     const namespaces = yield* Namespaces.controller(env)
 

@@ -119,6 +119,11 @@ export const status = (crd: KubeObject.KubeObject, others: ReadonlyArray<KubeObj
 
 const writeOptions: Rest.WriteOptions = { dryRun: false, fieldManager: "kube-apiserver", fieldValidation: "Ignore" }
 
+export interface Options {
+  /** Called for each resource a deleted CRD no longer serves (the server ends its open watches). */
+  readonly unserved?: ((resource: Registry.Resource) => void) | undefined
+}
+
 /**
  * Starts the CRD controller in the current scope: registers the kinds of existing CRDs at once,
  * then follows CRD changes.
@@ -130,8 +135,11 @@ const writeOptions: Rest.WriteOptions = { dryRun: false, fieldManager: "kube-api
  * declare const env: Rest.Env
  * const started = Effect.scoped(Crds.controller(env))
  */
-export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
+export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Options = {}) {
   const { registry, store } = env
+  const unregister = (name: string) => {
+    for (const resource of registry.unregisterCrd(name)) options.unserved?.(resource)
+  }
   const crdResource = () => registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")!
   const target = (name: string): Rest.Target => ({ resource: crdResource(), namespace: undefined, name })
 
@@ -142,7 +150,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
   const reconcile = Effect.fnUntraced(function*(name: string) {
     const crd = store.get(storage, "", name)
     if (crd === undefined) {
-      registry.unregisterCrd(name)
+      unregister(name)
       return
     }
     const m = KubeObject.meta(crd)
@@ -182,7 +190,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
       const crdStorage = storageOf(event.object)
       owners.set(crdStorage, name)
       if (event.type === "DELETED") {
-        registry.unregisterCrd(name)
+        unregister(name)
         owners.delete(crdStorage)
       } else {
         worker.enqueue(name)

@@ -53,7 +53,8 @@ export interface Registry {
   readonly byStorage: (storage: string) => ReadonlyArray<Resource>
   /** Serves the versions of a CRD, replacing what it served before. */
   readonly registerCrd: (crd: string, resources: ReadonlyArray<Resource>) => void
-  readonly unregisterCrd: (crd: string) => void
+  /** Stops serving a CRD's versions; returns the resources that were served. */
+  readonly unregisterCrd: (crd: string) => ReadonlyArray<Resource>
   /** A counter bumped on every change, for caches of discovery and OpenAPI documents. */
   readonly generation: () => number
 }
@@ -112,10 +113,12 @@ export const make = (builtins: ReadonlyArray<Resource>): Registry => {
       changes++
     },
     unregisterCrd: (crd) => {
-      if (!crds.has(crd)) return
-      for (const r of crds.get(crd) ?? []) byId.delete(id(r.type.group, r.type.version, r.type.plural))
+      const served = crds.get(crd)
+      if (served === undefined) return []
+      for (const r of served) byId.delete(id(r.type.group, r.type.version, r.type.plural))
       crds.delete(crd)
       changes++
+      return served
     },
     generation: () => changes
   }

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
-import { configMap, createNamespace, crontab, crontabCrd, installCrd } from "./fixtures.ts"
+import { configMap, createNamespace, crontab, crontabCrd, installCrd, watch } from "./fixtures.ts"
 
 let server: Testing.TestServer
 beforeAll(async () => {
@@ -120,8 +120,14 @@ describe("CRD lifecycle", () => {
     const widgets = "/apis/stable.example.com/v1/namespaces/gc/widgets"
     const widget = { ...crontab("w1"), kind: "Widget" }
     expect((await server.request("POST", widgets, { body: widget })).status).toBe(201)
-    await server.request("DELETE", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
-    await settled()
+    // An open watch of the kind sees its objects deleted, then the server ends it.
+    const watched = await watch(server, `${widgets}?watch=true`, 10, 10_000, async () => {
+      await server.request("DELETE", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
+      await settled()
+    })
+    expect(watched.ended).toBe(true)
+    expect(watched.events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED w1", "DELETED w1"])
+    expect((await server.request("GET", `${widgets}?watch=true`)).status).toBe(404)
     expect((await server.request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)).status).toBe(404)
     expect((await server.request("GET", widgets)).status).toBe(404)
     expect((await server.request("GET", "/apis/stable.example.com/v1")).status).toBe(404)

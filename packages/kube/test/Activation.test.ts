@@ -47,6 +47,13 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("activation
       assert.strictEqual(informer.size(), 0)
       yield* installCrd(Monitor)
       yield* eventually(Effect.suspend(() => ensure(informer.served(), "not served yet")))
+
+      // The CRD deleted: the server ends the kind's watch, and the informer learns it is gone.
+      const kube = yield* Kube.Kube
+      yield* kube.request({ method: "DELETE", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/monitors.addons.kubefx.dev" })
+      yield* eventually(Effect.suspend(() => ensure(!informer.served(), "still served")))
+      yield* installCrd(Monitor)
+      yield* eventually(Effect.suspend(() => ensure(informer.served(), "not served again")))
     }))
 
   it.effect("a node active only while its kind is served waits for the CRD, then is applied for every primary", () =>
