@@ -45,6 +45,15 @@ export interface Context<A extends ObjectMeta.KubeObject> {
   readonly patchStatusAndCache: (
     fresh: Kube.ApplyBody | ((latest: A) => Kube.ApplyBody)
   ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
+  /**
+   * Server-side applies status without a lock (under the controller's field manager unless told
+   * otherwise) and remembers the answer, so the next run reads it even before the watch delivers it.
+   * For status nobody else allocates from; `patchStatusAndCache` is the locked write.
+   */
+  readonly applyStatus: (
+    body: Kube.ApplyBody,
+    options?: { readonly fieldManager?: string | undefined }
+  ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
   /** Server-side applies a secondary object under the controller's field manager. */
   readonly apply: <B extends ObjectMeta.KubeObject>(
     resource: Resource.Resource<B>,
@@ -296,11 +305,22 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       blockOwnerDeletion: true
     })
 
+    // The next run compares what it wants with what it reads: it must read this write, not a
+    // lagging cache (a retry that succeeds before the watch delivers its failure's Ready=False
+    // would otherwise find nothing to change and leave the failure in place).
+    const applyStatus = (body: Kube.ApplyBody, manager: string) =>
+      kube.apply(resource, body, { fieldManager: manager, subresource: "status", force: true }).pipe(Effect.tap(overlay.remember))
+
     const contextFor = (object: A, report: (condition: ReadyCondition) => void = () => {}): Context<A> => ({
       kube,
       fieldManager,
       ownerReference: ownerReferenceOf(object),
       patchStatusAndCache: (fresh) => overlay.patchStatusAndCache(object, fresh),
+      applyStatus: (body, applyOptions) =>
+        applyStatus({
+          ...body,
+          metadata: { ...body.metadata, namespace: body.metadata.namespace ?? object.metadata.namespace }
+        }, applyOptions?.fieldManager ?? fieldManager),
       apply: (kind, body) => kube.apply(kind, body, { fieldManager, force: true }),
       applyOwned: (kind, body) =>
         kube.apply(kind, {
@@ -360,16 +380,13 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         // or server-side apply would remove it as a field the manager no longer sets.
         const observedGeneration = succeeded ? generation : current.status?.observedGeneration
         if (next === conditions && current.status?.observedGeneration === observedGeneration) return
-        const written = yield* kube.apply(resource, {
+        yield* applyStatus({
           metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace },
           status: {
             conditions: [Conditions.get(next, update.type)],
             ...(observedGeneration === undefined ? {} : { observedGeneration })
           }
-        }, { fieldManager: readyManager, subresource: "status", force: true })
-        // The next run compares with what it reads: it must read this write, not a lagging cache
-        // (a retry that succeeds before the watch delivers this Ready=False would otherwise keep it).
-        yield* overlay.remember(written)
+        }, readyManager)
       })
 
     const reconcileKey = (key: string): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>

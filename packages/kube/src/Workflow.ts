@@ -556,11 +556,7 @@ const writeConditions = <P extends ObjectMeta.KubeObject>(
       metadata: { name: primary.metadata.name ?? "", namespace: primary.metadata.namespace },
       status: { conditions: updates.map((update) => Conditions.get(next, update.type)!) }
     }
-    yield* context.kube.apply(context.resource, body, {
-      fieldManager: `${context.fieldManager}-workflow`,
-      subresource: "status",
-      force: true
-    })
+    yield* context.applyStatus(body, { fieldManager: `${context.fieldManager}-workflow` })
   })
 
 export interface ReconcilerOptions extends RunOptions {

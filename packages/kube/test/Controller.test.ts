@@ -221,4 +221,44 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       assert.strictEqual(ready?.status, "True")
       assert.strictEqual(ready?.reason, "Reconciled")
     }))
+
+  it.effect("applyStatus: the next run reads the answer while the watch still lags", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const seen = yield* Ref.make<Array<string | undefined>>([])
+      const controller = yield* Controller.make({
+        name: "gadgets-apply-status",
+        for: Gadget,
+        namespace: ns,
+        readyCondition: false,
+        watches: [{ resource: Builtins.ConfigMap, map: (cm) => [ObjectMeta.key(cm)] }],
+        reconcile: (object, ctx) =>
+          Effect.gen(function*() {
+            const runs = yield* Ref.updateAndGet(seen, (xs) => [...xs, object.status?.configMapName])
+            yield* ctx.applyStatus({ metadata: { name: object.metadata.name ?? "" }, status: { configMapName: `run-${runs.length}` } })
+            return Outcome.done
+          })
+      })
+      yield* kube.create(Gadget, gadget(ns, "g", "fine"))
+      yield* eventually(Effect.sync(() => controller.informer.get(`${ns}/g`)).pipe(
+        Effect.flatMap((object) => ensure(object?.status?.configMapName === "run-1", "the cache does not show run-1"))
+      ))
+      yield* controller.awaitIdle
+
+      server.faults.pauseWatches({ resource: "gadgets.test.kubefx.dev", namespace: ns })
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "g", namespace: ns } })
+      yield* eventually(Effect.flatMap(Ref.get(seen), (xs) => ensure(xs.length === 2, "no second run")))
+      yield* controller.awaitIdle
+      yield* kube.patch(Builtins.ConfigMap, "g", ns, { metadata: { labels: { again: "yes" } } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Ref.get(seen), (xs) => ensure(xs.length === 3, "no third run")))
+      yield* controller.awaitIdle
+      server.faults.resumeWatches()
+      assert.deepStrictEqual(yield* Ref.get(seen), [undefined, "run-1", "run-2"])
+      assert.strictEqual((yield* kube.get(Gadget, "g", ns)).status?.configMapName, "run-3")
+    }))
 })
+
