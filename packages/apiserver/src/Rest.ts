@@ -4,7 +4,7 @@
  * resource. Controllers inside the server (garbage collector, namespace and CRD lifecycle) call
  * these same functions, so their writes follow the same rules as a client's.
  */
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import * as Admission from "./Admission.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as Lists from "./Lists.ts"
@@ -128,6 +128,25 @@ export const get = (env: Env, target: Target): Effect.Effect<KubeObject.KubeObje
     : Effect.succeed(present(env, target.resource, stored))
 }
 
+// As kube-apiserver's cache: a resourceVersion the store has not reached yet (one from before a
+// restart without a data dir, say) is waited for up to 3 s, then answered 504 rather than with
+// an older state the client would take for "not older than" its version.
+const awaitRevision = (store: Store.Store, revision: number): Effect.Effect<void, Status.ApiError> =>
+  Effect.callback<void>((resume) => {
+    const unsubscribe = store.subscribe(() => {
+      if (store.revision() >= revision) {
+        unsubscribe()
+        resume(Effect.void)
+      }
+    })
+    return Effect.sync(unsubscribe)
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: Duration.seconds(3),
+      orElse: () => Effect.fail(Status.resourceVersionTooLarge(revision, store.revision()))
+    })
+  )
+
 /**
  * Lists the objects of a resource (one namespace, or all when `namespace` is undefined) that match
  * the selectors, one page at a time.
@@ -147,13 +166,18 @@ export const list = Effect.fnUntraced(function*(
   options: ListOptions
 ) {
   const store = env.store
-  let revision = store.revision()
   let after: string | undefined
-  if (options.continue !== undefined && options.continue !== "") {
+  const requested = Number(options.resourceVersion)
+  const fromContinue = options.continue !== undefined && options.continue !== ""
+  if (!fromContinue && Number.isSafeInteger(requested) && requested > store.revision()) {
+    yield* awaitRevision(store, requested)
+  }
+  let revision = store.revision()
+  if (fromContinue) {
     if (options.resourceVersion !== undefined && options.resourceVersion !== "" && options.resourceVersion !== "0") {
       return yield* Status.badRequest("specifying resource version is not allowed when using continue")
     }
-    const token = yield* Lists.decodeToken(options.continue)
+    const token = yield* Lists.decodeToken(options.continue!)
     revision = token.revision
     after = token.after
   } else if (options.resourceVersionMatch === "Exact") {

@@ -338,6 +338,20 @@ export const serverError = (code: number, message: string): ApiError =>
  */
 export const timeout = (message: string): ApiError => make(504, "Timeout", message)
 
+/**
+ * 504 for a list at a resourceVersion the server has not reached (kube-apiserver waits up to 3 s
+ * for its cache first); clients retry after a second.
+ *
+ * @example
+ * import * as Status from "./Status.ts"
+ * Status.resourceVersionTooLarge(500, 120).details?.causes?.[0]?.reason // "ResourceVersionTooLarge"
+ */
+export const resourceVersionTooLarge = (requested: number, current: number): ApiError =>
+  make(504, "Timeout", `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+    retryAfterSeconds: 1
+  })
+
 const formatValue = (value: unknown): string => {
   if (typeof value === "string") return JSON.stringify(value)
   if (value === null || value === undefined) return "null"

@@ -106,6 +106,30 @@ describe("generation and resourceVersion", () => {
   })
 })
 
+describe("lists at a resourceVersion", () => {
+  it("waits for a version the server has not reached, and answers 504 when it is not reached in 3 s", async () => {
+    const current = Number((await server.request("GET", cms)).json.metadata.resourceVersion)
+    // Reached while the list waits: answered with the state at (at least) that version.
+    const waiting = server.request("GET", `${cms}?resourceVersion=${current + 1}`)
+    await server.request("POST", cms, { body: configMap("awaited") })
+    const answered = await waiting
+    expect(answered.status).toBe(200)
+    expect(Number(answered.json.metadata.resourceVersion)).toBeGreaterThanOrEqual(current + 1)
+    expect(answered.json.items.map((i: any) => i.metadata.name)).toContain("awaited")
+
+    const ahead = current + 1000
+    const tooLarge = await server.request("GET", `${cms}?resourceVersion=${ahead}&resourceVersionMatch=NotOlderThan`)
+    expect(tooLarge.status).toBe(504)
+    expect(tooLarge.json).toMatchObject({
+      kind: "Status",
+      reason: "Timeout",
+      code: 504,
+      message: expect.stringMatching(new RegExp(`^Timeout: Too large resource version: ${ahead}, current: \\d+$`)),
+      details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 }
+    })
+  })
+})
+
 describe("finalizers", () => {
   it("marks a held object for deletion, then deletes it when the last finalizer goes", async () => {
     await server.request("POST", cts, { body: crontab("held", {}, { finalizers: ["example.com/hold"] }) })
