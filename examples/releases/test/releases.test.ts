@@ -12,15 +12,21 @@ const release = (ns: string, name: string, spec: Release["spec"]): Release => ({
   spec
 })
 
+/** Both CRDs, a fresh namespace, and the flaky and releases controllers (releases depending on flaky). */
+const started = Effect.gen(function*() {
+  yield* installCrd(Flaky.Flaky)
+  yield* installCrd(Release)
+  const ns = yield* namespace
+  const kube = yield* Kube.Kube
+  const flaky = yield* Flaky.controller
+  const releases = yield* controller(flaky)
+  return { ns, kube, flaky, releases }
+})
+
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("releases", (it) => {
   it.effect("rolls out with requeueAfter, then releases; transient and permanent failures behave as such", () =>
     Effect.gen(function*() {
-      yield* installCrd(Flaky.Flaky)
-      yield* installCrd(Release)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const flaky = yield* Flaky.controller
-      const releases = yield* controller(flaky)
+      const { ns, kube, releases } = yield* started
       yield* kube.create(Release, release(ns, "shop", { version: "1.0.0", rolloutSeconds: 1 }))
       const rolling = yield* eventually(Effect.flatMap(kube.get(Release, "shop", ns), (r) =>
         r.status?.phase === "RollingOut" ? Effect.succeed(r) : Effect.fail(new Error("not rolling out"))))
@@ -43,12 +49,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("releases",
 
   it.effect("holds new reconciles while the flaky controller is degraded, and resumes when it recovers", () =>
     Effect.gen(function*() {
-      yield* installCrd(Flaky.Flaky)
-      yield* installCrd(Release)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const flaky = yield* Flaky.controller
-      const releases = yield* controller(flaky)
+      const { ns, kube, flaky, releases } = yield* started
       for (let i = 0; i < 5; i++) {
         yield* kube.create(Flaky.Flaky, { apiVersion: Flaky.Flaky.apiVersion, kind: "Flaky", metadata: { name: `bad-${i}`, namespace: ns }, spec: { failTimes: 0, permanent: true } })
       }

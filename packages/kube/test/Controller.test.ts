@@ -26,6 +26,19 @@ const gadget = (ns: string, name: string, message: string, failWith?: string): G
 
 const readyOf = (object: Gadget | undefined) => object?.status?.conditions?.find((c) => c.type === "Ready")
 
+/** A controller whose runs fail (transiently, without retry) with a Gadget's `spec.failWith`, when set. */
+const failingOnRequest = (name: string, ns: string) =>
+  Controller.make({
+    name,
+    for: Gadget,
+    namespace: ns,
+    retryPolicy: RetryPolicy.none,
+    reconcile: (object) =>
+      object.spec.failWith === undefined
+        ? Effect.succeed(Outcome.done)
+        : Effect.fail(new ReconcileError.Transient({ message: object.spec.failWith }))
+  }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller on the API server", (it) => {
   it.effect("create and spec updates reconcile; status-only writes, the controller's own included, do not", () =>
     Effect.gen(function*() {
@@ -103,16 +116,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       yield* installCrd(Gadget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
-      yield* Controller.make({
-        name: "gadgets-failing",
-        for: Gadget,
-        namespace: ns,
-        retryPolicy: RetryPolicy.none,
-        reconcile: (object) =>
-          object.spec.failWith === undefined
-            ? Effect.succeed(Outcome.done)
-            : Effect.fail(new ReconcileError.Transient({ message: object.spec.failWith }))
-      }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+      yield* failingOnRequest("gadgets-failing", ns)
       yield* kube.create(Gadget, gadget(ns, "c", "x", "E".repeat(5000)))
       const failed = yield* eventually(Effect.flatMap(kube.get(Gadget, "c", ns), (object) => {
         const ready = readyOf(object)
@@ -156,16 +160,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       yield* installCrd(Gadget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
-      yield* Controller.make({
-        name: "gadgets-generations",
-        for: Gadget,
-        namespace: ns,
-        retryPolicy: RetryPolicy.none,
-        reconcile: (object) =>
-          object.spec.failWith === undefined
-            ? Effect.succeed(Outcome.done)
-            : Effect.fail(new ReconcileError.Transient({ message: object.spec.failWith }))
-      }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+      yield* failingOnRequest("gadgets-generations", ns)
       yield* kube.create(Gadget, gadget(ns, "e", "fine"))
       yield* eventually(Effect.flatMap(kube.get(Gadget, "e", ns), (object) =>
         ensure(readyOf(object)?.status === "True" && object.status?.observedGeneration === 1, "not Ready at 1")))
