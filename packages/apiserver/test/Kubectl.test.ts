@@ -1,75 +1,21 @@
 /**
  * Conformance with the real kubectl binary, driven through the kubeconfig the server writes.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 import { configMap, crontab, crontabCrd } from "./fixtures.ts"
+import * as Kubectl from "./kubectl.ts"
 
 let server: Testing.TestServer
-const children = new Set<ChildProcess>()
+const { background, file, kubectl, killAll, ok } = Kubectl.forServer(() => server)
 beforeAll(async () => {
   server = await Testing.start()
 })
 afterAll(async () => {
-  for (const child of children) child.kill("SIGKILL")
+  killAll()
   await server.close()
 })
-
-const baseArgs = () => ["--kubeconfig", server.kubeconfigPath, "--cache-dir", join(server.dir, "cache"), "-n", "default"]
-
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const kubectl = (...args: ReadonlyArray<string>): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile("kubectl", [...baseArgs(), ...args], { timeout: 30_000, env: { ...process.env, HOME: server.dir } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
-      resolve({ code, stdout, stderr })
-    })
-  })
-
-const ok = async (...args: ReadonlyArray<string>) => {
-  const run = await kubectl(...args)
-  if (run.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${run.code}): ${run.stderr}`)
-  return run.stdout
-}
-
-/** Starts kubectl in the background; resolves lines as they come and the exit when it ends. */
-const background = (...args: ReadonlyArray<string>) => {
-  const child = spawn("kubectl", [...baseArgs(), ...args], { env: { ...process.env, HOME: server.dir } })
-  children.add(child)
-  const lines: Array<string> = []
-  let buffer = ""
-  child.stdout.on("data", (data: Buffer) => {
-    buffer += data.toString()
-    const parts = buffer.split("\n")
-    buffer = parts.pop() ?? ""
-    lines.push(...parts)
-  })
-  let stderr = ""
-  child.stderr.on("data", (data: Buffer) => (stderr += data.toString()))
-  const exited = new Promise<number>((resolve) => child.on("exit", (code) => {
-    children.delete(child)
-    resolve(code ?? -1)
-  }))
-  const waitForLines = async (n: number) => {
-    for (let i = 0; i < 200 && lines.length < n; i++) await new Promise((r) => setTimeout(r, 50))
-    return lines
-  }
-  return { child, lines, exited, waitForLines, stderr: () => stderr }
-}
-
-const file = (name: string, object: unknown) => {
-  const path = join(server.dir, name)
-  writeFileSync(path, JSON.stringify(object))
-  return path
-}
 
 describe("kubectl", () => {
   it("installs a CRD and waits for condition=Established", async () => {
