@@ -77,6 +77,7 @@ export const admit = Effect.fnUntraced(function*(
     }
     current = pruned.object
   }
+  if (resource.defaults !== undefined) current = resource.defaults(current, old)
   const causes = [
     ...Metadata.validateMeta(current),
     ...(old === undefined ? [] : Metadata.validateFinalizers(old, current)),

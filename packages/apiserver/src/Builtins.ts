@@ -3,7 +3,9 @@
  * (namespaces, config, workloads' API objects, leases, events, CRDs themselves). No controller
  * runs for the workloads; they are stored, validated lightly and watched like any other object.
  */
+import * as BuiltinDefaults from "./BuiltinDefaults.ts"
 import * as BuiltinStructures from "./BuiltinStructures.ts"
+import * as BuiltinValidation from "./BuiltinValidation.ts"
 import * as Crds from "./Crds.ts"
 import * as Events from "./Events.ts"
 import * as Namespaces from "./Namespaces.ts"
@@ -52,11 +54,15 @@ const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.R
     selectableFields: spec.fields ?? [],
     printerColumns: []
   }
+  const defaults = BuiltinDefaults.lookup(spec.group, spec.kind)
+  const validate = BuiltinValidation.lookup(spec.group, spec.kind)
   return {
     type,
     storage: spec.storage ?? (spec.group === "" ? spec.plural : `${spec.plural}.${spec.group}`),
     generation: spec.generation ?? false,
     unconditionalUpdate: true,
+    ...(defaults === undefined ? {} : { defaults }),
+    ...(validate === undefined ? {} : { validate }),
     ...extra
   }
 }

@@ -25,6 +25,11 @@ export interface Resource {
   readonly prepareCreate?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Kind-specific preparation of an update (e.g. a CRD's defaults and storedVersions). */
   readonly prepareUpdate?: (object: KubeObject.KubeObject, old: KubeObject.KubeObject) => KubeObject.KubeObject
+  /**
+   * Kind-specific defaults, applied to every create and update as kube-apiserver applies its
+   * defaulters when it decodes a write (a Service's type, a Pod's restartPolicy...).
+   */
+  readonly defaults?: (object: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined) => KubeObject.KubeObject
   /** Kind-specific validation of a create or update (422 causes). */
   readonly validate?: (
     object: KubeObject.KubeObject,
