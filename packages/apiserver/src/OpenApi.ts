@@ -218,15 +218,16 @@ const jsonBody = (name: string): Json => ({
   required: true
 })
 
-const patchBody: Json = {
-  content: {
-    "application/apply-patch+yaml": { schema: { type: "object" } },
-    "application/json-patch+json": { schema: { type: "object" } },
-    "application/merge-patch+json": { schema: { type: "object" } },
-    "application/strategic-merge-patch+json": { schema: { type: "object" } }
-  },
+const patchTypes = ["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"]
+
+// As 1.32: custom resources take no strategic merge patch, and kubectl reads this to fall back to a
+// JSON merge patch; advertising it makes `kubectl apply` and `kubectl diff` send one and get 415.
+const patchBody = (type: ResourceType.ResourceType): Json => ({
+  content: Object.fromEntries(
+    [...patchTypes, ...(type.custom ? [] : ["application/strategic-merge-patch+json"])].map((t) => [t, { schema: { type: "object" } }])
+  ),
   required: true
-}
+})
 
 const operation = (type: ResourceType.ResourceType, action: string, id: string, extra: Json): Json => ({
   description: `${action} ${type.kind}`,
@@ -266,7 +267,7 @@ const kindPaths = (type: ResourceType.ResourceType): Json => {
       }),
       patch: operation(type, "patch", opName("patch", type), {
         parameters: [...writes, force],
-        requestBody: patchBody,
+        requestBody: patchBody(type),
         responses: respond("200", name)
       }),
       delete: operation(type, "delete", opName("delete", type), { responses: respond("200", name) }),
@@ -288,7 +289,7 @@ const kindPaths = (type: ResourceType.ResourceType): Json => {
       }),
       patch: operation(type, "patch", opName("patch", type, "Status"), {
         parameters: [...writes, force],
-        requestBody: patchBody,
+        requestBody: patchBody(type),
         responses: respond("200", name)
       }),
       parameters: itemScope
