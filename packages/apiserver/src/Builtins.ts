@@ -167,6 +167,11 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       categories: ["api-extensions"],
       status: true,
       generation: true
-    }, { prepareCreate: Crds.prepareCreate, prepareUpdate: Crds.prepareUpdate, validate: Crds.validate })
+    }, {
+      prepareCreate: Crds.prepareCreate,
+      prepareUpdate: Crds.prepareUpdate,
+      validate: Crds.validate,
+      deleteFinalizers: Crds.deleteFinalizers
+    })
   ]
 }

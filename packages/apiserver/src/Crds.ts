@@ -212,16 +212,18 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Op
 })
 
 /**
- * Adds the cleanup finalizer to a new CRD.
+ * A new CRD as stored: v1 defaults. The cleanup finalizer is added only when the CRD is deleted
+ * (see `deleteFinalizers`), as 1.32 does, so an apply that omits it cannot strip it beforehand.
  *
  * @example
  * import * as Crds from "./Crds.ts"
- * Crds.prepareCreate({ metadata: { name: "a.b" } }).metadata // { name: "a.b", finalizers: ["customresourcecleanup.apiextensions.k8s.io"] }
+ * Crds.prepareCreate({ metadata: { name: "a.b" } }).metadata // { name: "a.b" }
  */
 export const prepareCreate = (crd: KubeObject.KubeObject): KubeObject.KubeObject =>
-  KubeObject.withMeta(CustomResourceDefinition.prepare(CustomResourceDefinition.withDefaults(crd)), {
-    finalizers: [...(KubeObject.meta(crd).finalizers ?? []).filter((f) => f !== cleanupFinalizer), cleanupFinalizer]
-  })
+  CustomResourceDefinition.prepare(CustomResourceDefinition.withDefaults(crd))
+
+/** The finalizers a CRD's deletion adds: its custom resources go first. */
+export const deleteFinalizers: ReadonlyArray<string> = [cleanupFinalizer]
 
 /**
  * A CRD update as stored: v1 defaults, and the storage version added to storedVersions.

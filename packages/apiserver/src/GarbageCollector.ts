@@ -106,11 +106,15 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
   const ignoreGone = <A>(effect: Effect.Effect<A, Status.ApiError>) =>
     effect.pipe(Effect.catchIf((e) => e.code === 404, () => Effect.void))
 
+  // As 1.32's collector: an object left with no owners has no ownerReferences key at all, not [].
+  const remaining = (object: KubeObject.KubeObject, gone: ReadonlySet<string>) => {
+    const left = (KubeObject.meta(object).ownerReferences ?? []).filter((r) => !gone.has(r.uid))
+    return left.length === 0 ? undefined : left
+  }
+
   const withoutOwners = (t: Rest.Target, gone: ReadonlySet<string>) =>
     ignoreGone(Rest.update(env, t, undefined, writeOptions, (current) =>
-      Effect.succeed(KubeObject.withMeta(current, {
-        ownerReferences: (KubeObject.meta(current).ownerReferences ?? []).filter((r) => !gone.has(r.uid))
-      }))))
+      Effect.succeed(KubeObject.withMeta(current, { ownerReferences: remaining(current, gone) }))))
 
   const withoutFinalizer = (t: Rest.Target, finalizer: string) =>
     ignoreGone(Rest.update(env, t, undefined, writeOptions, (current) =>

@@ -30,6 +30,8 @@ export interface Resource {
    * defaulters when it decodes a write (a Service's type, a Pod's restartPolicy...).
    */
   readonly defaults?: (object: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined) => KubeObject.KubeObject
+  /** Finalizers the server adds when the object is deleted (a CRD's instance cleanup). */
+  readonly deleteFinalizers?: ReadonlyArray<string>
   /** Kind-specific validation of a create or update (422 causes). */
   readonly validate?: (
     object: KubeObject.KubeObject,

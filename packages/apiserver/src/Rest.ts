@@ -491,7 +491,8 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
     if (m.deletionTimestamp !== undefined) {
       return { body: present(env, resource, stored), removed: false } satisfies Deleted
     }
-    const finalizers = withPropagation(m.finalizers ?? [], options.propagationPolicy)
+    const added = (resource.deleteFinalizers ?? []).filter((f) => !(m.finalizers ?? []).includes(f))
+    const finalizers = withPropagation([...(m.finalizers ?? []), ...added], options.propagationPolicy)
     let result: Store.WriteResult
     if (finalizers.length === 0) {
       if (options.dryRun) return { body: Status.success(resource.type, target.name, m.uid), removed: true } satisfies Deleted
