@@ -194,7 +194,7 @@ const bindingSubjects: Defaulter = (object) => ({
   ...(Array.isArray(object.subjects)
     ? {
       subjects: list(object.subjects).map((s) => ({
-        ...(s.kind === "User" || s.kind === "Group" ? { apiGroup: "rbac.authorization.k8s.io" } : s.kind === "ServiceAccount" ? { apiGroup: "" } : {}),
+        ...(s.kind === "User" || s.kind === "Group" ? { apiGroup: "rbac.authorization.k8s.io" } : {}),
         ...s
       }))
     }
