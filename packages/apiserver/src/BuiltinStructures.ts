@@ -106,6 +106,17 @@ const byGroupKind: Readonly<Record<string, Structure>> = {
   "apps/ReplicaSet": workload({}),
   "apps/DaemonSet": workload({}),
   "apps/StatefulSet": workload({ volumeClaimTemplates: atomicList }),
+  "apps/ControllerRevision": kind({}),
+  "/ReplicationController": kind({ spec: obj({ selector: atomicMap, template: podTemplate }), status: obj({ conditions }) }),
+  "/PodTemplate": kind({ template: podTemplate }),
+  "/PersistentVolumeClaim": kind({ spec: obj({ accessModes: atomicList }), status: obj({ conditions }) }),
+  "/Node": kind({ status: obj({ conditions, addresses: mapList(["type"]) }) }),
+  "batch/Job": workload({}),
+  "batch/CronJob": kind({ spec: obj({ jobTemplate: obj({ metadata: objectMeta, spec: obj({ selector: atomicMap, template: podTemplate }) }) }) }),
+  "policy/PodDisruptionBudget": kind({ status: obj({ conditions }) }),
+  "autoscaling/HorizontalPodAutoscaler": kind({ status: obj({ conditions }) }),
+  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": kind({ webhooks: mapList(["name"]) }),
+  "admissionregistration.k8s.io/MutatingWebhookConfiguration": kind({ webhooks: mapList(["name"]) }),
   "apiextensions.k8s.io/CustomResourceDefinition": kind({
     spec: obj({ versions: mapList(["name"]) }),
     status: obj({ conditions })

@@ -9,6 +9,7 @@ import * as BuiltinValidation from "./BuiltinValidation.ts"
 import * as Crds from "./Crds.ts"
 import * as Events from "./Events.ts"
 import * as Namespaces from "./Namespaces.ts"
+import * as Printers from "./Printers.ts"
 import type * as Registry from "./Registry.ts"
 import type * as ResourceType from "./ResourceType.ts"
 import * as Structure from "./Structure.ts"
@@ -56,6 +57,7 @@ const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.R
   }
   const defaults = BuiltinDefaults.lookup(spec.group, spec.kind)
   const validate = BuiltinValidation.lookup(spec.group, spec.kind)
+  const printer = Printers.lookup(spec.group, spec.kind)
   return {
     type,
     storage: spec.storage ?? (spec.group === "" ? spec.plural : `${spec.plural}.${spec.group}`),
@@ -63,6 +65,7 @@ const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.R
     unconditionalUpdate: true,
     ...(defaults === undefined ? {} : { defaults }),
     ...(validate === undefined ? {} : { validate }),
+    ...(printer === undefined ? {} : { printer }),
     ...extra
   }
 }
@@ -172,6 +175,70 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       prepareUpdate: Crds.prepareUpdate,
       validate: Crds.validate,
       deleteFinalizers: Crds.deleteFinalizers
-    })
+    }),
+    ...more.map((spec) => builtin(spec))
   ]
 }
+
+const withStatus = { status: true } as const
+const workload = { categories: ["all"], status: true, generation: true } as const
+
+// The rest of what 1.32 serves that bundles and charts contain, in discovery order per group.
+const more: ReadonlyArray<Spec> = [
+  { group: "", kind: "Endpoints", plural: "endpoints", shortNames: ["ep"] },
+  { group: "", kind: "LimitRange", plural: "limitranges", shortNames: ["limits"] },
+  { group: "", kind: "Node", plural: "nodes", namespaced: false, shortNames: ["no"], ...withStatus, fields: ["spec.unschedulable"] },
+  { group: "", kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", shortNames: ["pvc"], ...withStatus },
+  { group: "", kind: "PersistentVolume", plural: "persistentvolumes", namespaced: false, shortNames: ["pv"], ...withStatus },
+  { group: "", kind: "PodTemplate", plural: "podtemplates" },
+  {
+    group: "",
+    kind: "ReplicationController",
+    plural: "replicationcontrollers",
+    shortNames: ["rc"],
+    ...workload,
+    scale: true,
+    fields: ["status.replicas"]
+  },
+  { group: "", kind: "ResourceQuota", plural: "resourcequotas", shortNames: ["quota"], ...withStatus },
+  { group: "apps", kind: "ControllerRevision", plural: "controllerrevisions" },
+  { group: "apps", kind: "DaemonSet", plural: "daemonsets", shortNames: ["ds"], ...workload },
+  { group: "apps", kind: "ReplicaSet", plural: "replicasets", shortNames: ["rs"], ...workload, scale: true, fields: ["status.replicas"] },
+  { group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", shortNames: ["hpa"], ...workload },
+  { group: "batch", kind: "CronJob", plural: "cronjobs", shortNames: ["cj"], ...workload },
+  { group: "batch", kind: "Job", plural: "jobs", ...workload, fields: ["status.successful"] },
+  { group: "discovery.k8s.io", kind: "EndpointSlice", plural: "endpointslices", fields: ["addressType"] },
+  { group: "networking.k8s.io", kind: "IngressClass", plural: "ingressclasses", namespaced: false },
+  { group: "networking.k8s.io", kind: "Ingress", plural: "ingresses", shortNames: ["ing"], ...withStatus, generation: true },
+  { group: "networking.k8s.io", kind: "NetworkPolicy", plural: "networkpolicies", shortNames: ["netpol"], generation: true },
+  { group: "node.k8s.io", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false },
+  { group: "policy", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", shortNames: ["pdb"], ...withStatus, generation: true },
+  { group: "rbac.authorization.k8s.io", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false },
+  { group: "rbac.authorization.k8s.io", kind: "ClusterRole", plural: "clusterroles", namespaced: false },
+  { group: "rbac.authorization.k8s.io", kind: "RoleBinding", plural: "rolebindings" },
+  { group: "rbac.authorization.k8s.io", kind: "Role", plural: "roles" },
+  { group: "scheduling.k8s.io", kind: "PriorityClass", plural: "priorityclasses", namespaced: false, shortNames: ["pc"] },
+  { group: "storage.k8s.io", kind: "StorageClass", plural: "storageclasses", namespaced: false, shortNames: ["sc"] },
+  { group: "admissionregistration.k8s.io", kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: false },
+  {
+    group: "admissionregistration.k8s.io",
+    kind: "ValidatingAdmissionPolicy",
+    plural: "validatingadmissionpolicies",
+    namespaced: false,
+    ...withStatus,
+    generation: true
+  },
+  {
+    group: "admissionregistration.k8s.io",
+    kind: "ValidatingAdmissionPolicyBinding",
+    plural: "validatingadmissionpolicybindings",
+    namespaced: false,
+    generation: true
+  },
+  {
+    group: "admissionregistration.k8s.io",
+    kind: "ValidatingWebhookConfiguration",
+    plural: "validatingwebhookconfigurations",
+    namespaced: false
+  }
+]

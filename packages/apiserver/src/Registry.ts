@@ -6,6 +6,7 @@
  */
 import * as KubeObject from "./KubeObject.ts"
 import * as ResourceType from "./ResourceType.ts"
+import type * as Printers from "./Printers.ts"
 import type * as Status from "./Status.ts"
 
 /** A served group/version/resource and how the server treats it. */
@@ -37,6 +38,8 @@ export interface Resource {
     object: KubeObject.KubeObject,
     old: KubeObject.KubeObject | undefined
   ) => ReadonlyArray<Status.StatusCause>
+  /** The `kubectl get` columns of a built-in kind (custom resources use their printer columns). */
+  readonly printer?: Printers.Printer
   /** The CRD that defines this resource, for custom resources. */
   readonly crd?: string
 }

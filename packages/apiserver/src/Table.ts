@@ -4,6 +4,7 @@
  * with its metadata attached.
  */
 import * as KubeObject from "./KubeObject.ts"
+import type * as Printers from "./Printers.ts"
 import type * as Registry from "./Registry.ts"
 
 const nameColumn = {
@@ -154,6 +155,7 @@ export const fromObjects = (
   objects: ReadonlyArray<KubeObject.KubeObject>,
   listMeta: KubeObject.KubeObject | undefined
 ): KubeObject.KubeObject => {
+  if (resource.printer !== undefined) return printed(resource.printer, objects, listMeta)
   const printer = resource.type.printerColumns
   const columns = printer.length === 0 ? [ageColumn] : printer
   return {
@@ -172,11 +174,34 @@ export const fromObjects = (
     ],
     rows: objects.map((object) => ({
       cells: [KubeObject.meta(object).name ?? "", ...columns.map((c) => cell(evaluate(object, c.jsonPath), c.type))],
-      object: {
-        kind: "PartialObjectMetadata",
-        apiVersion: "meta.k8s.io/v1",
-        metadata: KubeObject.meta(object)
-      }
+      object: partial(object)
     }))
   }
 }
+
+const partial = (object: KubeObject.KubeObject) => ({
+  kind: "PartialObjectMetadata",
+  apiVersion: "meta.k8s.io/v1",
+  metadata: KubeObject.meta(object)
+})
+
+const printed = (
+  printer: Printers.Printer,
+  objects: ReadonlyArray<KubeObject.KubeObject>,
+  listMeta: KubeObject.KubeObject | undefined
+): KubeObject.KubeObject => ({
+  kind: "Table",
+  apiVersion: "meta.k8s.io/v1",
+  metadata: listMeta ?? {},
+  columnDefinitions: [
+    nameColumn,
+    ...printer.columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      format: c.format ?? "",
+      description: c.description ?? "",
+      priority: c.priority ?? 0
+    }))
+  ],
+  rows: objects.map((object) => ({ cells: [KubeObject.meta(object).name ?? "", ...printer.cells(object)], object: partial(object) }))
+})

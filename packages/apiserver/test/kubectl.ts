@@ -14,15 +14,17 @@ export interface Run {
 }
 
 /**
- * kubectl bound to `server`; `killAll` ends whatever `background` started and is still running.
+ * kubectl bound to `server` (in namespace `default`, or `options.namespace`; null for the
+ * kubeconfig's, as multi-namespace manifests need); `killAll` ends what `background` started.
  *
  * @example
  * const { ok } = forServer(server)
  * await ok("get", "namespaces")
  */
-export const forServer = (server: () => Testing.TestServer) => {
+export const forServer = (server: () => Testing.TestServer, options: { readonly namespace?: string | null } = {}) => {
   const children = new Set<ChildProcess>()
-  const baseArgs = () => ["--kubeconfig", server().kubeconfigPath, "--cache-dir", join(server().dir, "cache"), "-n", "default"]
+  const namespace = options.namespace === undefined ? ["-n", "default"] : options.namespace === null ? [] : ["-n", options.namespace]
+  const baseArgs = () => ["--kubeconfig", server().kubeconfigPath, "--cache-dir", join(server().dir, "cache"), ...namespace]
   const env = () => ({ ...process.env, HOME: server().dir })
 
   const kubectl = (...args: ReadonlyArray<string>): Promise<Run> =>

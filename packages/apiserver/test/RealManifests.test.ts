@@ -1,0 +1,169 @@
+/**
+ * What users apply, as they apply it: the built-in kinds of a 1.32 cluster listed by
+ * `kubectl api-resources`, a whole operator release bundle applied and deleted with one command
+ * each, and `kubectl get` printing 1.32's columns.
+ */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import * as Kubectl from "./kubectl.ts"
+
+let server: Testing.TestServer
+const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server, { namespace: null })
+beforeAll(async () => {
+  server = await Testing.start()
+})
+afterAll(async () => {
+  killAll()
+  await server.close()
+})
+
+const bundle = readFileSync(join(import.meta.dirname, "manifests", "operator-release.yaml"), "utf8")
+
+// NAME, SHORTNAMES, APIVERSION, NAMESPACED, KIND as 1.32's `kubectl api-resources` prints them.
+const expectedResources = [
+  "endpoints ep v1 true Endpoints",
+  "limitranges limits v1 true LimitRange",
+  "nodes no v1 false Node",
+  "persistentvolumeclaims pvc v1 true PersistentVolumeClaim",
+  "persistentvolumes pv v1 false PersistentVolume",
+  "podtemplates - v1 true PodTemplate",
+  "replicationcontrollers rc v1 true ReplicationController",
+  "resourcequotas quota v1 true ResourceQuota",
+  "mutatingwebhookconfigurations - admissionregistration.k8s.io/v1 false MutatingWebhookConfiguration",
+  "validatingadmissionpolicies - admissionregistration.k8s.io/v1 false ValidatingAdmissionPolicy",
+  "validatingadmissionpolicybindings - admissionregistration.k8s.io/v1 false ValidatingAdmissionPolicyBinding",
+  "validatingwebhookconfigurations - admissionregistration.k8s.io/v1 false ValidatingWebhookConfiguration",
+  "controllerrevisions - apps/v1 true ControllerRevision",
+  "daemonsets ds apps/v1 true DaemonSet",
+  "replicasets rs apps/v1 true ReplicaSet",
+  "horizontalpodautoscalers hpa autoscaling/v2 true HorizontalPodAutoscaler",
+  "cronjobs cj batch/v1 true CronJob",
+  "jobs - batch/v1 true Job",
+  "endpointslices - discovery.k8s.io/v1 true EndpointSlice",
+  "ingressclasses - networking.k8s.io/v1 false IngressClass",
+  "ingresses ing networking.k8s.io/v1 true Ingress",
+  "networkpolicies netpol networking.k8s.io/v1 true NetworkPolicy",
+  "runtimeclasses - node.k8s.io/v1 false RuntimeClass",
+  "poddisruptionbudgets pdb policy/v1 true PodDisruptionBudget",
+  "clusterrolebindings - rbac.authorization.k8s.io/v1 false ClusterRoleBinding",
+  "clusterroles - rbac.authorization.k8s.io/v1 false ClusterRole",
+  "rolebindings - rbac.authorization.k8s.io/v1 true RoleBinding",
+  "roles - rbac.authorization.k8s.io/v1 true Role",
+  "priorityclasses pc scheduling.k8s.io/v1 false PriorityClass",
+  "storageclasses sc storage.k8s.io/v1 false StorageClass"
+]
+
+const rows = (table: string) => table.trim().split("\n").map((line) => line.trim().split(/\s{2,}/))
+
+describe("kubectl api-resources", () => {
+  it("lists the built-in kinds of a 1.32 cluster with their short names, scope and verbs", async () => {
+    const listed = rows(await ok("api-resources", "--no-headers")).map((r) => (r.length === 5 ? r : [r[0], "-", ...r.slice(1)]).join(" "))
+    for (const expected of expectedResources) expect(listed, expected).toContain(expected)
+    const wide = (await ok("api-resources", "-o", "wide", "--no-headers")).split("\n")
+    expect(wide.find((line) => line.startsWith("jobs "))).toMatch(/create,delete,deletecollection,get,list,patch,update,watch\s+all$/)
+    expect(wide.find((line) => line.startsWith("roles "))).toMatch(/create,delete,deletecollection,get,list,patch,update,watch\s*$/)
+  })
+})
+
+describe("an operator release bundle", () => {
+  it("applies in one kubectl apply -f, defaults and prints as 1.32, and deletes with kubectl delete -f", async () => {
+    const path = file("release.yaml", bundle)
+    const applied = await kubectl("apply", "-f", path)
+    expect(applied.stderr).toBe("")
+    expect(applied.code).toBe(0)
+    for (const line of [
+      "customresourcedefinition.apiextensions.k8s.io/backups.ops.example.com created",
+      "namespace/backup-system created",
+      "serviceaccount/backup-operator created",
+      "clusterrole.rbac.authorization.k8s.io/backup-operator-manager created",
+      "clusterrolebinding.rbac.authorization.k8s.io/backup-operator-manager created",
+      "role.rbac.authorization.k8s.io/backup-operator-leader-election created",
+      "rolebinding.rbac.authorization.k8s.io/backup-operator-leader-election created",
+      "secret/backup-operator-credentials created",
+      "configmap/backup-operator-config created",
+      "deployment.apps/backup-operator created",
+      "service/backup-operator-webhook created",
+      "service/backup-operator-metrics created",
+      "validatingwebhookconfiguration.admissionregistration.k8s.io/backup-operator-validating created",
+      "mutatingwebhookconfiguration.admissionregistration.k8s.io/backup-operator-mutating created",
+      "poddisruptionbudget.policy/backup-operator created",
+      "networkpolicy.networking.k8s.io/backup-operator-metrics created",
+      "job.batch/backup-operator-migrate created"
+    ]) expect(applied.stdout).toContain(line)
+
+    const ns = ["-n", "backup-system"]
+    const json = async (...args: ReadonlyArray<string>) => JSON.parse(await ok("get", ...args, "-o", "json"))
+    const secret = await json(...ns, "secret", "backup-operator-credentials")
+    expect(Buffer.from(secret.data.token, "base64").toString()).toBe("s3cr3t")
+    expect(secret).not.toHaveProperty("stringData")
+    const webhookService = await json(...ns, "service", "backup-operator-webhook")
+    expect(webhookService.spec).toMatchObject({ type: "ClusterIP", ports: [{ port: 443, targetPort: "webhook", protocol: "TCP" }] })
+    const deployment = await json(...ns, "deployment", "backup-operator")
+    expect(deployment.spec.strategy.type).toBe("RollingUpdate")
+    expect(deployment.spec.template.spec.containers[0].imagePullPolicy).toBe("IfNotPresent")
+    const job = await json(...ns, "job", "backup-operator-migrate")
+    expect(job.spec.selector.matchLabels["batch.kubernetes.io/controller-uid"]).toBe(job.metadata.uid)
+    expect(job.spec.backoffLimit).toBe(6)
+    const webhook = await json("validatingwebhookconfiguration", "backup-operator-validating")
+    expect(webhook.webhooks[0]).toMatchObject({ failurePolicy: "Fail", timeoutSeconds: 10, clientConfig: { service: { port: 443 } } })
+    const namespace = await json("namespace", "backup-system")
+    expect(namespace.metadata.labels["kubernetes.io/metadata.name"]).toBe("backup-system")
+
+    // Applying the same bundle again leaves the defaulted objects unchanged.
+    const again = await ok("apply", "-f", path)
+    for (const name of [
+      "customresourcedefinition.apiextensions.k8s.io/backups.ops.example.com",
+      "namespace/backup-system",
+      "clusterrole.rbac.authorization.k8s.io/backup-operator-manager",
+      "clusterrolebinding.rbac.authorization.k8s.io/backup-operator-manager",
+      "deployment.apps/backup-operator",
+      "service/backup-operator-webhook",
+      "job.batch/backup-operator-migrate"
+    ]) expect(again).toContain(`${name} unchanged`)
+
+    const header = async (...args: ReadonlyArray<string>) => rows(await ok("get", ...args))[0]
+    expect(await header(...ns, "deployment")).toEqual(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"])
+    expect(rows(await ok("get", ...ns, "deployment"))[1]!.slice(0, 4)).toEqual(["backup-operator", "0/2", "0", "0"])
+    expect(await header(...ns, "deployment", "-o", "wide")).toEqual(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"])
+    expect(await header(...ns, "service")).toEqual(["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"])
+    const serviceRow = rows(await ok("get", ...ns, "service", "backup-operator-webhook"))[1]!
+    expect(serviceRow.slice(0, 5)).toEqual(["backup-operator-webhook", "ClusterIP", webhookService.spec.clusterIP, "<none>", "443/TCP"])
+    expect(await header(...ns, "secret")).toEqual(["NAME", "TYPE", "DATA", "AGE"])
+    expect(rows(await ok("get", ...ns, "secret"))[1]!.slice(0, 3)).toEqual(["backup-operator-credentials", "Opaque", "2"])
+    expect(await header(...ns, "configmap")).toEqual(["NAME", "DATA", "AGE"])
+    expect(await header(...ns, "job")).toEqual(["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"])
+    expect(await header(...ns, "rolebinding")).toEqual(["NAME", "ROLE", "AGE"])
+    expect(rows(await ok("get", ...ns, "rolebinding"))[1]!.slice(0, 2)).toEqual(["backup-operator-leader-election", "Role/backup-operator-leader-election"])
+    expect(await header("clusterrole", "backup-operator-manager")).toEqual(["NAME", "CREATED AT"])
+    expect(await header(...ns, "pdb")).toEqual(["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"])
+    expect(await header(...ns, "netpol")).toEqual(["NAME", "POD-SELECTOR", "AGE"])
+    expect(await header("validatingwebhookconfiguration")).toEqual(["NAME", "WEBHOOKS", "AGE"])
+    expect(await header("namespace", "backup-system")).toEqual(["NAME", "STATUS", "AGE"])
+    expect(await header("crd", "backups.ops.example.com")).toEqual(["NAME", "CREATED AT"])
+    expect(rows(await ok("get", "crd", "backups.ops.example.com"))[1]![1]).toBe(
+      (await json("crd", "backups.ops.example.com")).metadata.creationTimestamp
+    )
+
+    // The embedded namespace controller empties a deleted namespace at once (kube-controller-manager
+    // takes a moment), so the namespaced objects after the Namespace in the file are already gone.
+    const deleted = await kubectl("delete", "-f", path, "--ignore-not-found", "--timeout=60s")
+    expect(deleted.stderr).toBe("")
+    expect(deleted.code).toBe(0)
+    expect(deleted.stdout).toContain("namespace \"backup-system\" deleted")
+    expect(deleted.stdout).toContain("customresourcedefinition.apiextensions.k8s.io \"backups.ops.example.com\" deleted")
+    for (const kind of [
+      "clusterrole/backup-operator-manager",
+      "clusterrolebinding/backup-operator-manager",
+      "validatingwebhookconfiguration/backup-operator-validating",
+      "mutatingwebhookconfiguration/backup-operator-mutating",
+      "namespace/backup-system",
+      "crd/backups.ops.example.com"
+    ]) {
+      const gone = await kubectl("get", kind)
+      expect(gone.code, kind).toBe(1)
+      expect(gone.stderr).toContain("NotFound")
+    }
+  })
+})
