@@ -82,7 +82,7 @@ describe("watch", () => {
       watch(server, path, 1, 5000, undefined, table),
       watch(server, path, 1)
     ])
-    expect(rows.events[0]).toMatchObject({ type: "ADDED", object: { kind: "Table", rows: [{ cells: ["existing", expect.any(String)] }] } })
+    expect(rows.events[0]).toMatchObject({ type: "ADDED", object: { kind: "Table", rows: [{ cells: ["existing", 0, expect.any(String)] }] } })
     expect(plain.events[0]).toMatchObject({ type: "ADDED", object: { kind: "ConfigMap", metadata: { name: "existing" } } })
   })
 
