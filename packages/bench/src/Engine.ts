@@ -1,5 +1,5 @@
 /**
- * The engine scenario is `packages/core/bench/engine.ts` (DESIGN.md section 6: no-op reconciles
+ * The engine scenario is `packages/core/bench/engine.ts` (no-op reconciles
  * beside a bare Effect `Queue` worker loop, and merged events), run as it is, its JSON read back.
  */
 import { Effect } from "effect"
