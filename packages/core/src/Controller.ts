@@ -1,5 +1,5 @@
 /**
- * A controller turns key events into serial, retried, rescheduled reconciles (DESIGN.md R1-R14):
+ * A controller turns key events into serial, retried, rescheduled reconciles:
  * a work queue, `concurrency` workers, the retry policy stepped per failure streak, per-key timers
  * that an event supersedes, an error handler, periodic resync, health with a degraded state and a
  * rollback hook, and a gate that holds reconciles while a controller it depends on is degraded.

@@ -41,7 +41,7 @@ export interface Context<A extends ObjectMeta.KubeObject> {
   readonly fieldManager: string
   /** A controller ownerReference to the object being reconciled. */
   readonly ownerReference: ObjectMeta.OwnerReference
-  /** Applies status with an optimistic lock and caches the result for the next run (DESIGN.md section 4). */
+  /** Applies status with an optimistic lock and caches the result for the next run. */
   readonly patchStatusAndCache: (
     fresh: Kube.ApplyBody | ((latest: A) => Kube.ApplyBody)
   ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>

@@ -1,5 +1,5 @@
 /**
- * Read-after-write for a controller's own status writes (DESIGN.md section 4, JOSDK's
+ * Read-after-write for a controller's own status writes (JOSDK's
  * PrimaryUpdateAndCacheUtils). The informer cache is eventually consistent: a reconcile can start
  * before the controller's own status write has come back through the watch, read no allocated id, and
  * allocate again. `patchStatusAndCache` applies status with an optimistic lock on the version the
