@@ -8,6 +8,7 @@
  */
 import * as BuiltinStructures from "./BuiltinStructures.ts"
 import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
+import type * as Json from "./Json.ts"
 import type * as Structure from "./Structure.ts"
 
 const listTypeOf = (schema: JsonSchemaProps): Structure.ListType | undefined => {
@@ -16,8 +17,12 @@ const listTypeOf = (schema: JsonSchemaProps): Structure.ListType | undefined => 
       return { _tag: "Atomic" }
     case "set":
       return { _tag: "Set" }
-    case "map":
-      return { _tag: "Map", keys: schema["x-kubernetes-list-map-keys"] ?? [] }
+    case "map": {
+      const keys = schema["x-kubernetes-list-map-keys"] ?? []
+      const item = schema.items?.properties ?? {}
+      const defaulted = keys.flatMap((key) => item[key]?.default === undefined ? [] : [[key, item[key].default as Json.Json] as const])
+      return { _tag: "Map", keys, ...(defaulted.length === 0 ? {} : { keyDefaults: Object.fromEntries(defaulted) }) }
+    }
     default:
       return undefined
   }

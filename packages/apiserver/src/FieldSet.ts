@@ -361,8 +361,14 @@ export interface Child {
   readonly kind: "field" | "entry" | "item"
 }
 
-const pick = (item: Json.JsonObject, names: ReadonlyArray<string>): Json.JsonObject =>
-  Object.fromEntries(names.filter((n) => Object.hasOwn(item, n)).map((n) => [n, item[n]!]))
+const pick = (
+  item: Json.JsonObject,
+  names: ReadonlyArray<string>,
+  defaults: Readonly<Record<string, Json.Json>> = {}
+): Json.JsonObject =>
+  Object.fromEntries(names.flatMap((n) =>
+    Object.hasOwn(item, n) ? [[n, item[n]!]] : Object.hasOwn(defaults, n) ? [[n, defaults[n]!]] : []
+  ))
 
 /**
  * The children of a node whose parts are owned separately (a granular object, a map-list or a
@@ -383,7 +389,7 @@ export const children = (node: Json.Json, structure: Structure.Structure): Reado
       element: listType._tag === "Set"
         ? value(item)
         : Json.isObject(item)
-        ? key(pick(item, listType.keys))
+        ? key(pick(item, listType.keys, listType.keyDefaults))
         : index(i),
       value: item,
       structure: itemStructure,

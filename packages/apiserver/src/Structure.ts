@@ -7,10 +7,21 @@
  * Where a node has no structure, lists are atomic and objects granular (the apiserver's rule for
  * custom resources without markers).
  */
+import type * as Json from "./Json.ts"
+
 export type ListType =
   | { readonly _tag: "Atomic" }
   | { readonly _tag: "Set" }
-  | { readonly _tag: "Map"; readonly keys: ReadonlyArray<string> }
+  | {
+    readonly _tag: "Map"
+    readonly keys: ReadonlyArray<string>
+    /**
+     * Schema defaults of key fields: an item that omits such a key is identified by its default,
+     * as structured-merge-diff does, so an applied `{ containerPort: 80 }` is the stored
+     * `{ containerPort: 80, protocol: "TCP" }`.
+     */
+    readonly keyDefaults?: Readonly<Record<string, Json.Json>>
+  }
 
 export type MapType = "granular" | "atomic"
 

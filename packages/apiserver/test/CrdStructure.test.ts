@@ -37,7 +37,7 @@ describe("CrdStructure.fromSchema", () => {
 
   it("reads list types from x-kubernetes-list-type", () => {
     expect(Structure.field(spec, "tags").listType).toEqual({ _tag: "Set" })
-    expect(Structure.field(spec, "ports").listType).toEqual({ _tag: "Map", keys: ["containerPort", "protocol"] })
+    expect(Structure.field(spec, "ports").listType).toEqual({ _tag: "Map", keys: ["containerPort", "protocol"], keyDefaults: { protocol: "TCP" } })
     expect(Structure.field(spec, "args").listType).toEqual({ _tag: "Atomic" })
   })
 

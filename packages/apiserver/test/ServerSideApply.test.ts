@@ -236,6 +236,35 @@ describe("ServerSideApply.apply", () => {
       assert.deepStrictEqual(containers(second), [{ name: "app", image: "app:1", ports: [port(80)] }])
     })
 
+
+    it("identifies an item that omits a defaulted key field by the default (ports without protocol)", () => {
+      // What the server stores: the applied ports, defaulted with protocol TCP after the merge.
+      const stored = ok({
+        manager: "kubectl",
+        applied: deployment({
+          template: template({ name: "app", image: "app:1", ports: [{ containerPort: 8080, name: "http" }] })
+        })
+      })
+      const defaulted: Json.JsonObject = {
+        ...stored,
+        spec: {
+          template: template({ name: "app", image: "app:1", ports: [{ containerPort: 8080, name: "http", protocol: "TCP" }] })
+        }
+      }
+      assert.include(JSON.stringify(entry(stored, "kubectl")!.fieldsV1), `k:{\\"containerPort\\":8080,\\"protocol\\":\\"TCP\\"}`)
+      const changed = ok({
+        live: defaulted,
+        manager: "kubectl",
+        applied: deployment({
+          template: template({ name: "app", image: "app:1", ports: [{ containerPort: 9090, name: "http" }] })
+        }),
+        time: t1
+      })
+      // The old port was the manager's (same key with the default): it goes, no duplicate "http" is left.
+      assert.deepStrictEqual(containers(changed)[0]!.ports, [{ containerPort: 9090, name: "http" }])
+      const ports = JSON.stringify(entry(changed, "kubectl")!.fieldsV1)
+      assert.include(ports, `k:{\\"containerPort\\":9090,\\"protocol\\":\\"TCP\\"}`)
+    })
     it("keeps live order, takes the configuration's order for items it lists", () => {
       const structure: Structure.Structure = { fields: { items: { listType: { _tag: "Map", keys: ["name"] } } } }
       const live = ManagedFields.update({
