@@ -1,11 +1,15 @@
 /**
- * What every write passes before it is stored: metadata checks, kind-specific validation, and for
- * custom resources pruning of unknown fields (reported per `fieldValidation`), schema defaults and
- * schema validation.
+ * What every write passes before it is stored: metadata checks, kind-specific validation, for
+ * built-in kinds the decoding into their Go types (wrong types refused, unknown fields dropped and
+ * reported per `fieldValidation`), and for custom resources pruning of unknown fields (reported
+ * likewise), schema defaults and schema validation.
  */
 import { Effect } from "effect"
+import * as BuiltinSchemas from "./BuiltinSchemas.ts"
+import * as Decoding from "./Decoding.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as Metadata from "./Metadata.ts"
+import * as Pruning from "./Pruning.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
 
@@ -76,6 +80,10 @@ export const admit = Effect.fnUntraced(function*(
       if (fieldValidation === "Warn") warnings.push(...messages)
     }
     current = pruned.object
+  } else {
+    const decoded = yield* decodeBuiltin(resource, current, fieldValidation)
+    current = decoded.object
+    warnings.push(...decoded.warnings)
   }
   if (resource.defaults !== undefined) current = resource.defaults(current, old)
   const causes = [
@@ -87,6 +95,39 @@ export const admit = Effect.fnUntraced(function*(
   if (causes.length > 0) return yield* Status.invalid(resource.type, name, causes)
   return { object: current, warnings } satisfies Admitted
 })
+
+/**
+ * A built-in kind's write as kube-apiserver decodes it into the served version's Go type: a value
+ * of the wrong type is a 400 whatever `fieldValidation` says; unknown fields fail Strict, are
+ * warned about under Warn and dropped. Kinds without a known Go type pass unchanged.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Admission from "./Admission.ts"
+ * import * as Builtins from "./Builtins.ts"
+ * const cm = Builtins.make().find((r) => r.type.plural === "configmaps")!
+ * Effect.runSync(Admission.decodeBuiltin(cm, { metadata: { name: "a" }, data: { a: "1" }, foo: 1 }, "Warn"))
+ * // { object: { metadata: { name: "a" }, data: { a: "1" } }, warnings: ['unknown field "foo"'] }
+ */
+export const decodeBuiltin = (
+  resource: Registry.Resource,
+  object: KubeObject.KubeObject,
+  fieldValidation: FieldValidation
+): Effect.Effect<Admitted, Status.ApiError> => {
+  const { version, kind } = resource.type
+  const schema = BuiltinSchemas.lookup(resource.type.group, version, kind)
+  if (schema === undefined) return Effect.succeed({ object, warnings: [] })
+  const decoded = Decoding.decode(object, schema.type)
+  const refuse = (message: string) =>
+    Effect.fail(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${message}`))
+  if (decoded._tag === "Failed") return refuse(decoded.message)
+  if (decoded.unknownFields.length === 0) return Effect.succeed({ object, warnings: [] })
+  if (fieldValidation === "Strict") return refuse(Pruning.strictDecodingError(decoded.unknownFields))
+  return Effect.succeed({
+    object: Pruning.prune(object, schema.schema).value,
+    warnings: fieldValidation === "Warn" ? decoded.unknownFields.map(Pruning.unknownFieldWarning) : []
+  })
+}
 
 /**
  * Schema handling that accepts everything (until CRD schemas are wired in, and for tests).
