@@ -1,11 +1,13 @@
 /**
  * What kube-apiserver 1.32's defaulters set on the built-in kinds when a write is decoded, and the
  * side effects of a create (a Service's cluster IP, a Secret's `stringData` folded into `data`),
- * keyed by `group/Kind` ("" for the core group).
+ * keyed by `group/Kind` ("" for the core group). Kinds with many defaults have their own module.
  */
-import { createHash } from "node:crypto"
+import * as AdmissionDefaults from "./AdmissionDefaults.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as PodDefaults from "./PodDefaults.ts"
+import * as ServiceDefaults from "./ServiceDefaults.ts"
+import * as WorkloadDefaults from "./WorkloadDefaults.ts"
 
 type Json = KubeObject.KubeObject
 
@@ -28,146 +30,7 @@ const namespace: Defaulter = (object) => {
   return KubeObject.withMeta(object, { labels: { ...m.labels, "kubernetes.io/metadata.name": m.name } })
 }
 
-/** A stable pick in [0, size) from the object's identity, so a name keeps its address across restarts. */
-const pick = (seed: string, size: number, attempt: number): number =>
-  createHash("sha256").update(`${seed}#${attempt}`).digest().readUInt32BE(0) % size
-
-// 10.96.0.0/12 without its network address and 10.96.0.1 (the `kubernetes` Service's address).
-const clusterIP = (seed: string): string => {
-  const offset = 2 + pick(seed, (1 << 20) - 3, 0)
-  return `10.${96 + (offset >> 16)}.${(offset >> 8) & 255}.${offset & 255}`
-}
-
-const nodePort = (seed: string, index: number): number => 30000 + pick(seed, 2768, index)
-
-const servicePorts = (spec: Json, oldSpec: Json, seed: string, withNodePorts: boolean) =>
-  list(spec.ports).map((p, i) => {
-    const kept = list(oldSpec.ports).find((o) => o.port === p.port && (o.protocol ?? "TCP") === (p.protocol ?? "TCP"))
-    return {
-      protocol: "TCP",
-      targetPort: p.port,
-      ...p,
-      ...(withNodePorts && p.nodePort === undefined ? { nodePort: kept?.nodePort ?? nodePort(seed, i) } : {})
-    }
-  })
-
-const service: Defaulter = (object, old) => {
-  const spec = record(object.spec)
-  const oldSpec = record(old?.spec)
-  const type = String(spec.type ?? "ClusterIP")
-  const m = KubeObject.meta(object)
-  const seed = `${m.namespace}/${m.name}`
-  const withNodePorts = type === "NodePort" || (type === "LoadBalancer" && spec.allocateLoadBalancerNodePorts !== false)
-  const ports = Array.isArray(spec.ports) ? { ports: servicePorts(spec, oldSpec, seed, withNodePorts) } : {}
-  const base = { ...spec, type, sessionAffinity: spec.sessionAffinity ?? "None", ...ports }
-  if (type === "ExternalName") return { ...object, spec: base }
-  const ip = spec.clusterIP ?? (Array.isArray(spec.clusterIPs) ? spec.clusterIPs[0] : undefined) ?? oldSpec.clusterIP ?? clusterIP(seed)
-  const external = type === "NodePort" || type === "LoadBalancer"
-  return {
-    ...object,
-    spec: {
-      ...base,
-      clusterIP: ip,
-      clusterIPs: spec.clusterIPs ?? oldSpec.clusterIPs ?? [ip],
-      ipFamilies: spec.ipFamilies ?? ["IPv4"],
-      ipFamilyPolicy: spec.ipFamilyPolicy ?? "SingleStack",
-      internalTrafficPolicy: spec.internalTrafficPolicy ?? "Cluster",
-      ...(external ? { externalTrafficPolicy: spec.externalTrafficPolicy ?? "Cluster" } : {}),
-      ...(type === "LoadBalancer" ? { allocateLoadBalancerNodePorts: spec.allocateLoadBalancerNodePorts ?? true } : {})
-    },
-    ...(old === undefined && object.status === undefined ? { status: { loadBalancer: {} } } : {})
-  }
-}
-
-const withSpec = (fill: (spec: Json, object: Json) => Json): Defaulter => (object) => ({
-  ...object,
-  spec: fill(record(object.spec), object)
-})
-
-const deployment = withSpec((spec) => ({
-  replicas: 1,
-  revisionHistoryLimit: 10,
-  progressDeadlineSeconds: 600,
-  ...spec,
-  strategy: spec.strategy === undefined || record(spec.strategy).type === undefined || record(spec.strategy).type === "RollingUpdate"
-    ? { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%", ...record(record(spec.strategy).rollingUpdate) } }
-    : spec.strategy,
-  template: PodDefaults.template(spec.template)
-}))
-
-const statefulSet = withSpec((spec) => ({
-  replicas: 1,
-  podManagementPolicy: "OrderedReady",
-  revisionHistoryLimit: 10,
-  persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Retain" },
-  ...spec,
-  updateStrategy: record(spec.updateStrategy).type === "OnDelete"
-    ? spec.updateStrategy
-    : { type: "RollingUpdate", rollingUpdate: { partition: 0, ...record(record(spec.updateStrategy).rollingUpdate) } },
-  template: PodDefaults.template(spec.template)
-}))
-
-const daemonSet = withSpec((spec) => ({
-  revisionHistoryLimit: 10,
-  ...spec,
-  updateStrategy: record(spec.updateStrategy).type === "OnDelete"
-    ? spec.updateStrategy
-    : { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0, ...record(record(spec.updateStrategy).rollingUpdate) } },
-  template: PodDefaults.template(spec.template)
-}))
-
-const replicated = withSpec((spec) => ({ replicas: 1, ...spec, template: PodDefaults.template(spec.template) }))
-
-// A Job selects its pods by its own uid unless the user opts into manualSelector.
-const jobSpec = (spec: Json, uid: string | undefined, name: string | undefined): Json => {
-  const manual = spec.manualSelector === true
-  const template = PodDefaults.template(spec.template)
-  const labels = manual || uid === undefined ? {} : {
-    "batch.kubernetes.io/controller-uid": uid,
-    "batch.kubernetes.io/job-name": name,
-    "controller-uid": uid,
-    "job-name": name
-  }
-  const parallelismSet = spec.parallelism !== undefined
-  return {
-    parallelism: 1,
-    ...(spec.completions === undefined && !parallelismSet ? { completions: 1 } : {}),
-    backoffLimit: 6,
-    completionMode: "NonIndexed",
-    suspend: false,
-    podReplacementPolicy: "TerminatingOrFailed",
-    ...spec,
-    ...(manual || uid === undefined ? {} : { selector: spec.selector ?? { matchLabels: { "batch.kubernetes.io/controller-uid": uid } } }),
-    template: KubeObject.withMeta(template, { labels: { ...KubeObject.meta(template).labels, ...labels } })
-  }
-}
-
-const job = withSpec((spec, object) => jobSpec(spec, KubeObject.meta(object).uid, KubeObject.meta(object).name))
-
-const cronJob = withSpec((spec) => {
-  const jobTemplate = record(spec.jobTemplate)
-  const jobTemplateSpec = record(jobTemplate.spec)
-  return {
-    concurrencyPolicy: "Allow",
-    suspend: false,
-    successfulJobsHistoryLimit: 3,
-    failedJobsHistoryLimit: 1,
-    ...spec,
-    jobTemplate: {
-      ...jobTemplate,
-      spec: {
-        backoffLimit: 6,
-        completionMode: "NonIndexed",
-        suspend: false,
-        podReplacementPolicy: "TerminatingOrFailed",
-        ...jobTemplateSpec,
-        template: PodDefaults.template(jobTemplateSpec.template)
-      }
-    }
-  }
-})
-
-const podTemplate: Defaulter = (object) => ({ ...object, template: PodDefaults.template(object.template) })
+const withSpec = (fill: (spec: Json) => Json): Defaulter => (object) => ({ ...object, spec: fill(record(object.spec)) })
 
 const pendingOnCreate = (fill: (spec: Json) => Json): Defaulter => (object, old) => ({
   ...object,
@@ -178,19 +41,27 @@ const pendingOnCreate = (fill: (spec: Json) => Json): Defaulter => (object, old)
 const claim = pendingOnCreate((spec) => ({ volumeMode: "Filesystem", ...spec }))
 const volume = pendingOnCreate((spec) => ({ persistentVolumeReclaimPolicy: "Retain", volumeMode: "Filesystem", ...spec }))
 
+const tcpPorts = (holder: Json, extra: Json = {}): Json =>
+  Array.isArray(holder.ports) ? { ...holder, ports: list(holder.ports).map((p) => ({ ...extra, protocol: "TCP", ...p })) } : holder
+
+// Any policy implies Ingress; one with egress rules also Egress.
 const networkPolicy = withSpec((spec) => ({
   ...spec,
-  policyTypes: spec.policyTypes ?? ["Ingress", ...(spec.egress === undefined ? [] : ["Egress"])],
-  ...(Array.isArray(spec.ingress)
-    ? { ingress: list(spec.ingress).map((r) => ({ ...r, ...(Array.isArray(r.ports) ? { ports: list(r.ports).map((p) => ({ protocol: "TCP", ...p })) } : {}) })) }
-    : {}),
-  ...(Array.isArray(spec.egress)
-    ? { egress: list(spec.egress).map((r) => ({ ...r, ...(Array.isArray(r.ports) ? { ports: list(r.ports).map((p) => ({ protocol: "TCP", ...p })) } : {}) })) }
-    : {})
+  policyTypes: Array.isArray(spec.policyTypes) && spec.policyTypes.length > 0
+    ? spec.policyTypes
+    : ["Ingress", ...(list(spec.egress).length > 0 ? ["Egress"] : [])],
+  ...(Array.isArray(spec.ingress) ? { ingress: list(spec.ingress).map((r) => tcpPorts(r)) } : {}),
+  ...(Array.isArray(spec.egress) ? { egress: list(spec.egress).map((r) => tcpPorts(r)) } : {})
 }))
 
-const bindingSubjects: Defaulter = (object) => ({
+const endpoints: Defaulter = (object) =>
+  Array.isArray(object.subsets) ? { ...object, subsets: list(object.subsets).map((s) => tcpPorts(s)) } : object
+
+const endpointSlice: Defaulter = (object) => tcpPorts(object, { name: "" })
+
+const binding: Defaulter = (object) => ({
   ...object,
+  ...(KubeObject.isObject(object.roleRef) ? { roleRef: { ...object.roleRef, apiGroup: object.roleRef.apiGroup || "rbac.authorization.k8s.io" } } : {}),
   ...(Array.isArray(object.subjects)
     ? {
       subjects: list(object.subjects).map((s) => ({
@@ -201,63 +72,59 @@ const bindingSubjects: Defaulter = (object) => ({
     : {})
 })
 
-const webhooks = (mutating: boolean): Defaulter => (object) => ({
-  ...object,
-  ...(Array.isArray(object.webhooks)
-    ? {
-      webhooks: list(object.webhooks).map((w) => {
-        const clientConfig = record(w.clientConfig)
-        return {
-          failurePolicy: "Fail",
-          matchPolicy: "Equivalent",
-          namespaceSelector: {},
-          objectSelector: {},
-          timeoutSeconds: 10,
-          ...(mutating ? { reinvocationPolicy: "Never" } : {}),
-          ...w,
-          clientConfig: KubeObject.isObject(clientConfig.service)
-            ? { ...clientConfig, service: { port: 443, ...clientConfig.service } }
-            : clientConfig,
-          ...(Array.isArray(w.rules) ? { rules: list(w.rules).map((r) => ({ scope: "*", ...r })) } : {})
-        }
-      })
-    }
-    : {})
-})
+const scaleUp = { stabilizationWindowSeconds: 0, selectPolicy: "Max", policies: [{ type: "Pods", value: 4, periodSeconds: 15 }, { type: "Percent", value: 100, periodSeconds: 15 }] }
+const scaleDown = { selectPolicy: "Max", policies: [{ type: "Percent", value: 100, periodSeconds: 15 }] }
+const cpu80 = [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } }]
 
-const admissionPolicy = withSpec((spec) => ({
-  failurePolicy: "Fail",
-  ...spec,
-  ...(KubeObject.isObject(spec.matchConstraints)
-    ? { matchConstraints: { matchPolicy: "Equivalent", namespaceSelector: {}, objectSelector: {}, ...spec.matchConstraints } }
-    : {})
-}))
-
-const autoscaler = withSpec((spec) => ({ minReplicas: 1, ...spec }))
+// autoscaling/v1 only defaults minReplicas; v2 also a CPU target and, given a behavior, its rules.
+const autoscaler: Defaulter = (object) => {
+  const spec: Json = { minReplicas: 1, ...record(object.spec) }
+  if (object.apiVersion === "autoscaling/v1") return { ...object, spec }
+  const behavior = KubeObject.isObject(spec.behavior)
+    ? { behavior: { ...spec.behavior, scaleUp: { ...scaleUp, ...record(spec.behavior.scaleUp) }, scaleDown: { ...scaleDown, ...record(spec.behavior.scaleDown) } } }
+    : {}
+  return { ...object, spec: { ...spec, metrics: list(spec.metrics).length > 0 ? spec.metrics : cpu80, ...behavior } }
+}
 
 const priorityClass: Defaulter = (object) => ({ preemptionPolicy: "PreemptLowerPriority", ...object })
+
+// A container limit range item's defaults: limit from max, request from the limit, else from min.
+const limitItem = (item: Json): Json => {
+  if (item.type !== "Container") return item
+  const fill = (into: Json, from: Json) => ({ ...from, ...into })
+  const limit = fill(record(item.default), record(item.max))
+  const request = fill(fill(record(item.defaultRequest), limit), record(item.min))
+  const present = (m: Json) => (Object.keys(m).length === 0 ? undefined : m)
+  return Object.fromEntries(Object.entries({ ...item, default: present(limit), defaultRequest: present(request) }).filter(([, v]) => v !== undefined))
+}
+
+const limitRange = withSpec((spec) => (Array.isArray(spec.limits) ? { ...spec, limits: list(spec.limits).map(limitItem) } : spec))
 
 const byGroupKind: Readonly<Record<string, Defaulter>> = {
   "/Secret": secret,
   "/Namespace": namespace,
-  "/Service": service,
+  "/Service": ServiceDefaults.service,
   "/Pod": PodDefaults.pod,
-  "/PodTemplate": podTemplate,
-  "/ReplicationController": replicated,
+  "/PodTemplate": WorkloadDefaults.podTemplate,
+  "/ReplicationController": WorkloadDefaults.replicationController,
   "/PersistentVolumeClaim": claim,
   "/PersistentVolume": volume,
-  "apps/Deployment": deployment,
-  "apps/StatefulSet": statefulSet,
-  "apps/DaemonSet": daemonSet,
-  "apps/ReplicaSet": replicated,
-  "batch/Job": job,
-  "batch/CronJob": cronJob,
+  "/Endpoints": endpoints,
+  "/LimitRange": limitRange,
+  "apps/Deployment": WorkloadDefaults.deployment,
+  "apps/StatefulSet": WorkloadDefaults.statefulSet,
+  "apps/DaemonSet": WorkloadDefaults.daemonSet,
+  "apps/ReplicaSet": WorkloadDefaults.replicaSet,
+  "batch/Job": WorkloadDefaults.job,
+  "batch/CronJob": WorkloadDefaults.cronJob,
+  "discovery.k8s.io/EndpointSlice": endpointSlice,
   "networking.k8s.io/NetworkPolicy": networkPolicy,
-  "rbac.authorization.k8s.io/RoleBinding": bindingSubjects,
-  "rbac.authorization.k8s.io/ClusterRoleBinding": bindingSubjects,
-  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": webhooks(false),
-  "admissionregistration.k8s.io/MutatingWebhookConfiguration": webhooks(true),
-  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": admissionPolicy,
+  "rbac.authorization.k8s.io/RoleBinding": binding,
+  "rbac.authorization.k8s.io/ClusterRoleBinding": binding,
+  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": AdmissionDefaults.webhooks(false),
+  "admissionregistration.k8s.io/MutatingWebhookConfiguration": AdmissionDefaults.webhooks(true),
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": AdmissionDefaults.policy,
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": AdmissionDefaults.binding,
   "autoscaling/HorizontalPodAutoscaler": autoscaler,
   "scheduling.k8s.io/PriorityClass": priorityClass
 }

@@ -26,18 +26,25 @@ export const imagePullPolicy = (image: unknown): string => {
   return colon === -1 || lastSegment.slice(colon + 1) === "latest" ? "Always" : "IfNotPresent"
 }
 
+// Wherever an HTTPGetAction appears (probes, lifecycle hooks).
+const withHttpGet = (handler: Json): Json =>
+  KubeObject.isObject(handler.httpGet) ? { ...handler, httpGet: { path: "/", scheme: "HTTP", ...handler.httpGet } } : handler
+
 const probe = (u: unknown): Json | undefined => {
   if (!KubeObject.isObject(u)) return undefined
-  const httpGet = KubeObject.isObject(u.httpGet) ? { httpGet: { scheme: "HTTP", ...u.httpGet } } : {}
-  return { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3, ...u, ...httpGet }
+  return withHttpGet({ timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3, ...u })
 }
 
-const envVar = (e: Json): Json => {
-  const valueFrom = record(e.valueFrom)
-  return KubeObject.isObject(valueFrom.fieldRef)
-    ? { ...e, valueFrom: { ...valueFrom, fieldRef: { apiVersion: "v1", ...valueFrom.fieldRef } } }
-    : e
+const lifecycle = (u: unknown): Json | undefined => {
+  if (!KubeObject.isObject(u)) return undefined
+  const hooks = (["postStart", "preStop"] as const).flatMap((h) => (KubeObject.isObject(u[h]) ? [[h, withHttpGet(u[h])]] : []))
+  return { ...u, ...Object.fromEntries(hooks) }
 }
+
+const fieldRef = (holder: Json): Json =>
+  KubeObject.isObject(holder.fieldRef) ? { ...holder, fieldRef: { apiVersion: "v1", ...holder.fieldRef } } : holder
+
+const envVar = (e: Json): Json => (KubeObject.isObject(e.valueFrom) ? { ...e, valueFrom: fieldRef(e.valueFrom) } : e)
 
 const container = (c: Json): Json => {
   const probes = Object.fromEntries(
@@ -53,6 +60,7 @@ const container = (c: Json): Json => {
     resources: {},
     ...c,
     ...probes,
+    ...(KubeObject.isObject(c.lifecycle) ? { lifecycle: lifecycle(c.lifecycle) } : {}),
     ...(Array.isArray(c.ports) ? { ports: list(c.ports).map((p) => ({ protocol: "TCP", ...p })) } : {}),
     ...(Array.isArray(c.env) ? { env: list(c.env).map(envVar) } : {})
   }
@@ -60,12 +68,44 @@ const container = (c: Json): Json => {
 
 const withMode = (source: unknown): Json => ({ defaultMode: 420, ...record(source) })
 
+const downwardAPI = (source: unknown): Json => {
+  const s = record(source)
+  return Array.isArray(s.items) ? { ...s, items: list(s.items).map(fieldRef) } : s
+}
+
+const projection = (p: Json): Json => {
+  if (KubeObject.isObject(p.downwardAPI)) return { ...p, downwardAPI: downwardAPI(p.downwardAPI) }
+  if (KubeObject.isObject(p.serviceAccountToken)) return { ...p, serviceAccountToken: { expirationSeconds: 3600, ...p.serviceAccountToken } }
+  return p
+}
+
+/** The volume sources of a pod volume, in the order 1.32's validation counts them. */
+export const volumeSources = ["hostPath", "emptyDir", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi",
+  "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "quobyte", "cinder", "cephfs", "downwardAPI", "fc", "azureFile", "configMap", "flexVolume",
+  "vsphereVolume", "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO", "projected", "storageos", "csi",
+  "ephemeral", "image"]
+
 const volume = (v: Json): Json => {
   if (KubeObject.isObject(v.configMap)) return { ...v, configMap: withMode(v.configMap) }
   if (KubeObject.isObject(v.secret)) return { ...v, secret: withMode(v.secret) }
-  if (KubeObject.isObject(v.projected)) return { ...v, projected: withMode(v.projected) }
-  if (KubeObject.isObject(v.downwardAPI)) return { ...v, downwardAPI: withMode(v.downwardAPI) }
-  return v
+  if (KubeObject.isObject(v.projected)) {
+    const p = withMode(v.projected)
+    return { ...v, projected: Array.isArray(p.sources) ? { ...p, sources: list(p.sources).map(projection) } : p }
+  }
+  if (KubeObject.isObject(v.downwardAPI)) return { ...v, downwardAPI: downwardAPI(withMode(v.downwardAPI)) }
+  if (KubeObject.isObject(v.hostPath)) return { ...v, hostPath: { type: "", ...v.hostPath } }
+  if (KubeObject.isObject(v.ephemeral)) {
+    const template = record(v.ephemeral.volumeClaimTemplate)
+    return { ...v, ephemeral: { ...v.ephemeral, volumeClaimTemplate: { ...template, spec: { volumeMode: "Filesystem", ...record(template.spec) } } } }
+  }
+  // A volume without a source is an emptyDir.
+  return volumeSources.some((s) => KubeObject.isObject(v[s])) ? v : { ...v, emptyDir: {} }
+}
+
+// The v1 conversion mirrors serviceAccountName into the deprecated serviceAccount, and reads it back.
+const serviceAccount = (podSpec: Json): Json => {
+  const name = podSpec.serviceAccountName ?? podSpec.serviceAccount
+  return name === undefined || name === "" ? podSpec : { ...podSpec, serviceAccountName: name, serviceAccount: name }
 }
 
 /**
@@ -82,7 +122,7 @@ export const spec = (podSpec: Json): Json => ({
   schedulerName: "default-scheduler",
   terminationGracePeriodSeconds: 30,
   securityContext: {},
-  ...podSpec,
+  ...serviceAccount(podSpec),
   ...(Array.isArray(podSpec.containers) ? { containers: list(podSpec.containers).map(container) } : {}),
   ...(Array.isArray(podSpec.initContainers) ? { initContainers: list(podSpec.initContainers).map(container) } : {}),
   ...(Array.isArray(podSpec.volumes) ? { volumes: list(podSpec.volumes).map(volume) } : {})
@@ -141,19 +181,47 @@ export const qosClass = (podSpec: Json): string => {
 export const pod = (object: Json, old: Json | undefined): Json => {
   const given = record(object.spec)
   const tolerations = list(given.tolerations)
-  const missing = notReadyTolerations.filter((t) => !tolerations.some((g) => g.key === t.key))
   const serviceAccount = String(given.serviceAccountName ?? given.serviceAccount ?? "default")
   const defaulted = spec({
     enableServiceLinks: true,
-    priority: 0,
+    ...priority(given),
     preemptionPolicy: "PreemptLowerPriority",
     ...given,
     serviceAccountName: serviceAccount,
     serviceAccount,
-    tolerations: [...tolerations, ...missing]
+    tolerations: [...tolerations, ...notReadyTolerations.filter((t) => !tolerates(tolerations, t.key))],
+    ...(Array.isArray(given.containers) ? { containers: list(given.containers).map((c) => podContainer(c, given.hostNetwork === true)) } : {}),
+    ...(Array.isArray(given.initContainers) ? { initContainers: list(given.initContainers).map((c) => podContainer(c, given.hostNetwork === true)) } : {})
   })
   const status = old === undefined
     ? { phase: "Pending", qosClass: qosClass(defaulted), ...record(object.status) }
     : object.status
   return { ...object, spec: defaulted, ...(status === undefined ? {} : { status }) }
+}
+
+// DefaultTolerationSeconds adds a toleration unless one with that key (or no key) already
+// tolerates NoExecute taints.
+const tolerates = (tolerations: ReadonlyArray<Json>, key: unknown): boolean =>
+  tolerations.some((t) => (t.key === key || t.key === undefined || t.key === "") && (t.effect === "NoExecute" || t.effect === undefined || t.effect === ""))
+
+// The Priority admission plugin: the built-in system classes are known; another class's value
+// lives in a PriorityClass this defaulter cannot read, so it is left unset.
+const systemPriorities: Readonly<Record<string, number>> = { "system-cluster-critical": 2000000000, "system-node-critical": 2000001000 }
+const priority = (podSpec: Json): Json => {
+  const className = podSpec.priorityClassName
+  if (className === undefined || className === "") return { priority: 0 }
+  const value = systemPriorities[String(className)]
+  return value === undefined ? {} : { priority: value }
+}
+
+// Only Pods (not templates): requests default to limits, and host-network pods publish their
+// container ports on the host.
+const podContainer = (c: Json, hostNetwork: boolean): Json => {
+  const resources = record(c.resources)
+  const withRequests = KubeObject.isObject(resources.limits)
+    ? { ...c, resources: { ...resources, requests: { ...resources.limits, ...record(resources.requests) } } }
+    : c
+  return hostNetwork && Array.isArray(c.ports)
+    ? { ...withRequests, ports: list(c.ports).map((p) => ({ hostPort: p.containerPort, ...p })) }
+    : withRequests
 }

@@ -47,6 +47,13 @@ describe("Secret stringData", () => {
     expect(applied.json.data).toEqual({ key: base64("value") })
     const read = await server.request("GET", `${secrets}/applied`)
     expect(read.json).not.toHaveProperty("stringData")
+
+    const reapplied = await apply(`${secrets}/applied`, {
+      apiVersion: "v1", kind: "Secret", metadata: { name: "applied" }, stringData: { key: "other" }
+    })
+    expect(reapplied.status).toBe(200)
+    expect(reapplied.json.data).toEqual({ key: base64("other") })
+    expect(reapplied.json).not.toHaveProperty("stringData")
   })
 })
 
@@ -89,6 +96,43 @@ describe("Service", () => {
       body: { apiVersion: "v1", kind: "Service", metadata: { name: "ext" }, spec: { type: "ExternalName", externalName: "db.example.com" } }
     })
     expect(external.json.spec).not.toHaveProperty("clusterIP")
+  })
+})
+
+describe("Service node ports and Jobs", () => {
+  it("keeps a NodePort Service's node port across an update that omits it", async () => {
+    const created = await server.request("POST", services, {
+      body: { apiVersion: "v1", kind: "Service", metadata: { name: "np2" }, spec: { type: "NodePort", ports: [{ name: "http", port: 80 }] } }
+    })
+    const nodePort = created.json.spec.ports[0].nodePort
+    const { clusterIP: _, clusterIPs: __, ...spec } = created.json.spec
+    const updated = await server.request("PUT", `${services}/np2`, {
+      body: { ...created.json, spec: { ...spec, ports: [{ name: "http", port: 8080 }] } }
+    })
+    expect(updated.status).toBe(200)
+    expect(updated.json.spec.ports[0]).toMatchObject({ port: 8080, targetPort: 8080, nodePort })
+    expect(updated.json.spec.clusterIP).toBe(created.json.spec.clusterIP)
+  })
+
+  it("gives a Job its generated selector and pod labels from its uid", async () => {
+    const created = await server.request("POST", "/apis/batch/v1/namespaces/default/jobs", {
+      body: {
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: { name: "pi" },
+        spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "pi", image: "perl:5.34" }] } } }
+      }
+    })
+    expect(created.status).toBe(201)
+    const uid = created.json.metadata.uid
+    expect(created.json.spec.selector).toEqual({ matchLabels: { "batch.kubernetes.io/controller-uid": uid } })
+    expect(created.json.spec.template.metadata.labels).toEqual({
+      "batch.kubernetes.io/controller-uid": uid,
+      "batch.kubernetes.io/job-name": "pi",
+      "controller-uid": uid,
+      "job-name": "pi"
+    })
+    expect(created.json.spec).toMatchObject({ parallelism: 1, completions: 1, backoffLimit: 6, manualSelector: false })
   })
 })
 

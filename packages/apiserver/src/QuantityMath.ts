@@ -1,0 +1,77 @@
+/**
+ * Kubernetes quantities as exact numbers, for the comparisons validation makes (a request above
+ * its limit, a negative quota, a claim that shrinks). Parsing errors are the decoder's business
+ * (a 400 before validation); here an unreadable quantity compares as undefined.
+ */
+
+interface Exact {
+  readonly numerator: bigint
+  readonly denominator: bigint
+}
+
+const binary: Readonly<Record<string, bigint>> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n }
+const decimal: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 }
+
+const pow10 = (n: number): bigint => 10n ** BigInt(n)
+
+/** The exact value of a quantity (a string or a JSON number), or undefined when it does not parse. */
+const exact = (quantity: unknown): Exact | undefined => {
+  const text = typeof quantity === "number" ? String(quantity) : typeof quantity === "string" ? quantity.trim() : undefined
+  const m = text === undefined ? null : /^([+-]?)(\d*)(?:\.(\d*))?(.*)$/.exec(text)
+  if (m === null || (m[2] === "" && (m[3] ?? "") === "")) return undefined
+  const [, sign, whole, fraction = "", suffix = ""] = m
+  let numerator = BigInt(`${whole}${fraction}` || "0") * (sign === "-" ? -1n : 1n)
+  let denominator = pow10(fraction.length)
+  const exponent = /^[eE]([-+]?\d+)$/.exec(suffix)
+  if (binary[suffix] !== undefined) numerator *= binary[suffix]
+  else if (decimal[suffix] !== undefined || exponent !== null) {
+    const e = exponent !== null ? Number(exponent[1]) : decimal[suffix]!
+    if (e >= 0) numerator *= pow10(e)
+    else denominator *= pow10(-e)
+  } else return undefined
+  return { numerator, denominator }
+}
+
+/**
+ * -1, 0 or 1 as `a` is below, equal to or above `b`; undefined when either does not parse.
+ *
+ * @example
+ * import * as QuantityMath from "./QuantityMath.ts"
+ * QuantityMath.compare("500m", "1") // -1
+ * QuantityMath.compare("1Gi", "1024Mi") // 0
+ */
+export const compare = (a: unknown, b: unknown): number | undefined => {
+  const x = exact(a)
+  const y = exact(b)
+  if (x === undefined || y === undefined) return undefined
+  const left = x.numerator * y.denominator
+  const right = y.numerator * x.denominator
+  return left < right ? -1 : left > right ? 1 : 0
+}
+
+/**
+ * The sign of a quantity: -1, 0 or 1 (undefined when it does not parse).
+ *
+ * @example
+ * import * as QuantityMath from "./QuantityMath.ts"
+ * QuantityMath.sign("-1") // -1
+ */
+export const sign = (quantity: unknown): number | undefined => compare(quantity, "0")
+
+/**
+ * The quantity as the error messages print it (its canonical form for the common spellings).
+ *
+ * @example
+ * import * as QuantityMath from "./QuantityMath.ts"
+ * QuantityMath.format(2) // "2"
+ * QuantityMath.format("0.5") // "500m"
+ */
+export const format = (quantity: unknown): string => {
+  const text = String(quantity)
+  const m = /^(\d*)\.(\d+)$/.exec(text)
+  if (m !== null && m[2]!.length <= 3) {
+    const milli = Number(m[1] || "0") * 1000 + Number(m[2]!.padEnd(3, "0"))
+    return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`
+  }
+  return text
+}

@@ -1,0 +1,142 @@
+/**
+ * What 1.32 gives a Service on create and keeps on update: its type, port and policy defaults,
+ * a cluster IP from the service range (10.96.0.0/12) and node ports from 30000-32767, the IP
+ * family fields, and on update the allocated values an update omits.
+ *
+ * Addresses are picked from a hash of the Service's namespace and name, not from a shared
+ * allocation table: this keeps the defaulter a pure function of the write (no store access), and
+ * a Service keeps its address when it is deleted and created again, or when the server restarts.
+ * Two Services may share an address only on a hash collision (about one chance in a million per
+ * pair); the address of the `kubernetes` Service (10.96.0.1) is never picked.
+ */
+import { createHash } from "node:crypto"
+import * as KubeObject from "./KubeObject.ts"
+
+type Json = KubeObject.KubeObject
+
+const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
+const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
+
+/** The service range of the cluster this server plays. */
+export const serviceCidr = "10.96.0.0/12"
+/** The address of the `kubernetes` Service, the first of the range. */
+export const kubernetesServiceIP = "10.96.0.1"
+/** The node port range. */
+export const nodePortMin = 30000
+export const nodePortMax = 32767
+
+/**
+ * True for an IPv4 address inside {@link serviceCidr}.
+ *
+ * @example
+ * import * as ServiceDefaults from "./ServiceDefaults.ts"
+ * ServiceDefaults.inServiceRange("10.100.3.4") // true
+ * ServiceDefaults.inServiceRange("10.112.0.1") // false
+ */
+export const inServiceRange = (ip: string): boolean => {
+  const parts = ip.split(".").map(Number)
+  return parts.length === 4 && parts[0] === 10 && parts[1]! >= 96 && parts[1]! <= 111 && parts.every((p) => Number.isInteger(p) && p >= 0 && p <= 255)
+}
+
+const pick = (seed: string, size: number, attempt: number): number =>
+  createHash("sha256").update(`${seed}#${attempt}`).digest().readUInt32BE(0) % size
+
+/**
+ * The cluster IP of the Service `namespace/name`: inside the range, never its network address,
+ * its broadcast address or 10.96.0.1.
+ *
+ * @example
+ * import * as ServiceDefaults from "./ServiceDefaults.ts"
+ * ServiceDefaults.clusterIP("default/web") === ServiceDefaults.clusterIP("default/web") // true
+ */
+export const clusterIP = (seed: string): string => {
+  const offset = 2 + pick(seed, (1 << 20) - 3, 0)
+  return `10.${96 + (offset >> 16)}.${(offset >> 8) & 255}.${offset & 255}`
+}
+
+const nodePort = (seed: string, index: number): number => nodePortMin + pick(seed, nodePortMax - nodePortMin + 1, index)
+
+const needsClusterIP = (spec: Json) => spec.type !== "ExternalName"
+const needsNodePorts = (spec: Json) =>
+  spec.type === "NodePort" || (spec.type === "LoadBalancer" && spec.allocateLoadBalancerNodePorts !== false)
+
+// 1.32 carries a port's node port over an update by the port's name (patchAllocatedValues).
+const ports = (spec: Json, oldSpec: Json | undefined, seed: string): ReadonlyArray<Json> => {
+  const keep = oldSpec !== undefined && needsNodePorts(oldSpec) && needsNodePorts(spec)
+  const used = new Set(list(spec.ports).map((p) => p.nodePort).filter((n) => n !== undefined && n !== 0))
+  return list(spec.ports).map((p, i) => {
+    const previous = keep ? list(oldSpec.ports).find((o) => (o.name ?? "") === (p.name ?? ""))?.nodePort : undefined
+    const allocated = p.nodePort !== undefined && p.nodePort !== 0
+      ? p.nodePort
+      : previous !== undefined && !used.has(previous)
+      ? previous
+      : nodePort(seed, i)
+    const targetPort = p.targetPort === undefined || p.targetPort === 0 || p.targetPort === "" ? p.port : p.targetPort
+    return { ...p, protocol: p.protocol ?? "TCP", targetPort, ...(needsNodePorts(spec) ? { nodePort: allocated } : {}) }
+  })
+}
+
+/** clusterIP and clusterIPs as 1.32 reconciles them (normalizeClusterIPs, patchAllocatedValues). */
+const addresses = (spec: Json, oldSpec: Json | undefined, seed: string): Json => {
+  const carried = oldSpec !== undefined && needsClusterIP(oldSpec)
+  let ip = spec.clusterIP as string | undefined
+  let ips = Array.isArray(spec.clusterIPs) && spec.clusterIPs.length > 0 ? spec.clusterIPs as ReadonlyArray<string> : undefined
+  if (carried && (ip === undefined || ip === "")) ip = oldSpec.clusterIP as string | undefined
+  if (carried && ips === undefined && Array.isArray(oldSpec.clusterIPs) && ip === oldSpec.clusterIPs[0]) ips = oldSpec.clusterIPs
+  if ((ip === undefined || ip === "") && ips !== undefined) ip = ips[0]
+  if (ip === undefined || ip === "") ip = clusterIP(seed)
+  return { clusterIP: ip, clusterIPs: ips ?? [ip] }
+}
+
+const families = (spec: Json, ip: string): Json => {
+  // Headless Services without a selector are dual-stack when they can be.
+  const policy = spec.ipFamilyPolicy ?? (ip === "None" && Object.keys(record(spec.selector)).length === 0 ? "RequireDualStack" : "SingleStack")
+  return { ipFamilies: spec.ipFamilies ?? ["IPv4"], ipFamilyPolicy: policy }
+}
+
+const affinity = (spec: Json): Json => {
+  const sessionAffinity = spec.sessionAffinity ?? "None"
+  if (sessionAffinity === "None") return { sessionAffinity, sessionAffinityConfig: undefined }
+  const clientIP = record(record(spec.sessionAffinityConfig).clientIP)
+  return { sessionAffinity, sessionAffinityConfig: { clientIP: { ...clientIP, timeoutSeconds: clientIP.timeoutSeconds ?? 10800 } } }
+}
+
+const compact = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
+
+/**
+ * A Service with 1.32's defaults and allocations; `old` is the stored Service on update.
+ *
+ * @example
+ * import * as ServiceDefaults from "./ServiceDefaults.ts"
+ * const svc = ServiceDefaults.service({ metadata: { name: "web", namespace: "default" }, spec: { ports: [{ port: 80 }] } }, undefined)
+ * svc.spec.type // "ClusterIP"
+ */
+export const service = (object: Json, old: Json | undefined): Json => {
+  const given = record(object.spec)
+  const type = given.type ?? "ClusterIP"
+  const spec: Json = { ...given, type }
+  const oldSpec = old === undefined ? undefined : record(old.spec)
+  const m = KubeObject.meta(object)
+  const seed = `${m.namespace}/${m.name}`
+  const base = { ...spec, ...affinity(spec), ...(Array.isArray(spec.ports) ? { ports: ports(spec, oldSpec, seed) } : {}) }
+  if (type === "ExternalName") return { ...object, spec: compact(base) }
+  const ips = addresses(spec, oldSpec, seed)
+  const external = type === "NodePort" || type === "LoadBalancer" || (type === "ClusterIP" && list(spec.externalIPs).length > 0)
+  const externalTrafficPolicy = external ? spec.externalTrafficPolicy ?? "Cluster" : spec.externalTrafficPolicy
+  const healthCheck = type === "LoadBalancer" && externalTrafficPolicy === "Local"
+    ? { healthCheckNodePort: spec.healthCheckNodePort ?? oldSpec?.healthCheckNodePort ?? nodePort(seed, 1000) }
+    : {}
+  return {
+    ...object,
+    spec: compact({
+      ...base,
+      ...ips,
+      ...families(spec, String(ips.clusterIP)),
+      internalTrafficPolicy: spec.internalTrafficPolicy ?? "Cluster",
+      externalTrafficPolicy,
+      ...healthCheck,
+      ...(type === "LoadBalancer" ? { allocateLoadBalancerNodePorts: spec.allocateLoadBalancerNodePorts ?? true } : {})
+    }),
+    ...(old === undefined && object.status === undefined ? { status: { loadBalancer: {} } } : {})
+  }
+}
