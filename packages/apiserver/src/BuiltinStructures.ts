@@ -8,8 +8,12 @@
 import type { Structure } from "./Structure.ts"
 
 const obj = (fields: Readonly<Record<string, Structure>>): Structure => ({ fields })
-const mapList = (keys: ReadonlyArray<string>, items?: Structure): Structure => ({
-  listType: { _tag: "Map", keys },
+const mapList = (
+  keys: ReadonlyArray<string>,
+  items?: Structure,
+  keyDefaults?: Readonly<Record<string, string>>
+): Structure => ({
+  listType: { _tag: "Map", keys, ...(keyDefaults === undefined ? {} : { keyDefaults }) },
   ...(items === undefined ? {} : { items })
 })
 const setList: Structure = { listType: { _tag: "Set" } }
@@ -51,7 +55,7 @@ export const withObjectMeta = (structure: Structure): Structure => ({
 const kind = (fields: Readonly<Record<string, Structure>>): Structure => withObjectMeta(obj(fields))
 
 const container = obj({
-  ports: mapList(["containerPort", "protocol"]),
+  ports: mapList(["containerPort", "protocol"], undefined, { protocol: "TCP" }),
   env: mapList(["name"]),
   volumeMounts: mapList(["mountPath"]),
   volumeDevices: mapList(["devicePath"]),
@@ -80,6 +84,9 @@ const podStatus = obj({ conditions, podIPs: mapList(["ip"]), hostIPs: mapList(["
 const workload = (spec: Readonly<Record<string, Structure>>): Structure =>
   kind({ spec: obj({ selector: atomicMap, template: podTemplate, ...spec }), status: obj({ conditions }) })
 
+// A webhook's own lists are atomic except its match conditions, which merge by name.
+const webhook = obj({ rules: atomicList, admissionReviewVersions: atomicList, matchConditions: mapList(["name"]) })
+
 // Core and events.k8s.io Events are one stored object under two names.
 const event = kind({ involvedObject: atomicMap, regarding: atomicMap, related: atomicMap })
 
@@ -87,7 +94,7 @@ const byGroupKind: Readonly<Record<string, Structure>> = {
   "/Pod": kind({ spec: podSpec, status: podStatus }),
   "/Service": kind({
     spec: obj({
-      ports: mapList(["port", "protocol"]),
+      ports: mapList(["port", "protocol"], undefined, { protocol: "TCP" }),
       selector: atomicMap,
       clusterIPs: atomicList,
       externalIPs: atomicList,
@@ -109,14 +116,45 @@ const byGroupKind: Readonly<Record<string, Structure>> = {
   "apps/ControllerRevision": kind({}),
   "/ReplicationController": kind({ spec: obj({ selector: atomicMap, template: podTemplate }), status: obj({ conditions }) }),
   "/PodTemplate": kind({ template: podTemplate }),
-  "/PersistentVolumeClaim": kind({ spec: obj({ accessModes: atomicList }), status: obj({ conditions }) }),
-  "/Node": kind({ status: obj({ conditions, addresses: mapList(["type"]) }) }),
-  "batch/Job": workload({}),
-  "batch/CronJob": kind({ spec: obj({ jobTemplate: obj({ metadata: objectMeta, spec: obj({ selector: atomicMap, template: podTemplate }) }) }) }),
-  "policy/PodDisruptionBudget": kind({ status: obj({ conditions }) }),
-  "autoscaling/HorizontalPodAutoscaler": kind({ status: obj({ conditions }) }),
-  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": kind({ webhooks: mapList(["name"]) }),
-  "admissionregistration.k8s.io/MutatingWebhookConfiguration": kind({ webhooks: mapList(["name"]) }),
+  "/PersistentVolumeClaim": kind({
+    spec: obj({ accessModes: atomicList, selector: atomicMap, resources: obj({ limits: granularMap, requests: granularMap }) }),
+    status: obj({ conditions, accessModes: atomicList, capacity: granularMap, allocatedResources: granularMap })
+  }),
+  "/PersistentVolume": kind({
+    spec: obj({ accessModes: atomicList, capacity: granularMap, claimRef: atomicMap, mountOptions: atomicList })
+  }),
+  "/Endpoints": kind({ subsets: atomicList }),
+  "/Node": kind({
+    spec: obj({ podCIDRs: setList, taints: atomicList }),
+    status: obj({ conditions, addresses: mapList(["type"]), capacity: granularMap, allocatable: granularMap, images: atomicList })
+  }),
+  "/ResourceQuota": kind({ spec: obj({ hard: granularMap, scopes: atomicList }), status: obj({ hard: granularMap, used: granularMap }) }),
+  "/LimitRange": kind({ spec: obj({ limits: atomicList }) }),
+  "batch/Job": workload({ podFailurePolicy: obj({ rules: atomicList }) }),
+  "batch/CronJob": kind({
+    spec: obj({ jobTemplate: obj({ metadata: objectMeta, spec: obj({ selector: atomicMap, template: podTemplate }) }) }),
+    status: obj({ active: atomicList })
+  }),
+  "networking.k8s.io/Ingress": kind({ spec: obj({ rules: atomicList, tls: atomicList }), status: obj({ loadBalancer: obj({ ingress: atomicList }) }) }),
+  "networking.k8s.io/IngressClass": kind({}),
+  "networking.k8s.io/NetworkPolicy": kind({ spec: obj({ podSelector: atomicMap, ingress: atomicList, egress: atomicList, policyTypes: atomicList }) }),
+  "discovery.k8s.io/EndpointSlice": kind({ endpoints: atomicList, ports: atomicList }),
+  "policy/PodDisruptionBudget": kind({ spec: obj({ selector: atomicMap }), status: obj({ conditions, disruptedPods: granularMap }) }),
+  "autoscaling/HorizontalPodAutoscaler": kind({ spec: obj({ metrics: atomicList }), status: obj({ conditions, currentMetrics: atomicList }) }),
+  "rbac.authorization.k8s.io/Role": kind({ rules: atomicList }),
+  "rbac.authorization.k8s.io/ClusterRole": kind({ rules: atomicList, aggregationRule: obj({ clusterRoleSelectors: atomicList }) }),
+  "rbac.authorization.k8s.io/RoleBinding": kind({ subjects: atomicList }),
+  "rbac.authorization.k8s.io/ClusterRoleBinding": kind({ subjects: atomicList }),
+  "scheduling.k8s.io/PriorityClass": kind({}),
+  "storage.k8s.io/StorageClass": kind({ parameters: granularMap, mountOptions: atomicList, allowedTopologies: atomicList }),
+  "node.k8s.io/RuntimeClass": kind({ scheduling: obj({ nodeSelector: granularMap, tolerations: atomicList }) }),
+  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": kind({ webhooks: mapList(["name"], webhook) }),
+  "admissionregistration.k8s.io/MutatingWebhookConfiguration": kind({ webhooks: mapList(["name"], webhook) }),
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": kind({
+    spec: obj({ validations: atomicList, matchConditions: mapList(["name"]), variables: atomicList, auditAnnotations: atomicList }),
+    status: obj({ conditions })
+  }),
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": kind({ spec: obj({ validationActions: setList }) }),
   "apiextensions.k8s.io/CustomResourceDefinition": kind({
     spec: obj({ versions: mapList(["name"]) }),
     status: obj({ conditions })

@@ -3,11 +3,14 @@
  * (namespaces, config, workloads' API objects, leases, events, CRDs themselves). No controller
  * runs for the workloads; they are stored, validated lightly and watched like any other object.
  */
+import * as AccessReviews from "./AccessReviews.ts"
+import * as AuthenticationReviews from "./AuthenticationReviews.ts"
 import * as BuiltinDefaults from "./BuiltinDefaults.ts"
 import * as BuiltinStructures from "./BuiltinStructures.ts"
 import * as BuiltinValidation from "./BuiltinValidation.ts"
 import * as Crds from "./Crds.ts"
 import * as Events from "./Events.ts"
+import * as HorizontalPodAutoscalers from "./HorizontalPodAutoscalers.ts"
 import * as Namespaces from "./Namespaces.ts"
 import * as Printers from "./Printers.ts"
 import type * as Registry from "./Registry.ts"
@@ -57,7 +60,7 @@ const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.R
   }
   const defaults = BuiltinDefaults.lookup(spec.group, spec.kind)
   const validate = BuiltinValidation.lookup(spec.group, spec.kind)
-  const printer = Printers.lookup(spec.group, spec.kind)
+  const printer = printerOf(spec, extra)
   return {
     type,
     storage: spec.storage ?? (spec.group === "" ? spec.plural : `${spec.plural}.${spec.group}`),
@@ -68,6 +71,14 @@ const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.R
     ...(printer === undefined ? {} : { printer }),
     ...extra
   }
+}
+
+// kube-apiserver prints the internal version, which is what this server stores: a version that
+// converts on the way in is printed from its stored form.
+const printerOf = (spec: Spec, extra: Partial<Registry.Resource>): Printers.Printer | undefined => {
+  const printer = Printers.lookup(spec.group, spec.kind)
+  const toStorage = extra.toStorage
+  return printer === undefined || toStorage === undefined ? printer : Printers.contramap(printer, toStorage)
 }
 
 const eventFields = [
@@ -111,8 +122,8 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       plural: "services",
       shortNames: ["svc"],
       categories: ["all"],
-      verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-      status: true
+      status: true,
+      fields: ["spec.clusterIP", "spec.type"]
     }),
     builtin({ group: "", kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"] }),
     builtin({
@@ -122,7 +133,16 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       shortNames: ["po"],
       categories: ["all"],
       status: true,
-      fields: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "status.phase", "status.podIP"]
+      fields: [
+        "spec.nodeName",
+        "spec.restartPolicy",
+        "spec.schedulerName",
+        "spec.serviceAccountName",
+        "spec.hostNetwork",
+        "status.phase",
+        "status.podIP",
+        "status.nominatedNodeName"
+      ]
     }),
     builtin({ group: "", kind: "Event", plural: "events", shortNames: ["ev"], fields: eventFields }),
     builtin({
@@ -176,21 +196,34 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       validate: Crds.validate,
       deleteFinalizers: Crds.deleteFinalizers
     }),
-    ...more.map((spec) => builtin(spec))
+    ...more.map((spec) => builtin(spec)),
+    autoscalerV1(),
+    ...AccessReviews.resources, ...AuthenticationReviews.resources
   ]
 }
 
 const withStatus = { status: true } as const
 const workload = { categories: ["all"], status: true, generation: true } as const
+const admission = { group: "admissionregistration.k8s.io", namespaced: false, categories: ["api-extensions"], generation: true } as const
+const autoscaler = {
+  group: "autoscaling",
+  kind: "HorizontalPodAutoscaler",
+  plural: "horizontalpodautoscalers",
+  shortNames: ["hpa"],
+  categories: ["all"],
+  status: true
+} as const
 
-// The rest of what 1.32 serves that bundles and charts contain, in discovery order per group.
+// The rest of what 1.32 serves that bundles and charts contain. Generation is kept where 1.32's
+// strategies keep it (workloads, Jobs and CronJobs, networking and policy objects, EndpointSlices,
+// PodTemplates, admission configurations); not for HPAs, whose generation came after 1.32.
 const more: ReadonlyArray<Spec> = [
   { group: "", kind: "Endpoints", plural: "endpoints", shortNames: ["ep"] },
   { group: "", kind: "LimitRange", plural: "limitranges", shortNames: ["limits"] },
   { group: "", kind: "Node", plural: "nodes", namespaced: false, shortNames: ["no"], ...withStatus, fields: ["spec.unschedulable"] },
   { group: "", kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", shortNames: ["pvc"], ...withStatus },
   { group: "", kind: "PersistentVolume", plural: "persistentvolumes", namespaced: false, shortNames: ["pv"], ...withStatus },
-  { group: "", kind: "PodTemplate", plural: "podtemplates" },
+  { group: "", kind: "PodTemplate", plural: "podtemplates", generation: true },
   {
     group: "",
     kind: "ReplicationController",
@@ -204,11 +237,11 @@ const more: ReadonlyArray<Spec> = [
   { group: "apps", kind: "ControllerRevision", plural: "controllerrevisions" },
   { group: "apps", kind: "DaemonSet", plural: "daemonsets", shortNames: ["ds"], ...workload },
   { group: "apps", kind: "ReplicaSet", plural: "replicasets", shortNames: ["rs"], ...workload, scale: true, fields: ["status.replicas"] },
-  { group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers", shortNames: ["hpa"], ...workload },
+  { ...autoscaler, version: "v2" },
   { group: "batch", kind: "CronJob", plural: "cronjobs", shortNames: ["cj"], ...workload },
   { group: "batch", kind: "Job", plural: "jobs", ...workload, fields: ["status.successful"] },
-  { group: "discovery.k8s.io", kind: "EndpointSlice", plural: "endpointslices", fields: ["addressType"] },
-  { group: "networking.k8s.io", kind: "IngressClass", plural: "ingressclasses", namespaced: false },
+  { group: "discovery.k8s.io", kind: "EndpointSlice", plural: "endpointslices", generation: true },
+  { group: "networking.k8s.io", kind: "IngressClass", plural: "ingressclasses", namespaced: false, generation: true },
   { group: "networking.k8s.io", kind: "Ingress", plural: "ingresses", shortNames: ["ing"], ...withStatus, generation: true },
   { group: "networking.k8s.io", kind: "NetworkPolicy", plural: "networkpolicies", shortNames: ["netpol"], generation: true },
   { group: "node.k8s.io", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false },
@@ -219,26 +252,12 @@ const more: ReadonlyArray<Spec> = [
   { group: "rbac.authorization.k8s.io", kind: "Role", plural: "roles" },
   { group: "scheduling.k8s.io", kind: "PriorityClass", plural: "priorityclasses", namespaced: false, shortNames: ["pc"] },
   { group: "storage.k8s.io", kind: "StorageClass", plural: "storageclasses", namespaced: false, shortNames: ["sc"] },
-  { group: "admissionregistration.k8s.io", kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: false },
-  {
-    group: "admissionregistration.k8s.io",
-    kind: "ValidatingAdmissionPolicy",
-    plural: "validatingadmissionpolicies",
-    namespaced: false,
-    ...withStatus,
-    generation: true
-  },
-  {
-    group: "admissionregistration.k8s.io",
-    kind: "ValidatingAdmissionPolicyBinding",
-    plural: "validatingadmissionpolicybindings",
-    namespaced: false,
-    generation: true
-  },
-  {
-    group: "admissionregistration.k8s.io",
-    kind: "ValidatingWebhookConfiguration",
-    plural: "validatingwebhookconfigurations",
-    namespaced: false
-  }
+  { ...admission, kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations" },
+  { ...admission, kind: "ValidatingAdmissionPolicy", plural: "validatingadmissionpolicies", ...withStatus },
+  { ...admission, kind: "ValidatingAdmissionPolicyBinding", plural: "validatingadmissionpolicybindings" },
+  { ...admission, kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations" }
 ]
+
+// autoscaling/v1 serves the stored v2 objects through a conversion; v2 stays the preferred version.
+const autoscalerV1 = (): Registry.Resource =>
+  builtin({ ...autoscaler, version: "v1" }, { fromStorage: HorizontalPodAutoscalers.toV1, toStorage: HorizontalPodAutoscalers.toV2 })

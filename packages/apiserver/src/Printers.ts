@@ -1,9 +1,12 @@
 /**
  * The `kubectl get` columns of the built-in kinds, computed as 1.32's printers compute them
- * (READY "1/3", PORT(S) "80/TCP,443:30443/TCP", a Pod's STATUS...). Priority 1 columns are the
- * ones `-o wide` adds. Cells are final values; ages are rendered as kubectl shows them.
+ * (READY "1/3", PORT(S) "80/TCP,443:30443/TCP", a Pod's STATUS from its containers' states...).
+ * A printer gives every column, Name included (Events put it last), and the server always fills
+ * the `-o wide` (priority 1) cells: kubectl hides them unless asked. Kinds 1.32 has no printer for
+ * (Roles, LimitRanges, CRDs) show NAME and CREATED AT.
  */
 import * as KubeObject from "./KubeObject.ts"
+import * as F from "./PrinterFormats.ts"
 import * as Table from "./Table.ts"
 
 type Json = KubeObject.KubeObject
@@ -16,402 +19,659 @@ export interface Column {
   readonly description?: string
 }
 
-/** The columns after NAME and how each object fills them. */
+/** Every column of a kind's table and how one object fills them. */
 export interface Printer {
   readonly columns: ReadonlyArray<Column>
   readonly cells: (object: Json) => ReadonlyArray<unknown>
 }
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-const num = (u: unknown): number => (typeof u === "number" ? u : 0)
-const none = (text: string): string => (text === "" ? "<none>" : text)
-const joined = (values: ReadonlyArray<unknown>): string => values.map(String).join(",")
-
-const age = (object: Json): string => {
-  const created = Date.parse(String(KubeObject.meta(object).creationTimestamp ?? ""))
-  return Number.isNaN(created) ? "<unknown>" : Table.humanDuration(Date.now() - created)
-}
-
+const { age, int, list, record, str } = F
 const col = (name: string, type = "string", priority = 0): Column => ({ name, type, priority })
+const wide = (name: string): Column => col(name, "string", 1)
+const name = (o: Json) => str(KubeObject.meta(o).name)
+const nameColumn: Column = { name: "Name", type: "string", format: "name", priority: 0 }
 const ageColumn = col("Age")
+
+/** A printer whose first column is Name and whose `cells` give the rest. */
+const named = (columns: ReadonlyArray<Column>, cells: (o: Json) => ReadonlyArray<unknown>): Printer => ({
+  columns: [nameColumn, ...columns],
+  cells: (o) => [name(o), ...cells(o)]
+})
+
+// kube-apiserver's default table for kinds without a printer.
 const createdAt: Printer = {
-  columns: [{ name: "Created At", type: "date" }],
-  cells: (o) => [KubeObject.meta(o).creationTimestamp ?? null]
+  columns: [nameColumn, { name: "Created At", type: "date", priority: 0 }],
+  cells: (o) => [name(o), KubeObject.meta(o).creationTimestamp ?? null]
 }
 
-const selectorText = (selector: unknown): string => {
-  const s = record(selector)
-  const labels = Object.entries(record(s.matchLabels)).map(([k, v]) => `${k}=${v}`)
-  const expressions = list(s.matchExpressions).map((e) => {
-    const values = Array.isArray(e.values) ? `(${joined(e.values)})` : ""
-    switch (e.operator) {
-      case "In":
-        return `${e.key} in ${values}`
-      case "NotIn":
-        return `${e.key} notin ${values}`
-      case "DoesNotExist":
-        return `!${e.key}`
-      default:
-        return String(e.key)
-    }
-  })
-  const all = [...labels, ...expressions]
-  return all.length === 0 && KubeObject.isObject(selector) ? "<none>" : none(joined(all))
+const templateSpec = (template: unknown) => record(record(template).spec)
+const wideTemplate = [wide("Containers"), wide("Images"), wide("Selector")]
+
+const deployment = named([col("Ready"), col("Up-to-date"), col("Available"), ageColumn, ...wideTemplate], (o) => {
+  const spec = record(o.spec)
+  const status = record(o.status)
+  return [`${int(status.readyReplicas)}/${int(spec.replicas)}`, int(status.updatedReplicas), int(status.availableReplicas), age(o), ...F.containers(templateSpec(spec.template)), F.selector(spec.selector)]
+})
+
+const replicaSetColumns = [col("Desired", "integer"), col("Current", "integer"), col("Ready", "integer"), ageColumn, ...wideTemplate]
+const replicaSet = named(replicaSetColumns, (o) => {
+  const spec = record(o.spec)
+  const status = record(o.status)
+  return [int(spec.replicas), int(status.replicas), int(status.readyReplicas), age(o), ...F.containers(templateSpec(spec.template)), F.formatSelector(spec.selector)]
+})
+
+// A ReplicationController's selector is a plain label map.
+const replicationController = named(replicaSetColumns, (o) => {
+  const spec = record(o.spec)
+  const status = record(o.status)
+  return [int(spec.replicas), int(status.replicas), int(status.readyReplicas), age(o), ...F.containers(templateSpec(spec.template)), F.labels(spec.selector)]
+})
+
+const statefulSet = named([col("Ready"), ageColumn, wide("Containers"), wide("Images")], (o) => {
+  const spec = record(o.spec)
+  return [`${int(record(o.status).readyReplicas)}/${int(spec.replicas)}`, age(o), ...F.containers(templateSpec(spec.template))]
+})
+
+const daemonSetColumns = [
+  col("Desired", "integer"),
+  col("Current", "integer"),
+  col("Ready", "integer"),
+  col("Up-to-date", "integer"),
+  col("Available", "integer"),
+  col("Node Selector"),
+  ageColumn,
+  ...wideTemplate
+]
+const daemonSet = named(daemonSetColumns, (o) => {
+  const spec = record(o.spec)
+  const s = record(o.status)
+  const pod = templateSpec(spec.template)
+  return [
+    int(s.desiredNumberScheduled),
+    int(s.currentNumberScheduled),
+    int(s.numberReady),
+    int(s.updatedNumberScheduled),
+    int(s.numberAvailable),
+    F.labels(pod.nodeSelector),
+    age(o),
+    ...F.containers(pod),
+    F.formatSelector(spec.selector)
+  ]
+})
+
+const hasTrueCondition = (conditions: unknown, type: string) => {
+  const found = list(conditions).find((c) => c.type === type)
+  return found !== undefined && found.status === "True"
 }
 
-const mapText = (m: unknown): string => none(joined(Object.entries(record(m)).map(([k, v]) => `${k}=${v}`)))
-
-const podSpecOf = (template: unknown) => record(record(template).spec)
-const containerNames = (spec: Json) => none(joined(list(spec.containers).map((c) => c.name)))
-const images = (spec: Json) => none(joined(list(spec.containers).map((c) => c.image)))
-const wideWorkload = [col("Containers", "string", 1), col("Images", "string", 1), col("Selector", "string", 1)]
-const wideCells = (spec: Json) => [containerNames(podSpecOf(spec.template)), images(podSpecOf(spec.template)), selectorText(spec.selector)]
-
-const deployment: Printer = {
-  columns: [col("Ready"), col("Up-to-date", "integer"), col("Available", "integer"), ageColumn, ...wideWorkload],
-  cells: (o) => {
-    const spec = record(o.spec)
-    const status = record(o.status)
-    return [`${num(status.readyReplicas)}/${num(spec.replicas)}`, num(status.updatedReplicas), num(status.availableReplicas), age(o), ...wideCells(spec)]
-  }
+const jobStatus = (o: Json): string => {
+  const conditions = record(o.status).conditions
+  if (hasTrueCondition(conditions, "Complete")) return "Complete"
+  if (hasTrueCondition(conditions, "Failed")) return "Failed"
+  if (KubeObject.meta(o).deletionTimestamp !== undefined) return "Terminating"
+  if (hasTrueCondition(conditions, "Suspended")) return "Suspended"
+  if (hasTrueCondition(conditions, "FailureTarget")) return "FailureTarget"
+  return "Running"
 }
 
-const replicaSet: Printer = {
-  columns: [col("Desired", "integer"), col("Current", "integer"), col("Ready", "integer"), ageColumn, ...wideWorkload],
-  cells: (o) => {
-    const spec = record(o.spec)
-    const status = record(o.status)
-    return [num(spec.replicas), num(status.replicas), num(status.readyReplicas), age(o), ...wideCells(spec)]
-  }
+const jobCompletions = (spec: Json, status: Json): string => {
+  if (spec.completions !== undefined && spec.completions !== null) return `${int(status.succeeded)}/${int(spec.completions)}`
+  const parallelism = int(spec.parallelism)
+  return parallelism > 1 ? `${int(status.succeeded)}/1 of ${parallelism}` : `${int(status.succeeded)}/1`
 }
 
-const statefulSet: Printer = {
-  columns: [col("Ready"), ageColumn, col("Containers", "string", 1), col("Images", "string", 1)],
-  cells: (o) => {
-    const spec = record(o.spec)
-    const status = record(o.status)
-    return [`${num(status.readyReplicas)}/${num(spec.replicas)}`, age(o), containerNames(podSpecOf(spec.template)), images(podSpecOf(spec.template))]
-  }
+const jobDuration = (status: Json): string => {
+  const start = Date.parse(str(status.startTime))
+  if (Number.isNaN(start)) return ""
+  const end = Date.parse(str(status.completionTime))
+  return Table.humanDuration((Number.isNaN(end) ? Date.now() : end) - start)
 }
 
-const daemonSet: Printer = {
-  columns: [
-    col("Desired", "integer"),
-    col("Current", "integer"),
-    col("Ready", "integer"),
-    col("Up-to-date", "integer"),
-    col("Available", "integer"),
-    col("Node Selector"),
-    ageColumn,
-    ...wideWorkload
-  ],
-  cells: (o) => {
-    const spec = record(o.spec)
-    const s = record(o.status)
-    return [
-      num(s.desiredNumberScheduled),
-      num(s.currentNumberScheduled),
-      num(s.numberReady),
-      num(s.updatedNumberScheduled),
-      num(s.numberAvailable),
-      mapText(podSpecOf(spec.template).nodeSelector),
-      age(o),
-      ...wideCells(spec)
-    ]
-  }
+const job = named([col("Status"), col("Completions"), col("Duration"), ageColumn, ...wideTemplate], (o) => {
+  const spec = record(o.spec)
+  const status = record(o.status)
+  return [jobStatus(o), jobCompletions(spec, status), jobDuration(status), age(o), ...F.containers(templateSpec(spec.template)), F.formatSelector(spec.selector)]
+})
+
+const boolPointer = (u: unknown): string => (u === true ? "True" : u === false ? "False" : "<unset>")
+
+const cronJobColumns = [col("Schedule"), col("Timezone"), col("Suspend", "boolean"), col("Active", "integer"), col("Last Schedule"), ageColumn, ...wideTemplate]
+const cronJob = named(cronJobColumns, (o) => {
+  const spec = record(o.spec)
+  const status = record(o.status)
+  const jobSpec = record(record(spec.jobTemplate).spec)
+  return [
+    str(spec.schedule),
+    spec.timeZone === undefined || spec.timeZone === null ? "<none>" : str(spec.timeZone),
+    boolPointer(spec.suspend),
+    list(status.active).length,
+    status.lastScheduleTime === undefined || status.lastScheduleTime === null ? "<none>" : F.since(status.lastScheduleTime),
+    age(o),
+    ...F.containers(templateSpec(jobSpec.template)),
+    F.formatSelector(jobSpec.selector)
+  ]
+})
+
+const servicePorts = (spec: Json): string => {
+  const ports = list(spec.ports).map((p) =>
+    int(p.nodePort) > 0 ? `${int(p.port)}:${int(p.nodePort)}/${str(p.protocol)}` : `${int(p.port)}/${str(p.protocol)}`
+  )
+  return ports.length === 0 ? "<none>" : ports.join(",")
 }
 
-/** A Pod's STATUS as kubectl shows it: a waiting or terminated container's reason, else the phase. */
-const podStatus = (pod: Json): string => {
-  const status = record(pod.status)
-  if (KubeObject.meta(pod).deletionTimestamp !== undefined) return "Terminating"
-  const states = list(status.containerStatuses).map((c) => record(c.state))
-  const waiting = states.map((s) => record(s.waiting).reason).find((r) => r !== undefined && r !== "")
-  const terminated = states.map((s) => record(s.terminated).reason).find((r) => r !== undefined && r !== "")
-  return String(waiting ?? terminated ?? status.reason ?? status.phase ?? "Unknown")
-}
-
-const pod: Printer = {
-  columns: [
-    col("Ready"),
-    col("Status"),
-    col("Restarts"),
-    ageColumn,
-    col("IP", "string", 1),
-    col("Node", "string", 1),
-    col("Nominated Node", "string", 1),
-    col("Readiness Gates", "string", 1)
-  ],
-  cells: (o) => {
-    const spec = record(o.spec)
-    const status = record(o.status)
-    const statuses = list(status.containerStatuses)
-    const gates = list(spec.readinessGates)
-    return [
-      `${statuses.filter((c) => c.ready === true).length}/${list(spec.containers).length}`,
-      podStatus(o),
-      String(statuses.reduce((n, c) => n + num(c.restartCount), 0)),
-      age(o),
-      none(String(status.podIP ?? "")),
-      none(String(spec.nodeName ?? "")),
-      none(String(status.nominatedNodeName ?? "")),
-      gates.length === 0 ? "<none>" : `${gates.filter((g) => list(status.conditions).some((c) => c.type === g.conditionType && c.status === "True")).length}/${gates.length}`
-    ]
-  }
-}
-
-const servicePorts = (spec: Json): string =>
-  none(joined(list(spec.ports).map((p) => `${p.port}${p.nodePort === undefined ? "" : `:${p.nodePort}`}/${p.protocol ?? "TCP"}`)))
+/** Load-balancer ingress points, sorted and unique, IP before hostname (the server prints them unclipped). */
+const loadBalancer = (status: Json): string =>
+  [...new Set(list(record(status.loadBalancer).ingress).map((i) => str(i.ip) !== "" ? str(i.ip) : str(i.hostname)).filter((a) => a !== ""))].sort().join(",")
 
 const externalIP = (spec: Json, status: Json): string => {
-  const ingress = list(record(status.loadBalancer).ingress).map((i) => i.ip ?? i.hostname)
-  const external = Array.isArray(spec.externalIPs) ? spec.externalIPs : []
+  const external = Array.isArray(spec.externalIPs) ? spec.externalIPs.map(str) : []
   switch (spec.type) {
+    case "ClusterIP":
+    case "NodePort":
+      return external.length > 0 ? external.join(",") : "<none>"
+    case "LoadBalancer": {
+      const ingress = loadBalancer(status)
+      if (external.length > 0) return [...(ingress === "" ? [] : ingress.split(",")), ...external].join(",")
+      return ingress === "" ? "<pending>" : ingress
+    }
     case "ExternalName":
-      return String(spec.externalName ?? "<none>")
-    case "LoadBalancer":
-      return ingress.length + external.length === 0 ? "<pending>" : joined([...ingress, ...external])
+      return str(spec.externalName)
     default:
-      return none(joined(external))
+      return "<unknown>"
   }
 }
 
-const service: Printer = {
-  columns: [col("Type"), col("Cluster-IP"), col("External-IP"), col("Port(s)"), ageColumn, col("Selector", "string", 1)],
-  cells: (o) => {
-    const spec = record(o.spec)
-    return [
-      String(spec.type ?? "ClusterIP"),
-      none(String(spec.clusterIP ?? "")),
-      externalIP(spec, record(o.status)),
-      servicePorts(spec),
-      age(o),
-      mapText(spec.selector)
-    ]
+const service = named([col("Type"), col("Cluster-IP"), col("External-IP"), col("Port(s)"), ageColumn, wide("Selector")], (o) => {
+  const spec = record(o.spec)
+  // Objects written with only `clusterIP` convert to `clusterIPs: [clusterIP]`, as the printer reads them.
+  const clusterIPs = Array.isArray(spec.clusterIPs) && spec.clusterIPs.length > 0 ? spec.clusterIPs : spec.clusterIP === undefined ? [] : [spec.clusterIP]
+  return [str(spec.type), clusterIPs.length > 0 ? str(clusterIPs[0]) : "<none>", externalIP(spec, record(o.status)), servicePorts(spec), age(o), F.labels(spec.selector)]
+})
+
+const endpoints = named([col("Endpoints"), ageColumn], (o) => {
+  const subsets = list(o.subsets)
+  if (subsets.length === 0) return ["<none>", age(o)]
+  const all = subsets.flatMap((s) => {
+    const addresses = list(s.addresses).map((a) => str(a.ip))
+    const ports = list(s.ports)
+    return ports.length === 0 ? addresses : ports.flatMap((p) => addresses.map((ip) => F.hostPort(ip, int(p.port))))
+  })
+  const shown = all.slice(0, 3).join(",")
+  return [all.length > 3 ? `${shown} + ${all.length - 3} more...` : shown, age(o)]
+})
+
+const endpointSlice = named([col("AddressType"), col("Ports"), col("Endpoints"), ageColumn], (o) => {
+  const ports = list(o.ports).map((p) => (p.port !== undefined && p.port !== null ? str(p.port) : p.name !== undefined && p.name !== null ? str(p.name) : "*"))
+  const addresses = list(o.endpoints).flatMap((e) => (Array.isArray(e.addresses) ? e.addresses.map(str) : []))
+  return [str(o.addressType), F.withMore(ports, 3, "<unset>"), F.withMore(addresses, 3, "<unset>"), age(o)]
+})
+
+// Up to three hosts; "+ N more..." counts every rule past the third, host or not.
+const ingressHosts = (rules: ReadonlyArray<Json>): string => {
+  const hosts: Array<string> = []
+  let more = false
+  for (const rule of rules) {
+    if (hosts.length === 3) more = true
+    if (!more && str(rule.host) !== "") hosts.push(str(rule.host))
   }
+  if (hosts.length === 0) return "*"
+  return more ? `${hosts.join(",")} + ${rules.length - 3} more...` : hosts.join(",")
 }
+
+const ingress = named([col("Class"), col("Hosts"), col("Address"), col("Ports"), ageColumn], (o) => {
+  const spec = record(o.spec)
+  return [
+    spec.ingressClassName === undefined || spec.ingressClassName === null ? "<none>" : str(spec.ingressClassName),
+    ingressHosts(list(spec.rules)),
+    loadBalancer(record(o.status)),
+    list(spec.tls).length > 0 ? "80, 443" : "80",
+    age(o)
+  ]
+})
+
+const ingressClass = named([col("Controller"), col("Parameters"), ageColumn], (o) => {
+  const spec = record(o.spec)
+  const p = KubeObject.isObject(spec.parameters) ? spec.parameters : undefined
+  const group = p?.apiGroup === undefined || p.apiGroup === null ? "" : `.${str(p.apiGroup)}`
+  return [str(spec.controller), p === undefined ? "<none>" : `${str(p.kind)}${group}/${str(p.name)}`, age(o)]
+})
+
+const nodeRoles = (o: Json): string => {
+  const roles = new Set<string>()
+  for (const [k, v] of Object.entries(KubeObject.meta(o).labels ?? {})) {
+    if (k.startsWith("node-role.kubernetes.io/") && k.length > 24) roles.add(k.slice(24))
+    else if (k === "kubernetes.io/role" && v !== "") roles.add(v)
+  }
+  return roles.size === 0 ? "<none>" : [...roles].sort().join(",")
+}
+
+const nodeAddress = (status: Json, type: string) => str(list(status.addresses).find((a) => a.type === type)?.address ?? "<none>")
+const orUnknown = (u: unknown) => (str(u) === "" ? "<unknown>" : str(u))
+
+const nodeColumns = [col("Status"), col("Roles"), ageColumn, col("Version"), wide("Internal-IP"), wide("External-IP"), wide("OS-Image"), wide("Kernel-Version"), wide("Container-Runtime")]
+const node = named(nodeColumns, (o) => {
+  const status = record(o.status)
+  const info = record(status.nodeInfo)
+  const ready = list(status.conditions).find((c) => c.type === "Ready")
+  const state = [ready === undefined ? "Unknown" : ready.status === "True" ? "Ready" : "NotReady", ...(record(o.spec).unschedulable === true ? ["SchedulingDisabled"] : [])]
+  return [
+    state.join(","),
+    nodeRoles(o),
+    age(o),
+    str(info.kubeletVersion),
+    nodeAddress(status, "InternalIP"),
+    nodeAddress(status, "ExternalIP"),
+    orUnknown(info.osImage),
+    orUnknown(info.kernelVersion),
+    orUnknown(info.containerRuntimeVersion)
+  ]
+})
+
+// The beta annotation still wins over the field, as 1.32's helpers read a volume's class.
+const storageClassOf = (o: Json, field: unknown): string => {
+  const annotation = (KubeObject.meta(o).annotations ?? {})["volume.beta.kubernetes.io/storage-class"]
+  return annotation !== undefined ? annotation : str(field)
+}
+const unset = (u: unknown) => (u === undefined || u === null ? "<unset>" : str(u))
+const terminatingPhase = (o: Json) => (KubeObject.meta(o).deletionTimestamp !== undefined ? "Terminating" : str(record(o.status).phase))
+const storageOf = (resources: unknown): string => str(record(resources).storage ?? "0")
+
+const pvColumns = [
+  col("Capacity"),
+  col("Access Modes"),
+  col("Reclaim Policy"),
+  col("Status"),
+  col("Claim"),
+  col("StorageClass"),
+  col("VolumeAttributesClass"),
+  col("Reason"),
+  ageColumn,
+  wide("VolumeMode")
+]
+const persistentVolume = named(pvColumns, (o) => {
+  const spec = record(o.spec)
+  const claim = KubeObject.isObject(spec.claimRef) ? `${str(spec.claimRef.namespace)}/${str(spec.claimRef.name)}` : ""
+  return [
+    storageOf(spec.capacity),
+    F.accessModes(spec.accessModes),
+    str(spec.persistentVolumeReclaimPolicy),
+    terminatingPhase(o),
+    claim,
+    storageClassOf(o, spec.storageClassName),
+    unset(spec.volumeAttributesClassName),
+    str(record(o.status).reason),
+    age(o),
+    unset(spec.volumeMode)
+  ]
+})
+
+const pvcColumns = [col("Status"), col("Volume"), col("Capacity"), col("Access Modes"), col("StorageClass"), col("VolumeAttributesClass"), ageColumn, wide("VolumeMode")]
+const persistentVolumeClaim = named(pvcColumns, (o) => {
+  const spec = record(o.spec)
+  const status = record(o.status)
+  // Capacity and access modes show only once the claim names its volume.
+  const bound = str(spec.volumeName) !== ""
+  return [
+    terminatingPhase(o),
+    str(spec.volumeName),
+    bound ? storageOf(status.capacity) : "",
+    bound ? F.accessModes(status.accessModes) : "",
+    storageClassOf(o, spec.storageClassName),
+    unset(spec.volumeAttributesClassName),
+    age(o),
+    unset(spec.volumeMode)
+  ]
+})
+
+const resourceQuota = named([col("Request"), col("Limit"), ageColumn], (o) => {
+  const status = record(o.status)
+  const hard = record(status.hard)
+  const used = record(status.used)
+  const entries = Object.keys(hard).sort().map((k) => ({ k, text: `${k}: ${str(used[k] ?? "0")}/${str(hard[k])}` }))
+  const isLimit = (k: string) => k.split(".").length > 1 && k.split(".")[0] === "limits"
+  return [entries.filter((e) => !isLimit(e.k)).map((e) => e.text).join(", "), entries.filter((e) => isLimit(e.k)).map((e) => e.text).join(", "), age(o)]
+})
+
+const podTemplate = named([col("Containers"), col("Images"), col("Pod Labels")], (o) => {
+  const template = record(o.template)
+  return [...F.containers(templateSpec(template)), F.labels(KubeObject.meta(template).labels)]
+})
+
+const controllerRevision = named([col("Controller"), col("Revision"), ageColumn], (o) => {
+  const owner = (KubeObject.meta(o).ownerReferences ?? []).find((r) => r.controller === true)
+  const group = owner === undefined ? "" : owner.apiVersion.includes("/") ? owner.apiVersion.split("/")[0]! : ""
+  const kind = owner === undefined ? "" : (group === "" ? owner.kind : `${owner.kind}.${group}`).toLowerCase()
+  return [owner === undefined ? "<none>" : `${kind}/${owner.name}`, int(o.revision), age(o)]
+})
+
+const pdb = named([col("Min Available"), col("Max Unavailable"), col("Allowed Disruptions", "integer"), ageColumn], (o) => {
+  const spec = record(o.spec)
+  const intOrString = (u: unknown) => (u === undefined || u === null ? "N/A" : str(u))
+  return [intOrString(spec.minAvailable), intOrString(spec.maxUnavailable), int(record(o.status).disruptionsAllowed), age(o)]
+})
+
+const bindingColumns = [col("Role"), ageColumn, wide("Users"), wide("Groups"), wide("ServiceAccounts")]
+const binding = named(bindingColumns, (o) => {
+  const ref = record(o.roleRef)
+  const subjects = list(o.subjects)
+  const of = (kind: string) => subjects.filter((s) => s.kind === kind)
+  return [
+    `${str(ref.kind)}/${str(ref.name)}`,
+    age(o),
+    of("User").map((s) => str(s.name)).join(", "),
+    of("Group").map((s) => str(s.name)).join(", "),
+    of("ServiceAccount").map((s) => (str(s.namespace) !== "" ? `${str(s.namespace)}:${str(s.name)}` : str(s.name))).join(", ")
+  ]
+})
+
+const isDefaultClass = (o: Json): boolean => {
+  const a = KubeObject.meta(o).annotations ?? {}
+  return a["storageclass.kubernetes.io/is-default-class"] === "true" || a["storageclass.beta.kubernetes.io/is-default-class"] === "true"
+}
+
+const storageClassColumns = [col("Provisioner"), col("ReclaimPolicy"), col("VolumeBindingMode"), col("AllowVolumeExpansion"), ageColumn]
+const storageClass: Printer = {
+  columns: [nameColumn, ...storageClassColumns],
+  cells: (o) => [
+    isDefaultClass(o) ? `${name(o)} (default)` : name(o),
+    str(o.provisioner),
+    str(o.reclaimPolicy ?? "Delete"),
+    str(o.volumeBindingMode ?? "Immediate"),
+    o.allowVolumeExpansion === true,
+    age(o)
+  ]
+}
+
+const priorityClass = named([col("Value", "integer"), col("Global-Default", "boolean"), ageColumn, wide("PreemptionPolicy")], (o) => [
+  int(o.value),
+  o.globalDefault === true,
+  age(o),
+  str(o.preemptionPolicy)
+])
+
+const webhooks = named([col("Webhooks", "integer"), ageColumn], (o) => [list(o.webhooks).length, age(o)])
+
+const admissionPolicy = named([col("Validations", "integer"), col("ParamKind"), ageColumn], (o) => {
+  const spec = record(o.spec)
+  const kind = KubeObject.isObject(spec.paramKind) ? `${str(spec.paramKind.apiVersion)}/${str(spec.paramKind.kind)}` : "<unset>"
+  return [list(spec.validations).length, kind, age(o)]
+})
+
+const paramRef = (ref: unknown): string => {
+  if (!KubeObject.isObject(ref)) return "<unset>"
+  if (str(ref.name) !== "") return str(ref.namespace) !== "" ? `${str(ref.namespace)}/${str(ref.name)}` : `*/${str(ref.name)}`
+  return KubeObject.isObject(ref.selector) ? F.selector(ref.selector) : "<unset>"
+}
+
+const admissionPolicyBinding = named([col("PolicyName"), col("ParamRef"), ageColumn], (o) => {
+  const spec = record(o.spec)
+  return [str(spec.policyName), paramRef(spec.paramRef), age(o)]
+})
 
 const dataCount = (o: Json) => Object.keys(record(o.data)).length + Object.keys(record(o.binaryData)).length
 
+
+/** The Pod printer (in its own function: its STATUS logic is the longest of all). */
+function pod(): Printer {
+  const columns = [col("Ready"), col("Status"), col("Restarts"), ageColumn, wide("IP"), wide("Node"), wide("Nominated Node"), wide("Readiness Gates")]
+  return named(columns, (o) => {
+    const spec = record(o.spec)
+    const status = record(o.status)
+    const summary = podSummary(o)
+    const ips = list(status.podIPs)
+    const ip = ips.length > 0 ? str(ips[0]!.ip) : str(status.podIP)
+    const orNone = (s: string) => (s === "" ? "<none>" : s)
+    return [
+      `${summary.ready}/${summary.total}`,
+      summary.reason,
+      summary.restarts,
+      age(o),
+      orNone(ip),
+      orNone(str(spec.nodeName)),
+      orNone(str(status.nominatedNodeName)),
+      readinessGates(spec, status)
+    ]
+  })
+}
+
+function readinessGates(spec: Json, status: Json): string {
+  const gates = list(spec.readinessGates)
+  if (gates.length === 0) return "<none>"
+  const conditions = list(status.conditions)
+  const met = gates.filter((g) => conditions.find((c) => c.type === g.conditionType)?.status === "True").length
+  return `${met}/${gates.length}`
+}
+
+/** An Event's row: no leading Name column; Name, source and counts are wide columns. */
+function event(): Printer {
+  const columns = [
+    col("Last Seen"),
+    col("Type"),
+    col("Reason"),
+    col("Object"),
+    wide("Subobject"),
+    wide("Source"),
+    col("Message"),
+    wide("First Seen"),
+    wide("Count"),
+    { ...nameColumn, priority: 1 }
+  ]
+  return {
+    columns,
+    cells: (e) => {
+      const first = str(e.firstTimestamp) !== "" ? F.since(e.firstTimestamp) : F.since(e.eventTime)
+      const series = KubeObject.isObject(e.series) ? e.series : undefined
+      const last = series !== undefined ? F.since(series.lastObservedTime) : str(e.lastTimestamp) !== "" ? F.since(e.lastTimestamp) : first
+      const count = series !== undefined ? int(series.count) : int(e.count) === 0 ? 1 : int(e.count)
+      const involved = record(e.involvedObject)
+      const kind = str(involved.kind).toLowerCase()
+      const source = record(e.source)
+      const component = str(source.component) !== "" ? str(source.component) : str(e.reportingComponent)
+      const host = str(source.host) !== "" ? str(source.host) : str(e.reportingInstance)
+      return [
+        last,
+        str(e.type),
+        str(e.reason),
+        str(involved.name) !== "" ? `${kind}/${str(involved.name)}` : kind,
+        str(involved.fieldPath),
+        host === "" ? component : `${component}, ${host}`,
+        str(e.message).trim(),
+        first,
+        count,
+        name(e)
+      ]
+    }
+  }
+}
+
+function autoscaler(): Printer {
+  const columns = [col("Reference"), col("Targets"), col("MinPods"), col("MaxPods"), col("Replicas"), ageColumn]
+  return named(columns, (o) => {
+    const spec = record(o.spec)
+    const ref = record(spec.scaleTargetRef)
+    const min = spec.minReplicas === undefined || spec.minReplicas === null ? "<unset>" : str(spec.minReplicas)
+    return [`${str(ref.kind)}/${str(ref.name)}`, hpaTargets(list(spec.metrics), list(record(o.status).currentMetrics)), min, int(spec.maxReplicas), int(record(o.status).currentReplicas), age(o)]
+  })
+}
+
+interface PodTally {
+  reason: string
+  ready: number
+  restarts: number
+  lastRestart: number
+  restartable: number
+  lastRestartable: number
+  initializing: boolean
+}
+
+const finishedAt = (c: Json) => {
+  const at = Date.parse(str(record(record(c.lastState).terminated).finishedAt))
+  return Number.isNaN(at) ? 0 : at
+}
+
+const exitReason = (terminated: Json, prefix: string) =>
+  str(terminated.reason) !== "" ? `${prefix}${str(terminated.reason)}`
+    : int(terminated.signal) !== 0 ? `${prefix}Signal:${int(terminated.signal)}`
+    : `${prefix}ExitCode:${int(terminated.exitCode)}`
+
+const stateOf = (c: Json) => {
+  const state = record(c.state)
+  return {
+    terminated: KubeObject.isObject(state.terminated) ? state.terminated : undefined,
+    waiting: KubeObject.isObject(state.waiting) ? state.waiting : undefined,
+    running: KubeObject.isObject(state.running)
+  }
+}
+
+// Init containers run in order: the first one not done decides the status.
+const tallyInitContainers = (spec: Json, status: Json, t: PodTally) => {
+  const inits = list(spec.initContainers)
+  const restartable = (n: unknown) => inits.find((c) => c.name === n)?.restartPolicy === "Always"
+  for (const [i, c] of list(status.initContainerStatuses).entries()) {
+    t.restarts += int(c.restartCount)
+    t.lastRestart = Math.max(t.lastRestart, finishedAt(c))
+    if (restartable(c.name)) {
+      t.restartable += int(c.restartCount)
+      t.lastRestartable = Math.max(t.lastRestartable, finishedAt(c))
+    }
+    const { terminated, waiting } = stateOf(c)
+    if (terminated !== undefined && int(terminated.exitCode) === 0) continue
+    if (restartable(c.name) && c.started === true) {
+      if (c.ready === true) t.ready++
+      continue
+    }
+    t.initializing = true
+    if (terminated !== undefined) t.reason = exitReason(terminated, "Init:")
+    else if (waiting !== undefined && str(waiting.reason) !== "" && waiting.reason !== "PodInitializing") t.reason = `Init:${str(waiting.reason)}`
+    else t.reason = `Init:${i}/${inits.length}`
+    return
+  }
+}
+
+// App containers: the first (lowest index) waiting or terminated one names the status.
+const tallyAppContainers = (status: Json, t: PodTally) => {
+  t.restarts = t.restartable
+  t.lastRestart = t.lastRestartable
+  let hasRunning = false
+  for (const c of [...list(status.containerStatuses)].reverse()) {
+    t.restarts += int(c.restartCount)
+    t.lastRestart = Math.max(t.lastRestart, finishedAt(c))
+    const { running, terminated, waiting } = stateOf(c)
+    if (waiting !== undefined && str(waiting.reason) !== "") t.reason = str(waiting.reason)
+    else if (terminated !== undefined) t.reason = exitReason(terminated, "")
+    else if (c.ready === true && running) {
+      hasRunning = true
+      t.ready++
+    }
+  }
+  if (t.reason === "Completed" && hasRunning) t.reason = hasTrueCondition(status.conditions, "Ready") ? "Running" : "NotReady"
+}
+
+/** A Pod's READY counts, STATUS and RESTARTS, from its init and app containers' states. */
+const podSummary = (pod: Json) => {
+  const spec = record(pod.spec)
+  const status = record(pod.status)
+  const phase = str(status.phase)
+  const gated = list(status.conditions).some((c) => c.type === "PodScheduled" && c.reason === "SchedulingGated")
+  const t: PodTally = {
+    reason: gated ? "SchedulingGated" : str(status.reason) !== "" ? str(status.reason) : phase,
+    ready: 0,
+    restarts: 0,
+    lastRestart: 0,
+    restartable: 0,
+    lastRestartable: 0,
+    initializing: false
+  }
+  tallyInitContainers(spec, status, t)
+  if (!t.initializing || hasTrueCondition(status.conditions, "Initialized")) tallyAppContainers(status, t)
+  const deleting = KubeObject.meta(pod).deletionTimestamp !== undefined
+  if (deleting && status.reason === "NodeLost") t.reason = "Unknown"
+  else if (deleting && phase !== "Succeeded" && phase !== "Failed") t.reason = "Terminating"
+  const total = list(spec.containers).length + list(spec.initContainers).filter((c) => c.restartPolicy === "Always").length
+  const restarts = t.restarts !== 0 && t.lastRestart !== 0 ? `${t.restarts} (${Table.humanDuration(Date.now() - t.lastRestart)} ago)` : String(t.restarts)
+  return { ready: t.ready, total, reason: t.reason, restarts }
+}
+
+const quantity = (u: unknown) => (u === undefined || u === null ? "<nil>" : str(u))
+
+// One HPA metric as "current/target"; statuses pair with specs by position.
+const hpaMetric = (spec: Json, i: number, statuses: ReadonlyArray<Json>): string => {
+  const key = str(spec.type).charAt(0).toLowerCase() + str(spec.type).slice(1)
+  const source = record(spec[key])
+  const target = record(source.target)
+  const reported = statuses.length > i && KubeObject.isObject(statuses[i]![key])
+  const now = record(record(statuses[i]?.[key]).current)
+  switch (spec.type) {
+    case "External":
+    case "Object":
+      if (target.averageValue !== undefined) {
+        return `${reported && now.averageValue !== undefined ? str(now.averageValue) : "<unknown>"}/${str(target.averageValue)} (avg)`
+      }
+      return `${reported ? quantity(now.value) : "<unknown>"}/${quantity(target.value)}`
+    case "Pods":
+      return `${reported ? quantity(now.averageValue) : "<unknown>"}/${quantity(target.averageValue)}`
+    case "Resource":
+    case "ContainerResource": {
+      if (target.averageValue !== undefined) return `${str(source.name)}: ${reported ? quantity(now.averageValue) : "<unknown>"}/${str(target.averageValue)}`
+      const utilization = reported && now.averageUtilization !== undefined ? `${str(now.averageUtilization)}%` : "<unknown>"
+      const goal = target.averageUtilization !== undefined ? `${str(target.averageUtilization)}%` : "<auto>"
+      return `${str(source.name)}: ${utilization}/${goal}`
+    }
+    default:
+      return "<unknown type>"
+  }
+}
+
+/** An HPA's TARGETS cell: each metric's current value over its target, two at most. */
+const hpaTargets = (specs: ReadonlyArray<Json>, statuses: ReadonlyArray<Json>): string => {
+  if (specs.length === 0) return "<none>"
+  const all = specs.map((s, i) => hpaMetric(s, i, statuses))
+  return all.length > 2 ? `${all.slice(0, 2).join(", ")} + ${all.length - 2} more...` : all.join(", ")
+}
+
 const printers: Readonly<Record<string, Printer>> = {
-  "/Pod": pod,
+  "/Pod": pod(),
   "/Service": service,
-  "/ConfigMap": { columns: [col("Data", "integer"), ageColumn], cells: (o) => [dataCount(o), age(o)] },
-  "/Secret": { columns: [col("Type"), col("Data", "integer"), ageColumn], cells: (o) => [String(o.type ?? "Opaque"), dataCount(o), age(o)] },
-  "/Namespace": { columns: [col("Status"), ageColumn], cells: (o) => [String(record(o.status).phase ?? ""), age(o)] },
-  "/ServiceAccount": { columns: [col("Secrets", "integer"), ageColumn], cells: (o) => [list(o.secrets).length, age(o)] },
-  "/Endpoints": {
-    columns: [col("Endpoints"), ageColumn],
-    cells: (o) => {
-      const pairs = list(o.subsets).flatMap((s) =>
-        list(s.addresses).flatMap((a) => (list(s.ports).length === 0 ? [String(a.ip)] : list(s.ports).map((p) => `${a.ip}:${p.port}`)))
-      )
-      return [pairs.length === 0 ? "<none>" : pairs.slice(0, 3).join(",") + (pairs.length > 3 ? ` + ${pairs.length - 3} more...` : ""), age(o)]
-    }
-  },
-  "/PersistentVolumeClaim": {
-    columns: [col("Status"), col("Volume"), col("Capacity"), col("Access Modes"), col("StorageClass"), col("VolumeAttributesClass"), ageColumn],
-    cells: (o) => {
-      const spec = record(o.spec)
-      const status = record(o.status)
-      return [
-        String(status.phase ?? ""),
-        String(spec.volumeName ?? ""),
-        String(record(status.capacity).storage ?? ""),
-        accessModes(status.accessModes),
-        String(spec.storageClassName ?? ""),
-        none(String(spec.volumeAttributesClassName ?? "")),
-        age(o)
-      ]
-    }
-  },
-  "/PersistentVolume": {
-    columns: [col("Capacity"), col("Access Modes"), col("Reclaim Policy"), col("Status"), col("Claim"), col("StorageClass"), col("VolumeAttributesClass"), col("Reason"), ageColumn],
-    cells: (o) => {
-      const spec = record(o.spec)
-      const claim = record(spec.claimRef)
-      return [
-        String(record(spec.capacity).storage ?? ""),
-        accessModes(spec.accessModes),
-        String(spec.persistentVolumeReclaimPolicy ?? ""),
-        String(record(o.status).phase ?? ""),
-        claim.name === undefined ? "" : `${claim.namespace}/${claim.name}`,
-        String(spec.storageClassName ?? ""),
-        none(String(spec.volumeAttributesClassName ?? "")),
-        String(record(o.status).reason ?? ""),
-        age(o)
-      ]
-    }
-  },
-  "/Node": {
-    columns: [col("Status"), col("Roles"), ageColumn, col("Version")],
-    cells: (o) => {
-      const ready = list(record(o.status).conditions).find((c) => c.type === "Ready")
-      const roles = Object.keys(KubeObject.meta(o).labels ?? {}).filter((k) => k.startsWith("node-role.kubernetes.io/")).map((k) => k.slice(24))
-      const state = ready?.status === "True" ? "Ready" : ready === undefined ? "Unknown" : "NotReady"
-      return [record(o.spec).unschedulable === true ? `${state},SchedulingDisabled` : state, none(joined(roles)), age(o), String(record(record(o.status).nodeInfo).kubeletVersion ?? "")]
-    }
-  },
-  "/ResourceQuota": {
-    columns: [ageColumn, col("Request"), col("Limit")],
-    cells: (o) => {
-      const hard = record(record(o.status).hard ?? record(o.spec).hard)
-      const used = record(record(o.status).used)
-      const entries = (limits: boolean) =>
-        Object.keys(hard).filter((k) => k.startsWith("limits.") === limits).sort().map((k) => `${k}: ${used[k] ?? 0}/${hard[k]}`).join(", ")
-      return [age(o), entries(false), entries(true)]
-    }
-  },
+  "/ConfigMap": named([col("Data"), ageColumn], (o) => [dataCount(o), age(o)]),
+  "/Secret": named([col("Type"), col("Data"), ageColumn], (o) => [str(o.type), Object.keys(record(o.data)).length, age(o)]),
+  "/Namespace": named([col("Status"), ageColumn], (o) => [str(record(o.status).phase), age(o)]),
+  "/ServiceAccount": named([col("Secrets"), ageColumn], (o) => [list(o.secrets).length, age(o)]),
+  "/Event": event(),
+  "events.k8s.io/Event": event(),
+  "/Endpoints": endpoints,
+  "/PersistentVolumeClaim": persistentVolumeClaim,
+  "/PersistentVolume": persistentVolume,
+  "/Node": node,
+  "/ResourceQuota": resourceQuota,
   "/LimitRange": createdAt,
-  "/PodTemplate": {
-    columns: [col("Containers"), col("Images"), col("Pod Labels")],
-    cells: (o) => [containerNames(podSpecOf(o.template)), images(podSpecOf(o.template)), mapText(KubeObject.meta(record(o.template)).labels)]
-  },
-  "/ReplicationController": replicaSet,
+  "/PodTemplate": podTemplate,
+  "/ReplicationController": replicationController,
   "apps/Deployment": deployment,
   "apps/ReplicaSet": replicaSet,
   "apps/StatefulSet": statefulSet,
   "apps/DaemonSet": daemonSet,
-  "apps/ControllerRevision": {
-    columns: [col("Controller"), col("Revision", "integer"), ageColumn],
-    cells: (o) => {
-      const owner = (KubeObject.meta(o).ownerReferences ?? []).find((r) => r.controller === true)
-      return [owner === undefined ? "<none>" : `${owner.kind.toLowerCase()}.${owner.apiVersion.split("/")[0]}/${owner.name}`, num(o.revision), age(o)]
-    }
-  },
-  "batch/Job": {
-    columns: [col("Status"), col("Completions"), col("Duration"), ageColumn, ...wideWorkload],
-    cells: (o) => {
-      const spec = record(o.spec)
-      const status = record(o.status)
-      const conditions = list(status.conditions).filter((c) => c.status === "True").map((c) => c.type)
-      const state = conditions.includes("Complete") ? "Complete" : conditions.includes("Failed") ? "Failed"
-        : conditions.includes("Suspended") || spec.suspend === true ? "Suspended" : "Running"
-      const started = Date.parse(String(status.startTime ?? ""))
-      const ended = Date.parse(String(status.completionTime ?? ""))
-      const duration = Number.isNaN(started) ? "" : Table.humanDuration((Number.isNaN(ended) ? Date.now() : ended) - started)
-      return [state, `${num(status.succeeded)}/${spec.completions ?? 1}`, duration, age(o), ...wideCells(spec)]
-    }
-  },
-  "batch/CronJob": {
-    columns: [col("Schedule"), col("Timezone"), col("Suspend", "boolean"), col("Active", "integer"), col("Last Schedule"), ageColumn, ...wideWorkload],
-    cells: (o) => {
-      const spec = record(o.spec)
-      const status = record(o.status)
-      const jobSpec = record(record(spec.jobTemplate).spec)
-      const last = Date.parse(String(status.lastScheduleTime ?? ""))
-      return [
-        String(spec.schedule ?? ""),
-        none(String(spec.timeZone ?? "")),
-        spec.suspend === true,
-        list(status.active).length,
-        Number.isNaN(last) ? "<none>" : Table.humanDuration(Date.now() - last),
-        age(o),
-        ...wideCells(jobSpec)
-      ]
-    }
-  },
-  "networking.k8s.io/Ingress": {
-    columns: [col("Class"), col("Hosts"), col("Address"), col("Ports"), ageColumn],
-    cells: (o) => {
-      const spec = record(o.spec)
-      const hosts = list(spec.rules).map((r) => r.host ?? "*")
-      const address = list(record(record(o.status).loadBalancer).ingress).map((i) => i.ip ?? i.hostname)
-      return [none(String(spec.ingressClassName ?? "")), hosts.length === 0 ? "*" : joined(hosts), joined(address), list(spec.tls).length > 0 ? "80, 443" : "80", age(o)]
-    }
-  },
-  "networking.k8s.io/IngressClass": {
-    columns: [col("Controller"), col("Parameters"), ageColumn],
-    cells: (o) => {
-      const p = record(record(o.spec).parameters)
-      return [String(record(o.spec).controller ?? ""), p.name === undefined ? "<none>" : `${p.kind}/${p.name}`, age(o)]
-    }
-  },
-  "networking.k8s.io/NetworkPolicy": {
-    columns: [col("Pod-Selector"), ageColumn],
-    cells: (o) => [selectorText(record(o.spec).podSelector), age(o)]
-  },
-  "discovery.k8s.io/EndpointSlice": {
-    columns: [col("AddressType"), col("Ports"), col("Endpoints"), ageColumn],
-    cells: (o) => {
-      const ports = list(o.ports).map((p) => p.port)
-      const addresses = list(o.endpoints).flatMap((e) => (Array.isArray(e.addresses) ? e.addresses : []))
-      return [String(o.addressType ?? ""), ports.length === 0 ? "<unset>" : joined(ports), addresses.length === 0 ? "<unset>" : joined(addresses.slice(0, 3)) + (addresses.length > 3 ? ` + ${addresses.length - 3} more...` : ""), age(o)]
-    }
-  },
-  "policy/PodDisruptionBudget": {
-    columns: [col("Min Available"), col("Max Unavailable"), col("Allowed Disruptions", "integer"), ageColumn],
-    cells: (o) => {
-      const spec = record(o.spec)
-      return [String(spec.minAvailable ?? "N/A"), String(spec.maxUnavailable ?? "N/A"), num(record(o.status).disruptionsAllowed), age(o)]
-    }
-  },
-  "autoscaling/HorizontalPodAutoscaler": {
-    columns: [col("Reference"), col("Targets"), col("MinPods", "integer"), col("MaxPods", "integer"), col("Replicas", "integer"), ageColumn],
-    cells: (o) => {
-      const spec = record(o.spec)
-      const target = record(spec.scaleTargetRef)
-      const metrics = list(spec.metrics).map((m) => {
-        const resource = record(m.resource)
-        const utilization = record(resource.target).averageUtilization
-        return resource.name === undefined ? "<unknown>" : `${resource.name}: <unknown>/${utilization === undefined ? "" : `${utilization}%`}`
-      })
-      return [`${target.kind}/${target.name}`, metrics.length === 0 ? "<none>" : metrics.join(", "), num(spec.minReplicas ?? 1), num(spec.maxReplicas), num(record(o.status).currentReplicas), age(o)]
-    }
-  },
+  "apps/ControllerRevision": controllerRevision,
+  "batch/Job": job,
+  "batch/CronJob": cronJob,
+  "networking.k8s.io/Ingress": ingress,
+  "networking.k8s.io/IngressClass": ingressClass,
+  "networking.k8s.io/NetworkPolicy": named([col("Pod-Selector"), ageColumn], (o) => [F.formatSelector(record(o.spec).podSelector), age(o)]),
+  "discovery.k8s.io/EndpointSlice": endpointSlice,
+  "policy/PodDisruptionBudget": pdb,
+  "autoscaling/HorizontalPodAutoscaler": autoscaler(),
   "rbac.authorization.k8s.io/Role": createdAt,
   "rbac.authorization.k8s.io/ClusterRole": createdAt,
-  "rbac.authorization.k8s.io/RoleBinding": binding(),
-  "rbac.authorization.k8s.io/ClusterRoleBinding": binding(),
-  "scheduling.k8s.io/PriorityClass": {
-    columns: [col("Value", "integer"), col("Global-Default", "boolean"), ageColumn, col("PreemptionPolicy")],
-    cells: (o) => [num(o.value), o.globalDefault === true, age(o), String(o.preemptionPolicy ?? "")]
-  },
-  "storage.k8s.io/StorageClass": {
-    columns: [col("Provisioner"), col("ReclaimPolicy"), col("VolumeBindingMode"), col("AllowVolumeExpansion", "boolean"), ageColumn],
-    cells: (o) => [String(o.provisioner ?? ""), String(o.reclaimPolicy ?? "Delete"), String(o.volumeBindingMode ?? "Immediate"), o.allowVolumeExpansion === true, age(o)]
-  },
-  "node.k8s.io/RuntimeClass": { columns: [col("Handler"), ageColumn], cells: (o) => [String(o.handler ?? ""), age(o)] },
-  "coordination.k8s.io/Lease": { columns: [col("Holder"), ageColumn], cells: (o) => [String(record(o.spec).holderIdentity ?? ""), age(o)] },
-  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": webhookConfiguration(),
-  "admissionregistration.k8s.io/MutatingWebhookConfiguration": webhookConfiguration(),
-  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": {
-    columns: [col("Validations", "integer"), col("ParamKind"), ageColumn],
-    cells: (o) => {
-      const kind = record(record(o.spec).paramKind)
-      return [list(record(o.spec).validations).length, kind.kind === undefined ? "<unset>" : `${kind.apiVersion}/${kind.kind}`, age(o)]
-    }
-  },
-  "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": {
-    columns: [col("PolicyName"), col("ParamRef"), ageColumn],
-    cells: (o) => {
-      const ref = record(record(o.spec).paramRef)
-      return [String(record(o.spec).policyName ?? ""), ref.name === undefined ? "<unset>" : `${ref.namespace ?? "*"}/${ref.name}`, age(o)]
-    }
-  },
+  "rbac.authorization.k8s.io/RoleBinding": binding,
+  "rbac.authorization.k8s.io/ClusterRoleBinding": binding,
+  "scheduling.k8s.io/PriorityClass": priorityClass,
+  "storage.k8s.io/StorageClass": storageClass,
+  "node.k8s.io/RuntimeClass": named([col("Handler"), ageColumn], (o) => [str(o.handler), age(o)]),
+  "coordination.k8s.io/Lease": named([col("Holder"), ageColumn], (o) => [str(record(o.spec).holderIdentity), age(o)]),
+  "admissionregistration.k8s.io/ValidatingWebhookConfiguration": webhooks,
+  "admissionregistration.k8s.io/MutatingWebhookConfiguration": webhooks,
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicy": admissionPolicy,
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": admissionPolicyBinding,
   "apiextensions.k8s.io/CustomResourceDefinition": createdAt
-}
-
-function accessModes(modes: unknown): string {
-  const short: Record<string, string> = { ReadWriteOnce: "RWO", ReadOnlyMany: "ROX", ReadWriteMany: "RWX", ReadWriteOncePod: "RWOP" }
-  return joined((Array.isArray(modes) ? modes : []).map((m) => short[String(m)] ?? String(m)))
-}
-
-function binding(): Printer {
-  const subjects = (o: Json, kind: string) =>
-    joined(list(o.subjects).filter((s) => s.kind === kind).map((s) => (kind === "ServiceAccount" ? `${s.namespace ?? ""}/${s.name}` : s.name)))
-  return {
-    columns: [col("Role"), ageColumn, col("Users", "string", 1), col("Groups", "string", 1), col("ServiceAccounts", "string", 1)],
-    cells: (o) => {
-      const ref = record(o.roleRef)
-      return [`${ref.kind}/${ref.name}`, age(o), subjects(o, "User"), subjects(o, "Group"), subjects(o, "ServiceAccount")]
-    }
-  }
-}
-
-function webhookConfiguration(): Printer {
-  return { columns: [col("Webhooks", "integer"), ageColumn], cells: (o) => [list(o.webhooks).length, age(o)] }
 }
 
 /**
@@ -419,6 +679,22 @@ function webhookConfiguration(): Printer {
  *
  * @example
  * import * as Printers from "./Printers.ts"
- * Printers.lookup("apps", "Deployment")!.cells({ spec: { replicas: 3 }, status: { readyReplicas: 1 } })[0] // "1/3"
+ * Printers.lookup("apps", "Deployment")!.cells({ metadata: { name: "web" }, spec: { replicas: 3 }, status: { readyReplicas: 1 } }).slice(0, 2)
+ * // ["web", "1/3"]
  */
 export const lookup = (group: string, kind: string): Printer | undefined => printers[`${group}/${kind}`]
+
+/**
+ * A printer reading objects through `convert` first: a served version prints from the form the
+ * printer knows (events.k8s.io Events as core Events, autoscaling/v1 HPAs as v2).
+ *
+ * @example
+ * import * as Printers from "./Printers.ts"
+ *  * const printer = Printers.contramap(Printers.lookup("", "Event")!, Events.toCore)
+ * printer.cells({ note: "pulled", regarding: { kind: "Pod", name: "p" } })[3] // "pod/p"
+ */
+export const contramap = (printer: Printer, convert: (object: Json) => Json): Printer => ({
+  columns: printer.columns,
+  cells: (object) => printer.cells(convert(object))
+})
+

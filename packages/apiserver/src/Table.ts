@@ -1,7 +1,7 @@
 /**
- * `meta.k8s.io/v1` Tables, which kubectl asks for to print `get` output: a Name column, the
- * resource's printer columns (a CRD's additionalPrinterColumns) or Age, and one row per object
- * with its metadata attached.
+ * `meta.k8s.io/v1` Tables, which kubectl asks for to print `get` output: a built-in kind's
+ * columns from its printer (Printers), or for custom resources a Name column and the CRD's
+ * additionalPrinterColumns (or Age), and one row per object with its metadata attached.
  */
 import * as KubeObject from "./KubeObject.ts"
 import type * as Printers from "./Printers.ts"
@@ -110,7 +110,8 @@ const matches = (roots: ReadonlyArray<unknown>, path: string): ReadonlyArray<unk
  * Table.humanDuration(200_000) // "3m20s"
  */
 export const humanDuration = (ms: number): string => {
-  const seconds = Math.floor(ms / 1000)
+  // Go truncates toward zero: a clock a second ahead still reads "0s".
+  const seconds = Math.trunc(ms / 1000)
   if (seconds < -1) return "<invalid>"
   if (seconds < 0) return "0s"
   if (seconds < 120) return `${seconds}s`
@@ -148,7 +149,7 @@ const cell = (value: unknown, type: string): unknown => {
  * import * as Builtins from "./Builtins.ts"
  * const cm = Builtins.make().find((r) => r.type.plural === "configmaps")!
  * Table.fromObjects(cm, [{ metadata: { name: "a", creationTimestamp: "2024-01-01T00:00:00Z" } }], undefined).rows
- * // [{ cells: ["a", "1y30d"], object: { kind: "PartialObjectMetadata", ... } }]
+ * // [{ cells: ["a", 0, "<age>"], object: { kind: "PartialObjectMetadata", ... } }]
  */
 export const fromObjects = (
   resource: Registry.Resource,
@@ -194,7 +195,6 @@ const printed = (
   apiVersion: "meta.k8s.io/v1",
   metadata: listMeta ?? {},
   columnDefinitions: [
-    nameColumn,
     ...printer.columns.map((c) => ({
       name: c.name,
       type: c.type,
@@ -203,5 +203,5 @@ const printed = (
       priority: c.priority ?? 0
     }))
   ],
-  rows: objects.map((object) => ({ cells: [KubeObject.meta(object).name ?? "", ...printer.cells(object)], object: partial(object) }))
+  rows: objects.map((object) => ({ cells: printer.cells(object), object: partial(object) }))
 })

@@ -20,7 +20,7 @@ describe("BuiltinStructures", () => {
       assert.deepStrictEqual(at(podSpec, "imagePullSecrets").listType, { _tag: "Map", keys: ["name"] })
       assert.deepStrictEqual(at(podSpec, "tolerations").listType, { _tag: "Atomic" })
       const container = at(podSpec, "containers", "[]")
-      assert.deepStrictEqual(at(container, "ports").listType, { _tag: "Map", keys: ["containerPort", "protocol"] })
+      assert.deepStrictEqual(at(container, "ports").listType, { _tag: "Map", keys: ["containerPort", "protocol"], keyDefaults: { protocol: "TCP" } })
       assert.deepStrictEqual(at(container, "env").listType, { _tag: "Map", keys: ["name"] })
       assert.deepStrictEqual(at(container, "volumeMounts").listType, { _tag: "Map", keys: ["mountPath"] })
       assert.isUndefined(at(container, "args").listType)
@@ -33,7 +33,7 @@ describe("BuiltinStructures", () => {
 
   it("knows Service ports by port and protocol, and the data maps of ConfigMaps and Secrets", () => {
     const service = BuiltinStructures.lookup("", "Service")!
-    assert.deepStrictEqual(at(service, "spec", "ports").listType, { _tag: "Map", keys: ["port", "protocol"] })
+    assert.deepStrictEqual(at(service, "spec", "ports").listType, { _tag: "Map", keys: ["port", "protocol"], keyDefaults: { protocol: "TCP" } })
     assert.deepStrictEqual(at(BuiltinStructures.lookup("", "ConfigMap")!, "data").additional, {})
     assert.deepStrictEqual(at(BuiltinStructures.lookup("", "Secret")!, "stringData").additional, {})
     assert.isDefined(BuiltinStructures.lookup("coordination.k8s.io", "Lease"))
