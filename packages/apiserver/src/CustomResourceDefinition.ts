@@ -295,22 +295,65 @@ const deprecationWarning = (v: Raw, path: string): ReadonlyArray<Cause> => {
   ]
 }
 
-const version = (v: Raw, i: number): ReadonlyArray<Cause> => {
+/** Which per-version fields 1.32's v1 conversion moves to the spec: those equal in every version. */
+interface Hoisted {
+  readonly schema: boolean
+  readonly subresources: boolean
+  readonly columns: boolean
+  readonly selectableFields: boolean
+}
+
+// Key-order-free JSON; an empty list counts as none (Semantic.DeepEqual treats nil and empty alike).
+const canonical = (u: unknown): string => {
+  if (Array.isArray(u)) return u.length === 0 ? "null" : `[${u.map(canonical).join(",")}]`
+  if (KubeObject.isObject(u)) {
+    return `{${Object.keys(u).filter((k) => u[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(u[k])}`).join(",")}}`
+  }
+  return u === undefined ? "null" : JSON.stringify(u)
+}
+
+const identical = (versions: ReadonlyArray<Raw>, key: string): boolean =>
+  versions.every((v) => canonical(v[key]) === canonical(versions[0]?.[key]))
+
+const hoisted = (versions: ReadonlyArray<Raw>): Hoisted => ({
+  schema: identical(versions, "schema"),
+  subresources: identical(versions, "subresources"),
+  columns: identical(versions, "additionalPrinterColumns"),
+  selectableFields: identical(versions, "selectableFields")
+})
+
+const hasStatus = (v: Raw) => {
+  const status = obj(v.subresources).status
+  return status !== undefined && status !== null
+}
+
+const version = (v: Raw, i: number, moved: Hoisted): ReadonlyArray<Cause> => {
   const path = index("spec.versions", i)
   const schema = obj(v.schema).openAPIV3Schema
-  const sub = obj(v.subresources)
   return [
     ...dns1035(child(path, "name"), str(v.name)),
     ...deprecationWarning(v, path),
-    ...(schema === undefined
+    ...(schema === undefined || moved.schema
       ? []
-      : StructuralSchema.validate(schema, {
-        path: child(child(path, "schema"), "openAPIV3Schema"),
-        statusSubresource: sub.status !== undefined && sub.status !== null
-      })),
-    ...subresources(v.subresources, child(path, "subresources")),
-    ...printerColumns(v.additionalPrinterColumns, child(path, "additionalPrinterColumns")),
-    ...selectableFields(v.selectableFields, schema as JsonSchemaProps | undefined, child(path, "selectableFields"))
+      : StructuralSchema.validate(schema, { path: child(child(path, "schema"), "openAPIV3Schema"), statusSubresource: hasStatus(v) })),
+    ...(moved.subresources ? [] : subresources(v.subresources, child(path, "subresources"))),
+    ...(moved.columns ? [] : printerColumns(v.additionalPrinterColumns, child(path, "additionalPrinterColumns"))),
+    ...(moved.selectableFields ? [] : selectableFields(v.selectableFields, schema as JsonSchemaProps | undefined, child(path, "selectableFields")))
+  ]
+}
+
+// The moved fields, validated once at the spec's own paths, after the names (as 1.32 orders them).
+const movedToSpec = (versions: ReadonlyArray<Raw>, moved: Hoisted): ReadonlyArray<Cause> => {
+  const first = versions[0]
+  if (first === undefined) return []
+  const schema = obj(first.schema).openAPIV3Schema
+  return [
+    ...(moved.schema && schema !== undefined
+      ? StructuralSchema.validate(schema, { path: "spec.validation.openAPIV3Schema", statusSubresource: versions.some(hasStatus) })
+      : []),
+    ...(moved.subresources ? subresources(first.subresources, "spec.subresources") : []),
+    ...(moved.columns ? printerColumns(first.additionalPrinterColumns, "spec.additionalPrinterColumns") : []),
+    ...(moved.selectableFields ? selectableFields(first.selectableFields, schema as JsonSchemaProps | undefined, "spec.selectableFields") : [])
   ]
 }
 
@@ -427,7 +470,8 @@ const specCauses = (crd: unknown, old: unknown): ReadonlyArray<Cause> => {
   if (spec.preserveUnknownFields === true && versions.some((v) => hasDefaults(obj(v.schema).openAPIV3Schema))) {
     causes.push(invalid("spec.preserveUnknownFields", true, "must be false in order to use defaults in the schema"))
   }
-  versions.forEach((v, i) => causes.push(...version(v, i)))
+  const moved = hoisted(versions)
+  versions.forEach((v, i) => causes.push(...version(v, i, moved)))
   const names = versions.map((v) => str(v.name))
   if (new Set(names).size !== names.length) {
     causes.push(invalid("spec.versions", goVersions(versions), "must contain unique version names"))
@@ -440,6 +484,7 @@ const specCauses = (crd: unknown, old: unknown): ReadonlyArray<Cause> => {
     if (str(n[name]) === "") causes.push(required(`spec.names.${name}`))
   }
   causes.push(...validateNames(spec.names, "spec.names"))
+  causes.push(...movedToSpec(versions, moved))
   if (spec.preserveUnknownFields === true && str(obj(spec.conversion).strategy) !== "None" && spec.conversion !== undefined) {
     causes.push(invalid("spec.conversion.strategy", str(obj(spec.conversion).strategy), "must be None if spec.preserveUnknownFields is true"))
   }

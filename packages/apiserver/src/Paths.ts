@@ -47,7 +47,7 @@ export const parse = (path: string): Parsed => {
   if (parts.length === 1 && first === "version") return { _tag: "Version" }
   if (parts.length === 1 && (first === "healthz" || first === "livez" || first === "readyz")) return { _tag: "Health" }
   if (first === "openapi") {
-    if (second === "v2") return { _tag: "OpenApiV2" }
+    if (second === "v2") return parts.length === 2 ? { _tag: "OpenApiV2" } : { _tag: "NotFound" }
     if (second === "v3") return { _tag: "OpenApi", path: parts.length > 2 ? parts.slice(2).join("/") : undefined }
     return { _tag: "NotFound" }
   }

@@ -9,6 +9,7 @@
  * `field` = its path; {@link invalidMessage} builds the Status message from them.
  */
 import { isIP } from "node:net"
+import { RE2JS } from "re2js"
 import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as KubeObject from "./KubeObject.ts"
 
@@ -462,31 +463,34 @@ const checkCompositions = (value: unknown, schema: JsonSchemaProps, path: string
   return result
 }
 
-/** Go regexp (RE2) syntax JavaScript would accept but RE2 rejects, reported as Go does. */
-const unsupportedPerl = /\(\?<?[=!]|\\[1-9]/
-
 /**
- * Compiles an OpenAPI `pattern` the way Go's regexp would accept it: a RegExp, or the parse error text.
+ * Compiles an OpenAPI `pattern` as kube-apiserver does, with Go's regexp (RE2 syntax: `(?i)` and
+ * other flag groups anywhere, `\z`, `(?P<name>...)`, `\pL`; no lookaround, no backreferences): the
+ * compiled expression, or Go's parse error text.
  *
  * @example
  * import * as SchemaValidation from "./SchemaValidation.ts"
- * SchemaValidation.compilePattern("^a+$") instanceof RegExp // true
+ * const re = SchemaValidation.compilePattern("^v(?i)alid\\z")
+ * typeof re !== "string" && re.test("vALID") // true
+ * SchemaValidation.compilePattern("^(?=a)") // "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"
  */
-export const compilePattern = (pattern: string): RegExp | string => {
-  const perl = unsupportedPerl.exec(pattern)
-  if (perl !== null) return `error parsing regexp: invalid or unsupported Perl syntax: \`${perl[0]}\``
-  const caseless = pattern.startsWith("(?i)")
-  const source = caseless ? pattern.slice(4) : pattern
-  const flags = caseless ? "i" : ""
+export const compilePattern = (pattern: string): RE2JS | string => {
   try {
-    return new RegExp(source, `${flags}u`)
-  } catch {
-    try {
-      return new RegExp(source, flags)
-    } catch (e) {
-      return `error parsing regexp: ${e instanceof Error ? e.message : String(e)}`
-    }
+    return RE2JS.compile(pattern)
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e)
   }
+}
+
+// Each schema's pattern is compiled once, on the first value it checks.
+const compiledPatterns = new WeakMap<JsonSchemaProps, RE2JS | string>()
+
+const schemaPattern = (schema: JsonSchemaProps, pattern: string): RE2JS | string => {
+  const cached = compiledPatterns.get(schema)
+  if (cached !== undefined) return cached
+  const compiled = compilePattern(pattern)
+  compiledPatterns.set(schema, compiled)
+  return compiled
 }
 
 const runeLength = (s: string): number => [...s].length
@@ -499,7 +503,7 @@ const checkString = (value: string, schema: JsonSchemaProps, path: string, ctx: 
     return invalidAt(ctx, path, value, `${path} in body should be at least ${schema.minLength} chars long`)
   }
   if (schema.pattern !== undefined && schema.pattern !== "") {
-    const re = compilePattern(schema.pattern)
+    const re = schemaPattern(schema, schema.pattern)
     if (typeof re === "string") {
       return invalidAt(ctx, path, value, `${path} in body should match '${schema.pattern}, but pattern is invalid: ${re}'`)
     }

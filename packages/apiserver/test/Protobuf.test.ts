@@ -40,7 +40,7 @@ describe("Protobuf", () => {
   })
 
   it("refuses kinds it does not know, non-envelopes and truncated bodies", () => {
-    expect(Protobuf.decodeObject(envelope("apps/v1", "Deployment", message()))._tag).toBe("Failure")
+    expect(Protobuf.decodeObject(envelope("apps/v1", "DaemonSet", message()))._tag).toBe("Failure")
     expect(Protobuf.decodeObject(Buffer.from('{"kind":"ConfigMap"}'))._tag).toBe("Failure")
     expect(Protobuf.decodeObject(new Uint8Array([0x6b, 0x38, 0x73, 0x00, 0x0a, 0x50, 1]))._tag).toBe("Failure")
   })

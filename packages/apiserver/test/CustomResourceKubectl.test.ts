@@ -1,0 +1,157 @@
+/**
+ * Custom resources and CRDs through the real kubectl as users drive them: re-applying and diffing a
+ * changed custom resource (merge patches, since the served OpenAPI offers no strategic merge patch
+ * for custom kinds), deleting a CRD (its instances go first, whatever the last apply of the CRD
+ * omitted), and orphaning dependents.
+ */
+import { writeFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import * as Kubectl from "./kubectl.ts"
+
+let server: Testing.TestServer
+const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server)
+const cluster = Kubectl.forServer(() => server, { namespace: null })
+beforeAll(async () => {
+  server = await Testing.start()
+})
+afterAll(async () => {
+  killAll()
+  cluster.killAll()
+  await server.close()
+})
+
+const gadgetCrd = (description = "How big.") => ({
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "gadgets.kubectl.example.com" },
+  spec: {
+    group: "kubectl.example.com",
+    scope: "Namespaced",
+    names: { plural: "gadgets", singular: "gadget", kind: "Gadget" },
+    versions: [{
+      name: "v1",
+      served: true,
+      storage: true,
+      schema: {
+        openAPIV3Schema: {
+          type: "object",
+          properties: {
+            spec: {
+              type: "object",
+              properties: { size: { type: "integer", description: description }, color: { type: "string" }, tags: { type: "array", items: { type: "string" } } }
+            }
+          }
+        }
+      }
+    }]
+  }
+})
+
+const gadget = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: "kubectl.example.com/v1",
+  kind: "Gadget",
+  metadata: { name },
+  spec
+})
+
+/** Runs kubectl and requires success with nothing on stderr. */
+const clean = async (...args: ReadonlyArray<string>) => {
+  const run = await kubectl(...args)
+  expect(run.code, run.stderr).toBe(0)
+  expect(run.stderr).toBe("")
+  return run.stdout
+}
+
+describe("custom resources with kubectl", () => {
+  it("installs the CRD", async () => {
+    await ok("apply", "-f", file("gadget-crd.json", gadgetCrd()))
+    await ok("wait", "--for=condition=Established", "crd/gadgets.kubectl.example.com", "--timeout=20s")
+  })
+
+  it("advertises no strategic merge patch for custom kinds, and still does for built-ins", async () => {
+    const index = (await server.request("GET", "/openapi/v3")).json
+    const custom = (await server.request("GET", index.paths["apis/kubectl.example.com/v1"].serverRelativeURL)).json
+    const patch = custom.paths["/apis/kubectl.example.com/v1/namespaces/{namespace}/gadgets/{name}"].patch
+    expect(Object.keys(patch.requestBody.content).sort()).toEqual([
+      "application/apply-patch+yaml",
+      "application/json-patch+json",
+      "application/merge-patch+json"
+    ])
+    const apps = (await server.request("GET", index.paths["apis/apps/v1"].serverRelativeURL)).json
+    expect(Object.keys(apps.paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"].patch.requestBody.content))
+      .toContain("application/strategic-merge-patch+json")
+  })
+
+  it("re-applies a changed custom resource client-side, diffs it, and applies it server-side, without warnings", async () => {
+    const path = file("gadget.json", gadget("g1", { size: 1, color: "red", tags: ["a", "b"] }))
+    expect(await clean("apply", "-f", path)).toBe("gadget.kubectl.example.com/g1 created\n")
+    expect(await clean("diff", "-f", path)).toBe("")
+
+    writeFileSync(path, JSON.stringify(gadget("g1", { size: 2, tags: ["b"] })))
+    const diff = await kubectl("diff", "-f", path)
+    expect(diff.code, diff.stderr).toBe(1)
+    expect(diff.stderr).toBe("")
+    expect(diff.stdout).toMatch(/^-\s+color: red$/m)
+    expect(diff.stdout).toMatch(/^-\s+size: 1$/m)
+    expect(diff.stdout).toMatch(/^\+\s+size: 2$/m)
+
+    expect(await clean("apply", "-f", path)).toBe("gadget.kubectl.example.com/g1 configured\n")
+    const live = JSON.parse(await ok("get", "gadget", "g1", "-o", "json"))
+    expect(live.spec).toEqual({ size: 2, tags: ["b"] })
+    expect(await clean("diff", "-f", path)).toBe("")
+    expect(await clean("apply", "-f", path)).toBe("gadget.kubectl.example.com/g1 unchanged\n")
+
+    writeFileSync(path, JSON.stringify(gadget("g1", { size: 2, tags: ["b"] })))
+    expect(await clean("apply", "--server-side", "--force-conflicts", "-f", path)).toBe("gadget.kubectl.example.com/g1 serverside-applied\n")
+    writeFileSync(path, JSON.stringify(gadget("g1", { size: 3 })))
+    expect(await clean("apply", "--server-side", "-f", path)).toBe("gadget.kubectl.example.com/g1 serverside-applied\n")
+    const applied = JSON.parse(await ok("get", "gadget", "g1", "-o", "json"))
+    expect(applied.spec).toEqual({ size: 3 })
+  })
+
+  it("refuses a strategic merge patch on a custom resource with 1.32's 415", async () => {
+    const run = await kubectl("patch", "gadget", "g1", "--type=strategic", "-p", "{\"spec\":{\"size\":4}}")
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml")
+  })
+
+  it("deletes a CRD last applied server-side with its custom resources, so a re-created CRD has none", async () => {
+    await clean("apply", "-f", file("g2.json", gadget("g2", { size: 1 })))
+    const crdPath = file("gadget-crd-2.json", gadgetCrd("How big, in cm."))
+    const applied = await cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", crdPath)
+    expect(applied.code, applied.stderr).toBe(0)
+    const crd = await server.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.kubectl.example.com")
+    expect(crd.json.metadata).not.toHaveProperty("finalizers")
+
+    const deleted = await cluster.kubectl("delete", "crd", "gadgets.kubectl.example.com")
+    expect(deleted.code, deleted.stderr).toBe(0)
+    expect(deleted.stdout).toBe("customresourcedefinition.apiextensions.k8s.io \"gadgets.kubectl.example.com\" deleted\n")
+    // kubectl returned only once the CRD was gone, which it is only after its instances were.
+    expect((await server.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.kubectl.example.com")).status).toBe(404)
+
+    await cluster.ok("apply", "-f", crdPath)
+    await cluster.ok("wait", "--for=condition=Established", "crd/gadgets.kubectl.example.com", "--timeout=20s")
+    const listed = await kubectl("get", "gadgets")
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stderr).toBe("No resources found in default namespace.\n")
+  })
+})
+
+describe("orphaning with kubectl", () => {
+  it("removes the ownerReferences key of an orphaned dependent", async () => {
+    await ok("create", "configmap", "owner")
+    const owner = JSON.parse(await ok("get", "configmap", "owner", "-o", "json"))
+    const dependent = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "dependent", ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata.uid }] },
+      data: { a: "1" }
+    }
+    await ok("create", "-f", file("dependent.json", dependent))
+    expect(await clean("delete", "configmap", "owner", "--cascade=orphan")).toBe("configmap \"owner\" deleted\n")
+    const orphan = JSON.parse(await ok("get", "configmap", "dependent", "-o", "json"))
+    expect(orphan.metadata).not.toHaveProperty("ownerReferences")
+    expect(orphan.data).toEqual({ a: "1" })
+  })
+})
