@@ -5,6 +5,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
+import * as Authentication from "./Authentication.ts"
 import * as Builtins from "./Builtins.ts"
 import * as Crds from "./Crds.ts"
 import * as Faults from "./Faults.ts"
@@ -158,7 +159,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         env,
         watches,
         faults,
-        token,
+        authentication: Authentication.make({ token, signingKey: identity.serviceAccountKey, store }),
         address: () => address,
         patch: (target, subresource, contentType, body, patchOptions) =>
           Patching.patch(env, target, subresource, contentType, body, patchOptions),

@@ -5,6 +5,7 @@
  */
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
+import * as TokenRequests from "./TokenRequests.ts"
 
 /**
  * `GET /api`.
@@ -93,7 +94,8 @@ export const resourceList = (registry: Registry.Registry, group: string, version
       : []),
     ...(group === "" && type.plural === "namespaces"
       ? [{ name: "namespaces/finalize", singularName: "", namespaced: false, kind: "Namespace", verbs: ["update"] }]
-      : [])
+      : []),
+    ...(group === "" && type.plural === "serviceaccounts" ? [TokenRequests.discovery] : [])
   ])
   return {
     kind: "APIResourceList",

@@ -6,8 +6,8 @@
  */
 import { ByteSize, Effect, Result, Schema, Stream } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { timingSafeEqual } from "node:crypto"
 import * as Admission from "./Admission.ts"
+import * as Authentication from "./Authentication.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Faults from "./Faults.ts"
 import * as KubeObject from "./KubeObject.ts"
@@ -18,8 +18,10 @@ import * as ResourceType from "./ResourceType.ts"
 import * as Rest from "./Rest.ts"
 import * as Scale from "./Scale.ts"
 import * as Selectors from "./Selectors.ts"
+import * as ServedOpenApi from "./ServedOpenApi.ts"
 import * as Status from "./Status.ts"
 import * as Table from "./Table.ts"
+import * as TokenRequests from "./TokenRequests.ts"
 import type * as Watch from "./Watch.ts"
 
 /** Largest request body accepted (kube-apiserver's limit): larger bodies get 413. */
@@ -35,7 +37,8 @@ export interface Context {
   readonly env: Rest.Env
   readonly watches: Watch.Watches
   readonly faults: Faults.Faults
-  readonly token: string
+  /** Who a request's bearer token is: the server's own token or a service account token it issued. */
+  readonly authentication: Authentication.Authentication
   /** host:port clients reach the server at. */
   readonly address: () => string
   readonly patch: (
@@ -81,13 +84,6 @@ const warningHeader = (warnings: ReadonlyArray<string>): Record<string, string> 
   warnings.length === 0
     ? {}
     : { warning: warnings.map((w) => `299 - "${w.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`).join(", ") }
-
-const authorized = (header: string | undefined, token: string): boolean => {
-  if (header === undefined || !header.startsWith("Bearer ")) return false
-  const given = Buffer.from(header.slice("Bearer ".length).trim())
-  const expected = Buffer.from(token)
-  return given.length === expected.length && timingSafeEqual(given, expected)
-}
 
 const readBytes = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Uint8Array, Status.ApiError> => {
   const length = Number(request.headers["content-length"] ?? 0)
@@ -238,7 +234,8 @@ export const handler = (context: Context) =>
   })
 
 const route = Effect.fnUntraced(function*(context: Context, request: HttpServerRequest.HttpServerRequest) {
-  if (!authorized(request.headers["authorization"], context.token)) return yield* Status.unauthorized()
+  const user = Authentication.userOf(context.authentication, request.headers["authorization"])
+  if (user === undefined) return yield* Status.unauthorized()
   const q = request.url.indexOf("?")
   const parsed = Paths.parse(q === -1 ? request.url : request.url.slice(0, q))
   const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
@@ -268,18 +265,23 @@ const route = Effect.fnUntraced(function*(context: Context, request: HttpServerR
       return yield* onlyGet(found(Discovery.group(registry, parsed.group)))
     case "Resources":
       return yield* onlyGet(found(Discovery.resourceList(registry, parsed.group, parsed.version)))
-    case "OpenApi": {
-      const text = context.openapi(parsed.path)
-      if (text === undefined) return yield* Status.pathNotFound()
-      return yield* onlyGet(Effect.succeed(HttpServerResponse.text(text, { contentType: "application/json" })))
+    case "OpenApi":
+    case "OpenApiV2": {
+      if (!get) return yield* Status.methodNotAllowed(request.method)
+      const asked = { accept: request.headers["accept"], ifNoneMatch: request.headers["if-none-match"], hash: query.get("hash") }
+      const reply = parsed._tag === "OpenApi"
+        ? ServedOpenApi.v3(context.openapi, parsed.path, asked, new Date())
+        : ServedOpenApi.v2(asked)
+      if (reply === "NotFound") return yield* Status.pathNotFound()
+      if (reply === "NotAcceptable") return yield* Status.notAcceptable(request.headers["accept"] ?? "")
+      return HttpServerResponse.uint8Array(reply.body, { status: reply.status, headers: reply.headers })
     }
-    case "OpenApiV2":
     case "NotFound":
       return yield* Status.pathNotFound()
     case "Faults":
       return yield* faultsAdmin(context.faults, request, parsed.action)
     case "Resource":
-      return yield* resourceRequest(context, request, parsed, query)
+      return yield* resourceRequest(context, request, parsed, query, user)
   }
 })
 
@@ -337,7 +339,8 @@ const resourceRequest = Effect.fnUntraced(function*(
   context: Context,
   request: HttpServerRequest.HttpServerRequest,
   path: Paths.ResourcePath,
-  query: URLSearchParams
+  query: URLSearchParams,
+  user: Authentication.User
 ) {
   const { env } = context
   const resource = env.registry.lookup(path.group, path.version, path.plural)
@@ -347,6 +350,9 @@ const resourceRequest = Effect.fnUntraced(function*(
     return yield* Status.pathNotFound()
   }
   const sub = path.subresource
+  if (sub === "token" && resource.storage === "serviceaccounts" && path.namespace !== undefined) {
+    return yield* tokenRequest(context, request, path.namespace, path.name ?? "")
+  }
   if (sub !== undefined) {
     const served = (sub === "status" && type.subresources.status) ||
       (sub === "scale" && type.subresources.scale !== undefined) ||
@@ -434,6 +440,10 @@ const resourceRequest = Effect.fnUntraced(function*(
     case "create": {
       const options = yield* writeOptions(query, request.headers["user-agent"])
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
+      if (resource.createOnly !== undefined) {
+        const answer = yield* resource.createOnly({ body, namespace: path.namespace, user, authentication: context.authentication })
+        return jsonResponse(201, answer)
+      }
       const written = yield* Rest.create(env, resource, path.namespace, body, options)
       return jsonResponse(201, written.object, warningHeader(written.warnings))
     }
@@ -488,6 +498,25 @@ const resourceRequest = Effect.fnUntraced(function*(
       })
     }
   }
+})
+
+/** POST on a ServiceAccount's `token` subresource (TokenRequest); every other method is 405. */
+const tokenRequest = Effect.fnUntraced(function*(
+  context: Context,
+  request: HttpServerRequest.HttpServerRequest,
+  namespace: string,
+  name: string
+) {
+  if (request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
+  if (Negotiation.negotiate(request.headers["accept"], false) === undefined) {
+    return yield* Status.notAcceptable(request.headers["accept"] ?? "")
+  }
+  const decision = context.faults.decide({ verb: "create", group: "", plural: "serviceaccounts", namespace, name })
+  if (decision.delayMs > 0) yield* Effect.sleep(decision.delayMs)
+  if (decision.error !== undefined) return yield* decision.error
+  const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
+  const answer = yield* TokenRequests.create(context.env.store, context.authentication.signingKey, namespace, name, body)
+  return jsonResponse(201, answer)
 })
 
 /** PATCH on /scale: the patch applies to the Scale view, whose replicas then go to the object. */

@@ -1,8 +1,9 @@
 /**
- * What clients hold of a server: its bearer token and the certificate they trust. Without a data
- * directory both are new at every start. With one they are kept in `identity.json` there (mode
- * 0600) and reused, as a real API server keeps its certificates and tokens, so a restart on the
- * same data directory leaves every client's kubeconfig valid: a running operator reconnects
+ * What clients hold of a server: its bearer token and the certificate they trust, plus the key it
+ * signs service account tokens with. Without a data directory all are new at every start. With one
+ * they are kept in `identity.json` there (mode 0600) and reused, as a real API server keeps its
+ * certificates, tokens and signing keys, so a restart on the same data directory leaves every
+ * client's kubeconfig and every issued service account token valid: a running operator reconnects
  * instead of failing TLS verification (new CA) or authentication (new token) forever.
  */
 import { Effect, Schema } from "effect"
@@ -10,19 +11,24 @@ import { randomBytes, X509Certificate } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Certificate from "./Certificate.ts"
+import * as ServiceAccountTokens from "./ServiceAccountTokens.ts"
 
 export class IdentityError extends Schema.TaggedError<IdentityError>()("IdentityError", { message: Schema.String }) {}
 
 export interface Identity {
   readonly token: string
   readonly certificate: Certificate.Certificate
+  /** The private key (PKCS#8 PEM) service account tokens are signed with. */
+  readonly serviceAccountKey: string
 }
 
 const Kept = Schema.Struct({
   token: Schema.String,
   hosts: Schema.Array(Schema.String),
   cert: Schema.String,
-  key: Schema.String
+  key: Schema.String,
+  // Absent in files written before service account tokens existed: made then and kept.
+  serviceAccountKey: Schema.optionalKey(Schema.String)
 })
 type Kept = typeof Kept.Type
 
@@ -69,7 +75,8 @@ export const load = (options: {
     try: () => {
       const fresh = () => ({
         token: options.token ?? randomBytes(24).toString("base64url"),
-        certificate: Certificate.selfSigned(options.hosts)
+        certificate: Certificate.selfSigned(options.hosts),
+        serviceAccountKey: ServiceAccountTokens.generateKey()
       })
       if (options.dataDir === undefined) return fresh()
       const target = file(options.dataDir)
@@ -78,18 +85,21 @@ export const load = (options: {
       const token = options.token ?? previous?.token ?? randomBytes(24).toString("base64url")
       const certificate = previous !== undefined && sameHosts(previous.hosts, options.hosts) && stillValid(previous.cert)
         ? { cert: previous.cert, key: previous.key }
-        : fresh().certificate
-      if (previous?.token !== token || previous.cert !== certificate.cert) {
+        : Certificate.selfSigned(options.hosts)
+      const serviceAccountKey = previous?.serviceAccountKey ?? ServiceAccountTokens.generateKey()
+      if (previous?.token !== token || previous.cert !== certificate.cert || previous.serviceAccountKey !== serviceAccountKey) {
         fs.mkdirSync(options.dataDir, { recursive: true })
         const temporary = `${target}.tmp`
         fs.writeFileSync(
           temporary,
-          JSON.stringify({ token, hosts: options.hosts, cert: certificate.cert, key: certificate.key } satisfies Kept),
+          JSON.stringify(
+            { token, hosts: options.hosts, cert: certificate.cert, key: certificate.key, serviceAccountKey } satisfies Kept
+          ),
           { mode: 0o600 }
         )
         fs.renameSync(temporary, target)
       }
-      return { token, certificate }
+      return { token, certificate, serviceAccountKey }
     },
     catch: (cause) => new IdentityError({ message: `cannot keep the server identity in ${options.dataDir}: ${String(cause)}` })
   })

@@ -4,6 +4,7 @@
  * group/version/resource maps to a storage key shared by all versions of that resource (and by
  * core/v1 and events.k8s.io/v1 Events, which are one stored object seen two ways).
  */
+import type * as CreateOnly from "./CreateOnly.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as ResourceType from "./ResourceType.ts"
 import type * as Printers from "./Printers.ts"
@@ -42,6 +43,11 @@ export interface Resource {
   readonly printer?: Printers.Printer
   /** The CRD that defines this resource, for custom resources. */
   readonly crd?: string
+  /**
+   * Set for kinds that are only created, never stored (access reviews, TokenReview): computes the
+   * response to a create. Rest.create refuses such kinds; their other verbs are 405.
+   */
+  readonly createOnly?: CreateOnly.Handler
 }
 
 export interface GroupVersions {

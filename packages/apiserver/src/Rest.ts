@@ -286,6 +286,8 @@ export const create = Effect.fnUntraced(function*(
   options: WriteOptions,
   managed?: (object: KubeObject.KubeObject) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
 ) {
+  // Reviews and the like are answered by their handler (Registry.Resource.createOnly), never stored.
+  if (resource.createOnly !== undefined) return yield* Status.methodNotAllowed("POST")
   yield* checkTypeMeta(resource, body)
   yield* checkNamespace({ resource, namespace }, body)
   const m = KubeObject.meta(body)

@@ -1,0 +1,137 @@
+/**
+ * authorization.k8s.io/v1: SelfSubjectAccessReview (`kubectl auth can-i`), SelfSubjectRulesReview
+ * (`kubectl auth can-i --list`), SubjectAccessReview and LocalSubjectAccessReview. The server
+ * authorizes every request, so every review is allowed, for any user, and says so in
+ * `status.reason`; rules reviews list the wildcard rules of kube-apiserver's AlwaysAllow mode.
+ * Requests are validated as 1.32 validates them.
+ */
+import { Effect } from "effect"
+import * as CreateOnly from "./CreateOnly.ts"
+import * as KubeObject from "./KubeObject.ts"
+import type * as Registry from "./Registry.ts"
+import * as Status from "./Status.ts"
+
+const group = "authorization.k8s.io"
+
+/** The `status.reason` of every access review. */
+export const reason = "allowed: the kubefx API server authorizes every request (AlwaysAllow)"
+
+const allowed: KubeObject.KubeObject = { allowed: true, reason }
+
+/** The rules of a subject who may do anything, as AlwaysAllow reports them. */
+export const wildcardRules: KubeObject.KubeObject = {
+  resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
+  nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
+  incomplete: false
+}
+
+const target = (kind: string, plural: string) => ({ group, kind, plural, version: "v1" })
+
+const specOf = (body: KubeObject.KubeObject): KubeObject.KubeObject => (KubeObject.isObject(body.spec) ? body.spec : {})
+
+// Exactly one of resourceAttributes and nonResourceAttributes, as every access review needs.
+const attributeCauses = (spec: KubeObject.KubeObject): Array<Status.StatusCause> => {
+  const resource = spec.resourceAttributes ?? null
+  const nonResource = spec.nonResourceAttributes ?? null
+  if (resource !== null && nonResource !== null) {
+    return [Status.fieldInvalid("spec.nonResourceAttributes", nonResource, "cannot be specified in combination with resourceAttributes")]
+  }
+  if (resource === null && nonResource === null) {
+    return [Status.fieldInvalid("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified")]
+  }
+  return []
+}
+
+const subjectCauses = (spec: KubeObject.KubeObject): Array<Status.StatusCause> => {
+  const user = typeof spec.user === "string" ? spec.user : ""
+  const groups = Array.isArray(spec.groups) ? spec.groups : []
+  return user === "" && groups.length === 0
+    ? [Status.fieldInvalid("spec.user", user, "at least one of user or group must be specified")]
+    : []
+}
+
+// The namespace comes from the URL; a different one in the body is a 400, as for any create.
+const inNamespace = (body: KubeObject.KubeObject, namespace: string | undefined) => {
+  const inBody = KubeObject.meta(body).namespace
+  return inBody !== undefined && inBody !== "" && inBody !== namespace
+    ? Effect.fail(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+    : Effect.succeed(KubeObject.withMeta(body, { namespace }))
+}
+
+const review = (
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  causesOf: (body: KubeObject.KubeObject) => ReadonlyArray<Status.StatusCause>
+): Registry.Resource => {
+  const type = target(kind, plural)
+  return CreateOnly.resource({ group, kind, plural, namespaced }, ({ body, namespace }) =>
+    Effect.gen(function*() {
+      yield* CreateOnly.checkTypeMeta(type, body)
+      const placed = namespaced ? yield* inNamespace(body, namespace) : body
+      const causes = causesOf(placed)
+      if (causes.length > 0) return yield* Status.invalid(type, "", causes)
+      return CreateOnly.respond(type, placed, allowed)
+    }))
+}
+
+const selfSubjectAccessReview = review("SelfSubjectAccessReview", "selfsubjectaccessreviews", false, (body) => [
+  ...attributeCauses(specOf(body)),
+  ...(CreateOnly.emptyMeta(body) ? [] : [Status.fieldInvalid("metadata", KubeObject.meta(body), "must be empty")])
+])
+
+const subjectAccessReview = review("SubjectAccessReview", "subjectaccessreviews", false, (body) => [
+  ...attributeCauses(specOf(body)),
+  ...subjectCauses(specOf(body)),
+  ...(CreateOnly.emptyMeta(body) ? [] : [Status.fieldInvalid("metadata", KubeObject.meta(body), "must be empty")])
+])
+
+const localCauses = (body: KubeObject.KubeObject): Array<Status.StatusCause> => {
+  const spec = specOf(body)
+  const namespace = KubeObject.meta(body).namespace ?? ""
+  const resource = KubeObject.isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined
+  const given = typeof resource?.namespace === "string" ? resource.namespace : ""
+  return [
+    ...attributeCauses(spec),
+    ...subjectCauses(spec),
+    ...(CreateOnly.emptyMeta(body, ["namespace"])
+      ? []
+      : [Status.fieldInvalid("metadata", KubeObject.meta(body), "must be empty except for namespace")]),
+    ...(resource !== undefined && given !== namespace
+      ? [Status.fieldInvalid("spec.resourceAttributes.namespace", given, "must match metadata.namespace")]
+      : []),
+    ...(spec.nonResourceAttributes !== undefined && spec.nonResourceAttributes !== null
+      ? [Status.fieldInvalid("spec.nonResourceAttributes", spec.nonResourceAttributes, "disallowed on this kind of request")]
+      : [])
+  ]
+}
+
+const localSubjectAccessReview = review("LocalSubjectAccessReview", "localsubjectaccessreviews", true, localCauses)
+
+const rulesType = target("SelfSubjectRulesReview", "selfsubjectrulesreviews")
+
+const selfSubjectRulesReview = CreateOnly.resource(
+  { group, kind: rulesType.kind, plural: rulesType.plural, namespaced: false },
+  ({ body }) =>
+    Effect.gen(function*() {
+      yield* CreateOnly.checkTypeMeta(rulesType, body)
+      const namespace = specOf(body).namespace
+      if (typeof namespace !== "string" || namespace === "") return yield* Status.badRequest("no namespace on request")
+      return CreateOnly.respond(rulesType, body, wildcardRules)
+    })
+)
+
+/**
+ * The authorization.k8s.io/v1 kinds, in discovery order.
+ *
+ * @example
+ * import * as AccessReviews from "./AccessReviews.ts"
+ * AccessReviews.resources.map((r) => r.type.plural)
+ * // ["localsubjectaccessreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews"]
+ */
+export const resources: ReadonlyArray<Registry.Resource> = [
+  localSubjectAccessReview,
+  selfSubjectAccessReview,
+  selfSubjectRulesReview,
+  subjectAccessReview
+]

@@ -1,0 +1,342 @@
+/**
+ * Authentication and authorization APIs as kubectl uses them: `kubectl auth can-i`, `kubectl auth
+ * whoami`, `kubectl create token` and the tokens it prints, TokenReview, and the create-only kinds
+ * behind them, which are answered but never stored.
+ */
+import { Effect } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Identity from "../src/Identity.ts"
+import * as ServiceAccountTokens from "../src/ServiceAccountTokens.ts"
+import * as Store from "../src/Store.ts"
+import * as Testing from "../src/Testing.ts"
+import * as Kubectl from "./kubectl.ts"
+
+let server: Testing.TestServer
+let dataDir: string
+const { kubectl, ok, file, killAll } = Kubectl.forServer(() => server)
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "kubefx-auth-"))
+  server = await Testing.start({ dataDir })
+  await ok("create", "serviceaccount", "default")
+})
+afterAll(async () => {
+  killAll()
+  await server.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+/** Raw HTTP with a chosen bearer token. */
+const as = async (token: string, method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  return { status: response.status, json: text === "" ? undefined : JSON.parse(text) }
+}
+
+const whoami = (token: string) =>
+  as(token, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "SelfSubjectReview"
+  })
+
+const tokenReview = (spec: Record<string, unknown>) =>
+  server.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", {
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec }
+  })
+
+const serviceAccountUser = (namespace: string, name: string) => ({
+  username: `system:serviceaccount:${namespace}:${name}`,
+  groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"]
+})
+
+const signingKey = async () =>
+  ServiceAccountTokens.signingKey((await Effect.runPromise(Identity.load({ hosts: ["127.0.0.1"], dataDir }))).serviceAccountKey)
+
+describe("kubectl auth", () => {
+  it("can-i answers yes for the dev user", async () => {
+    const run = await kubectl("auth", "can-i", "create", "deployments")
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout.trim()).toBe("yes")
+    expect(await ok("auth", "can-i", "delete", "nodes", "--all-namespaces")).toBe("yes\n")
+  })
+
+  it("can-i --list shows the wildcard rules", async () => {
+    const out = await ok("auth", "can-i", "--list")
+    expect(out).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/m)
+    expect(out).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m)
+    expect(out).toMatch(/^\s+\[\*\]\s+\[\]\s+\[\*\]$/m)
+  })
+
+  it("whoami prints the dev user, as a table and as JSON", async () => {
+    const table = await ok("auth", "whoami")
+    expect(table).toMatch(/^Username\s+kubefx-admin$/m)
+    expect(table).toMatch(/^Groups\s+\[system:masters system:authenticated\]$/m)
+    const review = JSON.parse(await ok("auth", "whoami", "-o", "json"))
+    expect(review).toMatchObject({ kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1" })
+    expect(review.status.userInfo).toEqual({ username: "kubefx-admin", groups: ["system:masters", "system:authenticated"] })
+  })
+
+  it("lists the review kinds in api-resources and discovery, create-only", async () => {
+    const out = await ok("api-resources", "--api-group=authorization.k8s.io", "-o", "wide")
+    expect(out).toMatch(/^selfsubjectaccessreviews\s+authorization\.k8s\.io\/v1\s+false\s+SelfSubjectAccessReview\s+create\s*$/m)
+    expect(out).toMatch(/^localsubjectaccessreviews\s+authorization\.k8s\.io\/v1\s+true\s+LocalSubjectAccessReview\s+create\s*$/m)
+    expect(await ok("api-resources", "--api-group=authentication.k8s.io")).toMatch(/^tokenreviews\s+authentication\.k8s\.io\/v1\s+false\s+TokenReview$/m)
+    const core = (await server.request("GET", "/api/v1")).json.resources
+    expect(core.find((r: { name: string }) => r.name === "serviceaccounts/token")).toEqual({
+      name: "serviceaccounts/token",
+      singularName: "",
+      namespaced: true,
+      group: "authentication.k8s.io",
+      version: "v1",
+      kind: "TokenRequest",
+      verbs: ["create"]
+    })
+  })
+})
+
+describe("kubectl create token", () => {
+  it("prints a token that authenticates as the ServiceAccount", async () => {
+    const token = (await ok("create", "token", "default")).trim()
+    expect(token.split(".")).toHaveLength(3)
+    const out = await ok("auth", "whoami", "--token", token)
+    expect(out).toMatch(/^Username\s+system:serviceaccount:default:default$/m)
+    expect(out).toMatch(/^Groups\s+\[system:serviceaccounts system:serviceaccounts:default system:authenticated\]$/m)
+    const uid = JSON.parse(await ok("get", "serviceaccount", "default", "-o", "json")).metadata.uid
+    const seen = await whoami(token)
+    expect(seen.status).toBe(201)
+    expect(seen.json.status.userInfo).toMatchObject({ ...serviceAccountUser("default", "default"), uid })
+    // The token reads and writes like any client's.
+    expect((await as(token, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200)
+  })
+
+  it("issues the claims and lifetime 1.32 issues", async () => {
+    const request = JSON.parse(await ok("create", "token", "default", "-o", "json"))
+    expect(request.spec).toEqual({ audiences: [ServiceAccountTokens.issuer], expirationSeconds: 3600, boundObjectRef: null })
+    const claims = JSON.parse(Buffer.from(request.status.token.split(".")[1], "base64url").toString())
+    expect(claims).toMatchObject({
+      iss: ServiceAccountTokens.issuer,
+      sub: "system:serviceaccount:default:default",
+      aud: [ServiceAccountTokens.issuer],
+      "kubernetes.io": { namespace: "default", serviceaccount: { name: "default" } }
+    })
+    expect(claims.exp - claims.iat).toBe(3600)
+    expect(claims.nbf).toBe(claims.iat)
+    expect(Date.parse(request.status.expirationTimestamp) / 1000).toBe(claims.exp)
+    const tenMinutes = JSON.parse(await ok("create", "token", "default", "--duration", "10m", "-o", "json"))
+    expect(tenMinutes.spec.expirationSeconds).toBe(600)
+  })
+
+  it("refuses a missing ServiceAccount and a lifetime under ten minutes", async () => {
+    const missing = await kubectl("create", "token", "nobody")
+    expect(missing.code).not.toBe(0)
+    expect(missing.stderr).toContain(`serviceaccounts "nobody" not found`)
+    const short = await kubectl("create", "token", "default", "--duration", "5m")
+    expect(short.stderr).toContain(
+      `TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes`
+    )
+    const raw = await server.request("POST", "/api/v1/namespaces/default/serviceaccounts/nobody/token", { body: { spec: {} } })
+    expect(raw.status).toBe(404)
+    expect((await server.request("GET", "/api/v1/namespaces/default/serviceaccounts/default/token")).status).toBe(405)
+  })
+
+  it("refuses an expired token with 401", async () => {
+    const uid = JSON.parse(await ok("get", "serviceaccount", "default", "-o", "json")).metadata.uid
+    const claims = (now: Date) =>
+      ServiceAccountTokens.claims({
+        namespace: "default",
+        serviceAccount: { name: "default", uid },
+        audiences: ServiceAccountTokens.serverAudiences,
+        expirationSeconds: 600,
+        now
+      })
+    const key = await signingKey()
+    const fresh = ServiceAccountTokens.sign(key, claims(new Date()))
+    const expired = ServiceAccountTokens.sign(key, claims(new Date(Date.now() - 2 * 3600 * 1000)))
+    expect((await whoami(fresh)).status).toBe(201)
+    const refused = await whoami(expired)
+    expect(refused.status).toBe(401)
+    expect(refused.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Unauthorized", code: 401 })
+    expect((await kubectl("auth", "whoami", "--token", expired)).stderr).toContain("Unauthorized")
+    expect((await tokenReview({ token: expired })).json.status).toEqual({ user: {}, error: "service account token has expired" })
+  })
+
+  it("refuses a token once its ServiceAccount is deleted, even after it is re-created", async () => {
+    await ok("create", "serviceaccount", "builder")
+    const token = (await ok("create", "token", "builder")).trim()
+    expect((await whoami(token)).json.status.userInfo.username).toBe("system:serviceaccount:default:builder")
+    await ok("delete", "serviceaccount", "builder")
+    expect((await whoami(token)).status).toBe(401)
+    await ok("create", "serviceaccount", "builder")
+    expect((await whoami(token)).status).toBe(401)
+    expect((await tokenReview({ token })).json.status.error).toMatch(/^service account UID \(.+\) does not match claim \(.+\)$/)
+    // A new token for the new ServiceAccount works.
+    expect((await whoami((await ok("create", "token", "builder")).trim())).status).toBe(201)
+  })
+
+  it("binds a token to a Secret: deleting the Secret revokes it", async () => {
+    await ok("create", "secret", "generic", "binding")
+    const token = (await ok("create", "token", "default", "--bound-object-kind", "Secret", "--bound-object-name", "binding")).trim()
+    expect((await whoami(token)).status).toBe(201)
+    await ok("delete", "secret", "binding")
+    expect((await whoami(token)).status).toBe(401)
+  })
+
+  it("a token for another audience does not authenticate here, but reviews for its audience", async () => {
+    const token = (await ok("create", "token", "default", "--audience", "vault")).trim()
+    expect((await whoami(token)).status).toBe(401)
+    const review = await tokenReview({ token, audiences: ["vault"] })
+    expect(review.json.status).toMatchObject({ authenticated: true, audiences: ["vault"], user: serviceAccountUser("default", "default") })
+  })
+})
+
+describe("TokenReview", () => {
+  it("authenticates a good token and reports a bad one", async () => {
+    const token = (await ok("create", "token", "default")).trim()
+    const good = await tokenReview({ token })
+    expect(good.status).toBe(201)
+    expect(good.json).toMatchObject({ kind: "TokenReview", apiVersion: "authentication.k8s.io/v1", spec: { token } })
+    expect(good.json.status).toMatchObject({
+      authenticated: true,
+      user: serviceAccountUser("default", "default"),
+      audiences: [ServiceAccountTokens.issuer]
+    })
+    expect(good.json.status.user.extra["authentication.kubernetes.io/credential-id"][0]).toMatch(/^JTI=/)
+    const admin = await tokenReview({ token: server.token })
+    expect(admin.json.status.user).toEqual({ username: "kubefx-admin", groups: ["system:masters", "system:authenticated"] })
+    const bad = await tokenReview({ token: "not-a-token" })
+    expect(bad.json.status).toEqual({ user: {}, error: "invalid bearer token" })
+    const forged = `${token.slice(0, token.lastIndexOf(".") + 1)}${"A".repeat(86)}`
+    expect((await tokenReview({ token: forged })).json.status.authenticated).toBeUndefined()
+    expect((await whoami(forged)).status).toBe(401)
+    const empty = await tokenReview({})
+    expect(empty.status).toBe(400)
+    expect(empty.json.message).toBe("token is required for TokenReview in authentication")
+  })
+})
+
+describe("create-only kinds", () => {
+  const ssar = {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectAccessReview",
+    spec: { resourceAttributes: { namespace: "default", verb: "get", resource: "pods" } }
+  }
+
+  it("answer a create with the request and a status, and store nothing", async () => {
+    const before = server.store.revision()
+    const created = await server.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: ssar })
+    expect(created.status).toBe(201)
+    expect(created.json).toMatchObject({ ...ssar, metadata: { creationTimestamp: null }, status: { allowed: true } })
+    expect(created.json.status.reason).toContain("authorizes every request")
+    const sar = await server.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+      body: { ...ssar, kind: "SubjectAccessReview", spec: { ...ssar.spec, user: "someone-else" } }
+    })
+    expect(sar.json.status.allowed).toBe(true)
+    expect(server.store.revision()).toBe(before)
+    const listed = await server.request("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+    expect(listed.status).toBe(405)
+    expect(listed.json.reason).toBe("MethodNotAllowed")
+    expect((await server.request("GET", "/apis/authentication.k8s.io/v1/tokenreviews")).status).toBe(405)
+    expect((await server.request("DELETE", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews/x")).status).toBe(405)
+  })
+
+  it("kubectl create -f answers a SelfSubjectAccessReview", async () => {
+    const out = JSON.parse(await ok("create", "-f", file("ssar.json", ssar), "-o", "json"))
+    expect(out.status.allowed).toBe(true)
+  })
+
+  it("validate requests as 1.32 does", async () => {
+    const neither = await server.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
+      body: { ...ssar, spec: {} }
+    })
+    expect(neither.status).toBe(422)
+    expect(neither.json.message).toBe(
+      `SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified`
+    )
+    const noSubject = await server.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+      body: { ...ssar, kind: "SubjectAccessReview" }
+    })
+    expect(noSubject.json.message).toContain(`spec.user: Invalid value: "": at least one of user or group must be specified`)
+    const local = await server.request("POST", "/apis/authorization.k8s.io/v1/namespaces/kube-system/localsubjectaccessreviews", {
+      body: { ...ssar, kind: "LocalSubjectAccessReview", spec: { ...ssar.spec, user: "u" } }
+    })
+    expect(local.status).toBe(422)
+    expect(local.json.message).toContain(`spec.resourceAttributes.namespace: Invalid value: "default": must match metadata.namespace`)
+    const matching = await server.request("POST", "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews", {
+      body: { ...ssar, kind: "LocalSubjectAccessReview", spec: { ...ssar.spec, user: "u" } }
+    })
+    expect(matching.json).toMatchObject({ metadata: { namespace: "default" }, status: { allowed: true } })
+    const rules = await server.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", {
+      body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectRulesReview", spec: {} }
+    })
+    expect(rules.status).toBe(400)
+  })
+})
+
+describe("service account tokens across a restart", () => {
+  it("a token issued before a restart on the same data dir still authenticates", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kubefx-auth-restart-"))
+    try {
+      const first = await Testing.start({ dataDir: join(dir, "data") })
+      let token: string
+      try {
+        expect((await first.request("POST", "/api/v1/namespaces/default/serviceaccounts", { body: { metadata: { name: "robot" } } })).status).toBe(201)
+        token = (await first.request("POST", "/api/v1/namespaces/default/serviceaccounts/robot/token", { body: { spec: {} } })).json.status.token
+      } finally {
+        await first.close()
+      }
+      const second = await Testing.start({ dataDir: join(dir, "data") })
+      try {
+        const seen = await fetch(`${second.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: "{}"
+        })
+        expect(seen.status).toBe(201)
+        expect(((await seen.json()) as any).status.userInfo.username).toBe("system:serviceaccount:default:robot")
+      } finally {
+        await second.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("ServiceAccountTokens.check", () => {
+  const key = ServiceAccountTokens.signingKey(ServiceAccountTokens.generateKey())
+  const store = Store.make()
+  store.put("serviceaccounts", { metadata: { namespace: "ci", name: "robot", uid: "u1" } }, 0)
+  const token = (offsetSeconds: number, audiences = ServiceAccountTokens.serverAudiences) =>
+    ServiceAccountTokens.sign(key, ServiceAccountTokens.claims({
+      namespace: "ci",
+      serviceAccount: { name: "robot", uid: "u1" },
+      audiences,
+      expirationSeconds: 600,
+      now: new Date(Date.now() + offsetSeconds * 1000)
+    }))
+  const check = (t: string) => ServiceAccountTokens.check(key, store, t, ServiceAccountTokens.serverAudiences)
+
+  it("allows go-jose's minute of leeway around exp and nbf, and no more", () => {
+    expect(check(token(-630))._tag).toBe("Valid")
+    expect(check(token(-700))).toEqual({ _tag: "Invalid", error: "service account token has expired" })
+    expect(check(token(30))._tag).toBe("Valid")
+    expect(check(token(120))).toEqual({ _tag: "Invalid", error: "service account token is not valid yet" })
+  })
+
+  it("names the audiences that do not match, and ignores tokens that are not its own", () => {
+    expect(check(token(0, ["vault"]))).toEqual({
+      _tag: "Invalid",
+      error: `token audiences ["vault"] is invalid for the target audiences ["${ServiceAccountTokens.issuer}"]`
+    })
+    const other = ServiceAccountTokens.signingKey(ServiceAccountTokens.generateKey())
+    expect(ServiceAccountTokens.check(other, store, token(0), ServiceAccountTokens.serverAudiences)._tag).toBe("Invalid")
+    expect(check("opaque-token")).toEqual({ _tag: "NotOurs" })
+  })
+})
