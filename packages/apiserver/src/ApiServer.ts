@@ -51,6 +51,11 @@ export interface Options {
   /** Log records between snapshots of the data directory (default 10,000). */
   readonly snapshotEvery?: number
   /**
+   * How long a deleted namespace keeps its content before the namespace controller empties it
+   * (default 1,000 ms, about a cluster's; 0 empties it at once).
+   */
+  readonly namespaceCleanupDelayMs?: number
+  /**
    * Extra in-process controllers started with the server and stopped with it (for example a
    * workload simulator that sets Deployments' readyReplicas). Each runs in the server's scope.
    */
@@ -149,7 +154,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       unserved: ({ type }) => faults.closeWatches({ resource: `${type.plural}.${type.group}` })
     })
     const gc = yield* GarbageCollector.make(env)
-    const namespaces = yield* Namespaces.controller(env)
+    const namespaces = yield* Namespaces.controller(env, {
+      ...(options.namespaceCleanupDelayMs === undefined ? {} : { delayMs: options.namespaceCleanupDelayMs })
+    })
 
     const openapi = ServedOpenApi.make(registry)
     const certificate = identity.certificate

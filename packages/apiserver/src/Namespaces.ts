@@ -4,7 +4,7 @@
  * deletes everything in it, and once it is empty the namespace itself goes. `default`,
  * `kube-system` and `kube-public` cannot be deleted.
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import * as KubeObject from "./KubeObject.ts"
 import * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
@@ -129,26 +129,46 @@ export const finalize = Effect.fnUntraced(function*(env: Rest.Env, name: string,
   }
 })
 
+export interface ControllerOptions {
+  /**
+   * How long a namespace stays Terminating with its content before the controller empties it
+   * (default 1 s). As on a cluster, whose namespace controller takes about that long, the objects
+   * of a deleted namespace can still be deleted one by one meanwhile: `kubectl delete -f` of a
+   * bundle that lists the Namespace first deletes every object it lists without a NotFound.
+   */
+  readonly delayMs?: number
+}
+
 /**
  * Starts the namespace controller in the current scope: it empties terminating namespaces and
  * removes them once empty.
  *
  * @example
- * import { Effect } from "effect"
+ * import { Clock, Effect } from "effect"
  * import * as Namespaces from "./Namespaces.ts"
  * import type * as Rest from "./Rest.ts"
  * declare const env: Rest.Env
  * const started = Effect.scoped(Namespaces.controller(env))
  */
-export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
+export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: ControllerOptions = {}) {
   const { store } = env
+  const delayMs = options.delayMs ?? 1000
+  // When each terminating namespace was first seen, for the delay; dropped once it is gone.
+  const seen = new Map<string, number>()
   const terminating = (name: string) => {
     const ns = store.get(storage, "", name)
     return ns !== undefined && KubeObject.meta(ns).deletionTimestamp !== undefined
   }
   const empty = Effect.fnUntraced(function*(name: string) {
     const ns = store.get(storage, "", name)
-    if (ns === undefined || KubeObject.meta(ns).deletionTimestamp === undefined) return
+    if (ns === undefined || KubeObject.meta(ns).deletionTimestamp === undefined) {
+      seen.delete(name)
+      return
+    }
+    const now = yield* Clock.currentTimeMillis
+    const first = seen.get(name) ?? now
+    seen.set(name, first)
+    if (first + delayMs > now) yield* Effect.sleep(first + delayMs - now)
     let remaining = 0
     for (const s of store.storages()) {
       if (s === storage) continue
@@ -176,6 +196,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env) {
       ? store.remove(storage, "", name, revisionOf(current), finalized)
       : store.put(storage, finalized, revisionOf(current))
     if (result._tag === "Conflict") return yield* Effect.fail("namespace changed while finalizing")
+    if (result.event.type === "DELETED") seen.delete(name)
   })
   const worker = yield* Worker.make("namespaces", empty, (name: string) => name)
   const onEvent = (event: Store.Event) => {

@@ -90,11 +90,15 @@ describe("namespace deletion", () => {
     const path = "/api/v1/namespaces/doomed/configmaps"
     await server.request("POST", path, { body: configMap("plain") })
     await server.request("POST", path, { body: configMap("held", {}, { finalizers: ["example.com/hold"] }) })
+    await server.request("POST", path, { body: configMap("deleted-by-hand") })
     const deleting = await server.request("DELETE", "/api/v1/namespaces/doomed")
     expect(deleting.status).toBe(200)
     expect(deleting.json.status.phase).toBe("Terminating")
     const refused = await server.request("POST", path, { body: configMap("late") })
     expect(refused.status).toBe(403)
+    // Content stays for a moment, as on a cluster: `kubectl delete -f` of a bundle deletes it itself.
+    expect((await server.request("GET", `${path}/plain`)).status).toBe(200)
+    expect((await server.request("DELETE", `${path}/deleted-by-hand`)).status).toBe(200)
     await settled()
     expect((await server.request("GET", `${path}/plain`)).status).toBe(404)
     expect((await server.request("GET", "/api/v1/namespaces/doomed")).json.status.phase).toBe("Terminating")

@@ -146,13 +146,20 @@ describe("an operator release bundle", () => {
       (await json("crd", "backups.ops.example.com")).metadata.creationTimestamp
     )
 
-    // The embedded namespace controller empties a deleted namespace at once (kube-controller-manager
-    // takes a moment), so the namespaced objects after the Namespace in the file are already gone.
-    const deleted = await kubectl("delete", "-f", path, "--ignore-not-found", "--timeout=60s")
+    // As on a cluster, a deleted namespace keeps its content for a moment, so every namespaced object
+    // listed after the Namespace is deleted by kubectl itself, without a NotFound.
+    const deleted = await kubectl("delete", "-f", path, "--timeout=60s")
     expect(deleted.stderr).toBe("")
     expect(deleted.code).toBe(0)
-    expect(deleted.stdout).toContain("namespace \"backup-system\" deleted")
-    expect(deleted.stdout).toContain("customresourcedefinition.apiextensions.k8s.io \"backups.ops.example.com\" deleted")
+    for (const line of [
+      "namespace \"backup-system\" deleted",
+      "customresourcedefinition.apiextensions.k8s.io \"backups.ops.example.com\" deleted",
+      "serviceaccount \"backup-operator\" deleted",
+      "deployment.apps \"backup-operator\" deleted",
+      "service \"backup-operator-metrics\" deleted",
+      "secret \"backup-operator-credentials\" deleted",
+      "job.batch \"backup-operator-migrate\" deleted"
+    ]) expect(deleted.stdout).toContain(line)
     for (const kind of [
       "clusterrole/backup-operator-manager",
       "clusterrolebinding/backup-operator-manager",
