@@ -20,6 +20,7 @@ afterAll(async () => {
 })
 
 const bundle = readFileSync(join(import.meta.dirname, "manifests", "operator-release.yaml"), "utf8")
+const everyKind = join(import.meta.dirname, "manifests", "every-kind.yaml")
 
 // NAME, SHORTNAMES, APIVERSION, NAMESPACED, KIND as 1.32's `kubectl api-resources` prints them.
 const expectedResources = [
@@ -180,5 +181,120 @@ describe("an operator release bundle", () => {
       expect(gone.code, kind).toBe(1)
       expect(gone.stderr).toContain("NotFound")
     }
+  })
+})
+
+// The columns 1.32's printers give each kind (`kubectl get -f`, one table per kind).
+const expectedHeaders: Readonly<Record<string, string>> = {
+  namespace: "STATUS AGE",
+  serviceaccount: "SECRETS AGE",
+  configmap: "DATA AGE",
+  secret: "TYPE DATA AGE",
+  service: "TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE",
+  pod: "READY STATUS RESTARTS AGE",
+  podtemplate: "CONTAINERS IMAGES POD LABELS",
+  replicationcontroller: "DESIRED CURRENT READY AGE",
+  persistentvolume: "CAPACITY ACCESS MODES RECLAIM POLICY STATUS CLAIM STORAGECLASS VOLUMEATTRIBUTESCLASS REASON AGE",
+  persistentvolumeclaim: "STATUS VOLUME CAPACITY ACCESS MODES STORAGECLASS VOLUMEATTRIBUTESCLASS AGE",
+  endpoints: "ENDPOINTS AGE",
+  "endpointslice.discovery.k8s.io": "ADDRESSTYPE PORTS ENDPOINTS AGE",
+  node: "STATUS ROLES AGE VERSION",
+  resourcequota: "REQUEST LIMIT AGE",
+  limitrange: "CREATED AT",
+  "deployment.apps": "READY UP-TO-DATE AVAILABLE AGE",
+  "statefulset.apps": "READY AGE",
+  "daemonset.apps": "DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE",
+  "replicaset.apps": "DESIRED CURRENT READY AGE",
+  "controllerrevision.apps": "CONTROLLER REVISION AGE",
+  "job.batch": "STATUS COMPLETIONS DURATION AGE",
+  "cronjob.batch": "SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE",
+  "role.rbac.authorization.k8s.io": "CREATED AT",
+  "rolebinding.rbac.authorization.k8s.io": "ROLE AGE",
+  "clusterrole.rbac.authorization.k8s.io": "CREATED AT",
+  "clusterrolebinding.rbac.authorization.k8s.io": "ROLE AGE",
+  "ingressclass.networking.k8s.io": "CONTROLLER PARAMETERS AGE",
+  "ingress.networking.k8s.io": "CLASS HOSTS ADDRESS PORTS AGE",
+  "networkpolicy.networking.k8s.io": "POD-SELECTOR AGE",
+  "poddisruptionbudget.policy": "MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE",
+  "horizontalpodautoscaler.autoscaling": "REFERENCE TARGETS MINPODS MAXPODS REPLICAS AGE",
+  "priorityclass.scheduling.k8s.io": "VALUE GLOBAL-DEFAULT AGE",
+  "storageclass.storage.k8s.io": "PROVISIONER RECLAIMPOLICY VOLUMEBINDINGMODE ALLOWVOLUMEEXPANSION AGE",
+  "runtimeclass.node.k8s.io": "HANDLER AGE",
+  "lease.coordination.k8s.io": "HOLDER AGE",
+  "validatingwebhookconfiguration.admissionregistration.k8s.io": "WEBHOOKS AGE",
+  "mutatingwebhookconfiguration.admissionregistration.k8s.io": "WEBHOOKS AGE",
+  "validatingadmissionpolicy.admissionregistration.k8s.io": "VALIDATIONS PARAMKIND AGE",
+  "validatingadmissionpolicybinding.admissionregistration.k8s.io": "POLICYNAME PARAMREF AGE"
+}
+
+// What 1.32's kubectl patches again on an unchanged re-apply: a Secret's stringData is never stored,
+// a PDB's selector has the replace patch strategy, and the others have atomic lists the server
+// defaulted into (ports' protocol, webhook and policy rules' scope, claim templates' volumeMode).
+const patchedOnReapply = new Set([
+  "secret/app-secret",
+  "endpoints/external",
+  "endpointslice.discovery.k8s.io/external-abc",
+  "statefulset.apps/db",
+  "poddisruptionbudget.policy/app",
+  "validatingwebhookconfiguration.admissionregistration.k8s.io/app-validate",
+  "mutatingwebhookconfiguration.admissionregistration.k8s.io/app-mutate",
+  "validatingadmissionpolicy.admissionregistration.k8s.io/replica-limit"
+])
+
+describe("a typical manifest of every served built-in kind", () => {
+  it("applies client-side and server-side, re-applies, prints its 1.32 columns and deletes", async () => {
+    const created = (await ok("apply", "-f", everyKind)).trim().split("\n")
+    expect(created).toHaveLength(40)
+    for (const line of created) expect(line).toMatch(/^\S+ created$/)
+
+    for (const line of (await ok("apply", "-f", everyKind)).trim().split("\n")) {
+      const [name, result] = line.split(" ")
+      expect(result, name).toBe(patchedOnReapply.has(name!) ? "configured" : "unchanged")
+    }
+    for (const line of (await ok("apply", "--server-side", "--force-conflicts", "-f", everyKind)).trim().split("\n")) {
+      expect(line).toMatch(/^\S+ serverside-applied$/)
+    }
+    // The second server-side apply (now the fields' only applier) changes nothing.
+    const before = JSON.parse(await ok("get", "-f", everyKind, "-o", "json")).items
+    await ok("apply", "--server-side", "-f", everyKind)
+    const after = JSON.parse(await ok("get", "-f", everyKind, "-o", "json")).items
+    expect(after.map((o: any) => o.metadata.resourceVersion)).toEqual(before.map((o: any) => o.metadata.resourceVersion))
+
+    // One table per kind, headed NAME (but the Event's, which 1.32 prints without it) and its columns.
+    const tables = (await ok("get", "-f", everyKind)).trim().split("\n").reduce<Array<Array<string>>>((acc, line) => {
+      if (line.startsWith("NAME ") || line.startsWith("LAST SEEN ")) acc.push([line])
+      else acc[acc.length - 1]!.push(line)
+      return acc
+    }, [])
+    const printed = Object.fromEntries(tables.filter(([header]) => header!.startsWith("NAME ")).map(([header, row]) => [
+      row!.split(/\s+/)[0]!.split("/")[0]!,
+      header!.trim().split(/\s{2,}/).slice(1).join(" ")
+    ]))
+    expect(printed).toEqual(expectedHeaders)
+    expect(tables.at(-1)![0]!.trim().split(/\s{2,}/)).toEqual(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"])
+
+    const deleted = await kubectl("delete", "-f", everyKind)
+    expect(deleted.stderr).toBe("")
+    expect(deleted.stdout.trim().split("\n")).toHaveLength(40)
+  })
+
+  it("refuses through kubectl what 1.32 refuses: a wrong type, an unknown field, an invalid value", async () => {
+    const job = (spec: unknown) =>
+      file("job.json", { apiVersion: "batch/v1", kind: "Job", metadata: { name: "bad", namespace: "default" }, spec })
+    const containers = [{ name: "app", image: "busybox:1.36" }]
+
+    const wrongType = await kubectl("apply", "-f", job({ backoffLimit: "six", template: { spec: { restartPolicy: "Never", containers } } }))
+    expect(wrongType.code).toBe(1)
+    expect(wrongType.stderr).toContain('Job in version "v1" cannot be handled as a Job')
+    expect(wrongType.stderr).toContain("cannot unmarshal string into Go struct field JobSpec.spec.backoffLimit of type int32")
+
+    const unknown = await kubectl("apply", "-f", job({ retries: 3, template: { spec: { restartPolicy: "Never", containers } } }))
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('unknown field "spec.retries"')
+
+    const always = await kubectl("apply", "-f", job({ template: { spec: { containers } } }))
+    expect(always.code).toBe(1)
+    expect(always.stderr).toContain('The Job "bad" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"')
+    expect((await kubectl("get", "job", "bad", "-n", "default")).code).toBe(1)
   })
 })
