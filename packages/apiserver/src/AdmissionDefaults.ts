@@ -8,13 +8,10 @@ import * as KubeObject from "./KubeObject.ts"
 type Json = KubeObject.KubeObject
 type Defaulter = (object: Json, old: Json | undefined) => Json
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-
-const rules = (u: unknown): ReadonlyArray<Json> => list(u).map((r) => ({ scope: "*", ...r }))
+const rules = (u: unknown): ReadonlyArray<Json> => KubeObject.records(u).map((r) => ({ scope: "*", ...r }))
 
 const webhook = (mutating: boolean) => (w: Json): Json => {
-  const clientConfig = record(w.clientConfig)
+  const clientConfig = KubeObject.record(w.clientConfig)
   return {
     failurePolicy: "Fail",
     matchPolicy: "Equivalent",
@@ -38,10 +35,10 @@ const webhook = (mutating: boolean) => (w: Json): Json => {
  * AdmissionDefaults.webhooks(true)({ webhooks: [{ name: "a.b.c" }] }, undefined).webhooks[0].reinvocationPolicy // "Never"
  */
 export const webhooks = (mutating: boolean): Defaulter => (object) =>
-  Array.isArray(object.webhooks) ? { ...object, webhooks: list(object.webhooks).map(webhook(mutating)) } : object
+  Array.isArray(object.webhooks) ? { ...object, webhooks: KubeObject.records(object.webhooks).map(webhook(mutating)) } : object
 
 const matchResources = (u: unknown): Json => {
-  const m = record(u)
+  const m = KubeObject.record(u)
   return {
     matchPolicy: "Equivalent",
     namespaceSelector: {},
@@ -60,7 +57,7 @@ const matchResources = (u: unknown): Json => {
  * AdmissionDefaults.policy({ spec: { matchConstraints: {} } }, undefined).spec.failurePolicy // "Fail"
  */
 export const policy: Defaulter = (object) => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   return {
     ...object,
     spec: {
@@ -79,6 +76,6 @@ export const policy: Defaulter = (object) => {
  * AdmissionDefaults.binding({ spec: { matchResources: {} } }, undefined).spec.matchResources.matchPolicy // "Equivalent"
  */
 export const binding: Defaulter = (object) => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   return KubeObject.isObject(spec.matchResources) ? { ...object, spec: { ...spec, matchResources: matchResources(spec.matchResources) } } : object
 }

@@ -11,8 +11,6 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
 const strings = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.map(String) : [])
 
 const oneOf = (value: unknown, field: string, supported: ReadonlyArray<string>): Causes =>
@@ -48,7 +46,7 @@ const clientConfig = (config: Json, at: string): Causes => {
   const hasService = KubeObject.isObject(config.service)
   if (hasUrl === hasService) return [FieldErrors.required(at, "exactly one of url or service is required")]
   if (hasUrl) return webhookUrl(String(config.url), `${at}.url`)
-  const service = record(config.service)
+  const service = KubeObject.record(config.service)
   const path = typeof service.path === "string" ? service.path : undefined
   return [
     ...(String(service.name ?? "") === "" ? [FieldErrors.required(`${at}.service.name`, "service name is required")] : []),
@@ -80,7 +78,7 @@ const webhook = (mutating: boolean) => (w: Json, i: number): Causes => {
   const timeout = w.timeoutSeconds
   return [
     ...qualifiedName(String(w.name ?? ""), `${at}.name`),
-    ...list(w.rules).flatMap((r, j) => rule(r, `${at}.rules[${j}]`)),
+    ...KubeObject.records(w.rules).flatMap((r, j) => rule(r, `${at}.rules[${j}]`)),
     ...oneOf(w.failurePolicy, `${at}.failurePolicy`, ["Fail", "Ignore"]),
     ...oneOf(w.matchPolicy, `${at}.matchPolicy`, ["Equivalent", "Exact"]),
     ...(w.sideEffects === undefined
@@ -89,7 +87,7 @@ const webhook = (mutating: boolean) => (w: Json, i: number): Causes => {
     ...(typeof timeout === "number" && (timeout < 1 || timeout > 30)
       ? [FieldErrors.invalid(`${at}.timeoutSeconds`, String(timeout), "the timeout value must be between 1 and 30 seconds")]
       : []),
-    ...clientConfig(record(w.clientConfig), `${at}.clientConfig`),
+    ...clientConfig(KubeObject.record(w.clientConfig), `${at}.clientConfig`),
     ...(mutating ? oneOf(w.reinvocationPolicy, `${at}.reinvocationPolicy`, ["IfNeeded", "Never"]) : []),
     ...reviewVersions(strings(w.admissionReviewVersions), `${at}.admissionReviewVersions`)
   ]
@@ -105,7 +103,7 @@ const webhook = (mutating: boolean) => (w: Json, i: number): Causes => {
  */
 export const webhooks = (mutating: boolean) => (object: Json): Causes => {
   const seen = new Set<string>()
-  return list(object.webhooks).flatMap((w, i) => {
+  return KubeObject.records(object.webhooks).flatMap((w, i) => {
     const name = String(w.name ?? "")
     const duplicate = name !== "" && seen.has(name) ? [FieldErrors.duplicate(`webhooks[${i}].name`, name)] : []
     seen.add(name)
@@ -122,13 +120,13 @@ export const webhooks = (mutating: boolean) => (object: Json): Causes => {
  * // "spec.validations[0].expression"
  */
 export const policy = (object: Json): Causes => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   const causes: Array<Status.StatusCause> = [...oneOf(spec.failurePolicy, "spec.failurePolicy", ["Fail", "Ignore"])]
   if (spec.failurePolicy === undefined) causes.push(FieldErrors.required("spec.failurePolicy"))
   if (!KubeObject.isObject(spec.matchConstraints)) causes.push(FieldErrors.required("spec.matchConstraints"))
-  else if (list(spec.matchConstraints.resourceRules).length === 0) causes.push(FieldErrors.required("spec.matchConstraints.resourceRules"))
-  const validations = list(spec.validations)
-  if (validations.length === 0 && list(spec.auditAnnotations).length === 0) {
+  else if (KubeObject.records(spec.matchConstraints.resourceRules).length === 0) causes.push(FieldErrors.required("spec.matchConstraints.resourceRules"))
+  const validations = KubeObject.records(spec.validations)
+  if (validations.length === 0 && KubeObject.records(spec.auditAnnotations).length === 0) {
     causes.push(FieldErrors.required("spec.validations", "validations or auditAnnotations must contain at least one item"))
     causes.push(FieldErrors.required("spec.auditAnnotations", "validations or auditAnnotations must contain at least one item"))
   }
@@ -146,7 +144,7 @@ export const policy = (object: Json): Causes => {
  * AdmissionValidation.binding({ spec: { policyName: "p", validationActions: ["Deny", "Warn"] } }, undefined)[0].message.endsWith("serves no purpose)") // true
  */
 export const binding = (object: Json): Causes => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   const actions = strings(spec.validationActions)
   const causes: Array<Status.StatusCause> = []
   if (String(spec.policyName ?? "") === "") causes.push(FieldErrors.required("spec.policyName"))

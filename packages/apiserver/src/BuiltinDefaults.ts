@@ -14,14 +14,11 @@ type Json = KubeObject.KubeObject
 /** Defaults of one kind: the object as written (and the stored one on update) to the object to admit. */
 export type Defaulter = (object: Json, old: Json | undefined) => Json
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-
 // `stringData` is write-only: it is folded into `data` (winning over it) and never stored.
 const secret: Defaulter = (object) => {
   const { stringData, ...rest } = object
-  const encoded = Object.entries(record(stringData)).map(([k, v]) => [k, Buffer.from(String(v), "utf8").toString("base64")])
-  const data = encoded.length === 0 ? rest.data : { ...record(rest.data), ...Object.fromEntries(encoded) }
+  const encoded = Object.entries(KubeObject.record(stringData)).map(([k, v]) => [k, Buffer.from(String(v), "utf8").toString("base64")])
+  const data = encoded.length === 0 ? rest.data : { ...KubeObject.record(rest.data), ...Object.fromEntries(encoded) }
   return { ...rest, type: rest.type ?? "Opaque", ...(data === undefined ? {} : { data }) }
 }
 
@@ -30,32 +27,32 @@ const namespace: Defaulter = (object) => {
   return KubeObject.withMeta(object, { labels: { ...m.labels, "kubernetes.io/metadata.name": m.name } })
 }
 
-const withSpec = (fill: (spec: Json) => Json): Defaulter => (object) => ({ ...object, spec: fill(record(object.spec)) })
+const withSpec = (fill: (spec: Json) => Json): Defaulter => (object) => ({ ...object, spec: fill(KubeObject.record(object.spec)) })
 
 const pendingOnCreate = (fill: (spec: Json) => Json): Defaulter => (object, old) => ({
   ...object,
-  spec: fill(record(object.spec)),
-  ...(old === undefined ? { status: { phase: "Pending", ...record(object.status) } } : {})
+  spec: fill(KubeObject.record(object.spec)),
+  ...(old === undefined ? { status: { phase: "Pending", ...KubeObject.record(object.status) } } : {})
 })
 
 const claim = pendingOnCreate((spec) => ({ volumeMode: "Filesystem", ...spec }))
 const volume = pendingOnCreate((spec) => ({ persistentVolumeReclaimPolicy: "Retain", volumeMode: "Filesystem", ...spec }))
 
 const tcpPorts = (holder: Json, extra: Json = {}): Json =>
-  Array.isArray(holder.ports) ? { ...holder, ports: list(holder.ports).map((p) => ({ ...extra, protocol: "TCP", ...p })) } : holder
+  Array.isArray(holder.ports) ? { ...holder, ports: KubeObject.records(holder.ports).map((p) => ({ ...extra, protocol: "TCP", ...p })) } : holder
 
 // Any policy implies Ingress; one with egress rules also Egress.
 const networkPolicy = withSpec((spec) => ({
   ...spec,
   policyTypes: Array.isArray(spec.policyTypes) && spec.policyTypes.length > 0
     ? spec.policyTypes
-    : ["Ingress", ...(list(spec.egress).length > 0 ? ["Egress"] : [])],
-  ...(Array.isArray(spec.ingress) ? { ingress: list(spec.ingress).map((r) => tcpPorts(r)) } : {}),
-  ...(Array.isArray(spec.egress) ? { egress: list(spec.egress).map((r) => tcpPorts(r)) } : {})
+    : ["Ingress", ...(KubeObject.records(spec.egress).length > 0 ? ["Egress"] : [])],
+  ...(Array.isArray(spec.ingress) ? { ingress: KubeObject.records(spec.ingress).map((r) => tcpPorts(r)) } : {}),
+  ...(Array.isArray(spec.egress) ? { egress: KubeObject.records(spec.egress).map((r) => tcpPorts(r)) } : {})
 }))
 
 const endpoints: Defaulter = (object) =>
-  Array.isArray(object.subsets) ? { ...object, subsets: list(object.subsets).map((s) => tcpPorts(s)) } : object
+  Array.isArray(object.subsets) ? { ...object, subsets: KubeObject.records(object.subsets).map((s) => tcpPorts(s)) } : object
 
 const endpointSlice: Defaulter = (object) => tcpPorts(object, { name: "" })
 
@@ -64,7 +61,7 @@ const binding: Defaulter = (object) => ({
   ...(KubeObject.isObject(object.roleRef) ? { roleRef: { ...object.roleRef, apiGroup: object.roleRef.apiGroup || "rbac.authorization.k8s.io" } } : {}),
   ...(Array.isArray(object.subjects)
     ? {
-      subjects: list(object.subjects).map((s) => ({
+      subjects: KubeObject.records(object.subjects).map((s) => ({
         ...(s.kind === "User" || s.kind === "Group" ? { apiGroup: "rbac.authorization.k8s.io" } : {}),
         ...s
       }))
@@ -78,12 +75,12 @@ const cpu80 = [{ type: "Resource", resource: { name: "cpu", target: { type: "Uti
 
 // autoscaling/v1 only defaults minReplicas; v2 also a CPU target and, given a behavior, its rules.
 const autoscaler: Defaulter = (object) => {
-  const spec: Json = { minReplicas: 1, ...record(object.spec) }
+  const spec: Json = { minReplicas: 1, ...KubeObject.record(object.spec) }
   if (object.apiVersion === "autoscaling/v1") return { ...object, spec }
   const behavior = KubeObject.isObject(spec.behavior)
-    ? { behavior: { ...spec.behavior, scaleUp: { ...scaleUp, ...record(spec.behavior.scaleUp) }, scaleDown: { ...scaleDown, ...record(spec.behavior.scaleDown) } } }
+    ? { behavior: { ...spec.behavior, scaleUp: { ...scaleUp, ...KubeObject.record(spec.behavior.scaleUp) }, scaleDown: { ...scaleDown, ...KubeObject.record(spec.behavior.scaleDown) } } }
     : {}
-  return { ...object, spec: { ...spec, metrics: list(spec.metrics).length > 0 ? spec.metrics : cpu80, ...behavior } }
+  return { ...object, spec: { ...spec, metrics: KubeObject.records(spec.metrics).length > 0 ? spec.metrics : cpu80, ...behavior } }
 }
 
 const priorityClass: Defaulter = (object) => ({ preemptionPolicy: "PreemptLowerPriority", ...object })
@@ -92,13 +89,13 @@ const priorityClass: Defaulter = (object) => ({ preemptionPolicy: "PreemptLowerP
 const limitItem = (item: Json): Json => {
   if (item.type !== "Container") return item
   const fill = (into: Json, from: Json) => ({ ...from, ...into })
-  const limit = fill(record(item.default), record(item.max))
-  const request = fill(fill(record(item.defaultRequest), limit), record(item.min))
+  const limit = fill(KubeObject.record(item.default), KubeObject.record(item.max))
+  const request = fill(fill(KubeObject.record(item.defaultRequest), limit), KubeObject.record(item.min))
   const present = (m: Json) => (Object.keys(m).length === 0 ? undefined : m)
   return Object.fromEntries(Object.entries({ ...item, default: present(limit), defaultRequest: present(request) }).filter(([, v]) => v !== undefined))
 }
 
-const limitRange = withSpec((spec) => (Array.isArray(spec.limits) ? { ...spec, limits: list(spec.limits).map(limitItem) } : spec))
+const limitRange = withSpec((spec) => (Array.isArray(spec.limits) ? { ...spec, limits: KubeObject.records(spec.limits).map(limitItem) } : spec))
 
 const byGroupKind: Readonly<Record<string, Defaulter>> = {
   "/Secret": secret,

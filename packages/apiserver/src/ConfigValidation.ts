@@ -11,7 +11,6 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
 const maxSize = 1024 * 1024
 
 const keys = (data: Json, field: string): Causes =>
@@ -39,9 +38,9 @@ const dockerJson = (data: Json, key: string): Causes => {
 
 const secretType = (object: Json): Causes => {
   const type = String(object.type ?? "")
-  const data = record(object.data)
+  const data = KubeObject.record(object.data)
   if (type === "kubernetes.io/service-account-token") {
-    const annotations = record(KubeObject.meta(object).annotations)
+    const annotations = KubeObject.record(KubeObject.meta(object).annotations)
     return annotations["kubernetes.io/service-account.name"] === undefined
       ? [FieldErrors.required("metadata.annotations[kubernetes.io/service-account.name]")]
       : []
@@ -74,7 +73,7 @@ const immutableData = (object: Json, old: Json | undefined, fields: ReadonlyArra
  * ConfigValidation.secret({ type: "kubernetes.io/tls", data: { "tls.crt": "eA==" } }, undefined).map((c) => c.field) // ["data[tls.key]"]
  */
 export const secret = (object: Json, old: Json | undefined): Causes => {
-  const data = record(object.data)
+  const data = KubeObject.record(object.data)
   return [
     ...keys(data, "data"),
     ...secretType(object),
@@ -92,8 +91,8 @@ export const secret = (object: Json, old: Json | undefined): Causes => {
  * ConfigValidation.configMap({ data: { "a b": "1" } }, undefined)[0].field // "data[a b]"
  */
 export const configMap = (object: Json, old: Json | undefined): Causes => {
-  const data = record(object.data)
-  const binary = record(object.binaryData)
+  const data = KubeObject.record(object.data)
+  const binary = KubeObject.record(object.binaryData)
   const both = Object.keys(binary).filter((k) => Object.hasOwn(data, k))
   const total = size(Object.values(data), false) + size(Object.values(binary), true)
   return [

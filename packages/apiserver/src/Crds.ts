@@ -23,8 +23,6 @@ export const storage = "customresourcedefinitions.apiextensions.k8s.io"
 /** The finalizer that holds a deleted CRD until its custom resources are gone. */
 export const cleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io"
 
-const record = (u: unknown): KubeObject.KubeObject => (KubeObject.isObject(u) ? u : {})
-
 /**
  * Schema handling of custom resources, from the resource's openAPIV3Schema.
  *
@@ -63,8 +61,8 @@ export const schemas: Admission.Schemas = {
  * })[0]?.type.kind // "CronTab"
  */
 export const resources = (crd: KubeObject.KubeObject): ReadonlyArray<Registry.Resource> => {
-  const spec = record(crd.spec)
-  const versions = Array.isArray(spec.versions) ? spec.versions.map(record) : []
+  const spec = KubeObject.record(crd.spec)
+  const versions = Array.isArray(spec.versions) ? spec.versions.map(KubeObject.record) : []
   const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? versions[0]?.name ?? "")
   return CustomResourceDefinition.resourceTypes(crd).map((type): Registry.Resource => ({
     type,
@@ -78,13 +76,13 @@ export const resources = (crd: KubeObject.KubeObject): ReadonlyArray<Registry.Re
 
 /** The storage key of a CRD's custom resources: `<plural>.<group>`. */
 const storageOf = (crd: KubeObject.KubeObject): string => {
-  const spec = record(crd.spec)
-  return `${record(spec.names).plural}.${spec.group}`
+  const spec = KubeObject.record(crd.spec)
+  return `${KubeObject.record(spec.names).plural}.${spec.group}`
 }
 
 const terminatingCondition = (crd: KubeObject.KubeObject, now: string): KubeObject.KubeObject => {
-  const previous = (Array.isArray(record(crd.status).conditions) ? record(crd.status).conditions as Array<unknown> : [])
-    .map(record).find((c) => c.type === "Terminating")
+  const previous = (Array.isArray(KubeObject.record(crd.status).conditions) ? KubeObject.record(crd.status).conditions as Array<unknown> : [])
+    .map(KubeObject.record).find((c) => c.type === "Terminating")
   return {
     type: "Terminating",
     status: "True",
@@ -107,7 +105,7 @@ const terminatingCondition = (crd: KubeObject.KubeObject, now: string): KubeObje
 export const status = (crd: KubeObject.KubeObject, others: ReadonlyArray<KubeObject.KubeObject>) => {
   const now = KubeObject.timestamp()
   const computed = CustomResourceDefinition.computeStatus(crd, { others, now }) as unknown as KubeObject.KubeObject
-  const conditions = (Array.isArray(computed.conditions) ? computed.conditions : []).map(record)
+  const conditions = (Array.isArray(computed.conditions) ? computed.conditions : []).map(KubeObject.record)
     .filter((c) => c.type !== "Terminating")
   return {
     ...computed,

@@ -10,8 +10,6 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
 const protocols = ["SCTP", "TCP", "UDP"]
 
 const port = (p: Json, at: string, portRequired: boolean): Causes => [
@@ -29,14 +27,14 @@ const port = (p: Json, at: string, portRequired: boolean): Causes => [
  * EndpointValidation.endpoints({ subsets: [{ addresses: [{ ip: "x" }] }] }, undefined)[0].field // "subsets[0].addresses[0].ip"
  */
 export const endpoints = (object: Json): Causes =>
-  list(object.subsets).flatMap((s, i) => {
+  KubeObject.records(object.subsets).flatMap((s, i) => {
     const at = `subsets[${i}]`
-    const addresses = [...list(s.addresses).map((a, j) => [a, `${at}.addresses[${j}]`] as const), ...list(s.notReadyAddresses).map((a, j) => [a, `${at}.notReadyAddresses[${j}]`] as const)]
+    const addresses = [...KubeObject.records(s.addresses).map((a, j) => [a, `${at}.addresses[${j}]`] as const), ...KubeObject.records(s.notReadyAddresses).map((a, j) => [a, `${at}.notReadyAddresses[${j}]`] as const)]
     return [
       ...addresses.flatMap(([a, path]) =>
         NameRules.isIP(String(a.ip ?? "")) ? [] : [FieldErrors.invalid(`${path}.ip`, FieldErrors.quote(a.ip), "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
       ),
-      ...list(s.ports).flatMap((p, j) => port(p, `${at}.ports[${j}]`, true))
+      ...KubeObject.records(s.ports).flatMap((p, j) => port(p, `${at}.ports[${j}]`, true))
     ]
   })
 
@@ -54,12 +52,12 @@ export const endpointSlice = (object: Json, old: Json | undefined): Causes => {
   const causes: Array<Status.StatusCause> = []
   if (type === undefined || type === "") causes.push(FieldErrors.required("addressType"))
   else if (!addressTypes.includes(String(type))) causes.push(FieldErrors.notSupported("addressType", type, addressTypes))
-  list(object.endpoints).forEach((e, i) => {
+  KubeObject.records(object.endpoints).forEach((e, i) => {
     const addresses = Array.isArray(e.addresses) ? e.addresses : []
     if (addresses.length === 0) causes.push(FieldErrors.required(`endpoints[${i}].addresses`, "must contain at least 1 address"))
     if (addresses.length > 100) causes.push({ reason: "FieldValueTooMany", message: `Too many: ${addresses.length}: must have at most 100 items`, field: `endpoints[${i}].addresses` })
   })
-  list(object.ports).forEach((p, i) => causes.push(...port(p, `ports[${i}]`, false)))
+  KubeObject.records(object.ports).forEach((p, i) => causes.push(...port(p, `ports[${i}]`, false)))
   if (old !== undefined && old.addressType !== type) causes.push(FieldErrors.invalid("addressType", FieldErrors.quote(type), "field is immutable"))
   return causes
 }

@@ -14,19 +14,17 @@ const conditionsAnnotation = "autoscaling.alpha.kubernetes.io/conditions"
 const behaviorAnnotation = "autoscaling.alpha.kubernetes.io/behavior"
 const roundTrip = [metricsAnnotation, currentMetricsAnnotation, conditionsAnnotation, behaviorAnnotation]
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
 /** The object without the keys whose value is undefined, as Go's omitempty leaves them out. */
 const compact = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
 
 const isCpuUtilization = (m: Json) =>
-  m.type === "Resource" && record(m.resource).name === "cpu" && record(record(m.resource).target).averageUtilization !== undefined
+  m.type === "Resource" && KubeObject.record(m.resource).name === "cpu" && KubeObject.record(KubeObject.record(m.resource).target).averageUtilization !== undefined
 
 // v2 keeps a metric's identity and target apart; v1 (v2beta1's shape) flattens them per source.
 const specToV1 = (m: Json): Json => {
-  const source = (key: string) => record(m[key])
-  const target = (key: string) => record(source(key).target)
-  const metric = (key: string) => record(source(key).metric)
+  const source = (key: string) => KubeObject.record(m[key])
+  const target = (key: string) => KubeObject.record(source(key).target)
+  const metric = (key: string) => KubeObject.record(source(key).metric)
   switch (m.type) {
     case "Resource":
     case "ContainerResource": {
@@ -59,7 +57,7 @@ const targetOf = (utilization: unknown, averageValue: unknown, value: unknown): 
     : compact({ type: "Value", value })
 
 const specToV2 = (m: Json): Json => {
-  const s = record(m[String(m.type).charAt(0).toLowerCase() + String(m.type).slice(1)])
+  const s = KubeObject.record(m[String(m.type).charAt(0).toLowerCase() + String(m.type).slice(1)])
   switch (m.type) {
     case "Resource":
     case "ContainerResource": {
@@ -85,9 +83,9 @@ const specToV2 = (m: Json): Json => {
 
 const statusToV1 = (m: Json): Json => {
   const key = String(m.type).charAt(0).toLowerCase() + String(m.type).slice(1)
-  const s = record(m[key])
-  const current = record(s.current)
-  const metric = record(s.metric)
+  const s = KubeObject.record(m[key])
+  const current = KubeObject.record(s.current)
+  const metric = KubeObject.record(s.metric)
   switch (m.type) {
     case "Resource":
     case "ContainerResource":
@@ -105,7 +103,7 @@ const statusToV1 = (m: Json): Json => {
 
 const statusToV2 = (m: Json): Json => {
   const key = String(m.type).charAt(0).toLowerCase() + String(m.type).slice(1)
-  const s = record(m[key])
+  const s = KubeObject.record(m[key])
   switch (m.type) {
     case "Resource":
     case "ContainerResource":
@@ -141,19 +139,19 @@ const decode = (annotations: Readonly<Record<string, string>>, key: string): Rea
  * // { maxReplicas: 5, targetCPUUtilizationPercentage: 70 }
  */
 export const toV1 = (v2: Json): Json => {
-  const spec = record(v2.spec)
-  const status = record(v2.status)
-  const metrics = list(spec.metrics)
+  const spec = KubeObject.record(v2.spec)
+  const status = KubeObject.record(v2.status)
+  const metrics = KubeObject.records(spec.metrics)
   const cpu = metrics.find(isCpuUtilization)
   const others = metrics.filter((m) => !isCpuUtilization(m)).map(specToV1)
-  const current = list(status.currentMetrics)
-  const cpuNow = current.find((m) => m.type === "Resource" && record(m.resource).name === "cpu")
+  const current = KubeObject.records(status.currentMetrics)
+  const cpuNow = current.find((m) => m.type === "Resource" && KubeObject.record(m.resource).name === "cpu")
   const m = KubeObject.meta(v2)
   const annotations = {
     ...Object.fromEntries(Object.entries(m.annotations ?? {}).filter(([k]) => !roundTrip.includes(k))),
     ...(others.length > 0 ? { [metricsAnnotation]: JSON.stringify(others) } : {}),
     ...(current.length > 0 ? { [currentMetricsAnnotation]: JSON.stringify(current.map(statusToV1)) } : {}),
-    ...(list(status.conditions).length > 0 ? { [conditionsAnnotation]: JSON.stringify(status.conditions) } : {}),
+    ...(KubeObject.records(status.conditions).length > 0 ? { [conditionsAnnotation]: JSON.stringify(status.conditions) } : {}),
     ...(spec.behavior !== undefined ? { [behaviorAnnotation]: JSON.stringify(spec.behavior) } : {})
   }
   const { metrics: _m, behavior: _b, ...v1Spec } = spec
@@ -161,9 +159,9 @@ export const toV1 = (v2: Json): Json => {
   const out: Json = {
     ...v2,
     apiVersion: "autoscaling/v1",
-    spec: compact({ ...v1Spec, targetCPUUtilizationPercentage: record(record(cpu?.resource).target).averageUtilization }),
+    spec: compact({ ...v1Spec, targetCPUUtilizationPercentage: KubeObject.record(KubeObject.record(cpu?.resource).target).averageUtilization }),
     ...(v2.status === undefined ? {} : {
-      status: compact({ ...v1Status, currentCPUUtilizationPercentage: record(record(cpuNow?.resource).current).averageUtilization })
+      status: compact({ ...v1Status, currentCPUUtilizationPercentage: KubeObject.record(KubeObject.record(cpuNow?.resource).current).averageUtilization })
     })
   }
   return KubeObject.withMeta(out, { annotations: Object.keys(annotations).length === 0 ? undefined : annotations })
@@ -181,12 +179,12 @@ export const toV1 = (v2: Json): Json => {
 export const toV2 = (v1: Json): Json => {
   const m = KubeObject.meta(v1)
   const given = m.annotations ?? {}
-  const { targetCPUUtilizationPercentage: cpu, ...spec } = record(v1.spec)
-  const { currentCPUUtilizationPercentage: cpuNow, ...status } = record(v1.status)
-  const others = list(decode(given, metricsAnnotation)).map(specToV2)
+  const { targetCPUUtilizationPercentage: cpu, ...spec } = KubeObject.record(v1.spec)
+  const { currentCPUUtilizationPercentage: cpuNow, ...status } = KubeObject.record(v1.status)
+  const others = KubeObject.records(decode(given, metricsAnnotation)).map(specToV2)
   const cpuMetric = cpu === undefined ? [] : [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: cpu } } }]
   const metrics = [...others, ...cpuMetric]
-  const annotated = list(decode(given, currentMetricsAnnotation)).map(statusToV2)
+  const annotated = KubeObject.records(decode(given, currentMetricsAnnotation)).map(statusToV2)
   const current = annotated.length > 0 || cpuNow === undefined
     ? annotated
     : [{ type: "Resource", resource: { name: "cpu", current: { averageUtilization: cpuNow } } }]

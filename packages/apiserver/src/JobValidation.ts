@@ -14,7 +14,6 @@ import * as WorkloadValidation from "./WorkloadValidation.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
 const uidLabel = "batch.kubernetes.io/controller-uid"
 
 const restartPolicy = (podSpec: Json, path: string): Causes => {
@@ -27,7 +26,7 @@ const restartPolicy = (podSpec: Json, path: string): Causes => {
 
 /** What a Job's spec and a CronJob's job template share (validateJobSpec). */
 const jobSpec = (spec: Json, path: string): Causes => {
-  const podSpec = record(record(spec.template).spec)
+  const podSpec = KubeObject.record(KubeObject.record(spec.template).spec)
   const mode = spec.completionMode
   return [
     ...WorkloadValidation.nonNegative(spec.parallelism, `${path}.parallelism`),
@@ -51,7 +50,7 @@ const selector = (object: Json, spec: Json): Causes => {
   if (!KubeObject.isObject(spec.selector)) return [FieldErrors.required("spec.selector")]
   const malformed = SelectorValidation.validate(spec.selector, "spec.selector")
   if (malformed.length > 0) return malformed
-  const labels = KubeObject.meta(record(spec.template)).labels
+  const labels = KubeObject.meta(KubeObject.record(spec.template)).labels
   const causes: Array<Status.StatusCause> = []
   if (!SelectorValidation.matches(spec.selector, labels)) {
     causes.push(FieldErrors.invalid("spec.template.metadata.labels", FieldErrors.stringMap(labels), "`selector` does not match template `labels`"))
@@ -86,11 +85,11 @@ const jobUpdate = (spec: Json, oldSpec: Json): Causes => [
  * // 'Required value: valid values: "OnFailure", "Never"'
  */
 export const job = (object: Json, old: Json | undefined): Causes => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   return [
     ...jobSpec(spec, "spec"),
     ...selector(object, spec),
-    ...(old === undefined ? [] : jobUpdate(spec, record(old.spec)))
+    ...(old === undefined ? [] : jobUpdate(spec, KubeObject.record(old.spec)))
   ]
 }
 
@@ -116,7 +115,7 @@ const schedule = (spec: Json, old: Json | undefined): Causes => {
   if (typeof value !== "string" || value === "") return [FieldErrors.required("spec.schedule")]
   const error = Cron.parseError(value.replace(/^(CRON_)?TZ=\S+\s*/, ""))
   const causes = error === undefined ? [] : [FieldErrors.invalid("spec.schedule", FieldErrors.quote(value), error)]
-  const hadTZ = typeof record(old?.spec).schedule === "string" && String(record(old?.spec).schedule).includes("TZ")
+  const hadTZ = typeof KubeObject.record(old?.spec).schedule === "string" && String(KubeObject.record(old?.spec).schedule).includes("TZ")
   if (value.includes("TZ") && !hadTZ) {
     causes.push(FieldErrors.invalid("spec.schedule", FieldErrors.quote(value), "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
   }
@@ -131,8 +130,8 @@ const schedule = (spec: Json, old: Json | undefined): Causes => {
  * JobValidation.cronJob({ metadata: { name: "c" }, spec: { schedule: "@weekly", jobTemplate: { spec: { template: { spec: { containers: [{ name: "a", image: "b" }], restartPolicy: "Never" } } } } } }, undefined) // []
  */
 export const cronJob = (object: Json, old: Json | undefined): Causes => {
-  const spec = record(object.spec)
-  const jobTemplateSpec = record(record(spec.jobTemplate).spec)
+  const spec = KubeObject.record(object.spec)
+  const jobTemplateSpec = KubeObject.record(KubeObject.record(spec.jobTemplate).spec)
   const name = KubeObject.meta(object).name ?? ""
   const policy = spec.concurrencyPolicy
   return [

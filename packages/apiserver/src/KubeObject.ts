@@ -47,6 +47,37 @@ export interface OwnerReference {
 export const isObject = (u: unknown): u is KubeObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
+ * A field read as an object: itself when it is one, else an empty object (absent or mistyped
+ * fields read as empty, as validation and defaulting walk untrusted input).
+ *
+ * @example
+ * import * as KubeObject from "./KubeObject.ts"
+ * KubeObject.record({ a: 1 }) // { a: 1 }
+ * KubeObject.record("x") // {}
+ */
+export const record = (u: unknown): KubeObject => (isObject(u) ? u : {})
+
+/**
+ * A field read as a list of objects: an array's items (non-objects read as empty), else `[]`.
+ *
+ * @example
+ * import * as KubeObject from "./KubeObject.ts"
+ * KubeObject.records([{ a: 1 }, 2]) // [{ a: 1 }, {}]
+ * KubeObject.records(undefined) // []
+ */
+export const records = (u: unknown): ReadonlyArray<KubeObject> => (Array.isArray(u) ? u.map(record) : [])
+
+/**
+ * A field read as a string: itself when it is one, else "".
+ *
+ * @example
+ * import * as KubeObject from "./KubeObject.ts"
+ * KubeObject.text("a") // "a"
+ * KubeObject.text(1) // ""
+ */
+export const text = (u: unknown): string => (typeof u === "string" ? u : "")
+
+/**
  * The object's metadata, or an empty record when it has none.
  *
  * @example

@@ -11,23 +11,19 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-const text = (u: unknown): string => (typeof u === "string" ? u : "")
-
 const backend = (b: Json, at: string): Causes => {
   const hasResource = KubeObject.isObject(b.resource)
   const hasService = KubeObject.isObject(b.service)
   if (hasResource && hasService) return [FieldErrors.invalid(at, `""`, "cannot set both resource and service backends")]
-  if (hasResource) return text(record(b.resource).kind) === "" ? [FieldErrors.required(`${at}.resource.kind`)] : []
+  if (hasResource) return KubeObject.text(KubeObject.record(b.resource).kind) === "" ? [FieldErrors.required(`${at}.resource.kind`)] : []
   if (!hasService) return [FieldErrors.invalid(at, `""`, "resource or service backend is required")]
-  const service = record(b.service)
-  const name = text(service.name)
+  const service = KubeObject.record(b.service)
+  const name = KubeObject.text(service.name)
   const causes: Array<Status.StatusCause> = name === ""
     ? [FieldErrors.required(`${at}.service.name`)]
     : NameRules.dns1035Label(name).map((m) => FieldErrors.invalid(`${at}.service.name`, FieldErrors.quote(name), m))
-  const port = record(service.port)
-  const portName = text(port.name)
+  const port = KubeObject.record(service.port)
+  const portName = KubeObject.text(port.name)
   const number = typeof port.number === "number" ? port.number : 0
   if (portName !== "" && number !== 0) return [...causes, FieldErrors.invalid(at, `""`, "cannot set both port name & port number")]
   if (portName !== "") return [...causes, ...NameRules.portName(portName).map((m) => FieldErrors.invalid(`${at}.service.port.name`, FieldErrors.quote(portName), m))]
@@ -39,7 +35,7 @@ const pathTypes = ["Exact", "ImplementationSpecific", "Prefix"]
 
 const path = (p: Json, at: string): Causes => {
   if (p.pathType === undefined) return [FieldErrors.required(`${at}.pathType`, "pathType must be specified")]
-  const value = text(p.path)
+  const value = KubeObject.text(p.path)
   const bad = (detail: string) => FieldErrors.invalid(`${at}.path`, FieldErrors.quote(value), detail)
   const causes: Array<Status.StatusCause> = []
   if (p.pathType === "Exact" || p.pathType === "Prefix") {
@@ -51,7 +47,7 @@ const path = (p: Json, at: string): Causes => {
   } else {
     causes.push(FieldErrors.notSupported(`${at}.pathType`, p.pathType, pathTypes))
   }
-  return [...causes, ...backend(record(p.backend), `${at}.backend`)]
+  return [...causes, ...backend(KubeObject.record(p.backend), `${at}.backend`)]
 }
 
 const host = (value: string, at: string): Causes => {
@@ -70,8 +66,8 @@ const host = (value: string, at: string): Causes => {
  * // "Required value: pathType must be specified"
  */
 export const ingress = (object: Json): Causes => {
-  const spec = record(object.spec)
-  const rules = list(spec.rules)
+  const spec = KubeObject.record(object.spec)
+  const rules = KubeObject.records(spec.rules)
   const causes: Array<Status.StatusCause> = []
   if (rules.length === 0 && !KubeObject.isObject(spec.defaultBackend)) {
     causes.push(FieldErrors.invalid("spec", Array.isArray(spec.rules) ? "[]networking.IngressRule{}" : "[]networking.IngressRule(nil)", "either `defaultBackend` or `rules` must be specified"))
@@ -79,13 +75,13 @@ export const ingress = (object: Json): Causes => {
   if (KubeObject.isObject(spec.defaultBackend)) causes.push(...backend(spec.defaultBackend, "spec.defaultBackend"))
   rules.forEach((r, i) => {
     const at = `spec.rules[${i}]`
-    causes.push(...host(text(r.host), `${at}.host`))
+    causes.push(...host(KubeObject.text(r.host), `${at}.host`))
     if (!KubeObject.isObject(r.http)) return
-    const paths = list(r.http.paths)
+    const paths = KubeObject.records(r.http.paths)
     if (paths.length === 0) causes.push(FieldErrors.required(`${at}.http.paths`))
     paths.forEach((p, j) => causes.push(...path(p, `${at}.http.paths[${j}]`)))
   })
-  list(spec.tls).forEach((t, i) =>
+  KubeObject.records(spec.tls).forEach((t, i) =>
     (Array.isArray(t.hosts) ? t.hosts.map(String) : []).forEach((h, j) => causes.push(...host(h, `spec.tls[${i}].hosts[${j}]`).filter((c) => !c.message?.includes("not an IP"))))
   )
   return causes
@@ -93,7 +89,7 @@ export const ingress = (object: Json): Causes => {
 
 const policyPorts = (rules: ReadonlyArray<Json>, path: string): Causes =>
   rules.flatMap((r, i) =>
-    list(r.ports).flatMap((p, j) => {
+    KubeObject.records(r.ports).flatMap((p, j) => {
       const at = `${path}[${i}].ports[${j}]`
       const causes: Array<Status.StatusCause> = []
       if (p.protocol !== undefined && !["SCTP", "TCP", "UDP"].includes(String(p.protocol))) causes.push(FieldErrors.notSupported(`${at}.protocol`, p.protocol, ["SCTP", "TCP", "UDP"]))
@@ -112,12 +108,12 @@ const policyPorts = (rules: ReadonlyArray<Json>, path: string): Causes =>
  * // 'Unsupported value: "Both": supported values: "Egress", "Ingress"'
  */
 export const networkPolicy = (object: Json): Causes => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   const types = Array.isArray(spec.policyTypes) ? spec.policyTypes : []
   return [
-    ...SelectorValidation.validate(record(spec.podSelector), "spec.podSelector"),
-    ...policyPorts(list(spec.ingress), "spec.ingress"),
-    ...policyPorts(list(spec.egress), "spec.egress"),
+    ...SelectorValidation.validate(KubeObject.record(spec.podSelector), "spec.podSelector"),
+    ...policyPorts(KubeObject.records(spec.ingress), "spec.ingress"),
+    ...policyPorts(KubeObject.records(spec.egress), "spec.egress"),
     ...types.flatMap((t, i) => (t === "Ingress" || t === "Egress" ? [] : [FieldErrors.notSupported(`spec.policyTypes[${i}]`, t, ["Egress", "Ingress"])])),
     ...(types.length > 2 ? [FieldErrors.invalid("spec.policyTypes", FieldErrors.stringSlice(types, "[]networking.PolicyType"), "may not specify more than two policyTypes")] : [])
   ]

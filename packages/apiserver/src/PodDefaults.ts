@@ -7,9 +7,6 @@ import * as KubeObject from "./KubeObject.ts"
 
 type Json = KubeObject.KubeObject
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-
 /**
  * `Always` for an image without a tag or with `:latest`, `IfNotPresent` otherwise (a digest counts as a tag).
  *
@@ -61,16 +58,16 @@ const container = (c: Json): Json => {
     ...c,
     ...probes,
     ...(KubeObject.isObject(c.lifecycle) ? { lifecycle: lifecycle(c.lifecycle) } : {}),
-    ...(Array.isArray(c.ports) ? { ports: list(c.ports).map((p) => ({ protocol: "TCP", ...p })) } : {}),
-    ...(Array.isArray(c.env) ? { env: list(c.env).map(envVar) } : {})
+    ...(Array.isArray(c.ports) ? { ports: KubeObject.records(c.ports).map((p) => ({ protocol: "TCP", ...p })) } : {}),
+    ...(Array.isArray(c.env) ? { env: KubeObject.records(c.env).map(envVar) } : {})
   }
 }
 
-const withMode = (source: unknown): Json => ({ defaultMode: 420, ...record(source) })
+const withMode = (source: unknown): Json => ({ defaultMode: 420, ...KubeObject.record(source) })
 
 const downwardAPI = (source: unknown): Json => {
-  const s = record(source)
-  return Array.isArray(s.items) ? { ...s, items: list(s.items).map(fieldRef) } : s
+  const s = KubeObject.record(source)
+  return Array.isArray(s.items) ? { ...s, items: KubeObject.records(s.items).map(fieldRef) } : s
 }
 
 const projection = (p: Json): Json => {
@@ -90,13 +87,13 @@ const volume = (v: Json): Json => {
   if (KubeObject.isObject(v.secret)) return { ...v, secret: withMode(v.secret) }
   if (KubeObject.isObject(v.projected)) {
     const p = withMode(v.projected)
-    return { ...v, projected: Array.isArray(p.sources) ? { ...p, sources: list(p.sources).map(projection) } : p }
+    return { ...v, projected: Array.isArray(p.sources) ? { ...p, sources: KubeObject.records(p.sources).map(projection) } : p }
   }
   if (KubeObject.isObject(v.downwardAPI)) return { ...v, downwardAPI: downwardAPI(withMode(v.downwardAPI)) }
   if (KubeObject.isObject(v.hostPath)) return { ...v, hostPath: { type: "", ...v.hostPath } }
   if (KubeObject.isObject(v.ephemeral)) {
-    const template = record(v.ephemeral.volumeClaimTemplate)
-    return { ...v, ephemeral: { ...v.ephemeral, volumeClaimTemplate: { ...template, spec: { volumeMode: "Filesystem", ...record(template.spec) } } } }
+    const template = KubeObject.record(v.ephemeral.volumeClaimTemplate)
+    return { ...v, ephemeral: { ...v.ephemeral, volumeClaimTemplate: { ...template, spec: { volumeMode: "Filesystem", ...KubeObject.record(template.spec) } } } }
   }
   // A volume without a source is an emptyDir.
   return volumeSources.some((s) => KubeObject.isObject(v[s])) ? v : { ...v, emptyDir: {} }
@@ -123,9 +120,9 @@ export const spec = (podSpec: Json): Json => ({
   terminationGracePeriodSeconds: 30,
   securityContext: {},
   ...serviceAccount(podSpec),
-  ...(Array.isArray(podSpec.containers) ? { containers: list(podSpec.containers).map(container) } : {}),
-  ...(Array.isArray(podSpec.initContainers) ? { initContainers: list(podSpec.initContainers).map(container) } : {}),
-  ...(Array.isArray(podSpec.volumes) ? { volumes: list(podSpec.volumes).map(volume) } : {})
+  ...(Array.isArray(podSpec.containers) ? { containers: KubeObject.records(podSpec.containers).map(container) } : {}),
+  ...(Array.isArray(podSpec.initContainers) ? { initContainers: KubeObject.records(podSpec.initContainers).map(container) } : {}),
+  ...(Array.isArray(podSpec.volumes) ? { volumes: KubeObject.records(podSpec.volumes).map(volume) } : {})
 })
 
 /**
@@ -136,8 +133,8 @@ export const spec = (podSpec: Json): Json => ({
  * PodDefaults.template({ spec: { containers: [] } }).spec // { restartPolicy: "Always", ... }
  */
 export const template = (podTemplate: unknown): Json => {
-  const t = record(podTemplate)
-  return { ...t, spec: spec(record(t.spec)) }
+  const t = KubeObject.record(podTemplate)
+  return { ...t, spec: spec(KubeObject.record(t.spec)) }
 }
 
 const notReadyTolerations: ReadonlyArray<Json> = ["not-ready", "unreachable"].map((condition) => ({
@@ -158,12 +155,12 @@ const quantity = (u: unknown): boolean => u !== undefined && u !== null && Strin
  * PodDefaults.qosClass({ containers: [{ name: "a" }] }) // "BestEffort"
  */
 export const qosClass = (podSpec: Json): string => {
-  const all = [...list(podSpec.containers), ...list(podSpec.initContainers)].map((c) => record(c.resources))
-  const any = all.some((r) => Object.values(record(r.requests)).some(quantity) || Object.values(record(r.limits)).some(quantity))
+  const all = [...KubeObject.records(podSpec.containers), ...KubeObject.records(podSpec.initContainers)].map((c) => KubeObject.record(c.resources))
+  const any = all.some((r) => Object.values(KubeObject.record(r.requests)).some(quantity) || Object.values(KubeObject.record(r.limits)).some(quantity))
   if (!any) return "BestEffort"
   const guaranteed = all.every((r) => {
-    const limits = record(r.limits)
-    const requests = { ...limits, ...record(r.requests) }
+    const limits = KubeObject.record(r.limits)
+    const requests = { ...limits, ...KubeObject.record(r.requests) }
     return ["cpu", "memory"].every((name) => quantity(limits[name]) && String(requests[name]) === String(limits[name]))
   })
   return guaranteed ? "Guaranteed" : "Burstable"
@@ -179,8 +176,8 @@ export const qosClass = (podSpec: Json): string => {
  * pod.status // { phase: "Pending", qosClass: "BestEffort" }
  */
 export const pod = (object: Json, old: Json | undefined): Json => {
-  const given = record(object.spec)
-  const tolerations = list(given.tolerations)
+  const given = KubeObject.record(object.spec)
+  const tolerations = KubeObject.records(given.tolerations)
   const serviceAccount = String(given.serviceAccountName ?? given.serviceAccount ?? "default")
   const defaulted = spec({
     enableServiceLinks: true,
@@ -190,11 +187,11 @@ export const pod = (object: Json, old: Json | undefined): Json => {
     serviceAccountName: serviceAccount,
     serviceAccount,
     tolerations: [...tolerations, ...notReadyTolerations.filter((t) => !tolerates(tolerations, t.key))],
-    ...(Array.isArray(given.containers) ? { containers: list(given.containers).map((c) => podContainer(c, given.hostNetwork === true)) } : {}),
-    ...(Array.isArray(given.initContainers) ? { initContainers: list(given.initContainers).map((c) => podContainer(c, given.hostNetwork === true)) } : {})
+    ...(Array.isArray(given.containers) ? { containers: KubeObject.records(given.containers).map((c) => podContainer(c, given.hostNetwork === true)) } : {}),
+    ...(Array.isArray(given.initContainers) ? { initContainers: KubeObject.records(given.initContainers).map((c) => podContainer(c, given.hostNetwork === true)) } : {})
   })
   const status = old === undefined
-    ? { phase: "Pending", qosClass: qosClass(defaulted), ...record(object.status) }
+    ? { phase: "Pending", qosClass: qosClass(defaulted), ...KubeObject.record(object.status) }
     : object.status
   return { ...object, spec: defaulted, ...(status === undefined ? {} : { status }) }
 }
@@ -217,11 +214,11 @@ const priority = (podSpec: Json): Json => {
 // Only Pods (not templates): requests default to limits, and host-network pods publish their
 // container ports on the host.
 const podContainer = (c: Json, hostNetwork: boolean): Json => {
-  const resources = record(c.resources)
+  const resources = KubeObject.record(c.resources)
   const withRequests = KubeObject.isObject(resources.limits)
-    ? { ...c, resources: { ...resources, requests: { ...resources.limits, ...record(resources.requests) } } }
+    ? { ...c, resources: { ...resources, requests: { ...resources.limits, ...KubeObject.record(resources.requests) } } }
     : c
   return hostNetwork && Array.isArray(c.ports)
-    ? { ...withRequests, ports: list(c.ports).map((p) => ({ hostPort: p.containerPort, ...p })) }
+    ? { ...withRequests, ports: KubeObject.records(c.ports).map((p) => ({ hostPort: p.containerPort, ...p })) }
     : withRequests
 }

@@ -13,16 +13,11 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-const text = (u: unknown): string => (typeof u === "string" ? u : "")
-
-
 const volumes = (spec: Json, path: string): Causes => {
   const seen = new Set<string>()
-  return list(spec.volumes).flatMap((v, i) => {
+  return KubeObject.records(spec.volumes).flatMap((v, i) => {
     const at = `${path}.volumes[${i}]`
-    const name = text(v.name)
+    const name = KubeObject.text(v.name)
     const causes: Array<Status.StatusCause> = []
     if (name === "") causes.push(FieldErrors.required(`${at}.name`))
     else if (seen.has(name)) causes.push(FieldErrors.duplicate(`${at}.name`, name))
@@ -36,9 +31,9 @@ const volumes = (spec: Json, path: string): Causes => {
 }
 
 const resources = (container: Json, path: string): Causes => {
-  const r = record(container.resources)
-  const limits = record(r.limits)
-  const requests = record(r.requests)
+  const r = KubeObject.record(container.resources)
+  const limits = KubeObject.record(r.limits)
+  const requests = KubeObject.record(r.requests)
   const negative = (kind: string, values: Json) =>
     Object.entries(values).flatMap(([name, q]) =>
       (QuantityMath.sign(q) ?? 0) < 0
@@ -59,10 +54,10 @@ const resources = (container: Json, path: string): Causes => {
 
 const ports = (container: Json, path: string): Causes => {
   const names = new Set<string>()
-  return list(container.ports).flatMap((p, i) => {
+  return KubeObject.records(container.ports).flatMap((p, i) => {
     const at = `${path}.ports[${i}]`
     const causes: Array<Status.StatusCause> = []
-    const name = text(p.name)
+    const name = KubeObject.text(p.name)
     if (name !== "") {
       causes.push(...NameRules.portName(name).map((m) => FieldErrors.invalid(`${at}.name`, FieldErrors.quote(name), m)))
       if (names.has(name)) causes.push(FieldErrors.duplicate(`${at}.name`, name))
@@ -73,7 +68,7 @@ const ports = (container: Json, path: string): Causes => {
     if (p.hostPort !== undefined && p.hostPort !== 0) {
       causes.push(...NameRules.portNumber(Number(p.hostPort)).map((m) => FieldErrors.invalid(`${at}.hostPort`, FieldErrors.scalar(p.hostPort), m)))
     }
-    if (p.protocol !== undefined && !["SCTP", "TCP", "UDP"].includes(text(p.protocol))) {
+    if (p.protocol !== undefined && !["SCTP", "TCP", "UDP"].includes(KubeObject.text(p.protocol))) {
       causes.push(FieldErrors.notSupported(`${at}.protocol`, p.protocol, ["SCTP", "TCP", "UDP"]))
     }
     return causes
@@ -82,22 +77,22 @@ const ports = (container: Json, path: string): Causes => {
 
 const container = (c: Json, at: string, seen: Set<string>, volumeNames: ReadonlySet<string>): Causes => {
   const causes: Array<Status.StatusCause> = []
-  const name = text(c.name)
+  const name = KubeObject.text(c.name)
   if (name === "") causes.push(FieldErrors.required(`${at}.name`))
   else {
     causes.push(...NameRules.dns1123Label(name).map((m) => FieldErrors.invalid(`${at}.name`, FieldErrors.quote(name), m)))
     if (seen.has(name)) causes.push(FieldErrors.duplicate(`${at}.name`, name))
   }
   seen.add(name)
-  if (text(c.image).trim() === "") causes.push(FieldErrors.required(`${at}.image`))
-  if (c.imagePullPolicy !== undefined && !["Always", "IfNotPresent", "Never"].includes(text(c.imagePullPolicy))) {
+  if (KubeObject.text(c.image).trim() === "") causes.push(FieldErrors.required(`${at}.image`))
+  if (c.imagePullPolicy !== undefined && !["Always", "IfNotPresent", "Never"].includes(KubeObject.text(c.imagePullPolicy))) {
     causes.push(FieldErrors.notSupported(`${at}.imagePullPolicy`, c.imagePullPolicy, ["Always", "IfNotPresent", "Never"]))
   }
-  list(c.volumeMounts).forEach((m, i) => {
+  KubeObject.records(c.volumeMounts).forEach((m, i) => {
     const mount = `${at}.volumeMounts[${i}]`
-    if (text(m.name) === "") causes.push(FieldErrors.required(`${mount}.name`))
-    else if (!volumeNames.has(text(m.name))) causes.push(FieldErrors.notFound(`${mount}.name`, m.name))
-    if (text(m.mountPath) === "") causes.push(FieldErrors.required(`${mount}.mountPath`))
+    if (KubeObject.text(m.name) === "") causes.push(FieldErrors.required(`${mount}.name`))
+    else if (!volumeNames.has(KubeObject.text(m.name))) causes.push(FieldErrors.notFound(`${mount}.name`, m.name))
+    if (KubeObject.text(m.mountPath) === "") causes.push(FieldErrors.required(`${mount}.mountPath`))
   })
   return [...causes, ...ports(c, at), ...resources(c, at)]
 }
@@ -110,19 +105,19 @@ const container = (c: Json, at: string, seen: Set<string>, volumeNames: Readonly
  * PodValidation.validateSpec({ containers: [] }, "spec")[0].message // "Required value"
  */
 export const validateSpec = (spec: Json, path: string): Causes => {
-  const volumeNames = new Set(list(spec.volumes).map((v) => text(v.name)))
+  const volumeNames = new Set(KubeObject.records(spec.volumes).map((v) => KubeObject.text(v.name)))
   const seen = new Set<string>()
   const causes: Array<Status.StatusCause> = [...volumes(spec, path)]
-  const containers = list(spec.containers)
+  const containers = KubeObject.records(spec.containers)
   if (containers.length === 0) causes.push(FieldErrors.required(`${path}.containers`))
   containers.forEach((c, i) => causes.push(...container(c, `${path}.containers[${i}]`, seen, volumeNames)))
-  list(spec.initContainers).forEach((c, i) => causes.push(...container(c, `${path}.initContainers[${i}]`, seen, volumeNames)))
+  KubeObject.records(spec.initContainers).forEach((c, i) => causes.push(...container(c, `${path}.initContainers[${i}]`, seen, volumeNames)))
   const restart = spec.restartPolicy
-  if (restart !== undefined && !["Always", "OnFailure", "Never"].includes(text(restart))) {
-    causes.push(text(restart) === "" ? FieldErrors.required(`${path}.restartPolicy`) : FieldErrors.notSupported(`${path}.restartPolicy`, restart, ["Always", "OnFailure", "Never"]))
+  if (restart !== undefined && !["Always", "OnFailure", "Never"].includes(KubeObject.text(restart))) {
+    causes.push(KubeObject.text(restart) === "" ? FieldErrors.required(`${path}.restartPolicy`) : FieldErrors.notSupported(`${path}.restartPolicy`, restart, ["Always", "OnFailure", "Never"]))
   }
   const dns = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
-  if (spec.dnsPolicy !== undefined && !dns.includes(text(spec.dnsPolicy))) causes.push(FieldErrors.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, dns))
+  if (spec.dnsPolicy !== undefined && !dns.includes(KubeObject.text(spec.dnsPolicy))) causes.push(FieldErrors.notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, dns))
   return causes
 }
 
@@ -141,7 +136,7 @@ export const alwaysRestart = (spec: Json, path: string): Causes =>
 
 const mutableOnUpdate = (spec: Json, old: Json): Json => {
   const images = (now: unknown, before: unknown) =>
-    list(now).map((c, i) => ({ ...c, image: list(before)[i]?.image }))
+    KubeObject.records(now).map((c, i) => ({ ...c, image: KubeObject.records(before)[i]?.image }))
   return {
     ...spec,
     containers: images(spec.containers, old.containers),
@@ -149,7 +144,7 @@ const mutableOnUpdate = (spec: Json, old: Json): Json => {
     activeDeadlineSeconds: old.activeDeadlineSeconds,
     terminationGracePeriodSeconds: old.terminationGracePeriodSeconds,
     // Tolerations may only be added to.
-    tolerations: list(spec.tolerations).slice(0, list(old.tolerations).length),
+    tolerations: KubeObject.records(spec.tolerations).slice(0, KubeObject.records(old.tolerations).length),
     // The scheduler's binding sets nodeName once.
     nodeName: old.nodeName === undefined ? undefined : spec.nodeName
   }

@@ -7,12 +7,6 @@ import * as Table from "./Table.ts"
 
 type Json = KubeObject.KubeObject
 
-/** The value as an object ({} for anything else). */
-export const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-
-/** The value as a list of objects ([] for anything else). */
-export const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-
 /** A string field as Go reads it: absent is "". */
 export const str = (u: unknown): string => (u === undefined || u === null ? "" : String(u))
 
@@ -48,7 +42,7 @@ export const age = (object: Json): string => since(KubeObject.meta(object).creat
  * PrinterFormats.labels({ tier: "web", app: "x" }) // "app=x,tier=web"
  */
 export const labels = (map: unknown): string => {
-  const pairs = Object.entries(record(map)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${str(v)}`)
+  const pairs = Object.entries(KubeObject.record(map)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${str(v)}`)
   return pairs.length === 0 ? "<none>" : pairs.join(",")
 }
 
@@ -78,9 +72,9 @@ const requirement = (key: string, operator: unknown, values: ReadonlyArray<strin
  * // "app=web,env in (dev,prod)"
  */
 export const selector = (labelSelector: unknown): string => {
-  const s = record(labelSelector)
-  const fromLabels = Object.entries(record(s.matchLabels)).map(([k, v]) => ({ key: k, text: `${k}=${str(v)}` }))
-  const fromExpressions = list(s.matchExpressions).map((e) => ({
+  const s = KubeObject.record(labelSelector)
+  const fromLabels = Object.entries(KubeObject.record(s.matchLabels)).map(([k, v]) => ({ key: k, text: `${k}=${str(v)}` }))
+  const fromExpressions = KubeObject.records(s.matchExpressions).map((e) => ({
     key: str(e.key),
     text: requirement(str(e.key), e.operator, Array.isArray(e.values) ? e.values.map(str) : [])
   }))
@@ -107,7 +101,7 @@ export const formatSelector = (labelSelector: unknown): string => {
  * PrinterFormats.containers({ containers: [{ name: "a", image: "x" }, { name: "b", image: "y" }] }) // ["a,b", "x,y"]
  */
 export const containers = (podSpec: unknown): readonly [string, string] => {
-  const all = list(record(podSpec).containers)
+  const all = KubeObject.records(KubeObject.record(podSpec).containers)
   return [all.map((c) => str(c.name)).join(","), all.map((c) => str(c.image)).join(",")]
 }
 

@@ -25,7 +25,8 @@ export interface Printer {
   readonly cells: (object: Json) => ReadonlyArray<unknown>
 }
 
-const { age, int, list, record, str } = F
+const { age, int, str } = F
+const { record, records: list } = KubeObject
 const col = (name: string, type = "string", priority = 0): Column => ({ name, type, priority })
 const wide = (name: string): Column => col(name, "string", 1)
 const name = (o: Json) => str(KubeObject.meta(o).name)

@@ -10,9 +10,6 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-
 const nonNegative = (values: Json, path: string): Causes =>
   Object.entries(values).flatMap(([name, q]) =>
     (QuantityMath.sign(q) ?? 0) < 0 ? [FieldErrors.invalid(`${path}[${name}]`, FieldErrors.quote(QuantityMath.format(q)), "must be greater than or equal to 0")] : []
@@ -26,10 +23,10 @@ const nonNegative = (values: Json, path: string): Causes =>
  * QuotaValidation.quota({ spec: { hard: { pods: "-1" } } }, undefined)[0].field // "spec.hard[pods]"
  */
 export const quota = (object: Json): Causes => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   const scopes = ["Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "PriorityClass", "CrossNamespacePodAffinity", "VolumeAttributesClass"]
   return [
-    ...nonNegative(record(spec.hard), "spec.hard"),
+    ...nonNegative(KubeObject.record(spec.hard), "spec.hard"),
     ...(Array.isArray(spec.scopes) ? spec.scopes : []).flatMap((s) =>
       scopes.includes(String(s)) ? [] : [FieldErrors.invalid("spec.scopes", FieldErrors.quote(s), "unsupported scope")]
     )
@@ -48,8 +45,8 @@ const ordered = (item: Json, at: string): Causes => {
     ["min", "default", "min value %v is greater than default value %v"]
   ]
   return pairs.flatMap(([low, high, detail]) =>
-    Object.entries(record(item[low])).flatMap(([name, q]) => {
-      const bound = record(item[high])[name]
+    Object.entries(KubeObject.record(item[low])).flatMap(([name, q]) => {
+      const bound = KubeObject.record(item[high])[name]
       if (bound === undefined || (QuantityMath.compare(q, bound) ?? 0) <= 0) return []
       const message = detail.replace("%v", QuantityMath.format(q)).replace("%v", QuantityMath.format(bound))
       return [FieldErrors.invalid(`${at}.${low}[${name}]`, FieldErrors.quote(QuantityMath.format(q)), message)]
@@ -66,12 +63,12 @@ const ordered = (item: Json, at: string): Causes => {
  * // 'Invalid value: "2": min value 2 is greater than max value 1'
  */
 export const limitRange = (object: Json): Causes =>
-  list(record(object.spec).limits).flatMap((item, i) => {
+  KubeObject.records(KubeObject.record(object.spec).limits).flatMap((item, i) => {
     const at = `spec.limits[${i}]`
     const type = item.type
     const causes: Array<Status.StatusCause> = []
     if (type === undefined || type === "") causes.push(FieldErrors.required(`${at}.type`))
     else if (!limitTypes.includes(String(type))) causes.push(FieldErrors.notSupported(`${at}.type`, type, limitTypes))
-    for (const kind of ["max", "min", "default", "defaultRequest", "maxLimitRequestRatio"]) causes.push(...nonNegative(record(item[kind]), `${at}.${kind}`))
+    for (const kind of ["max", "min", "default", "defaultRequest", "maxLimitRequestRatio"]) causes.push(...nonNegative(KubeObject.record(item[kind]), `${at}.${kind}`))
     return [...causes, ...ordered(item, at)]
   })

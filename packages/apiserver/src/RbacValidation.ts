@@ -10,8 +10,6 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
 const size = (u: unknown): number => (Array.isArray(u) ? u.length : 0)
 const group = "rbac.authorization.k8s.io"
 
@@ -39,7 +37,7 @@ const rule = (r: Json, at: string, namespaced: boolean): Causes => {
  * RbacValidation.role({ rules: [{ apiGroups: [""], resources: ["pods"] }] }, undefined)[0].message
  * // "Required value: verbs must contain at least one value"
  */
-export const role = (object: Json): Causes => list(object.rules).flatMap((r, i) => rule(r, `rules[${i}]`, true))
+export const role = (object: Json): Causes => KubeObject.records(object.rules).flatMap((r, i) => rule(r, `rules[${i}]`, true))
 
 /**
  * A ClusterRole: rules, and an aggregation rule's selectors.
@@ -49,7 +47,7 @@ export const role = (object: Json): Causes => list(object.rules).flatMap((r, i) 
  * RbacValidation.clusterRole({ rules: [{ verbs: ["get"], nonResourceURLs: ["/healthz"] }] }, undefined) // []
  */
 export const clusterRole = (object: Json): Causes => [
-  ...list(object.rules).flatMap((r, i) => rule(r, `rules[${i}]`, false)),
+  ...KubeObject.records(object.rules).flatMap((r, i) => rule(r, `rules[${i}]`, false)),
   ...(KubeObject.isObject(object.aggregationRule) && size(object.aggregationRule.clusterRoleSelectors) === 0
     ? [FieldErrors.required("aggregationRule.clusterRoleSelectors", "at least one clusterRoleSelector required if aggregationRule is non-nil")]
     : [])
@@ -78,7 +76,7 @@ const subject = (s: Json, at: string, namespaced: boolean): Causes => {
 const goRoleRef = (ref: Json) => `rbac.RoleRef{APIGroup:${FieldErrors.quote(ref.apiGroup)}, Kind:${FieldErrors.quote(ref.kind)}, Name:${FieldErrors.quote(ref.name)}}`
 
 const roleBinding = (namespaced: boolean) => (object: Json, old: Json | undefined): Causes => {
-  const ref = record(object.roleRef)
+  const ref = KubeObject.record(object.roleRef)
   const kinds = namespaced ? ["Role", "ClusterRole"] : ["ClusterRole"]
   const name = String(ref.name ?? "")
   const causes: Array<Status.StatusCause> = []
@@ -88,7 +86,7 @@ const roleBinding = (namespaced: boolean) => (object: Json, old: Json | undefine
   else if (name === "." || name === ".." || /[/%]/.test(name)) {
     causes.push(FieldErrors.invalid("roleRef.name", FieldErrors.quote(name), /[/%]/.test(name) ? `may not contain '${/\//.test(name) ? "/" : "%"}'` : `may not be '${name}'`))
   }
-  causes.push(...list(object.subjects).flatMap((s, i) => subject(s, `subjects[${i}]`, namespaced)))
+  causes.push(...KubeObject.records(object.subjects).flatMap((s, i) => subject(s, `subjects[${i}]`, namespaced)))
   if (old !== undefined && !KubeObject.equals(object.roleRef, old.roleRef)) {
     causes.push(FieldErrors.invalid("roleRef", goRoleRef(ref), "cannot change roleRef"))
   }

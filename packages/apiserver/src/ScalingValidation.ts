@@ -11,8 +11,6 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-
 /**
  * A HorizontalPodAutoscaler (autoscaling/v2 or v1).
  *
@@ -22,8 +20,8 @@ const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
  * // "Invalid value: 0: must be greater than 0"
  */
 export const autoscaler = (object: Json): Causes => {
-  const spec = record(object.spec)
-  const target = record(spec.scaleTargetRef)
+  const spec = KubeObject.record(object.spec)
+  const target = KubeObject.record(spec.scaleTargetRef)
   const min = typeof spec.minReplicas === "number" ? spec.minReplicas : undefined
   const max = typeof spec.maxReplicas === "number" ? spec.maxReplicas : 0
   const causes: Array<Status.StatusCause> = []
@@ -61,7 +59,7 @@ const goSpec = (spec: Json): string => {
  * ScalingValidation.disruptionBudget({ spec: { minAvailable: 1, maxUnavailable: 1 } }, undefined)[0].message.endsWith("minAvailable and maxUnavailable cannot be both set") // true
  */
 export const disruptionBudget = (object: Json): Causes => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   const policy = spec.unhealthyPodEvictionPolicy
   return [
     ...(spec.minAvailable !== undefined && spec.maxUnavailable !== undefined

@@ -9,8 +9,6 @@ import * as NameRules from "./NameRules.ts"
 import type * as Status from "./Status.ts"
 
 type Json = KubeObject.KubeObject
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
 const strings = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.map(String) : [])
 
 /**
@@ -21,7 +19,7 @@ const strings = (u: unknown): ReadonlyArray<string> => (Array.isArray(u) ? u.map
  * SelectorValidation.isEmpty({}) // true
  */
 export const isEmpty = (selector: Json): boolean =>
-  Object.keys(record(selector.matchLabels)).length === 0 && list(selector.matchExpressions).length === 0
+  Object.keys(KubeObject.record(selector.matchLabels)).length === 0 && KubeObject.records(selector.matchExpressions).length === 0
 
 /**
  * Whether `selector` selects `labels`.
@@ -31,9 +29,9 @@ export const isEmpty = (selector: Json): boolean =>
  * SelectorValidation.matches({ matchLabels: { app: "web" } }, { app: "web", tier: "x" }) // true
  */
 export const matches = (selector: Json, labels: unknown): boolean => {
-  const have = record(labels)
-  const byLabels = Object.entries(record(selector.matchLabels)).every(([k, v]) => have[k] === v)
-  return byLabels && list(selector.matchExpressions).every((e) => {
+  const have = KubeObject.record(labels)
+  const byLabels = Object.entries(KubeObject.record(selector.matchLabels)).every(([k, v]) => have[k] === v)
+  return byLabels && KubeObject.records(selector.matchExpressions).every((e) => {
     const key = String(e.key)
     const present = Object.hasOwn(have, key)
     const values = strings(e.values)
@@ -64,7 +62,7 @@ const labelKey = (key: string, field: string) =>
  * // 'Invalid value: "Is": not a valid selector operator'
  */
 export const validate = (selector: Json, path: string): ReadonlyArray<Status.StatusCause> => {
-  const expressions = list(selector.matchExpressions).flatMap((e, i) => {
+  const expressions = KubeObject.records(selector.matchExpressions).flatMap((e, i) => {
     const at = `${path}.matchExpressions[${i}]`
     const causes: Array<Status.StatusCause> = []
     const values = strings(e.values)
@@ -77,7 +75,7 @@ export const validate = (selector: Json, path: string): ReadonlyArray<Status.Sta
     }
     return [...causes, ...labelKey(String(e.key ?? ""), `${at}.key`)]
   })
-  const labels = Object.entries(record(selector.matchLabels)).flatMap(([k, v]) => [
+  const labels = Object.entries(KubeObject.record(selector.matchLabels)).flatMap(([k, v]) => [
     ...labelKey(k, `${path}.matchLabels`),
     ...NameRules.labelValue(String(v)).map((m) => FieldErrors.invalid(`${path}.matchLabels`, FieldErrors.quote(v), m))
   ])
@@ -100,7 +98,7 @@ export const selectsTemplate = (spec: Json, path: string, kind: string): Readonl
   }
   const malformed = validate(selector, `${path}.selector`)
   if (malformed.length > 0) return malformed
-  const labels = KubeObject.meta(record(spec.template)).labels
+  const labels = KubeObject.meta(KubeObject.record(spec.template)).labels
   return matches(selector, labels)
     ? []
     : [FieldErrors.invalid(`${path}.template.metadata.labels`, FieldErrors.stringMap(labels), "`selector` does not match template `labels`")]

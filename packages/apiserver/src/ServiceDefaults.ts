@@ -14,9 +14,6 @@ import * as KubeObject from "./KubeObject.ts"
 
 type Json = KubeObject.KubeObject
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-
 /** The service range of the cluster this server plays. */
 export const serviceCidr = "10.96.0.0/12"
 /** The address of the `kubernetes` Service, the first of the range. */
@@ -63,9 +60,9 @@ const needsNodePorts = (spec: Json) =>
 // 1.32 carries a port's node port over an update by the port's name (patchAllocatedValues).
 const ports = (spec: Json, oldSpec: Json | undefined, seed: string): ReadonlyArray<Json> => {
   const keep = oldSpec !== undefined && needsNodePorts(oldSpec) && needsNodePorts(spec)
-  const used = new Set(list(spec.ports).map((p) => p.nodePort).filter((n) => n !== undefined && n !== 0))
-  return list(spec.ports).map((p, i) => {
-    const previous = keep ? list(oldSpec.ports).find((o) => (o.name ?? "") === (p.name ?? ""))?.nodePort : undefined
+  const used = new Set(KubeObject.records(spec.ports).map((p) => p.nodePort).filter((n) => n !== undefined && n !== 0))
+  return KubeObject.records(spec.ports).map((p, i) => {
+    const previous = keep ? KubeObject.records(oldSpec.ports).find((o) => (o.name ?? "") === (p.name ?? ""))?.nodePort : undefined
     const allocated = p.nodePort !== undefined && p.nodePort !== 0
       ? p.nodePort
       : previous !== undefined && !used.has(previous)
@@ -90,14 +87,14 @@ const addresses = (spec: Json, oldSpec: Json | undefined, seed: string): Json =>
 
 const families = (spec: Json, ip: string): Json => {
   // Headless Services without a selector are dual-stack when they can be.
-  const policy = spec.ipFamilyPolicy ?? (ip === "None" && Object.keys(record(spec.selector)).length === 0 ? "RequireDualStack" : "SingleStack")
+  const policy = spec.ipFamilyPolicy ?? (ip === "None" && Object.keys(KubeObject.record(spec.selector)).length === 0 ? "RequireDualStack" : "SingleStack")
   return { ipFamilies: spec.ipFamilies ?? ["IPv4"], ipFamilyPolicy: policy }
 }
 
 const affinity = (spec: Json): Json => {
   const sessionAffinity = spec.sessionAffinity ?? "None"
   if (sessionAffinity === "None") return { sessionAffinity, sessionAffinityConfig: undefined }
-  const clientIP = record(record(spec.sessionAffinityConfig).clientIP)
+  const clientIP = KubeObject.record(KubeObject.record(spec.sessionAffinityConfig).clientIP)
   return { sessionAffinity, sessionAffinityConfig: { clientIP: { ...clientIP, timeoutSeconds: clientIP.timeoutSeconds ?? 10800 } } }
 }
 
@@ -112,16 +109,16 @@ const compact = (o: Json): Json => Object.fromEntries(Object.entries(o).filter((
  * svc.spec.type // "ClusterIP"
  */
 export const service = (object: Json, old: Json | undefined): Json => {
-  const given = record(object.spec)
+  const given = KubeObject.record(object.spec)
   const type = given.type ?? "ClusterIP"
   const spec: Json = { ...given, type }
-  const oldSpec = old === undefined ? undefined : record(old.spec)
+  const oldSpec = old === undefined ? undefined : KubeObject.record(old.spec)
   const m = KubeObject.meta(object)
   const seed = `${m.namespace}/${m.name}`
   const base = { ...spec, ...affinity(spec), ...(Array.isArray(spec.ports) ? { ports: ports(spec, oldSpec, seed) } : {}) }
   if (type === "ExternalName") return { ...object, spec: compact(base) }
   const ips = addresses(spec, oldSpec, seed)
-  const external = type === "NodePort" || type === "LoadBalancer" || (type === "ClusterIP" && list(spec.externalIPs).length > 0)
+  const external = type === "NodePort" || type === "LoadBalancer" || (type === "ClusterIP" && KubeObject.records(spec.externalIPs).length > 0)
   const externalTrafficPolicy = external ? spec.externalTrafficPolicy ?? "Cluster" : spec.externalTrafficPolicy
   const healthCheck = type === "LoadBalancer" && externalTrafficPolicy === "Local"
     ? { healthCheckNodePort: spec.healthCheckNodePort ?? oldSpec?.healthCheckNodePort ?? nodePort(seed, 1000) }

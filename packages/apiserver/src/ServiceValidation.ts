@@ -12,10 +12,6 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-const text = (u: unknown): string => (typeof u === "string" ? u : "")
-
 const types = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
 const protocols = ["SCTP", "TCP", "UDP"]
 
@@ -24,11 +20,11 @@ const goPort = (p: Json): string =>
 
 const port = (p: Json, at: string, needsName: boolean, type: string): Causes => {
   const causes: Array<Status.StatusCause> = []
-  const name = text(p.name)
+  const name = KubeObject.text(p.name)
   if (needsName && name === "") causes.push(FieldErrors.required(`${at}.name`))
   else if (name !== "") causes.push(...NameRules.dns1123Label(name).map((m) => FieldErrors.invalid(`${at}.name`, FieldErrors.quote(name), m)))
   causes.push(...NameRules.portNumber(Number(p.port ?? 0)).map((m) => FieldErrors.invalid(`${at}.port`, FieldErrors.scalar(p.port ?? 0), m)))
-  if (!protocols.includes(text(p.protocol))) causes.push(FieldErrors.notSupported(`${at}.protocol`, p.protocol, protocols))
+  if (!protocols.includes(KubeObject.text(p.protocol))) causes.push(FieldErrors.notSupported(`${at}.protocol`, p.protocol, protocols))
   const target = p.targetPort
   if (typeof target === "number") {
     causes.push(...NameRules.portNumber(target).map((m) => FieldErrors.invalid(`${at}.targetPort`, String(target), m)))
@@ -47,7 +43,7 @@ const port = (p: Json, at: string, needsName: boolean, type: string): Causes => 
 }
 
 const ports = (spec: Json, type: string): Causes => {
-  const all = list(spec.ports)
+  const all = KubeObject.records(spec.ports)
   const headless = spec.clusterIP === "None"
   if (all.length === 0) return headless || type === "ExternalName" ? [] : [FieldErrors.required("spec.ports")]
   const names = new Set<string>()
@@ -55,7 +51,7 @@ const ports = (spec: Json, type: string): Causes => {
   return all.flatMap((p, i) => {
     const at = `spec.ports[${i}]`
     const causes = [...port(p, at, all.length > 1, type)]
-    const name = text(p.name)
+    const name = KubeObject.text(p.name)
     if (name !== "" && names.has(name)) causes.push(FieldErrors.duplicate(`${at}.name`, name))
     names.add(name)
     const key = `${p.port}/${p.protocol}`
@@ -82,10 +78,10 @@ const clusterIPs = (spec: Json, creating: boolean): Causes => {
 
 const policies = (spec: Json, type: string): Causes => {
   const causes: Array<Status.StatusCause> = []
-  if (spec.sessionAffinity !== undefined && !["ClientIP", "None"].includes(text(spec.sessionAffinity))) {
+  if (spec.sessionAffinity !== undefined && !["ClientIP", "None"].includes(KubeObject.text(spec.sessionAffinity))) {
     causes.push(FieldErrors.notSupported("spec.sessionAffinity", spec.sessionAffinity, ["ClientIP", "None"]))
   }
-  const external = type === "NodePort" || type === "LoadBalancer" || (type === "ClusterIP" && list(spec.externalIPs).length > 0)
+  const external = type === "NodePort" || type === "LoadBalancer" || (type === "ClusterIP" && KubeObject.records(spec.externalIPs).length > 0)
   const etp = spec.externalTrafficPolicy
   if (etp !== undefined && !external) {
     causes.push(FieldErrors.invalid("spec.externalTrafficPolicy", FieldErrors.quote(etp), "may only be set for externally-accessible services"))
@@ -98,7 +94,7 @@ const policies = (spec: Json, type: string): Causes => {
 }
 
 const externalName = (spec: Json): Causes => {
-  const name = text(spec.externalName)
+  const name = KubeObject.text(spec.externalName)
   const causes: Array<Status.StatusCause> = []
   if (Array.isArray(spec.clusterIPs) && spec.clusterIPs.length > 0) causes.push(FieldErrors.forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
   if (name === "") return [...causes, FieldErrors.required("spec.externalName")]
@@ -130,8 +126,8 @@ const update = (spec: Json, oldSpec: Json): Causes => {
  * ServiceValidation.service({ metadata: { name: "web" }, spec: { type: "ClusterIP", ports: [] } }, undefined)[0].field // "spec.ports"
  */
 export const service = (object: Json, old: Json | undefined): Causes => {
-  const spec = record(object.spec)
-  const type = text(spec.type)
+  const spec = KubeObject.record(object.spec)
+  const type = KubeObject.text(spec.type)
   const name = KubeObject.meta(object).name ?? ""
   const causes: Array<Status.StatusCause> = [
     ...NameRules.dns1035Label(name).map((m) => FieldErrors.invalid("metadata.name", FieldErrors.quote(name), m))
@@ -142,6 +138,6 @@ export const service = (object: Json, old: Json | undefined): Causes => {
     ...ports(spec, type),
     ...(type === "ExternalName" ? externalName(spec) : clusterIPs(spec, old === undefined)),
     ...policies(spec, type),
-    ...(old === undefined ? [] : update(spec, record(old.spec)))
+    ...(old === undefined ? [] : update(spec, KubeObject.record(old.spec)))
   ]
 }

@@ -11,7 +11,6 @@ import type * as Status from "./Status.ts"
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
 const accessModes = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
 const volumeModes = ["Block", "Filesystem"]
 
@@ -29,13 +28,13 @@ const volumeMode = (spec: Json): Causes =>
   spec.volumeMode === undefined || volumeModes.includes(String(spec.volumeMode)) ? [] : [FieldErrors.notSupported("spec.volumeMode", spec.volumeMode, volumeModes)]
 
 const claimUpdate = (object: Json, old: Json): Causes => {
-  const spec = record(object.spec)
-  const oldSpec = record(old.spec)
-  const bound = record(object.status).phase === "Bound"
-  const storage = (s: Json) => record(record(s.resources).requests).storage
+  const spec = KubeObject.record(object.spec)
+  const oldSpec = KubeObject.record(old.spec)
+  const bound = KubeObject.record(object.status).phase === "Bound"
+  const storage = (s: Json) => KubeObject.record(KubeObject.record(s.resources).requests).storage
   const comparable = (s: Json, keepStorage: boolean) => {
-    const resources = record(s.resources)
-    const requests = { ...record(resources.requests), ...(keepStorage ? { storage: storage(oldSpec) } : {}) }
+    const resources = KubeObject.record(s.resources)
+    const requests = { ...KubeObject.record(resources.requests), ...(keepStorage ? { storage: storage(oldSpec) } : {}) }
     return {
       ...s,
       resources: { ...resources, requests },
@@ -62,8 +61,8 @@ const claimUpdate = (object: Json, old: Json): Causes => {
  * StorageValidation.claim({ spec: {} }, undefined).map((c) => c.field) // ["spec.accessModes", "spec.resources[storage]"]
  */
 export const claim = (object: Json, old: Json | undefined): Causes => {
-  const spec = record(object.spec)
-  const storage = record(record(spec.resources).requests).storage
+  const spec = KubeObject.record(object.spec)
+  const storage = KubeObject.record(KubeObject.record(spec.resources).requests).storage
   return [
     ...modes(spec, "at least 1 access mode is required"),
     ...(storage === undefined
@@ -81,7 +80,7 @@ const sources = ["gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glust
   "portworxVolume", "scaleIO", "local", "storageos", "csi"]
 
 const capacity = (spec: Json): Causes => {
-  const given = record(spec.capacity)
+  const given = KubeObject.record(spec.capacity)
   const keys = Object.keys(given)
   const causes: Array<Status.StatusCause> = []
   if (keys.length === 0) causes.push(FieldErrors.required("spec.capacity"))
@@ -104,7 +103,7 @@ const capacity = (spec: Json): Causes => {
  * // "Required value: must specify a volume type"
  */
 export const volume = (object: Json): Causes => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   const given = sources.filter((s) => KubeObject.isObject(spec[s]))
   const policy = spec.persistentVolumeReclaimPolicy
   return [

@@ -9,12 +9,9 @@ import * as PodDefaults from "./PodDefaults.ts"
 type Json = KubeObject.KubeObject
 type Defaulter = (object: Json, old: Json | undefined) => Json
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-const list = (u: unknown): ReadonlyArray<Json> => (Array.isArray(u) ? u.map(record) : [])
-
 const withSpec = (fill: (spec: Json, object: Json) => Json): Defaulter => (object) => ({
   ...object,
-  spec: fill(record(object.spec), object)
+  spec: fill(KubeObject.record(object.spec), object)
 })
 
 /**
@@ -25,7 +22,7 @@ const withSpec = (fill: (spec: Json, object: Json) => Json): Defaulter => (objec
  * WorkloadDefaults.deployment({ spec: {} }, undefined).spec.strategy // { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } }
  */
 export const deployment: Defaulter = withSpec((spec) => {
-  const strategy = record(spec.strategy)
+  const strategy = KubeObject.record(spec.strategy)
   const type = strategy.type ?? "RollingUpdate"
   return {
     replicas: 1,
@@ -33,7 +30,7 @@ export const deployment: Defaulter = withSpec((spec) => {
     progressDeadlineSeconds: 600,
     ...spec,
     strategy: type === "RollingUpdate"
-      ? { ...strategy, type, rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%", ...record(strategy.rollingUpdate) } }
+      ? { ...strategy, type, rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%", ...KubeObject.record(strategy.rollingUpdate) } }
       : { ...strategy, type },
     template: PodDefaults.template(spec.template)
   }
@@ -44,8 +41,8 @@ const claimTemplate = (claim: Json): Json => ({
   apiVersion: "v1",
   kind: "PersistentVolumeClaim",
   ...claim,
-  spec: { volumeMode: "Filesystem", ...record(claim.spec) },
-  status: { phase: "Pending", ...record(claim.status) }
+  spec: { volumeMode: "Filesystem", ...KubeObject.record(claim.spec) },
+  status: { phase: "Pending", ...KubeObject.record(claim.status) }
 })
 
 /**
@@ -56,10 +53,10 @@ const claimTemplate = (claim: Json): Json => ({
  * WorkloadDefaults.statefulSet({ spec: {} }, undefined).spec.updateStrategy // { type: "RollingUpdate", rollingUpdate: { partition: 0 } }
  */
 export const statefulSet: Defaulter = withSpec((spec) => {
-  const given = record(spec.updateStrategy)
+  const given = KubeObject.record(spec.updateStrategy)
   // A strategy left empty gets a rollingUpdate; an explicit RollingUpdate without one stays so.
   const updateStrategy = given.type === undefined
-    ? { ...given, type: "RollingUpdate", rollingUpdate: { partition: 0, ...record(given.rollingUpdate) } }
+    ? { ...given, type: "RollingUpdate", rollingUpdate: { partition: 0, ...KubeObject.record(given.rollingUpdate) } }
     : given.type === "RollingUpdate" && KubeObject.isObject(given.rollingUpdate)
     ? { ...given, rollingUpdate: { partition: 0, ...given.rollingUpdate } }
     : given
@@ -69,9 +66,9 @@ export const statefulSet: Defaulter = withSpec((spec) => {
     revisionHistoryLimit: 10,
     ...spec,
     updateStrategy,
-    persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Retain", ...record(spec.persistentVolumeClaimRetentionPolicy) },
+    persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Retain", ...KubeObject.record(spec.persistentVolumeClaimRetentionPolicy) },
     template: PodDefaults.template(spec.template),
-    ...(Array.isArray(spec.volumeClaimTemplates) ? { volumeClaimTemplates: list(spec.volumeClaimTemplates).map(claimTemplate) } : {})
+    ...(Array.isArray(spec.volumeClaimTemplates) ? { volumeClaimTemplates: KubeObject.records(spec.volumeClaimTemplates).map(claimTemplate) } : {})
   }
 })
 
@@ -83,13 +80,13 @@ export const statefulSet: Defaulter = withSpec((spec) => {
  * WorkloadDefaults.daemonSet({ spec: {} }, undefined).spec.updateStrategy.rollingUpdate // { maxUnavailable: 1, maxSurge: 0 }
  */
 export const daemonSet: Defaulter = withSpec((spec) => {
-  const given = record(spec.updateStrategy)
+  const given = KubeObject.record(spec.updateStrategy)
   const type = given.type ?? "RollingUpdate"
   return {
     revisionHistoryLimit: 10,
     ...spec,
     updateStrategy: type === "RollingUpdate"
-      ? { ...given, type, rollingUpdate: { maxUnavailable: 1, maxSurge: 0, ...record(given.rollingUpdate) } }
+      ? { ...given, type, rollingUpdate: { maxUnavailable: 1, maxSurge: 0, ...KubeObject.record(given.rollingUpdate) } }
       : { ...given, type },
     template: PodDefaults.template(spec.template)
   }
@@ -112,12 +109,12 @@ export const replicaSet: Defaulter = withSpec((spec) => ({ replicas: 1, ...spec,
  * WorkloadDefaults.replicationController({ spec: { template: { metadata: { labels: { app: "a" } } } } }, undefined).spec.selector // { app: "a" }
  */
 export const replicationController: Defaulter = (object) => {
-  const spec = record(object.spec)
-  const labels = KubeObject.meta(record(spec.template)).labels
+  const spec = KubeObject.record(object.spec)
+  const labels = KubeObject.meta(KubeObject.record(spec.template)).labels
   const hasLabels = labels !== undefined && Object.keys(labels).length > 0
   const own = KubeObject.meta(object).labels
   const withLabels = hasLabels && (own === undefined || Object.keys(own).length === 0) ? KubeObject.withMeta(object, { labels }) : object
-  const selector = spec.selector === undefined || Object.keys(record(spec.selector)).length === 0 ? (hasLabels ? labels : spec.selector) : spec.selector
+  const selector = spec.selector === undefined || Object.keys(KubeObject.record(spec.selector)).length === 0 ? (hasLabels ? labels : spec.selector) : spec.selector
   return {
     ...withLabels,
     spec: { replicas: 1, ...spec, ...(selector === undefined ? {} : { selector }), ...(spec.template === undefined ? {} : { template: PodDefaults.template(spec.template) }) }
@@ -129,13 +126,13 @@ const uidLabel = "batch.kubernetes.io/controller-uid"
 // Unless the user opts into manualSelector, a Job selects its pods by its own uid, and its pods
 // carry that uid and the Job's name, each label in its legacy and batch.kubernetes.io form.
 const generatedSelector = (spec: Json, uid: string, name: string | undefined): Json => {
-  const template = record(spec.template)
+  const template = KubeObject.record(spec.template)
   const labels = KubeObject.meta(template).labels ?? {}
   const generated = { "batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name, "controller-uid": uid, "job-name": name }
-  const selector = record(spec.selector)
+  const selector = KubeObject.record(spec.selector)
   return {
     ...spec,
-    selector: { ...selector, matchLabels: { ...record(selector.matchLabels), [uidLabel]: record(selector.matchLabels)[uidLabel] ?? uid } },
+    selector: { ...selector, matchLabels: { ...KubeObject.record(selector.matchLabels), [uidLabel]: KubeObject.record(selector.matchLabels)[uidLabel] ?? uid } },
     template: KubeObject.withMeta(template, { labels: { ...generated, ...labels } })
   }
 }
@@ -148,9 +145,9 @@ const generatedSelector = (spec: Json, uid: string, name: string | undefined): J
  * WorkloadDefaults.job({ metadata: { name: "j", uid: "u" }, spec: {} }, undefined).spec.selector // { matchLabels: { "batch.kubernetes.io/controller-uid": "u" } }
  */
 export const job: Defaulter = (object) => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   const m = KubeObject.meta(object)
-  const podLabels = KubeObject.meta(record(spec.template)).labels
+  const podLabels = KubeObject.meta(KubeObject.record(spec.template)).labels
   // Labels copied from the template before the generated ones are added, as 1.32's defaulter runs first.
   const withLabels = podLabels !== undefined && Object.keys(podLabels).length > 0 && (m.labels === undefined || Object.keys(m.labels).length === 0)
     ? KubeObject.withMeta(object, { labels: podLabels })
@@ -178,8 +175,8 @@ export const job: Defaulter = (object) => {
  * WorkloadDefaults.cronJob({ spec: {} }, undefined).spec.concurrencyPolicy // "Allow"
  */
 export const cronJob: Defaulter = withSpec((spec) => {
-  const jobTemplate = record(spec.jobTemplate)
-  const jobTemplateSpec = record(jobTemplate.spec)
+  const jobTemplate = KubeObject.record(spec.jobTemplate)
+  const jobTemplateSpec = KubeObject.record(jobTemplate.spec)
   return {
     concurrencyPolicy: "Allow",
     suspend: false,

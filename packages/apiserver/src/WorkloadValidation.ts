@@ -15,8 +15,6 @@ type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
 type Validator = (object: Json, old: Json | undefined) => Causes
 
-const record = (u: unknown): Json => (KubeObject.isObject(u) ? u : {})
-
 /**
  * `field >= 0` for an optional count.
  *
@@ -28,8 +26,8 @@ export const nonNegative = (value: unknown, field: string): Causes =>
   typeof value === "number" && value < 0 ? [FieldErrors.invalid(field, String(value), "must be greater than or equal to 0")] : []
 
 const template = (spec: Json, path: string): Causes => {
-  const t = record(spec.template)
-  const podSpec = record(t.spec)
+  const t = KubeObject.record(spec.template)
+  const podSpec = KubeObject.record(t.spec)
   return [
     ...PodValidation.validateSpec(podSpec, `${path}.template.spec`),
     ...PodValidation.alwaysRestart(podSpec, `${path}.template.spec`),
@@ -41,8 +39,8 @@ const template = (spec: Json, path: string): Causes => {
 
 const immutableSelector = (object: Json, old: Json | undefined): Causes => {
   if (old === undefined) return []
-  const selector = record(object.spec).selector
-  return KubeObject.equals(selector, record(old.spec).selector)
+  const selector = KubeObject.record(object.spec).selector
+  return KubeObject.equals(selector, KubeObject.record(old.spec).selector)
     ? []
     : [FieldErrors.invalid("spec.selector", FieldErrors.labelSelector(selector), "field is immutable")]
 }
@@ -65,12 +63,12 @@ const rollingUpdate = (rolling: Json, path: string): Causes => [
 ]
 
 const strategy = (spec: Json): Causes => {
-  const s = record(spec.strategy)
+  const s = KubeObject.record(spec.strategy)
   if (s.type === "Recreate") {
     return s.rollingUpdate === undefined ? [] : [FieldErrors.forbidden("spec.strategy.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'")]
   }
   if (s.type !== "RollingUpdate") return [FieldErrors.notSupported("spec.strategy.type", s.type, ["Recreate", "RollingUpdate"])]
-  return rollingUpdate(record(s.rollingUpdate), "spec.strategy.rollingUpdate")
+  return rollingUpdate(KubeObject.record(s.rollingUpdate), "spec.strategy.rollingUpdate")
 }
 
 const counts = (spec: Json): Causes => [
@@ -87,7 +85,7 @@ const counts = (spec: Json): Causes => [
  * WorkloadValidation.deployment({ spec: { template: {} } }, undefined)[0].field // "spec.selector"
  */
 export const deployment: Validator = (object, old) => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   const deadline = spec.progressDeadlineSeconds
   return [
     ...counts(spec),
@@ -109,7 +107,7 @@ export const deployment: Validator = (object, old) => {
  * WorkloadValidation.replicaSet({ spec: { replicas: -1, selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "i" }] } } } }, undefined)[0].field // "spec.replicas"
  */
 export const replicaSet: Validator = (object, old) => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   return [...counts(spec), ...SelectorValidation.selectsTemplate(spec, "spec", "deployment"), ...template(spec, "spec"), ...immutableSelector(object, old)]
 }
 
@@ -127,8 +125,8 @@ const withoutMutable = (spec: Json): Json =>
  * WorkloadValidation.statefulSet({ spec: { podManagementPolicy: "Random" } }, undefined).some((c) => c.field === "spec.podManagementPolicy") // true
  */
 export const statefulSet: Validator = (object, old) => {
-  const spec = record(object.spec)
-  const update = record(spec.updateStrategy)
+  const spec = KubeObject.record(object.spec)
+  const update = KubeObject.record(spec.updateStrategy)
   const policy = spec.podManagementPolicy
   const causes: Array<Status.StatusCause> = [
     ...counts(spec),
@@ -143,10 +141,10 @@ export const statefulSet: Validator = (object, old) => {
   } else if (update.type !== undefined && update.type !== "OnDelete" && update.type !== "RollingUpdate") {
     causes.push(FieldErrors.notSupported("spec.updateStrategy", update.type, ["OnDelete", "RollingUpdate"]))
   }
-  causes.push(...nonNegative(record(update.rollingUpdate).partition, "spec.updateStrategy.rollingUpdate.partition"))
+  causes.push(...nonNegative(KubeObject.record(update.rollingUpdate).partition, "spec.updateStrategy.rollingUpdate.partition"))
   // Compared with the stored object's defaulted form, so that objects stored before a default
   // existed can still be updated.
-  if (old !== undefined && !KubeObject.equals(withoutMutable(spec), withoutMutable(record(WorkloadDefaults.statefulSet(old, old).spec)))) {
+  if (old !== undefined && !KubeObject.equals(withoutMutable(spec), withoutMutable(KubeObject.record(WorkloadDefaults.statefulSet(old, old).spec)))) {
     causes.push(FieldErrors.forbidden(
       "spec",
       "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
@@ -163,14 +161,14 @@ export const statefulSet: Validator = (object, old) => {
  * WorkloadValidation.daemonSet({ spec: { selector: {} } }, undefined)[0].message.endsWith("empty selector is invalid for daemonset") // true
  */
 export const daemonSet: Validator = (object, old) => {
-  const spec = record(object.spec)
-  const update = record(spec.updateStrategy)
+  const spec = KubeObject.record(object.spec)
+  const update = KubeObject.record(spec.updateStrategy)
   return [
     ...SelectorValidation.selectsTemplate(spec, "spec", "daemonset"),
     ...template(spec, "spec"),
     ...nonNegative(spec.revisionHistoryLimit, "spec.revisionHistoryLimit"),
     ...(update.type === "RollingUpdate"
-      ? rollingUpdate(record(update.rollingUpdate), "spec.updateStrategy.rollingUpdate")
+      ? rollingUpdate(KubeObject.record(update.rollingUpdate), "spec.updateStrategy.rollingUpdate")
       : update.type === "OnDelete" || update.type === undefined
       ? []
       : [FieldErrors.notSupported("spec.updateStrategy.type", update.type, ["OnDelete", "RollingUpdate"])]),
@@ -186,8 +184,8 @@ export const daemonSet: Validator = (object, old) => {
  * WorkloadValidation.replicationController({ spec: {} }, undefined).map((c) => c.field) // ["spec.selector", "spec.template"]
  */
 export const replicationController: Validator = (object) => {
-  const spec = record(object.spec)
-  const selector = record(spec.selector)
+  const spec = KubeObject.record(object.spec)
+  const selector = KubeObject.record(spec.selector)
   const causes: Array<Status.StatusCause> = [...nonNegative(spec.replicas, "spec.replicas")]
   if (Object.keys(selector).length === 0) causes.push(FieldErrors.required("spec.selector"))
   if (!KubeObject.isObject(spec.template)) return [...causes, FieldErrors.required("spec.template")]
@@ -205,7 +203,7 @@ export const replicationController: Validator = (object) => {
  * import * as WorkloadValidation from "./WorkloadValidation.ts"
  * WorkloadValidation.podTemplate({ template: { spec: { containers: [] } } }, undefined)[0].field // "template.spec.containers"
  */
-export const podTemplate: Validator = (object) => PodValidation.validateSpec(record(record(object.template).spec), "template.spec")
+export const podTemplate: Validator = (object) => PodValidation.validateSpec(KubeObject.record(KubeObject.record(object.template).spec), "template.spec")
 
 /**
  * A Pod: its spec, and on update only what 1.32 lets change.
@@ -215,9 +213,9 @@ export const podTemplate: Validator = (object) => PodValidation.validateSpec(rec
  * WorkloadValidation.pod({ spec: { containers: [{ name: "a" }] } }, undefined)[0].field // "spec.containers[0].image"
  */
 export const pod: Validator = (object, old) => {
-  const spec = record(object.spec)
+  const spec = KubeObject.record(object.spec)
   return [
     ...PodValidation.validateSpec(spec, "spec"),
-    ...(old === undefined ? [] : PodValidation.validateUpdate(spec, record(PodDefaults.pod(old, old).spec)))
+    ...(old === undefined ? [] : PodValidation.validateUpdate(spec, KubeObject.record(PodDefaults.pod(old, old).spec)))
   ]
 }

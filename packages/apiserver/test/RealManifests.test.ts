@@ -254,11 +254,21 @@ describe("a typical manifest of every served built-in kind", () => {
     for (const line of (await ok("apply", "--server-side", "--force-conflicts", "-f", everyKind)).trim().split("\n")) {
       expect(line).toMatch(/^\S+ serverside-applied$/)
     }
-    // The second server-side apply (now the fields' only applier) changes nothing.
-    const before = JSON.parse(await ok("get", "-f", everyKind, "-o", "json")).items
+    // The second server-side apply (now the fields' only applier) writes nothing, but where 1.32 writes
+    // too: structured-merge-diff compares before defaulting, so a configuration whose atomic lists the
+    // server defaults into (or a Secret's stringData) differs, and the new managedFields time is a write
+    // whenever the second has turned.
+    const rewritten = new Set(["Secret", "Endpoints", "EndpointSlice", "StatefulSet", "ValidatingWebhookConfiguration",
+      "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy"])
+    const versions = async () =>
+      Object.fromEntries(JSON.parse(await ok("get", "-f", everyKind, "-o", "json")).items
+        .filter((o: any) => !rewritten.has(o.kind))
+        .map((o: any) => [`${o.kind}/${o.metadata.name}`, o.metadata.resourceVersion]))
+    const before = await versions()
+    expect(Object.keys(before)).toHaveLength(33)
+    await new Promise((resolve) => setTimeout(resolve, 1100)) // a new second: a changed apply would write
     await ok("apply", "--server-side", "-f", everyKind)
-    const after = JSON.parse(await ok("get", "-f", everyKind, "-o", "json")).items
-    expect(after.map((o: any) => o.metadata.resourceVersion)).toEqual(before.map((o: any) => o.metadata.resourceVersion))
+    expect(await versions()).toEqual(before)
 
     // One table per kind, headed NAME (but the Event's, which 1.32 prints without it) and its columns.
     const tables = (await ok("get", "-f", everyKind)).trim().split("\n").reduce<Array<Array<string>>>((acc, line) => {
