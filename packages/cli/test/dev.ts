@@ -34,14 +34,25 @@ export interface Dev {
   readonly stop: () => Promise<void>
 }
 
+export interface StartOptions {
+  /** The `kubefx` to run (default: the repository's). */
+  readonly bin?: string
+  /** Where to run it (default: the repository root, whose examples it then runs). */
+  readonly cwd?: string
+  /** Operator modules to run instead of the examples. */
+  readonly modules?: ReadonlyArray<string>
+}
+
 /**
- * Starts `kubefx dev` from the repository root with the embedded API server and the operator on
- * free ports, writing into `dir`; resolves once it applied the samples.
+ * Starts `kubefx dev` (from the repository root with the examples, unless `options` say otherwise)
+ * with the embedded API server and the operator on free ports, writing into `dir`; resolves once it
+ * applied the samples.
  */
-export const startDev = async (dir: string): Promise<Dev> => {
+export const startDev = async (dir: string, options: StartOptions = {}): Promise<Dev> => {
   const storePort = await freePort()
-  const child = spawn(process.execPath, [bin, "dev", "--port", "0", "--http-port", "0", "--store-port", `${storePort}`, "--dir", dir], {
-    cwd: root,
+  const args = ["dev", ...(options.modules ?? []), "--port", "0", "--http-port", "0", "--store-port", `${storePort}`, "--dir", dir]
+  const child = spawn(process.execPath, [options.bin ?? bin, ...args], {
+    cwd: options.cwd ?? root,
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""

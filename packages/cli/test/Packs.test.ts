@@ -1,0 +1,136 @@
+/**
+ * The packed packages as a user gets them: `npm run pack` writes the tarballs, a project outside the
+ * workspace installs them with npm (no workspace links), type-checks the README's first reconciler
+ * against their declarations, and runs it with their `kubefx`.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Dev, startDev } from "./dev.ts"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const packs = join(root, ".packs")
+const project = mkdtempSync(join(tmpdir(), "kubefx-packs-test-"))
+const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 120_000) =>
+  new Promise<Run>((resolve) => {
+    execFile(command, args, { cwd, timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+  })
+
+const ok = async (command: string, args: ReadonlyArray<string>, cwd: string) => {
+  const result = await run(command, args, cwd)
+  if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.code}):\n${result.stderr}`)
+  return result
+}
+
+// The README's "A first reconciler", as a user copies it into their project.
+const firstReconciler = (): string => {
+  const readme = readFileSync(join(root, "README.md"), "utf8")
+  const section = readme.slice(readme.indexOf("## A first reconciler"))
+  return section.slice(section.indexOf("```ts") + 5, section.indexOf("```", section.indexOf("```ts") + 5))
+}
+
+const tarballs = () => readdirSync(packs).filter((f) => f.endsWith(".tgz")).sort()
+
+const packedManifest = async (tarball: string) =>
+  JSON.parse((await ok("tar", ["xzf", join(packs, tarball), "-O", "package/package.json"], root)).stdout)
+
+const kubefx = join(project, "node_modules", ".bin", "kubefx")
+let dev: Dev | undefined
+
+beforeAll(async () => {
+  await ok("npm", ["run", "pack", "--silent"], root)
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "my-operator", private: true, type: "module" }))
+  await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs().map((t) => join(packs, t))], project)
+  writeFileSync(join(project, "greeting.ts"), firstReconciler())
+}, 300_000)
+
+afterAll(async () => {
+  await dev?.stop()
+  rmSync(project, { recursive: true, force: true })
+})
+
+describe("npm run pack", () => {
+  it("writes a tarball per publishable package: built JavaScript and declarations, effect as a peer", async () => {
+    assert.deepStrictEqual(tarballs(), [
+      "kubefx-apiserver-0.1.0.tgz",
+      "kubefx-cli-0.1.0.tgz",
+      "kubefx-core-0.1.0.tgz",
+      "kubefx-kube-0.1.0.tgz"
+    ])
+    for (const tarball of tarballs()) {
+      const manifest = await packedManifest(tarball)
+      assert.notInclude(JSON.stringify(manifest.exports), "@kubefx/source", tarball)
+      assert.strictEqual(manifest.peerDependencies.effect, "4.1.0", tarball)
+      assert.isUndefined(manifest.dependencies?.effect, tarball)
+      assert.isUndefined(manifest.devDependencies, tarball)
+      const files = (await ok("tar", ["tzf", join(packs, tarball)], root)).stdout.trim().split("\n")
+      assert.isEmpty(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")), `${tarball} ships TypeScript sources`)
+      const declarations = (await ok("tar", ["xzf", join(packs, tarball), "-O", "package/dist/index.d.ts"], root)).stdout
+      assert.notMatch(declarations, /from "\.\/[^"]+\.ts"/, `${tarball} declarations import .ts`)
+    }
+  })
+})
+
+describe("a project outside the workspace, installed from the tarballs", () => {
+  it("holds one copy of effect", async () => {
+    const listed = await ok("npm", ["ls", "effect", "--all", "--parseable"], project)
+    assert.deepStrictEqual(listed.stdout.trim().split("\n"), [join(project, "node_modules", "effect")])
+  })
+
+  it("type-checks the README's first reconciler against the packed declarations, and catches a typo", async () => {
+    const config = { compilerOptions: { target: "ES2023", module: "NodeNext", strict: true, noEmit: true, types: [] } }
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ ...config, include: ["greeting.ts"] }))
+    await ok(process.execPath, [tsc, "-p", "."], project)
+    writeFileSync(join(project, "typo.ts"), firstReconciler().replace("greeting.spec.name", "greeting.spec.nmae"))
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ ...config, include: ["typo.ts"] }))
+    const typo = await run(process.execPath, [tsc, "-p", "."], project)
+    assert.notStrictEqual(typo.code, 0)
+    assert.include(typo.stdout, "Property 'nmae' does not exist")
+  })
+
+  it("prints the CRD of the reconciler's resource with the packed kubefx", async () => {
+    const crd = await ok(process.execPath, [kubefx, "crd", "greeting.ts"], project)
+    assert.include(crd.stdout, "name: greetings.demo.kubefx.dev")
+  })
+
+  it("runs the reconciler with kubefx dev: a Greeting gets its ConfigMap and Ready=True", async () => {
+    dev = await startDev(join(project, ".kubefx"), { bin: kubefx, cwd: project, modules: ["greeting.ts"] })
+    await dev.kubectl(["apply", "-f", "-"],
+      "apiVersion: demo.kubefx.dev/v1\nkind: Greeting\nmetadata:\n  name: world\n  namespace: default\nspec:\n  name: World\n")
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const greeting = JSON.parse(await dev.kubectl(["get", "greeting", "world", "-n", "default", "-o", "json"]))
+      const ready = greeting.status?.conditions?.find((c: { type: string }) => c.type === "Ready")
+      if (ready?.status === "True") break
+      if (Date.now() > deadline) assert.fail(`not Ready: ${JSON.stringify(greeting.status)}`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    const configMap = JSON.parse(await dev.kubectl(["get", "configmap", "world-greeting", "-n", "default", "-o", "json"]))
+    assert.strictEqual(configMap.data.message, "Hello, World!")
+    await dev.stop()
+    assert.strictEqual(dev.process.exitCode ?? dev.process.signalCode, 0)
+  }, 90_000)
+
+  it("tells a Node.js older than 22.19 which version it needs, before loading anything", async () => {
+    const pretend = (version: string) =>
+      `data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:"${version}"}})`
+    const old = await run(process.execPath, ["--import", pretend("22.18.0"), kubefx, "--version"], project)
+    assert.strictEqual(old.code, 1)
+    assert.strictEqual(old.stderr, "kubefx needs Node.js 22.19 or newer (24 recommended); this is Node.js 22.18.0.\n")
+    const enough = await run(process.execPath, ["--import", pretend("22.19.0"), kubefx, "--version"], project)
+    assert.strictEqual(enough.code, 0)
+    assert.include(enough.stdout, "0.1.0")
+  })
+})
