@@ -8,8 +8,7 @@
 import { Crd, type Resource } from "@kubefx/kube"
 import { Console, Effect, Option, Predicate, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
-import * as path from "node:path"
-import { pathToFileURL } from "node:url"
+import * as ModuleLoader from "./ModuleLoader.ts"
 
 /** The module could not be loaded or exports no (such) custom resource. */
 export class CrdCommandError extends Schema.TaggedError<CrdCommandError>()("CrdCommandError", {
@@ -53,17 +52,15 @@ export const customResources = (
 }
 
 /**
- * Imports a module by its path relative to the working directory.
+ * Imports a module (a file, or a package directory) by its path relative to the working directory;
+ * failures are one line (see ModuleLoader).
  *
  * @example
  * import * as CrdCommand from "./CrdCommand.ts"
  * const exports = CrdCommand.load("src/resources.ts")
  */
 export const load = (module: string): Effect.Effect<Readonly<Record<string, unknown>>, CrdCommandError> =>
-  Effect.tryPromise({
-    try: () => import(pathToFileURL(path.resolve(module)).href) as Promise<Record<string, unknown>>,
-    catch: (cause) => new CrdCommandError({ message: `cannot load ${module}: ${cause instanceof Error ? cause.message : String(cause)}` })
-  })
+  ModuleLoader.load(module).pipe(Effect.mapError((error) => new CrdCommandError({ message: error.message })))
 
 /**
  * The YAML stream of the CRDs of a module's custom resources.

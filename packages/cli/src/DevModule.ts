@@ -11,6 +11,7 @@
  */
 import type { Crd, Operator } from "@kubefx/kube"
 import { Effect, Layer, Option, Schema } from "effect"
+import { CliError } from "effect/cli"
 import { Yaml } from "effect/encoding"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
@@ -20,7 +21,11 @@ import * as CrdCommand from "./CrdCommand.ts"
 /** A module could not be loaded or does not export what `kubefx dev` needs. */
 export class DevModuleError extends Schema.TaggedError<DevModuleError>()("DevModuleError", {
   message: Schema.String
-}) {}
+}) {
+  override get [CliError.userMessage]() {
+    return this.message
+  }
+}
 
 export interface DevModule {
   readonly path: string

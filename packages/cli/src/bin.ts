@@ -4,7 +4,7 @@
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Effect, Exit } from "effect"
-import { Command } from "effect/cli"
+import { CliOutput, Command } from "effect/cli"
 import * as ApiServerCommand from "./ApiServerCommand.ts"
 import * as CrdCommand from "./CrdCommand.ts"
 import * as DevCommand from "./DevCommand.ts"
@@ -17,6 +17,13 @@ const subcommands = [
   RbacCommand.command
 ] as const
 
+// A command's failure is one line naming the command (`kubefx crd: x.ts does not exist`), on stderr.
+const invoked = subcommands.map((c) => c.name).find((name) => process.argv.slice(2).includes(name))
+const oneLineErrors = CliOutput.layer({
+  ...CliOutput.defaultFormatter(),
+  formatError: (error) => `kubefx${invoked === undefined ? "" : ` ${invoked}`}: ${error.message}`
+})
+
 const kubefx = Command.make("kubefx").pipe(
   Command.withDescription("Kubernetes reconciliation engine for TypeScript teams who write Effect"),
   Command.withSubcommands(subcommands)
@@ -24,7 +31,7 @@ const kubefx = Command.make("kubefx").pipe(
 
 kubefx.pipe(
   Command.run({ version: "0.1.0" }),
-  Effect.provide(NodeServices.layer),
+  Effect.provide([NodeServices.layer, oneLineErrors]),
   // Stopped by SIGINT/SIGTERM is a normal end for a long-running command: exit 0.
   (program) =>
     NodeRuntime.runMain(program, {

@@ -2,25 +2,9 @@
  * `kubefx crd` run as users run it: the real bin in a child process, on a fixture module.
  */
 import { Crd } from "@kubefx/kube"
-import { Yaml } from "effect/encoding"
-import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import * as Fixture from "./fixtures/resources.ts"
-
-const bin = fileURLToPath(new URL("../bin/kubefx.js", import.meta.url))
-const cwd = fileURLToPath(new URL(".", import.meta.url))
-
-const kubefx = (...args: ReadonlyArray<string>) =>
-  promisify(execFile)(process.execPath, [bin, ...args], { cwd, timeout: 30_000 }).then(
-    ({ stdout }) => ({ code: 0, stdout, stderr: "" }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr })
-  )
-
-const documents = (yaml: string) => yaml.split(/^---$/m).map((d) => Yaml.parse(d))
-
-const json = (value: unknown) => JSON.parse(JSON.stringify(value))
+import { documents, json, kubefx } from "./run.ts"
 
 describe("kubefx crd", () => {
   it("prints every exported custom resource's CRD once, as a YAML stream", async () => {
@@ -45,6 +29,6 @@ describe("kubefx crd", () => {
 
     const missing = await kubefx("crd", "fixtures/missing.ts")
     expect(missing.code).not.toBe(0)
-    expect(missing.stderr).toContain("cannot load fixtures/missing.ts")
+    expect(missing.stderr).toBe("kubefx crd: fixtures/missing.ts does not exist\n")
   })
 })
