@@ -9,7 +9,8 @@
 import { Duration, Effect, Schema } from "effect"
 import { CliError } from "effect/cli"
 import { execFile } from "node:child_process"
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 
@@ -81,6 +82,48 @@ const failure = Effect.fnUntraced(function*(module: string, file: string, cause:
   return new ModuleLoadError({ message: `cannot load ${module}: ${error.message.split("\n")[0]}` })
 })
 
+// The packages whose classes and tags must be one copy for kubefx and the user's code: with two
+// copies a Schema decodes nothing and a service is never found, silently.
+const shared = ["effect", "@effect/platform-node"] as const
+
+const copyOf = (pkg: string, from: string): string | undefined => {
+  try {
+    return realpathSync(createRequire(from).resolve(pkg))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Fails when the module at `file` would use another copy of `effect` or `@effect/platform-node`
+ * than kubefx itself (`from`, default: this module), naming both.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as ModuleLoader from "./ModuleLoader.ts"
+ * Effect.runSync(ModuleLoader.checkSingleCopies("examples/widgets/src/index.ts"))
+ */
+export const checkSingleCopies = (file: string, from: string = import.meta.url): Effect.Effect<void, ModuleLoadError> =>
+  Effect.suspend(() => {
+    for (const pkg of shared) {
+      const theirs = copyOf(pkg, file)
+      const ours = copyOf(pkg, from)
+      if (theirs !== undefined && ours !== undefined && theirs !== ours) {
+        return Effect.fail(new ModuleLoadError({
+          message: `two copies of ${pkg}: ${file} would use ${packageDir(theirs, pkg)}, kubefx uses ` +
+            `${packageDir(ours, pkg)}; install ${pkg} once, in the project (\`npm dedupe\`), as a peer of the @kubefx packages`
+        }))
+      }
+    }
+    return Effect.void
+  })
+
+const packageDir = (resolved: string, pkg: string): string => {
+  const marker = `${path.sep}node_modules${path.sep}${pkg.split("/").join(path.sep)}${path.sep}`
+  const at = resolved.lastIndexOf(marker)
+  return at === -1 ? resolved : resolved.slice(0, at + marker.length - 1)
+}
+
 /**
  * Imports a module (a file, or a package directory) relative to the working directory, within
  * {@link loadTimeout}.
@@ -91,6 +134,7 @@ const failure = Effect.fnUntraced(function*(module: string, file: string, cause:
  */
 export const load = Effect.fn("ModuleLoader.load")(function*(module: string) {
   const file = yield* resolve(module)
+  yield* checkSingleCopies(file)
   const imported = yield* Effect.tryPromise({
     try: () => import(pathToFileURL(file).href) as Promise<Record<string, unknown>>,
     catch: (cause) => cause

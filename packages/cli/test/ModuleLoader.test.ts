@@ -69,4 +69,19 @@ describe("a module given to kubefx", () => {
         "when imported; run Operator.main from a separate main module, or guard it with `if (import.meta.main)`\n"
     )
   }, 30_000)
+
+  it("that would use a second copy of effect is refused before it loads, naming both copies", async () => {
+    write("two-copies/node_modules/effect/package.json", JSON.stringify({ name: "effect", version: "4.1.0", type: "module", exports: "./index.js" }))
+    write("two-copies/node_modules/effect/index.js", "throw new Error('this copy must never load')\n")
+    const operator = write("two-copies/operator.ts", 'import { Effect } from "effect"\nexport const program = Effect.void\n')
+    const kubefxEffect = fileURLToPath(new URL("../../../node_modules/effect", import.meta.url))
+    for (const command of ["crd", "rbac"]) {
+      const result = await kubefx(command, operator)
+      expect([result.code, result.stdout]).toEqual([1, ""])
+      expect(result.stderr).toBe(
+        `kubefx ${command}: two copies of effect: ${operator} would use ${join(dir, "two-copies", "node_modules", "effect")}, ` +
+          `kubefx uses ${kubefxEffect}; install effect once, in the project (\`npm dedupe\`), as a peer of the @kubefx packages\n`
+      )
+    }
+  })
 })
