@@ -10,15 +10,23 @@
 import { ApiServer, WorkloadSimulator } from "@kubefx/apiserver"
 import { Crd, Kube, type KubeError, Operator, Resource, Telemetry } from "@kubefx/kube"
 import { ConfigProvider, Console, Effect, Layer, Logger, Option, Schema } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, CliError, Command, Flag } from "effect/cli"
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as DevModule from "./DevModule.ts"
+import * as Ports from "./Ports.ts"
 import * as Summary from "./Summary.ts"
 
 /** The field manager of the samples `kubefx dev` applies, so your later `kubectl apply` can take over. */
 export const samplesFieldManager = "kubefx-dev"
 
+
+/** `kubefx dev` cannot start: a port it needs is in use, or there is nothing to run. */
+export class DevCommandError extends Schema.TaggedError<DevCommandError>()("DevCommandError", { message: Schema.String }) {
+  override get [CliError.userMessage]() {
+    return this.message
+  }
+}
 
 /** A sample names a kind none of the modules serves. */
 export class SampleError extends Schema.TaggedError<SampleError>()("SampleError", { message: Schema.String }) {}
@@ -69,21 +77,28 @@ export const command = Command.make(
       Argument.withDescription("Modules exporting controllers (default: every examples/*/src/index.ts)"),
       Argument.variadic()
     ),
-    port: Flag.Int("port").pipe(Flag.withDescription("Port of the embedded API server (0: a free one)"), Flag.withDefault(6443)),
+    port: Flag.Int("port").pipe(
+      Flag.withDescription("Port of the embedded API server (0: a free one; default 6443)"),
+      Flag.withDefault(6443)
+    ),
     httpPort: Flag.Int("http-port").pipe(
-      Flag.withDescription("Port of the operator's HTTP server: probes, metrics, controllers, dashboard (0: a free one)"),
+      Flag.withDescription("Port of the operator's HTTP server: probes, metrics, controllers, dashboard (0: a free one; default 8080)"),
       Flag.withDefault(8080)
     ),
     storePort: Flag.Int("store-port").pipe(
-      Flag.withDescription("Port of the examples' fake object store (0: a free one)"),
+      Flag.withDescription("Port of the examples' fake object store (0: a free one; default 8090)"),
       Flag.withDefault(8090)
+    ),
+    dataDir: Flag.String("data-dir").pipe(
+      Flag.withDescription("Keep the embedded API server's objects in this directory, across restarts (default: in memory)"),
+      Flag.optional
     ),
     kubeconfig: Flag.String("kubeconfig").pipe(
       Flag.withDescription("Run against this cluster instead of the embedded API server"),
       Flag.optional
     ),
     dir: Flag.String("dir").pipe(
-      Flag.withDescription("Where to write the embedded server's kubeconfig and the session log"),
+      Flag.withDescription("Where to write the embedded server's kubeconfig and the session log (default .kubefx)"),
       Flag.withDefault(".kubefx")
     )
   },
@@ -96,17 +111,25 @@ const run = Effect.fn("DevCommand")(function*(flags: {
   readonly httpPort: number
   readonly storePort: number
   readonly kubeconfig: Option.Option<string>
+  readonly dataDir: Option.Option<string>
   readonly dir: string
 }) {
   const kubeconfigOut = path.join(flags.dir, "kubeconfig")
   const logFile = path.join(flags.dir, "dev.log")
   mkdirSync(flags.dir, { recursive: true })
-  writeFileSync(logFile, "")
   const files = flags.modules.length > 0 ? flags.modules : DevModule.discover(process.cwd())
   if (files.length === 0) {
-    return yield* Console.error("kubefx dev: no modules given and no examples/*/src/index.ts here")
+    return yield* new DevCommandError({ message: "no modules given and no examples/*/src/index.ts here" })
   }
   const modules = yield* Effect.forEach(files, DevModule.load)
+  // Every check before the first write: a start that fails leaves another instance's files alone.
+  const busy = yield* Ports.busy("127.0.0.1", [
+    ...(Option.isSome(flags.kubeconfig) ? [] : [{ port: flags.port, flag: "--port" }]),
+    { port: flags.httpPort, flag: "--http-port" },
+    ...(modules.some((module) => module.layer !== undefined) ? [{ port: flags.storePort, flag: "--store-port" }] : [])
+  ])
+  if (busy.length > 0) return yield* new DevCommandError({ message: busy.join(", ") })
+  writeFileSync(logFile, "")
   const resources = modules.flatMap((module) => module.resources)
 
   let kubeconfigPath: string
@@ -115,7 +138,12 @@ const run = Effect.fn("DevCommand")(function*(flags: {
     yield* Console.log(`kubefx dev: cluster from ${kubeconfigPath}`)
   } else {
     kubeconfigPath = path.resolve(kubeconfigOut)
-    const server = yield* ApiServer.make({ port: flags.port, kubeconfigPath, controllers: [WorkloadSimulator.controller] })
+    const server = yield* ApiServer.make({
+      port: flags.port,
+      kubeconfigPath,
+      controllers: [WorkloadSimulator.controller],
+      ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {})
+    })
     yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${kubeconfigOut} get all -A)`)
   }
 

@@ -1,9 +1,11 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { type Dev, startDev } from "./dev.ts"
+import { kubefx } from "./run.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "kubefx-dev-test-"))
 let dev: Dev
@@ -121,9 +123,42 @@ describe("kubefx dev", () => {
     await eventually(async () => assert.strictEqual((await external()).length, 0))
   }, 90_000)
 
+  it("a second kubefx dev on its ports names every busy port and leaves its kubeconfig and log alone", async () => {
+    const apiPort = /API server https:\/\/127\.0\.0\.1:(\d+)/.exec(dev.output())![1]!
+    const httpPort = new URL(dev.operatorUrl).port
+    const kubeconfigBefore = readFileSync(dev.kubeconfig, "utf8")
+    const logBefore = statSync(join(dir, "dev.log")).size
+    const buckets = fileURLToPath(new URL("../../../examples/buckets/src/index.ts", import.meta.url))
+    const second = await kubefx("dev", buckets, "--port", apiPort, "--http-port", httpPort, "--store-port", new URL(dev.storeUrl).port, "--dir", dir)
+    assert.deepStrictEqual([second.code, second.stdout], [1, ""])
+    assert.strictEqual(second.stderr, `kubefx dev: port ${apiPort} is in use (--port), port ${httpPort} is in use (--http-port), ` +
+      `port ${new URL(dev.storeUrl).port} is in use (--store-port)\n`)
+    assert.strictEqual(readFileSync(dev.kubeconfig, "utf8"), kubeconfigBefore)
+    assert.isAtLeast(statSync(join(dir, "dev.log")).size, logBefore)
+  }, 60_000)
+
   it("exits 0 on SIGTERM", async () => {
     const exited = new Promise<number | null>((resolve) => dev.process.on("exit", (code) => resolve(code)))
     dev.process.kill("SIGTERM")
     assert.strictEqual(await exited, 0)
   }, 60_000)
+})
+
+describe("kubefx dev --data-dir", () => {
+  it("keeps the cluster's objects across restarts", async () => {
+    const session = mkdtempSync(join(tmpdir(), "kubefx-dev-data-test-"))
+    const widgets = fileURLToPath(new URL("../../../examples/widgets/src/index.ts", import.meta.url))
+    const options = { modules: [widgets], args: ["--data-dir", join(session, "data")] }
+    try {
+      const first = await startDev(join(session, "run"), options)
+      await first.kubectl(["create", "configmap", "kept", "-n", "default", "--from-literal=a=1"])
+      await first.stop()
+      const second = await startDev(join(session, "run"), options)
+      const kept = JSON.parse(await second.kubectl(["get", "configmap", "kept", "-n", "default", "-o", "json"]))
+      await second.stop()
+      assert.deepStrictEqual(kept.data, { a: "1" })
+    } finally {
+      rmSync(session, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

@@ -41,6 +41,8 @@ export interface StartOptions {
   readonly cwd?: string
   /** Operator modules to run instead of the examples. */
   readonly modules?: ReadonlyArray<string>
+  /** More flags, such as `--data-dir`. */
+  readonly args?: ReadonlyArray<string>
 }
 
 /**
@@ -50,7 +52,7 @@ export interface StartOptions {
  */
 export const startDev = async (dir: string, options: StartOptions = {}): Promise<Dev> => {
   const storePort = await freePort()
-  const args = ["dev", ...(options.modules ?? []), "--port", "0", "--http-port", "0", "--store-port", `${storePort}`, "--dir", dir]
+  const args = ["dev", ...(options.modules ?? []), "--port", "0", "--http-port", "0", "--store-port", `${storePort}`, "--dir", dir, ...(options.args ?? [])]
   const child = spawn(process.execPath, [options.bin ?? bin, ...args], {
     cwd: options.cwd ?? root,
     stdio: ["ignore", "pipe", "pipe"]
