@@ -184,7 +184,9 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const dispatcherLayer = connection.dispatcher === undefined
       ? NodeHttpClient.layerDispatcher
       : Layer.succeed(NodeHttpClient.Dispatcher, connection.dispatcher)
-    const http = yield* Layer.build(Layer.provide(NodeHttpClient.layerUndiciNoDispatcher, dispatcherLayer)).pipe(
+    // Fresh: an HTTP client the application built elsewhere in the same layer graph (for its own
+    // calls, with the default dispatcher) must not stand in for the one with the cluster's CA.
+    const http = yield* Layer.build(Layer.fresh(Layer.provide(NodeHttpClient.layerUndiciNoDispatcher, dispatcherLayer))).pipe(
       Effect.map((context) => Context.get(context, HttpClient.HttpClient))
     )
 

@@ -4,7 +4,13 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Builtins, Kube } from "@kubefx/kube"
-import { Effect } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { ApiServer } from "@kubefx/apiserver"
+import { Effect, Layer } from "effect"
+import { HttpClient } from "effect/http"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { layer as cluster, namespace, TestCluster } from "./support.ts"
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Kube", (it) => {
@@ -34,5 +40,24 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Kube", (it
       const error = yield* Effect.flip(kube.list(Builtins.ConfigMap, { namespace: ns }))
       server.faults.clear()
       assert.strictEqual(error._tag, "TooManyRequests")
+    }))
+})
+
+// An operator that calls its own services over HTTP builds NodeHttpClient.layerUndici in the same
+// layer graph as the API client: the client still talks TLS with the cluster's CA, not the app's.
+const withAppHttpClient = Layer.unwrap(Effect.gen(function*() {
+  const dir = mkdtempSync(join(tmpdir(), "kubefx-kube-http-test-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+  yield* ApiServer.make({ kubeconfigPath: join(dir, "kubeconfig") })
+  return Kube.layer({ _tag: "File", path: join(dir, "kubeconfig") }).pipe(Layer.provideMerge(NodeHttpClient.layerUndici))
+}))
+
+layer(withAppHttpClient, { excludeTestServices: true, timeout: "60 seconds" })("Kube beside the application's HTTP client", (it) => {
+  it.effect("reaches the TLS server with its own CA", () =>
+    Effect.gen(function*() {
+      const kube = yield* Kube.Kube
+      const ns = yield* kube.get(Builtins.Namespace, "default")
+      assert.strictEqual(ns.metadata.name, "default")
+      assert.isDefined(yield* HttpClient.HttpClient)
     }))
 })
