@@ -25,6 +25,7 @@ export default defineConfig({
       project("packages/apiserver", { testTimeout: 60_000 }),
       project("packages/kube", { testTimeout: 60_000 }),
       project("packages/cli", { testTimeout: 60_000 }),
+      project("packages/testing", { testTimeout: 60_000 }),
       project("packages/bench", { testTimeout: 180_000 }),
       project("packages/reliability", { testTimeout: 240_000 }),
       ...examples

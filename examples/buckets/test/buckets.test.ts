@@ -1,28 +1,27 @@
 import { assert, layer } from "@effect/vitest"
 import { Kube } from "@kubefx/kube"
-import { Context, Effect, Layer } from "effect"
+import { Await, Samples, TestCluster } from "@kubefx/testing"
+import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
-import { ensure, eventually, installCrd, layer as cluster, namespace } from "../../../packages/kube/test/support.ts"
-import { Bucket, controller, ObjectStore, objectStoreLayer } from "../src/index.ts"
+import { Bucket, definition, ObjectStore, objectStoreLayer } from "../src/index.ts"
 
-/** A store on a random port, and its client. */
-const store = Effect.gen(function*() {
-  const context = yield* Layer.build(ObjectStore.server({ latency: "30 millis" }))
-  const url = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
-  return yield* Effect.map(Layer.build(objectStoreLayer(url)), (client) => Context.get(client, ObjectStore.ObjectStore))
-})
+/** The fake object store on a random port (30 ms per call), and its client. */
+const store = Layer.unwrap(Effect.gen(function*() {
+  const url = HttpServer.formatAddress((yield* HttpServer.HttpServer).address)
+  return objectStoreLayer(url)
+})).pipe(Layer.provide(ObjectStore.server({ latency: "30 millis" })))
+
+// The controller needs the store; the test reads it too.
+const cluster = TestCluster.layer({ resources: [Bucket], controllers: [definition] }).pipe(Layer.provideMerge(store))
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("buckets", (it) => {
   it.effect("20 Buckets created and relabelled in a burst get exactly 20 external buckets; deleting them frees all", () =>
     Effect.gen(function*() {
-      yield* installCrd(Bucket)
-      const ns = yield* namespace
+      const ns = yield* TestCluster.namespace
       const kube = yield* Kube.Kube
-      const objectStore = yield* store
-      yield* controller.pipe(Effect.provideService(ObjectStore.ObjectStore, objectStore))
+      const objectStore = yield* ObjectStore.ObjectStore
       const names = Array.from({ length: 20 }, (_, i) => `b-${i}`)
-      yield* Effect.forEach(names, (name) =>
-        kube.create(Bucket, { apiVersion: Bucket.apiVersion, kind: Bucket.kind, metadata: { name, namespace: ns }, spec: {} }), {
+      yield* Effect.forEach(names, (name) => Samples.apply(Bucket, { metadata: { name, namespace: ns }, spec: {} }), {
         concurrency: 5,
         discard: true
       })
@@ -33,8 +32,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("buckets", 
           discard: true
         })
       }
-      const buckets = yield* eventually(Effect.flatMap(kube.list(Bucket, { namespace: ns }), (list) =>
-        list.items.every((b) => b.status?.bucketId !== undefined) ? Effect.succeed(list.items) : Effect.fail(new Error("not all allocated"))))
+      const buckets = yield* Effect.forEach(names, (name) =>
+        Await.until(Bucket, name, ns, (b) => b.status?.bucketId !== undefined, { description: "a bucket id", timeout: "20 seconds" }))
       const external = yield* objectStore.list()
       const ours = external.filter((bucket) => buckets.some((b) => b.metadata.uid === bucket.owner))
       assert.strictEqual(ours.length, 20)
@@ -45,7 +44,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("buckets", 
       )
 
       yield* Effect.forEach(names, (name) => kube.delete(Bucket, name, ns), { discard: true })
-      yield* eventually(Effect.flatMap(kube.list(Bucket, { namespace: ns }), (list) => ensure(list.items.length === 0, "not deleted")))
+      yield* Effect.forEach(names, (name) => Await.deleted(Bucket, name, ns, { timeout: "20 seconds" }), { discard: true })
+      // A Bucket is gone only after its finalizer freed the external bucket.
       const left = (yield* objectStore.list()).filter((bucket) => buckets.some((b) => b.metadata.uid === bucket.owner))
       assert.deepStrictEqual(left, [])
     }))

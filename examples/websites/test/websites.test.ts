@@ -1,28 +1,28 @@
 import { assert, layer } from "@effect/vitest"
 import { WorkloadSimulator } from "@kubefx/apiserver"
 import { Builtins, Informer, Kube, ObjectMeta, type Resource } from "@kubefx/kube"
-import { Effect, Ref, Stream } from "effect"
-import { ensure, eventually, installCrd, layerWith, namespace } from "../../../packages/kube/test/support.ts"
-import { controller, Website } from "../src/index.ts"
+import { Await, Samples, TestCluster } from "@kubefx/testing"
+import { Effect, Ref, Schedule, Stream } from "effect"
+import { definition, Website } from "../src/index.ts"
 
-const cluster = layerWith({ controllers: [WorkloadSimulator.make({ delay: "300 millis" })] })
+const cluster = TestCluster.layer({
+  resources: [Website],
+  controllers: [definition],
+  serverControllers: [WorkloadSimulator.make({ delay: "300 millis" })]
+})
 
 const condition = (site: Website, type: string) => site.status?.conditions?.find((c) => c.type === type)
 
 const readyWebsite = (ns: string, name: string, generation: number) =>
-  Effect.flatMap(Kube.Kube, (kube) =>
-    eventually(Effect.flatMap(kube.get(Website, name, ns), (site) => {
-      const ready = condition(site, "Ready")
-      return ready?.status === "True" && ready.observedGeneration === generation
-        ? Effect.succeed(site)
-        : Effect.fail(new Error(`Ready is ${JSON.stringify(ready)}`))
-    })))
+  Await.until(Website, name, ns, (site) => {
+    const ready = condition(site, "Ready")
+    return ready?.status === "True" && ready.observedGeneration === generation
+  }, { description: `Ready=True at generation ${generation}`, timeout: "20 seconds" })
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("websites", (it) => {
   it.effect("a Website becomes a ConfigMap, a Deployment and, once that is ready, a Service; deletion goes in reverse", () =>
     Effect.gen(function*() {
-      yield* installCrd(Website)
-      const ns = yield* namespace
+      const ns = yield* TestCluster.namespace
       const kube = yield* Kube.Kube
       const deletions = yield* Ref.make<Array<{ readonly revision: number; readonly kind: string }>>([])
       const kinds: ReadonlyArray<Resource.Resource<any>> = [Builtins.ConfigMap, Builtins.Deployment, Builtins.Service]
@@ -35,13 +35,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("websites",
         ),
         Effect.forkScoped
       )
-      yield* controller
-      yield* kube.create(Website, {
-        apiVersion: Website.apiVersion,
-        kind: Website.kind,
-        metadata: { name: "hello", namespace: ns },
-        spec: { content: "<h1>Hello</h1>", replicas: 2 }
-      })
+      yield* Samples.apply(Website, { metadata: { name: "hello", namespace: ns }, spec: { content: "<h1>Hello</h1>", replicas: 2 } })
 
       const site = yield* readyWebsite(ns, "hello", 1)
       for (const type of ["ContentReady", "DeploymentReady", "ServiceReady"]) assert.strictEqual(condition(site, type)?.status, "True", type)
@@ -61,9 +55,12 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("websites",
       assert.strictEqual((yield* kube.get(Builtins.Deployment, "hello", ns)).status?.observedGeneration, 2)
 
       yield* kube.delete(Website, "hello", ns)
-      yield* eventually(Effect.flatMap(Effect.flip(kube.get(Website, "hello", ns)), (error) => ensure(error._tag === "NotFound", error._tag)))
-      const order = yield* eventually(Effect.flatMap(Ref.get(deletions), (xs) =>
-        xs.length === 3 ? Effect.succeed([...xs].sort((a, b) => a.revision - b.revision).map((d) => d.kind)) : Effect.fail(new Error(`${xs.length} deletions`))))
+      yield* Await.deleted(Website, "hello", ns)
+      const deleted = yield* Ref.get(deletions).pipe(
+        Effect.repeat({ until: (xs) => xs.length === 3, schedule: Schedule.spaced("20 millis") }),
+        Effect.timeout("15 seconds")
+      )
+      const order = [...deleted].sort((a, b) => a.revision - b.revision).map((d) => d.kind)
       assert.deepStrictEqual(order, ["Service", "Deployment", "ConfigMap"])
     }))
 })

@@ -1,41 +1,30 @@
 import { assert, layer } from "@effect/vitest"
 import { Builtins, Kube } from "@kubefx/kube"
+import { Await, Samples, TestCluster } from "@kubefx/testing"
 import { Effect } from "effect"
-import { ensure, eventually, installCrd, layer as cluster, namespace } from "../../../packages/kube/test/support.ts"
-import { configMapName, controller, Widget } from "../src/index.ts"
+import { configMapName, definition, Widget } from "../src/index.ts"
 
-const ready = (widget: Widget) => widget.status?.conditions?.find((c) => c.type === "Ready")?.status === "True"
+const cluster = TestCluster.layer({ resources: [Widget], controllers: [definition] })
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("widgets", (it) => {
   it.effect("a Widget gets its ConfigMap, status and Ready; hand edits are reverted; deletion collects the ConfigMap", () =>
     Effect.gen(function*() {
-      yield* installCrd(Widget)
-      const ns = yield* namespace
+      const ns = yield* TestCluster.namespace
       const kube = yield* Kube.Kube
-      yield* controller
-      yield* kube.create(Widget, {
-        apiVersion: Widget.apiVersion,
-        kind: Widget.kind,
-        metadata: { name: "hello", namespace: ns },
-        spec: { replicas: 2, message: "Hello" }
-      })
-      const widget = yield* eventually(Effect.flatMap(kube.get(Widget, "hello", ns), (w) =>
-        ready(w) ? Effect.succeed(w) : Effect.fail(new Error("not ready"))))
+      yield* Samples.apply(Widget, { metadata: { name: "hello", namespace: ns }, spec: { replicas: 2, message: "Hello" } })
+      const widget = yield* Await.condition(Widget, "hello", ns, "Ready")
       assert.strictEqual(widget.status?.configMapName, "hello-config")
       assert.strictEqual(widget.status?.observedGeneration, 1)
       const configMap = yield* kube.get(Builtins.ConfigMap, configMapName(widget), ns)
       assert.deepStrictEqual(configMap.data, { message: "Hello", replicas: "2" })
 
       yield* kube.patch(Builtins.ConfigMap, "hello-config", ns, { data: { message: "edited by hand" } }, { type: "merge" })
-      yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "hello-config", ns), (cm) =>
-        ensure(cm.data?.message === "Hello", "edit not reverted")))
+      yield* Await.until(Builtins.ConfigMap, "hello-config", ns, (cm) => cm.data?.message === "Hello", { description: "the edit reverted" })
 
       yield* kube.patch(Widget, "hello", ns, { spec: { message: "Changed" } }, { type: "merge" })
-      yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "hello-config", ns), (cm) =>
-        ensure(cm.data?.message === "Changed", "spec change not applied")))
+      yield* Await.until(Builtins.ConfigMap, "hello-config", ns, (cm) => cm.data?.message === "Changed", { description: "the new message" })
 
       yield* kube.delete(Widget, "hello", ns)
-      yield* eventually(Effect.flatMap(Effect.flip(kube.get(Builtins.ConfigMap, "hello-config", ns)), (error) =>
-        ensure(error._tag === "NotFound", error._tag)))
+      yield* Await.deleted(Builtins.ConfigMap, "hello-config", ns)
     }))
 })

@@ -41,6 +41,25 @@ const firstReconciler = (): string => {
   return section.slice(section.indexOf("```ts") + 5, section.indexOf("```", section.indexOf("```ts") + 5))
 }
 
+// A test as a user writes it with the test kit: the reconciler in-process against its own server.
+const greetingTest = `import { assert, layer } from "@effect/vitest"
+import { Builtins } from "@kubefx/kube"
+import { Await, Samples, TestCluster } from "@kubefx/testing"
+import { Effect } from "effect"
+import { definition, Greeting } from "./greeting.ts"
+
+layer(TestCluster.layer({ resources: [Greeting], controllers: [definition] }), { excludeTestServices: true })("greetings", (it) => {
+  it.effect("a Greeting gets its ConfigMap and Ready", () =>
+    Effect.gen(function*() {
+      const namespace = yield* TestCluster.namespace
+      yield* Samples.apply(Greeting, { metadata: { name: "world", namespace }, spec: { name: "World" } })
+      yield* Await.condition(Greeting, "world", namespace, "Ready")
+      const configMap = yield* Await.until(Builtins.ConfigMap, "world-greeting", namespace, () => true)
+      assert.strictEqual(configMap.data?.message, "Hello, World!")
+    }))
+})
+`
+
 const tarballs = () => readdirSync(packs).filter((f) => f.endsWith(".tgz")).sort()
 
 const packedManifest = async (tarball: string) =>
@@ -53,6 +72,7 @@ beforeAll(async () => {
   await ok("npm", ["run", "pack", "--silent"], root)
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "my-operator", private: true, type: "module" }))
   await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs().map((t) => join(packs, t))], project)
+  await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", "--save-dev", "vitest@5.1.1", "@effect/vitest@4.0.5"], project)
   writeFileSync(join(project, "greeting.ts"), firstReconciler())
 }, 300_000)
 
@@ -67,7 +87,8 @@ describe("npm run pack", () => {
       "kubefx-apiserver-0.1.0.tgz",
       "kubefx-cli-0.1.0.tgz",
       "kubefx-core-0.1.0.tgz",
-      "kubefx-kube-0.1.0.tgz"
+      "kubefx-kube-0.1.0.tgz",
+      "kubefx-testing-0.1.0.tgz"
     ])
     for (const tarball of tarballs()) {
       const manifest = await packedManifest(tarball)
@@ -122,6 +143,13 @@ describe("a project outside the workspace, installed from the tarballs", () => {
     await dev.stop()
     assert.strictEqual(dev.process.exitCode ?? dev.process.signalCode, 0)
   }, 90_000)
+
+  it("tests the reconciler with the packed test kit and vitest", async () => {
+    writeFileSync(join(project, "greeting.test.ts"), greetingTest)
+    const result = await run(process.execPath, [join(project, "node_modules", "vitest", "vitest.mjs"), "run", "greeting.test.ts"], project)
+    assert.strictEqual(result.code, 0, result.stdout + result.stderr)
+    assert.match(result.stdout.replace(/\u001b\[[0-9;]*m/g, ""), /Tests\s+1 passed/)
+  }, 120_000)
 
   it("tells a Node.js older than 22.19 which version it needs, before loading anything", async () => {
     const pretend = (version: string) =>

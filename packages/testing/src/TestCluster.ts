@@ -1,0 +1,143 @@
+/**
+ * A Kubernetes API server for a test file: the embedded server on a random loopback port, the
+ * given CRDs installed and established, a `Kube` client connected to it, and optionally the
+ * operator's controllers running in-process. Everything it opens (server, port, temporary
+ * directory, controllers) closes with the layer's scope.
+ *
+ * @since 0.1.0
+ */
+import { ApiServer, type Faults } from "@kubefx/apiserver"
+import { Builtins, type Controller, Crd, Kube, type KubeError, Operator, type Resource } from "@kubefx/kube"
+import { Context, Effect, Layer, Schedule, type Scope } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** What a test can reach of the server beyond the `Kube` client. */
+export interface Cluster {
+  /** "https://127.0.0.1:PORT", as the kubeconfig names it. */
+  readonly url: string
+  /** A kubeconfig for the server (for kubectl or another client), removed with the layer. */
+  readonly kubeconfigPath: string
+  /** Fault injection: errors, delays and watch disruptions on chosen requests. */
+  readonly faults: Faults.Faults
+  /** The running operator, when the layer was given controllers. */
+  readonly operator: Operator.Running | undefined
+}
+
+/** The test cluster's service. */
+export class TestCluster extends Context.Service<TestCluster, Cluster>()("@kubefx/testing/TestCluster") {}
+
+export interface Options<R = never> {
+  /** Custom resources whose CRDs are installed (and established) before any test runs. */
+  readonly resources?: ReadonlyArray<Crd.CustomResource>
+  /** Controllers run in-process, in one operator, for the layer's life. */
+  readonly controllers?: ReadonlyArray<Operator.ControllerDefinition<R>>
+  /** Extra in-process controllers of the server itself, e.g. `WorkloadSimulator.controller`. */
+  readonly serverControllers?: ApiServer.Options["controllers"]
+}
+
+const temporaryDirectory = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "kubefx-testing-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+const cluster = <R>(options: Options<R>) =>
+  Effect.gen(function*() {
+    const dir = yield* temporaryDirectory
+    const kubeconfigPath = join(dir, "kubeconfig")
+    const server = yield* ApiServer.make({
+      port: 0,
+      kubeconfigPath,
+      ...(options.serverControllers === undefined ? {} : { controllers: options.serverControllers })
+    })
+    const kube = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfigPath }))
+    const withKube = <A, E, R2>(effect: Effect.Effect<A, E, R2>) => Effect.provide(effect, kube)
+    yield* withKube(Crd.install(options.resources ?? [], { fieldManager: "kubefx-testing" }))
+    const operator = options.controllers === undefined || options.controllers.length === 0
+      ? undefined
+      : yield* withKube(Operator.start(Operator.make({ name: "kubefx-testing", controllers: options.controllers, http: false })))
+    // Tests start once every controller runs with its caches synced, as they would in a cluster.
+    if (operator !== undefined) {
+      yield* Effect.sync(() => operator.checks.readiness()).pipe(
+        Effect.repeat({ until: (checks) => checks.every((c) => c.ok), schedule: Schedule.spaced("10 millis") }),
+        Effect.timeoutOrElse({
+          duration: "30 seconds",
+          orElse: () =>
+            Effect.die(new Error(`the test cluster's controllers did not become ready within 30s: ${
+              operator.checks.readiness().filter((c) => !c.ok).map((c) => `${c.name}: ${c.message ?? "not ok"}`).join("; ")
+            }`))
+        })
+      )
+    }
+    return Context.add(kube, TestCluster, { url: server.httpsUrl, kubeconfigPath, faults: server.faults, operator })
+  })
+
+/**
+ * The layer a test file shares: `Kube` and `TestCluster`. Use it with `@effect/vitest`'s `layer`,
+ * on the live clock (`excludeTestServices: true`): the server and the operator run in real time.
+ *
+ * @example
+ * import { layer } from "@effect/vitest"
+ * import { Effect } from "effect"
+ * import { Await, Samples, TestCluster } from "@kubefx/testing"
+ * import { definition, Widget } from "../src/widget.ts"
+ *
+ * layer(TestCluster.layer({ resources: [Widget], controllers: [definition] }), { excludeTestServices: true })("widgets", (it) => {
+ *   it.effect("gets Ready", () => Effect.gen(function*() {
+ *     const namespace = yield* TestCluster.namespace
+ *     yield* Samples.apply(Widget, { metadata: { name: "a", namespace }, spec: { replicas: 1 } })
+ *     yield* Await.condition(Widget, "a", namespace, "Ready")
+ *   }))
+ * })
+ */
+export const layer = <R = never>(options: Options<R> = {}): Layer.Layer<Kube.Kube | TestCluster, unknown, R> =>
+  Layer.effectContext(cluster(options))
+
+let namespaces = 0
+
+/**
+ * A fresh namespace for one test, deleted when the test's scope closes.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { TestCluster } from "@kubefx/testing"
+ * const program = Effect.scoped(Effect.flatMap(TestCluster.namespace, (name) => Effect.log(name)))
+ */
+export const namespace: Effect.Effect<string, KubeError.KubeError | Resource.DecodeError, Kube.Kube | Scope.Scope> = Effect.gen(function*() {
+  const kube = yield* Kube.Kube
+  const name = `test-${process.pid}-${++namespaces}`
+  yield* kube.create(Builtins.Namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name } })
+  yield* Effect.addFinalizer(() => Effect.ignore(kube.delete(Builtins.Namespace, name)))
+  return name
+})
+
+/**
+ * The server's fault injection, to make chosen requests fail or stall.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { TestCluster } from "@kubefx/testing"
+ * const failWrites = Effect.map(TestCluster.faults, (faults) =>
+ *   faults.set({ rules: [{ resource: "configmaps", verbs: ["patch"], errorRate: 1 }] }))
+ */
+export const faults: Effect.Effect<Faults.Faults, never, TestCluster> = TestCluster.useSync((c) => c.faults)
+
+/**
+ * The started controller named `name` of the layer's operator (its health, per-key status,
+ * degraded state). Dies with a clear message when the layer runs no such controller.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { TestCluster } from "@kubefx/testing"
+ * const failures = Effect.flatMap(TestCluster.controller("widgets"), (c) => c.health)
+ */
+export const controller = (name: string): Effect.Effect<Controller.Controller<any>, never, TestCluster> =>
+  Effect.gen(function*() {
+    const cluster = yield* TestCluster
+    const running = cluster.operator?.controllers ?? []
+    const started = running.find((c) => c.name === name)?.controller()
+    if (started !== undefined) return started
+    return yield* Effect.die(new Error(`the test cluster runs no started controller named ${name}` +
+      ` (it runs: ${running.map((c) => c.name).join(", ") || "none"})`))
+  })

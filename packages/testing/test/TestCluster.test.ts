@@ -1,0 +1,102 @@
+/**
+ * The test kit on a small operator of its own: the layer starts the server with the CRD installed
+ * and the controller running, waits succeed on what the controller does and time out with the
+ * object's last state, Events are read back, faults reach the server, and everything closes.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Outcome } from "@kubefx/core"
+import { Builtins, Conditions, Kube, Operator, Resource } from "@kubefx/kube"
+import { Context, Effect, Exit, Layer, Schedule, Schema, Scope } from "effect"
+import { existsSync } from "node:fs"
+import { connect } from "node:net"
+import { Await, Events, Samples, TestCluster } from "../src/index.ts"
+
+const Greeting = Resource.custom({
+  group: "test.kubefx.dev",
+  version: "v1",
+  kind: "Greeting",
+  plural: "greetings",
+  spec: Schema.Struct({ name: Schema.String }),
+  status: Schema.Struct(Conditions.statusFields)
+})
+
+const greetings = Operator.controller({
+  name: "greetings",
+  for: Greeting,
+  owns: [Builtins.ConfigMap],
+  reconcile: (greeting, ctx) =>
+    Effect.gen(function*() {
+      yield* ctx.applyOwned(Builtins.ConfigMap, {
+        metadata: { name: `${greeting.metadata.name}-greeting` },
+        data: { message: `Hello, ${greeting.spec.name}!` }
+      })
+      yield* ctx.recordEvent({ type: "Normal", reason: "Greeted", message: `greeted ${greeting.spec.name}` })
+      return Outcome.done
+    })
+})
+
+const refused = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname)
+    socket.once("connect", () => (socket.destroy(), resolve(false)))
+    socket.once("error", () => resolve(true))
+  })
+
+layer(TestCluster.layer({ resources: [Greeting], controllers: [greetings] }), { excludeTestServices: true })("TestCluster", (it) => {
+  it.effect("runs the controller: an applied Greeting gets Ready, its ConfigMap and an Event", () =>
+    Effect.gen(function*() {
+      const namespace = yield* TestCluster.namespace
+      yield* Samples.apply(Greeting, { metadata: { name: "world", namespace }, spec: { name: "World" } })
+      const ready = yield* Await.condition(Greeting, "world", namespace, "Ready")
+      assert.strictEqual(ready.status?.observedGeneration, 1)
+      const configMap = yield* Await.until(Builtins.ConfigMap, "world-greeting", namespace, (cm) => cm.data?.message !== undefined)
+      assert.strictEqual(configMap.data?.message, "Hello, World!")
+      // Events are written in the background: read until the controller's is there.
+      const events = yield* Events.about("world", namespace, "Greeting").pipe(
+        Effect.repeat({ until: (list) => list.some((e) => e.reason === "Greeted"), schedule: Schedule.spaced("50 millis") }),
+        Effect.timeout("10 seconds")
+      )
+      assert.deepStrictEqual(events.filter((e) => e.reason === "Greeted").map((e) => [e.type, e.message, e.involvedObject.kind]), [
+        ["Normal", "greeted World", "Greeting"]
+      ])
+    }))
+
+  it.effect("a wait that times out fails with the object's last state, or says it does not exist", () =>
+    Effect.gen(function*() {
+      const namespace = yield* TestCluster.namespace
+      yield* Samples.apply(Builtins.ConfigMap, { metadata: { name: "plain", namespace }, data: { mode: "slow" } })
+      const timedOut = yield* Effect.flip(
+        Await.until(Builtins.ConfigMap, "plain", namespace, (cm) => cm.data?.mode === "fast", { timeout: "300 millis", description: "mode fast" })
+      )
+      assert.strictEqual(timedOut._tag, "AwaitTimeout")
+      assert.include(timedOut.message, `ConfigMap ${namespace}/plain did not reach mode fast within 300ms; last seen:`)
+      assert.include(timedOut.message, `"mode": "slow"`)
+      const missing = yield* Effect.flip(Await.condition(Greeting, "nobody", namespace, "Ready", "True", { timeout: "200 millis" }))
+      assert.strictEqual(missing.message, `Greeting ${namespace}/nobody did not reach Ready=True within 200ms; it does not exist`)
+    }))
+
+  it.effect("injects faults into the server the client talks to", () =>
+    Effect.gen(function*() {
+      const namespace = yield* TestCluster.namespace
+      const faults = yield* TestCluster.faults
+      faults.set({ rules: [{ resource: "configmaps", verbs: ["get"], errorRate: 1, errorCode: 503 }] })
+      const failed = yield* Effect.flip((yield* Kube.Kube).get(Builtins.ConfigMap, "any", namespace))
+      faults.clear()
+      assert.deepStrictEqual([failed._tag, "code" in failed ? failed.code : undefined], ["ServerError", 503])
+    }))
+})
+
+layer(Layer.empty, { excludeTestServices: true })("TestCluster's scope", (it) => {
+  it.effect("closes the server, its port and its temporary directory with the layer", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(TestCluster.layer({ resources: [Greeting] }), scope)
+      const cluster = Context.get(context, TestCluster.TestCluster)
+      assert.isFalse(yield* Effect.promise(() => refused(cluster.url)))
+      assert.isTrue(existsSync(cluster.kubeconfigPath))
+      yield* Scope.close(scope, Exit.void)
+      assert.isTrue(yield* Effect.promise(() => refused(cluster.url)))
+      assert.isFalse(existsSync(cluster.kubeconfigPath))
+    }))
+})
