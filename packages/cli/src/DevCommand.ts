@@ -125,8 +125,8 @@ const run = Effect.fn("DevCommand")(function*(flags: {
   // Every check before the first write: a start that fails leaves another instance's files alone.
   const busy = yield* Ports.busy("127.0.0.1", [
     ...(Option.isSome(flags.kubeconfig) ? [] : [{ port: flags.port, flag: "--port" }]),
-    { port: flags.httpPort, flag: "--http-port" },
-    ...(modules.some((module) => module.layer !== undefined) ? [{ port: flags.storePort, flag: "--store-port" }] : [])
+    // Not --store-port: a module's own layer decides whether it serves there or only connects.
+    { port: flags.httpPort, flag: "--http-port" }
   ])
   if (busy.length > 0) return yield* new DevCommandError({ message: busy.join(", ") })
   writeFileSync(logFile, "")
