@@ -8,12 +8,14 @@ import { CliOutput, Command } from "effect/cli"
 import * as ApiServerCommand from "./ApiServerCommand.ts"
 import * as CrdCommand from "./CrdCommand.ts"
 import * as DevCommand from "./DevCommand.ts"
+import * as InitCommand from "./InitCommand.ts"
 import * as RbacCommand from "./RbacCommand.ts"
 
 const subcommands = [
   ApiServerCommand.command,
   CrdCommand.command,
   DevCommand.command,
+  InitCommand.command,
   RbacCommand.command
 ] as const
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -161,4 +161,67 @@ describe("a project outside the workspace, installed from the tarballs", () => {
     assert.strictEqual(enough.code, 0)
     assert.include(enough.stdout, "0.1.0")
   })
+})
+
+describe("kubefx init, as a team starts its own operator", () => {
+  const workspace = mkdtempSync(join(tmpdir(), "kubefx-init-test-"))
+  const initProject = join(workspace, "hello-operator")
+  const repoKubefx = join(root, "packages", "cli", "bin", "kubefx.js")
+  let started: Dev | undefined
+
+  afterAll(async () => {
+    await started?.stop()
+    rmSync(workspace, { recursive: true, force: true })
+  })
+
+  it("refuses a name that is not DNS-1123, a directory that is not empty, or a folder without tarballs, writing nothing", async () => {
+    const badName = await run(process.execPath, [repoKubefx, "init", join(workspace, "Hello_Operator")], workspace)
+    assert.deepStrictEqual([badName.code, badName.stdout], [1, ""])
+    assert.strictEqual(badName.stderr, `kubefx init: "Hello_Operator" is not a valid name: use lowercase letters, digits and '-', ` +
+      "starting and ending with a letter or digit (DNS-1123)\n")
+    assert.isFalse(existsSync(join(workspace, "Hello_Operator")))
+
+    mkdirSync(join(workspace, "taken"))
+    writeFileSync(join(workspace, "taken", "notes.txt"), "mine")
+    const taken = await run(process.execPath, [repoKubefx, "init", join(workspace, "taken")], workspace)
+    assert.strictEqual(taken.code, 1)
+    assert.strictEqual(taken.stderr, `kubefx init: ${join(workspace, "taken")} exists and is not empty: nothing written\n`)
+    assert.deepStrictEqual(readdirSync(join(workspace, "taken")), ["notes.txt"])
+
+    const noPacks = await run(process.execPath, [repoKubefx, "init", join(workspace, "fresh"), "--from", join(workspace, "nope")], workspace)
+    assert.strictEqual(noPacks.code, 1)
+    assert.include(noPacks.stderr, "no such directory (run npm run pack in kubefx first)")
+    assert.isFalse(existsSync(join(workspace, "fresh")))
+  })
+
+  it("creates a project from the tarballs whose npm install && npm test pass outside the workspace", async () => {
+    const created = await ok(process.execPath, [repoKubefx, "init", initProject, "--from", packs], workspace)
+    assert.include(created.stdout, `kubefx init: created ${initProject}`)
+    for (const file of ["package.json", "tsconfig.json", "src/greeting.ts", "src/main.ts", "samples/greeting.yaml",
+      "test/greeting.test.ts", "README.md", ".gitignore", "Dockerfile"]) {
+      assert.isTrue(existsSync(join(initProject, file)), file)
+    }
+    const dockerfile = readFileSync(join(initProject, "Dockerfile"), "utf8")
+    assert.match(dockerfile, /^FROM node:24-slim$/m)
+    assert.match(dockerfile, /^USER node$/m)
+    assert.match(dockerfile, /npm ci --omit=dev/)
+    await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], initProject)
+    assert.isFalse(existsSync(join(initProject, "node_modules", "@kubefx", "kube", "src")), "installed from source")
+    const tested = await run("npm", ["test"], initProject)
+    assert.strictEqual(tested.code, 0, tested.stdout + tested.stderr)
+    assert.match(tested.stdout.replace(/\u001b\[[0-9;]*m/g, ""), /Tests\s+1 passed/)
+  }, 240_000)
+
+  it("npm start runs the operator on the embedded server and brings the sample to Ready; SIGTERM stops it", async () => {
+    started = await startDev(join(initProject, ".kubefx"), { cwd: initProject, npm: true })
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const greeting = JSON.parse(await started.kubectl(["get", "greeting", "world", "-n", "default", "-o", "json"]))
+      if (greeting.status?.conditions?.some((c: { type: string; status: string }) => c.type === "Ready" && c.status === "True")) break
+      if (Date.now() > deadline) assert.fail(`not Ready: ${JSON.stringify(greeting.status)}`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    await started.stop()
+    assert.strictEqual(started.process.exitCode ?? started.process.signalCode, 0)
+  }, 90_000)
 })

@@ -43,6 +43,8 @@ export interface StartOptions {
   readonly modules?: ReadonlyArray<string>
   /** More flags, such as `--data-dir`. */
   readonly args?: ReadonlyArray<string>
+  /** Run `npm start -- <flags>` in `cwd` instead (a project whose start script is `kubefx dev`). */
+  readonly npm?: boolean
 }
 
 /**
@@ -52,8 +54,11 @@ export interface StartOptions {
  */
 export const startDev = async (dir: string, options: StartOptions = {}): Promise<Dev> => {
   const storePort = await freePort()
-  const args = ["dev", ...(options.modules ?? []), "--port", "0", "--http-port", "0", "--store-port", `${storePort}`, "--dir", dir, ...(options.args ?? [])]
-  const child = spawn(process.execPath, [options.bin ?? bin, ...args], {
+  const flags = ["--port", "0", "--http-port", "0", "--store-port", `${storePort}`, "--dir", dir, ...(options.args ?? [])]
+  const [command, args] = options.npm === true
+    ? ["npm", ["start", "--", ...flags]]
+    : [process.execPath, [options.bin ?? bin, "dev", ...(options.modules ?? []), ...flags]]
+  const child = spawn(command, args, {
     cwd: options.cwd ?? root,
     stdio: ["ignore", "pipe", "pipe"]
   })
