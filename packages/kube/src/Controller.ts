@@ -24,7 +24,7 @@ import * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
 import * as ObjectMeta from "./ObjectMeta.ts"
 import * as OverlayCache from "./OverlayCache.ts"
-import type * as Resource from "./Resource.ts"
+import * as Resource from "./Resource.ts"
 import * as SharedInformers from "./SharedInformers.ts"
 
 /** A kind whose changes are mapped to primary keys by a function. */
@@ -259,6 +259,20 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           : Result.failVoid
       })
     )
+    // Objects that do not decode with the resource's Schema are reported, not skipped in silence:
+    // their run fails with the decode error (counted, shown in /controllers), writes Ready=False
+    // with reason DecodeError and records a Warning Event; a fix or a deletion ends it.
+    const undecodable = new Map<string, { readonly object: unknown; readonly error: Resource.DecodeError }>()
+    const validityEvents = primary.validity.pipe(
+      Stream.map((validity): Engine.Event => {
+        if (validity._tag === "Valid") {
+          undecodable.delete(validity.key)
+          return primary.get(validity.key) === undefined ? Engine.forget(validity.key) : Engine.enqueue(validity.key, { _tag: "Event", detail: "decodes again" })
+        }
+        undecodable.set(validity.key, validity)
+        return Engine.enqueue(validity.key, { _tag: "Event", detail: "does not decode" })
+      })
+    )
     const ownedEvents = owned.map((informer) =>
       informer.changes.pipe(
         Stream.filterMap((change): Result.Result<Engine.Event, void> => {
@@ -389,8 +403,35 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         }, readyManager)
       })
 
+    // R10 for an object known only as JSON: Ready=False, reason DecodeError, and a Warning Event.
+    const reportUndecodable = (entry: { readonly object: unknown; readonly error: Resource.DecodeError }) =>
+      Effect.gen(function*() {
+        const raw = entry.object as { readonly metadata?: ObjectMeta.ObjectMeta } | null
+        const metadata = raw?.metadata ?? {}
+        const message = Failure.truncate(entry.error.message, Conditions.readyMessageLength)
+        const identity = { apiVersion: resource.apiVersion, kind: resource.kind, metadata } as unknown as A
+        if (writeReady) {
+          const conditions = yield* Conditions.setNow([], Conditions.notReady(message, { reason: "DecodeError" }))
+          yield* kube.request({
+            method: "PATCH",
+            path: Resource.objectPath(resource, metadata.namespace, metadata.name ?? "", "status"),
+            query: { fieldManager: readyManager, force: "true" },
+            contentType: "application/apply-patch+yaml",
+            body: {
+              apiVersion: resource.apiVersion,
+              kind: resource.kind,
+              metadata: { name: metadata.name, ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }) },
+              status: { conditions }
+            }
+          }).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not record that ${metadata.name} does not decode`, cause)))
+        }
+        yield* events.record(identity, { type: "Warning", reason: "DecodeError", message })
+      })
+
     const reconcileKey = (key: string): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
       Effect.gen(function*() {
+        const broken = undecodable.get(key)
+        if (broken !== undefined) return yield* Effect.fail(broken.error)
         let object = yield* overlay.get(key)
         if (object === undefined) return Outcome.done
         seenGeneration.set(key, object.metadata.generation)
@@ -423,7 +464,9 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
     const engine = yield* Engine.make({
       name: options.name,
       reconcile: reconcileKey,
-      source: Stream.mergeAll([primaryEvents, ...ownedEvents, ...watchedEvents, ...servedEvents], { concurrency: "unbounded" }),
+      source: Stream.mergeAll([primaryEvents, validityEvents, ...ownedEvents, ...watchedEvents, ...servedEvents], {
+        concurrency: "unbounded"
+      }),
       concurrency: options.concurrency,
       retryPolicy: options.retryPolicy as RetryPolicy.RetryPolicy<Engine.RunFailure<E | KubeError.KubeError | Resource.DecodeError>> | undefined,
       rateLimit: options.rateLimit,
@@ -437,6 +480,12 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       rollback: options.rollback,
       onError: (key, failure, info) =>
         Effect.gen(function*() {
+          const broken = undecodable.get(key)
+          if (broken !== undefined) {
+            // Nothing to retry until the object changes: its next version is a new event.
+            yield* reportUndecodable(broken)
+            return { retry: false }
+          }
           const message = Failure.truncate(Failure.message(failure), Conditions.readyMessageLength)
           yield* setReady(key, Conditions.notReady(message), false).pipe(
             Effect.catchCause((cause) => Effect.logWarning(`could not record the failure of ${key} in its status`, cause))

@@ -11,10 +11,21 @@ import * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
 import * as Watcher from "./Watcher.ts"
 
+const rawVersion = (object: unknown): unknown =>
+  (object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion
+
 export type Change<A> =
   | { readonly _tag: "Added"; readonly object: A }
   | { readonly _tag: "Updated"; readonly previous: A; readonly object: A }
   | { readonly _tag: "Deleted"; readonly object: A }
+
+/**
+ * Whether an object of the resource decodes: `Invalid` when one does not (it is not in the cache,
+ * and was removed from it if it was there), `Valid` once it does again or is gone.
+ */
+export type Validity =
+  | { readonly _tag: "Invalid"; readonly key: string; readonly object: unknown; readonly error: Resource.DecodeError }
+  | { readonly _tag: "Valid"; readonly key: string }
 
 export interface Informer<A extends ObjectMeta.KubeObject> {
   readonly resource: Resource.Resource<A>
@@ -42,6 +53,11 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
    * Subscribers never miss a change; they may see one twice.
    */
   readonly changes: Stream.Stream<Change<A>>
+  /**
+   * Every object that does not decode as `Invalid`, then every change of that, for as long as the
+   * stream is consumed: what a controller reports on the object instead of reconciling it.
+   */
+  readonly validity: Stream.Stream<Validity>
   /** Waits until the cache holds the key at a version newer than `version`, or no longer holds it. */
   readonly awaitNewerThan: (key: string, version: number) => Effect.Effect<void>
 }
@@ -89,6 +105,8 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const byLabel = new Map<string, Set<string>>()
     const waiters = new Map<string, Array<{ readonly version: number; readonly done: Deferred.Deferred<void> }>>()
     const changes = yield* PubSub.unbounded<Change<A>>()
+    const invalid = new Map<string, Extract<Validity, { _tag: "Invalid" }>>()
+    const validity = yield* PubSub.unbounded<Validity>()
     const synced = yield* Latch.make(false)
     const served = yield* SubscriptionRef.make(true)
     let hasSynced = false
@@ -144,10 +162,38 @@ export const make = <A extends ObjectMeta.KubeObject>(
       for (const term of labelTerms(object)) indexRemove(byLabel, term, key)
     }
 
+    // Keeps the undecodable objects' record; returns what to publish of it.
+    const markValid = (key: string, into: Array<Validity>) => {
+      if (invalid.delete(key)) into.push({ _tag: "Valid", key })
+    }
+    const markInvalid = (entry: Watcher.Undecodable, into: Array<Validity>) => {
+      const marked = { _tag: "Invalid", key: entry.key, object: entry.object, error: entry.error } as const
+      invalid.set(entry.key, marked)
+      into.push(marked)
+    }
+    const publishValidity = (out: ReadonlyArray<Validity>) =>
+      out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(validity, out))
+
     const apply = (event: Watcher.Event<A>): Effect.Effect<void> =>
       Effect.suspend(() => {
         const out: Array<Change<A>> = []
+        const validityOut: Array<Validity> = []
+        if (event._tag === "Undecodable") {
+          const cached = objects.get(event.key)
+          if (cached !== undefined) {
+            remove(event.key, cached)
+            release(event.key, undefined)
+            out.push({ _tag: "Deleted", object: cached })
+          }
+          if (event.deleted) markValid(event.key, validityOut)
+          else markInvalid(event, validityOut)
+          return Effect.andThen(
+            out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out)),
+            publishValidity(validityOut)
+          )
+        }
         if (event._tag === "NotServed") {
+          for (const key of [...invalid.keys()]) markValid(key, validityOut)
           for (const [key, object] of objects) {
             remove(key, object)
             release(key, undefined)
@@ -156,7 +202,8 @@ export const make = <A extends ObjectMeta.KubeObject>(
           // The served state is set before the informer reports itself synced.
           return SubscriptionRef.set(served, false).pipe(
             Effect.andThen(Effect.sync(markSynced)),
-            Effect.andThen(out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out)))
+            Effect.andThen(out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out))),
+            Effect.andThen(publishValidity(validityOut))
           )
         }
         if (event._tag === "Listed") {
@@ -175,9 +222,16 @@ export const make = <A extends ObjectMeta.KubeObject>(
             release(key, undefined)
             out.push({ _tag: "Deleted", object })
           }
+          const listedInvalid = new Set(event.undecodable.map((entry) => entry.key))
+          for (const key of [...invalid.keys()]) if (!listedInvalid.has(key)) markValid(key, validityOut)
+          for (const entry of event.undecodable) {
+            const known = invalid.get(entry.key)
+            if (known === undefined || rawVersion(known.object) !== rawVersion(entry.object)) markInvalid(entry, validityOut)
+          }
         } else {
           const object = event.object
           const key = ObjectMeta.key(object)
+          markValid(key, validityOut)
           if (event._tag === "Deleted") {
             const previous = objects.get(key)
             if (previous !== undefined) remove(key, previous)
@@ -188,7 +242,10 @@ export const make = <A extends ObjectMeta.KubeObject>(
             out.push(previous === undefined ? { _tag: "Added", object } : { _tag: "Updated", previous, object })
           }
         }
-        const publish = out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out))
+        const publish = Effect.andThen(
+          out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out)),
+          publishValidity(validityOut)
+        )
         return event._tag === "Listed"
           ? SubscriptionRef.set(served, true).pipe(Effect.andThen(Effect.sync(markSynced)), Effect.andThen(publish))
           : publish
@@ -230,6 +287,10 @@ export const make = <A extends ObjectMeta.KubeObject>(
         const subscription = yield* PubSub.subscribe(changes)
         const snapshot = Array.from(objects.values(), (object): Change<A> => ({ _tag: "Added", object }))
         return Stream.concat(Stream.fromArray(snapshot), Stream.fromSubscription(subscription))
+      })),
+      validity: Stream.unwrap(Effect.gen(function*() {
+        const subscription = yield* PubSub.subscribe(validity)
+        return Stream.concat(Stream.fromArray([...invalid.values()]), Stream.fromSubscription(subscription))
       })),
       awaitNewerThan: (key, version) =>
         Effect.suspend(() => {

@@ -24,7 +24,16 @@ export interface ListOptions {
   readonly resourceVersion?: string | undefined
   /** Skip (and log) items that do not decode instead of failing the list; informers relist this way. */
   readonly skipUndecodable?: boolean | undefined
+  /** With `skipUndecodable`: told of each skipped item, so it is reported rather than lost. */
+  readonly onUndecodable?: Undecodable | undefined
 }
+
+/** Told of an object that does not decode (the raw JSON and why); the watch event's type, in a watch. */
+export type Undecodable = (
+  object: unknown,
+  error: Resource.DecodeError,
+  type?: "ADDED" | "MODIFIED" | "DELETED"
+) => Effect.Effect<void>
 
 export interface List<A> {
   readonly items: ReadonlyArray<A>
@@ -41,6 +50,8 @@ export interface WatchOptions {
   /** The server ends the watch after this long (it is resumed from the last version seen). */
   readonly timeoutSeconds?: number | undefined
   readonly allowBookmarks?: boolean | undefined
+  /** Told of each object event that does not decode (it is skipped, not delivered). */
+  readonly onUndecodable?: Undecodable | undefined
 }
 
 export type WatchEvent<A> =
@@ -257,7 +268,10 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             Resource.decode(resource, item).pipe(
               Effect.map(Option.some),
               Effect.catchTag("DecodeError", (error) =>
-                Effect.as(Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`), Option.none()))
+                Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`).pipe(
+                  Effect.andThen(options.onUndecodable?.(item, error) ?? Effect.void),
+                  Effect.as(Option.none())
+                ))
             ))).flatMap((item) => Option.isSome(item) ? [item.value] : [])
           : yield* Effect.forEach(body.items ?? [], decodeWith(resource))
         const token = body.metadata?.continue
@@ -305,7 +319,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
               Stream.decodeText(),
               Stream.splitLines,
               Stream.filter((line) => line.length > 0),
-              Stream.mapEffect((line) => watchEvent(resource, line)),
+              Stream.mapEffect((line) => watchEvent(resource, line, options.onUndecodable)),
               Stream.filter(Option.isSome),
               Stream.map((event) => event.value)
             )
@@ -397,7 +411,8 @@ const decodeRawEvent = Schema.decodeUnknownOption(Schema.fromJsonString(RawEvent
 // A line that is not a watch event is skipped and logged, so one bad line does not end the watch.
 const watchEvent = <A extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<A>,
-  line: string
+  line: string,
+  onUndecodable: Undecodable | undefined
 ): Effect.Effect<Option.Option<WatchEvent<A>>, KubeError.KubeError> => {
   const event = decodeRawEvent(line)
   if (Option.isNone(event)) {
@@ -411,7 +426,10 @@ const watchEvent = <A extends ObjectMeta.KubeObject>(
       return Resource.decode(resource, object).pipe(
         Effect.map((decoded) => Option.some({ type, object: decoded })),
         Effect.catchTag("DecodeError", (error) =>
-          Effect.as(Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`), Option.none()))
+          Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`).pipe(
+            Effect.andThen(onUndecodable?.(object, error, type) ?? Effect.void),
+            Effect.as(Option.none())
+          ))
       )
     case "BOOKMARK": {
       const version = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion

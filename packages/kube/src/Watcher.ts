@@ -9,13 +9,30 @@
 import { Duration, Effect, Queue, Random, Stream } from "effect"
 import * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
-import type * as ObjectMeta from "./ObjectMeta.ts"
+import * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
 
+/** An object of the resource that does not decode with its Schema: its key, raw JSON and why. */
+export interface Undecodable {
+  readonly key: string
+  readonly object: unknown
+  readonly error: Resource.DecodeError
+}
+
 export type Event<A> =
-  /** A full list: the complete current state (the first one, and after every relist). */
-  | { readonly _tag: "Listed"; readonly objects: ReadonlyArray<A>; readonly resourceVersion: string }
+  /**
+   * A full list: the complete current state (the first one, and after every relist), with the
+   * objects that did not decode listed apart.
+   */
+  | {
+    readonly _tag: "Listed"
+    readonly objects: ReadonlyArray<A>
+    readonly undecodable: ReadonlyArray<Undecodable>
+    readonly resourceVersion: string
+  }
   | { readonly _tag: "Added" | "Modified" | "Deleted"; readonly object: A }
+  /** An object changed (or was deleted) into a state that does not decode. */
+  | ({ readonly _tag: "Undecodable"; readonly deleted: boolean } & Undecodable)
   /**
    * The server does not serve the kind (its CRD is not installed, or was deleted): no objects. The
    * watcher keeps listing with backoff and sends `Listed` once the kind appears.
@@ -36,6 +53,15 @@ export interface Options<A = never> {
   readonly pageSize?: number | undefined
   /** Applied to every object as it arrives, so nothing holds the untransformed copy. */
   readonly transform?: ((object: A) => A) | undefined
+}
+
+// The key of an object known only as JSON.
+const rawKey = (object: unknown): string => {
+  const metadata = (object as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata
+  return ObjectMeta.keyOf(
+    typeof metadata?.namespace === "string" ? metadata.namespace : undefined,
+    typeof metadata?.name === "string" ? metadata.name : ""
+  )
 }
 
 class Inactive {
@@ -74,17 +100,27 @@ export const watch = <A extends ObjectMeta.KubeObject>(
         : Effect.succeed(Math.max(1, Math.round(Duration.toSeconds(Duration.fromInputUnsafe(options.watchTimeout)))))
 
       const list = Effect.gen(function*() {
-        const listed = yield* kube.listAll(resource, { ...select, limit: options.pageSize ?? 500, skipUndecodable: true })
+        const undecodable: Array<Undecodable> = []
+        const listed = yield* kube.listAll(resource, {
+          ...select,
+          limit: options.pageSize ?? 500,
+          skipUndecodable: true,
+          onUndecodable: (object, error) => Effect.sync(() => undecodable.push({ key: rawKey(object), object, error }))
+        })
         version = listed.resourceVersion
         notServed = false
         const objects = transform === undefined ? listed.items : listed.items.map(transform)
-        yield* Queue.offer(queue, { _tag: "Listed", objects, resourceVersion: listed.resourceVersion })
+        yield* Queue.offer(queue, { _tag: "Listed", objects, undecodable, resourceVersion: listed.resourceVersion })
       })
 
       let delivered = 0
       const watchOnce = Effect.gen(function*() {
         const timeoutSeconds = yield* watchTimeoutSeconds
-        yield* kube.watch(resource, { ...select, resourceVersion: version!, allowBookmarks: true, timeoutSeconds }).pipe(
+        const onUndecodable: Kube.Undecodable = (object, error, type) => {
+          version = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion ?? version
+          return Queue.offer(queue, { _tag: "Undecodable", key: rawKey(object), object, error, deleted: type === "DELETED" })
+        }
+        yield* kube.watch(resource, { ...select, resourceVersion: version!, allowBookmarks: true, timeoutSeconds, onUndecodable }).pipe(
           Stream.timeoutOrElse({ duration: inactivity, orElse: () => Stream.fail(new Inactive()) }),
           Stream.runForEach((event) =>
             Effect.suspend(() => {
