@@ -14,6 +14,7 @@ import { Argument, CliError, Command, Flag } from "effect/cli"
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as DevModule from "./DevModule.ts"
+import * as DevWatch from "./DevWatch.ts"
 import * as Ports from "./Ports.ts"
 import * as Summary from "./Summary.ts"
 
@@ -89,6 +90,10 @@ export const command = Command.make(
       Flag.withDescription("Port of the examples' fake object store (0: a free one; default 8090)"),
       Flag.withDefault(8090)
     ),
+    watch: Flag.Boolean("watch").pipe(
+      Flag.withDescription("Restart the operator when a file under its modules' directories changes; the API server keeps running"),
+      Flag.withDefault(false)
+    ),
     dataDir: Flag.String("data-dir").pipe(
       Flag.withDescription("Keep the embedded API server's objects in this directory, across restarts (default: in memory)"),
       Flag.optional
@@ -105,6 +110,36 @@ export const command = Command.make(
   (flags) => run(flags).pipe(Effect.scoped, Effect.provide(Logger.layer([fileLogger(path.join(flags.dir, "dev.log"))])))
 ).pipe(Command.withDescription("Run operators on the embedded API server (or a cluster), with a live summary"))
 
+// --watch: this process keeps the API server; a child runs the operator and restarts on changes.
+const watching = Effect.fn("DevCommand.watching")(function*(flags: {
+  readonly port: number
+  readonly httpPort: number
+  readonly storePort: number
+  readonly kubeconfig: Option.Option<string>
+  readonly dataDir: Option.Option<string>
+  readonly dir: string
+}, files: ReadonlyArray<string>) {
+  const busy = yield* Ports.busy("127.0.0.1", Option.isSome(flags.kubeconfig) ? [] : [{ port: flags.port, flag: "--port" }])
+  if (busy.length > 0) return yield* new DevCommandError({ message: busy.join(", ") })
+  let kubeconfigPath: string
+  if (Option.isSome(flags.kubeconfig)) {
+    kubeconfigPath = path.resolve(flags.kubeconfig.value)
+  } else {
+    kubeconfigPath = path.resolve(flags.dir, "kubeconfig")
+    const server = yield* ApiServer.make({
+      port: flags.port,
+      kubeconfigPath,
+      controllers: [WorkloadSimulator.controller],
+      ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {})
+    })
+    yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${path.join(flags.dir, "kubeconfig")} get all -A)`)
+  }
+  return yield* DevWatch.run({
+    files,
+    childArgs: [...files, "--kubeconfig", kubeconfigPath, "--http-port", `${flags.httpPort}`, "--store-port", `${flags.storePort}`, "--dir", flags.dir]
+  })
+})
+
 const run = Effect.fn("DevCommand")(function*(flags: {
   readonly modules: ReadonlyArray<string>
   readonly port: number
@@ -112,6 +147,7 @@ const run = Effect.fn("DevCommand")(function*(flags: {
   readonly storePort: number
   readonly kubeconfig: Option.Option<string>
   readonly dataDir: Option.Option<string>
+  readonly watch: boolean
   readonly dir: string
 }) {
   const kubeconfigOut = path.join(flags.dir, "kubeconfig")
@@ -121,6 +157,7 @@ const run = Effect.fn("DevCommand")(function*(flags: {
   if (files.length === 0) {
     return yield* new DevCommandError({ message: "no modules given and no examples/*/src/index.ts here" })
   }
+  if (flags.watch) return yield* watching(flags, files)
   const modules = yield* Effect.forEach(files, DevModule.load)
   // Every check before the first write: a start that fails leaves another instance's files alone.
   const busy = yield* Ports.busy("127.0.0.1", [
