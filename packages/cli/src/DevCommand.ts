@@ -110,37 +110,7 @@ export const command = Command.make(
   (flags) => run(flags).pipe(Effect.scoped, Effect.provide(Logger.layer([fileLogger(path.join(flags.dir, "dev.log"))])))
 ).pipe(Command.withDescription("Run operators on the embedded API server (or a cluster), with a live summary"))
 
-// --watch: this process keeps the API server; a child runs the operator and restarts on changes.
-const watching = Effect.fn("DevCommand.watching")(function*(flags: {
-  readonly port: number
-  readonly httpPort: number
-  readonly storePort: number
-  readonly kubeconfig: Option.Option<string>
-  readonly dataDir: Option.Option<string>
-  readonly dir: string
-}, files: ReadonlyArray<string>) {
-  const busy = yield* Ports.busy("127.0.0.1", Option.isSome(flags.kubeconfig) ? [] : [{ port: flags.port, flag: "--port" }])
-  if (busy.length > 0) return yield* new DevCommandError({ message: busy.join(", ") })
-  let kubeconfigPath: string
-  if (Option.isSome(flags.kubeconfig)) {
-    kubeconfigPath = path.resolve(flags.kubeconfig.value)
-  } else {
-    kubeconfigPath = path.resolve(flags.dir, "kubeconfig")
-    const server = yield* ApiServer.make({
-      port: flags.port,
-      kubeconfigPath,
-      controllers: [WorkloadSimulator.controller],
-      ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {})
-    })
-    yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${path.join(flags.dir, "kubeconfig")} get all -A)`)
-  }
-  return yield* DevWatch.run({
-    files,
-    childArgs: [...files, "--kubeconfig", kubeconfigPath, "--http-port", `${flags.httpPort}`, "--store-port", `${flags.storePort}`, "--dir", flags.dir]
-  })
-})
-
-const run = Effect.fn("DevCommand")(function*(flags: {
+interface Flags {
   readonly modules: ReadonlyArray<string>
   readonly port: number
   readonly httpPort: number
@@ -149,8 +119,39 @@ const run = Effect.fn("DevCommand")(function*(flags: {
   readonly dataDir: Option.Option<string>
   readonly watch: boolean
   readonly dir: string
-}) {
-  const kubeconfigOut = path.join(flags.dir, "kubeconfig")
+}
+
+// The cluster the operator talks to: the one of --kubeconfig, or the embedded server, started in
+// the current scope with its kubeconfig in the session directory. Returns the kubeconfig's path.
+const cluster = Effect.fnUntraced(function*(flags: Flags) {
+  if (Option.isSome(flags.kubeconfig)) {
+    const kubeconfigPath = path.resolve(flags.kubeconfig.value)
+    yield* Console.log(`kubefx dev: cluster from ${kubeconfigPath}`)
+    return kubeconfigPath
+  }
+  const kubeconfigPath = path.resolve(flags.dir, "kubeconfig")
+  const server = yield* ApiServer.make({
+    port: flags.port,
+    kubeconfigPath,
+    controllers: [WorkloadSimulator.controller],
+    ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {})
+  })
+  yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${path.join(flags.dir, "kubeconfig")} get all -A)`)
+  return kubeconfigPath
+})
+
+// --watch: this process keeps the API server; a child runs the operator and restarts on changes.
+const watching = Effect.fn("DevCommand.watching")(function*(flags: Flags, files: ReadonlyArray<string>) {
+  const busy = yield* Ports.busy("127.0.0.1", Option.isSome(flags.kubeconfig) ? [] : [{ port: flags.port, flag: "--port" }])
+  if (busy.length > 0) return yield* new DevCommandError({ message: busy.join(", ") })
+  const kubeconfigPath = yield* cluster(flags)
+  return yield* DevWatch.run({
+    files,
+    childArgs: [...files, "--kubeconfig", kubeconfigPath, "--http-port", `${flags.httpPort}`, "--store-port", `${flags.storePort}`, "--dir", flags.dir]
+  })
+})
+
+const run = Effect.fn("DevCommand")(function*(flags: Flags) {
   const logFile = path.join(flags.dir, "dev.log")
   mkdirSync(flags.dir, { recursive: true })
   const files = flags.modules.length > 0 ? flags.modules : DevModule.discover(process.cwd())
@@ -169,20 +170,7 @@ const run = Effect.fn("DevCommand")(function*(flags: {
   writeFileSync(logFile, "")
   const resources = modules.flatMap((module) => module.resources)
 
-  let kubeconfigPath: string
-  if (Option.isSome(flags.kubeconfig)) {
-    kubeconfigPath = path.resolve(flags.kubeconfig.value)
-    yield* Console.log(`kubefx dev: cluster from ${kubeconfigPath}`)
-  } else {
-    kubeconfigPath = path.resolve(kubeconfigOut)
-    const server = yield* ApiServer.make({
-      port: flags.port,
-      kubeconfigPath,
-      controllers: [WorkloadSimulator.controller],
-      ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {})
-    })
-    yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${kubeconfigOut} get all -A)`)
-  }
+  const kubeconfigPath = yield* cluster(flags)
 
   // The services the modules' controllers need (the examples' fake object store).
   const moduleLayers = modules.flatMap((module) => module.layer === undefined ? [] : [module.layer])

@@ -4,23 +4,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Dev, startDev } from "./dev.ts"
+import { type Dev, eventually, startDev } from "./dev.ts"
 import { kubefx } from "./run.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "kubefx-dev-test-"))
 let dev: Dev
 
-const eventually = async <A>(check: () => Promise<A>, within = 30_000): Promise<A> => {
-  const deadline = Date.now() + within
-  for (;;) {
-    try {
-      return await check()
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-  }
-}
 
 interface Listed {
   readonly items: ReadonlyArray<{

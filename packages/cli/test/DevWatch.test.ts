@@ -6,10 +6,9 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { connect } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type Dev, startDev } from "./dev.ts"
+import { type Dev, eventually, refused, startDev } from "./dev.ts"
 
 // Inside the workspace, so the module resolves @kubefx/* as the examples do.
 const dir = mkdtempSync(join(fileURLToPath(new URL(".", import.meta.url)), ".watch-"))
@@ -43,24 +42,7 @@ export const definition = Operator.controller({
 })
 `
 
-const refused = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1")
-    socket.once("connect", () => (socket.destroy(), resolve(false)))
-    socket.once("error", () => resolve(true))
-  })
 
-const eventually = async (check: () => Promise<void>, within = 30_000) => {
-  const deadline = Date.now() + within
-  for (;;) {
-    try {
-      return await check()
-    } catch (error) {
-      if (Date.now() > deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-  }
-}
 
 describe("kubefx dev --watch", () => {
   it("restarts the operator on a change to its module, keeping the API server and its objects", async () => {

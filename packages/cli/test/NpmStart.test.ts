@@ -5,10 +5,10 @@
 import { afterAll, describe, expect, it } from "vitest"
 import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { refused } from "./dev.ts"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), "kubefx-npm-start-test-"))
@@ -18,12 +18,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const refused = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1")
-    socket.once("connect", () => (socket.destroy(), resolve(false)))
-    socket.once("error", () => resolve(true))
-  })
 
 const processesMentioning = (text: string) =>
   new Promise<string>((resolve) => execFile("pgrep", ["-af", text], (_, stdout) => resolve(stdout.trim())))

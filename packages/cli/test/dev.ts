@@ -2,7 +2,7 @@
  * Runs `kubefx dev` in a child process on free ports, as users run it, for end-to-end tests.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { createServer } from "node:net"
+import { connect, createServer } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -94,3 +94,24 @@ export const startDev = async (dir: string, options: StartOptions = {}): Promise
   }
   return { process: child, operatorUrl, storeUrl: `http://127.0.0.1:${storePort}`, kubeconfig, output: () => output, kubectl, stop }
 }
+
+/** Retries `check` every 200 ms until it resolves, for at most `within` ms; then rethrows its error. */
+export const eventually = async <A>(check: () => Promise<A>, within = 30_000): Promise<A> => {
+  const deadline = Date.now() + within
+  for (;;) {
+    try {
+      return await check()
+    } catch (error) {
+      if (Date.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
+/** Whether nothing listens on the loopback `port` any more. */
+export const refused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    socket.once("connect", () => (socket.destroy(), resolve(false)))
+    socket.once("error", () => resolve(true))
+  })
