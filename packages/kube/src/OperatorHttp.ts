@@ -10,7 +10,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import type { Controller as Engine, Health, Trigger } from "@kubefx/core"
-import { Clock, Context, Effect, Layer, Schedule, Schema, type Scope, Stream } from "effect"
+import { Clock, Config, Context, Effect, Layer, Schedule, Schema, type Scope, Stream } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer } from "node:http"
@@ -24,11 +24,18 @@ export class OperatorHttpError extends Schema.TaggedError<OperatorHttpError>()("
 }) {}
 
 export interface Options {
-  /** Default 127.0.0.1. */
+  /**
+   * Default `$KUBEFX_HTTP_HOST`, else 127.0.0.1. In a pod, 0.0.0.0, so the kubelet's probes and
+   * Prometheus reach it (`kubefx manifests` sets the variable).
+   */
   readonly host?: string | undefined
-  /** Default 8080; 0 picks a free port. */
+  /** Default `$KUBEFX_HTTP_PORT`, else 8080; 0 picks a free port. */
   readonly port?: number | undefined
 }
+
+// What the operator's environment says when the code does not.
+const hostFromEnv = Config.String("KUBEFX_HTTP_HOST").pipe(Config.withDefault("127.0.0.1"))
+const portFromEnv = Config.Int("KUBEFX_HTTP_PORT").pipe(Config.withDefault(8080))
 
 /** What the endpoints read from a running operator. */
 export interface Source {
@@ -401,8 +408,13 @@ export const serve = (
   options: Options
 ): Effect.Effect<{ readonly url: string }, OperatorHttpError, Scope.Scope> =>
   Effect.gen(function*() {
-    const host = options.host ?? "127.0.0.1"
-    const port = options.port ?? 8080
+    const fromEnv = Effect.mapError(
+      Effect.all({ host: hostFromEnv, port: portFromEnv }),
+      (error) => new OperatorHttpError({ message: `KUBEFX_HTTP_HOST / KUBEFX_HTTP_PORT: ${error.message}` })
+    )
+    const env = options.host !== undefined && options.port !== undefined ? undefined : yield* fromEnv
+    const host = options.host ?? env?.host ?? "127.0.0.1"
+    const port = options.port ?? env?.port ?? 8080
     const server = HttpRouter.serve(routes(source), { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port, gracefulShutdownTimeout: "1 second" }))
     )

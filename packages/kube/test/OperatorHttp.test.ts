@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
 import { Builtins, Kube, Operator, type OperatorHttp } from "@kubefx/kube"
-import { Effect, Metric, References, Ref } from "effect"
+import { ConfigProvider, Effect, Metric, References, Ref } from "effect"
 import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const configMap = (ns: string, name: string, app: string) => ({
@@ -253,4 +253,24 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       assert.strictEqual(Date.parse(data.next.at) - Date.parse(data.startedAt), 3_600_000 + data.durationMillis)
       yield* running.shutdown
     }).pipe(quiet))
+
+  it.effect("binds where KUBEFX_HTTP_HOST and KUBEFX_HTTP_PORT say when the code does not, as a pod needs", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const operator = Operator.make({
+        name: "env-bound",
+        controllers: [Operator.controller({ name: "env-bound", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })],
+        http: {}
+      })
+      const env = (vars: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromUnknown(vars))
+      const running = yield* Operator.start(operator).pipe(
+        Effect.provide(env({ KUBEFX_HTTP_HOST: "0.0.0.0", KUBEFX_HTTP_PORT: "0" }))
+      )
+      assert.match(running.url ?? "", /^http:\/\/0\.0\.0\.0:\d+$/)
+      const port = new URL(running.url!).port
+      assert.strictEqual((yield* get(`http://127.0.0.1:${port}/healthz`)).status, 200)
+      yield* running.shutdown
+      const refused = yield* Effect.flip(Operator.start(operator).pipe(Effect.provide(env({ KUBEFX_HTTP_PORT: "eighty" }))))
+      assert.include(refused.message, "KUBEFX_HTTP_PORT")
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 })
