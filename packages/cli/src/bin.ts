@@ -9,6 +9,7 @@ import * as ApiServerCommand from "./ApiServerCommand.ts"
 import * as CrdCommand from "./CrdCommand.ts"
 import * as DevCommand from "./DevCommand.ts"
 import * as InitCommand from "./InitCommand.ts"
+import * as ManifestsCommand from "./ManifestsCommand.ts"
 import * as RbacCommand from "./RbacCommand.ts"
 
 const subcommands = [
@@ -16,6 +17,7 @@ const subcommands = [
   CrdCommand.command,
   DevCommand.command,
   InitCommand.command,
+  ManifestsCommand.command,
   RbacCommand.command
 ] as const
 

@@ -1,0 +1,212 @@
+/**
+ * `kubefx manifests MODULE... --image IMAGE`: what a cluster needs to run the operator the modules
+ * export, as one YAML stream for `kubectl apply -f -`: its CRDs, a Namespace, a ServiceAccount, the
+ * least-privilege ClusterRole and its binding, the Deployment (probes on the operator's HTTP server,
+ * bound to 0.0.0.0 through KUBEFX_HTTP_HOST; a restricted security context; requests and limits) and
+ * a Service for its metrics.
+ *
+ * @since 0.1.0
+ */
+import { dumpYaml } from "@kubernetes/client-node"
+import { Crd, Operator, Rbac } from "@kubefx/kube"
+import { Console, Effect, Option, Predicate, Schema } from "effect"
+import { Argument, CliError, Command, Flag } from "effect/cli"
+import * as CrdCommand from "./CrdCommand.ts"
+
+/** The manifests cannot be made as asked. */
+export class ManifestsCommandError extends Schema.TaggedError<ManifestsCommandError>()("ManifestsCommandError", {
+  message: Schema.String
+}) {
+  override get [CliError.userMessage]() {
+    return this.message
+  }
+}
+
+export interface Options {
+  readonly image: string
+  /** Default: the operator's name. */
+  readonly namespace?: string | undefined
+  /** Default 1 (with leader election, more replicas wait as standbys). */
+  readonly replicas?: number | undefined
+}
+
+/** The port of the operator's HTTP server in the pod: probes, metrics, /controllers. */
+export const httpPort = 8080
+
+const isOperator = (value: unknown): value is Operator.Operator<any> =>
+  Predicate.hasProperty(value, "_tag") && value._tag === "Operator" && Predicate.hasProperty(value, "controllers")
+
+const isController = (value: unknown): value is Operator.ControllerDefinition<any> =>
+  Predicate.hasProperty(value, "_tag") && value._tag === "ControllerDefinition"
+
+/**
+ * The objects a cluster needs for `operator` besides its CRDs, in the order `kubectl apply` needs them.
+ *
+ * @example
+ * import * as ManifestsCommand from "./ManifestsCommand.ts"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * const objects = ManifestsCommand.objects(operator, { image: "ghcr.io/acme/widgets:1.0.0" })
+ */
+export const objects = (
+  operator: Operator.Operator<any>,
+  options: Options
+): ReadonlyArray<Record<string, unknown>> => {
+  const name = operator.name
+  const namespace = options.namespace ?? name
+  const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "kubefx" }
+  const role = Rbac.clusterRole(operator)
+  return [
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels } },
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
+    { ...role, metadata: { ...role.metadata, labels } },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name, labels },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
+      subjects: [{ kind: "ServiceAccount", name, namespace }]
+    },
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name, namespace, labels },
+      spec: {
+        replicas: options.replicas ?? 1,
+        selector: { matchLabels: { "app.kubernetes.io/name": name } },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: name,
+            // The operator's graceful shutdown (30 s by default) before the kubelet kills it.
+            terminationGracePeriodSeconds: 40,
+            securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+            containers: [{
+              name: "operator",
+              image: options.image,
+              env: [
+                { name: "KUBEFX_HTTP_HOST", value: "0.0.0.0" },
+                { name: "KUBEFX_HTTP_PORT", value: `${httpPort}` },
+                { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }
+              ],
+              ports: [{ name: "http", containerPort: httpPort, protocol: "TCP" }],
+              startupProbe: { httpGet: { path: "/startupz", port: "http" }, periodSeconds: 2, failureThreshold: 60 },
+              livenessProbe: { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 10, failureThreshold: 3 },
+              readinessProbe: { httpGet: { path: "/readyz", port: "http" }, periodSeconds: 5 },
+              resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                capabilities: { drop: ["ALL"] }
+              }
+            }]
+          }
+        }
+      }
+    },
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: `${name}-metrics`, namespace, labels },
+      spec: {
+        selector: { "app.kubernetes.io/name": name },
+        ports: [{ name: "http-metrics", port: httpPort, targetPort: "http", protocol: "TCP" }]
+      }
+    }
+  ]
+}
+
+/**
+ * The operator the modules export (the first `Operator.make` export), or one made of their
+ * controllers named `name`.
+ *
+ * @example
+ * import { Option } from "effect"
+ * import * as ManifestsCommand from "./ManifestsCommand.ts"
+ * const found = ManifestsCommand.operatorOf([{}], Option.none())
+ */
+export const operatorOf = (
+  exports: ReadonlyArray<Readonly<Record<string, unknown>>>,
+  name: Option.Option<string>
+): Effect.Effect<Operator.Operator<any>, ManifestsCommandError> => {
+  const values = [...new Set(exports.flatMap((e) => Object.values(e)))]
+  const operator = values.find(isOperator)
+  if (operator !== undefined) return Effect.succeed(Option.isSome(name) ? { ...operator, name: name.value } : operator)
+  const controllers = values.filter(isController)
+  if (controllers.length === 0) {
+    return Effect.fail(new ManifestsCommandError({ message: "the modules export no operator (Operator.make) or controller (Operator.controller)" }))
+  }
+  if (Option.isNone(name)) {
+    return Effect.fail(new ManifestsCommandError({
+      message: "the modules export controllers but no operator: export one made with Operator.make, or name it with --name"
+    }))
+  }
+  return Effect.succeed(Operator.make({ name: name.value, controllers }))
+}
+
+/**
+ * The YAML stream for the modules' operator.
+ *
+ * @example
+ * import { Option } from "effect"
+ * import * as ManifestsCommand from "./ManifestsCommand.ts"
+ * const yaml = ManifestsCommand.render(["src/operator.ts"], { image: Option.some("acme/op:1"), namespace: Option.none(), replicas: 1, name: Option.none() })
+ */
+export const render = Effect.fn("ManifestsCommand.render")(function*(
+  modules: ReadonlyArray<string>,
+  flags: {
+    readonly image: Option.Option<string>
+    readonly namespace: Option.Option<string>
+    readonly replicas: number
+    readonly name: Option.Option<string>
+  }
+) {
+  if (Option.isNone(flags.image)) {
+    return yield* new ManifestsCommandError({ message: "--image is required: the operator's container image, e.g. --image ghcr.io/acme/my-operator:0.1.0" })
+  }
+  if (flags.replicas < 1) return yield* new ManifestsCommandError({ message: `--replicas ${flags.replicas}: at least 1` })
+  const exports = yield* Effect.forEach(modules, (module) =>
+    CrdCommand.load(module).pipe(Effect.mapError((error) => new ManifestsCommandError({ message: error.message }))))
+  const operator = yield* operatorOf(exports, flags.name)
+  const resources = yield* Effect.map(
+    Effect.forEach(exports, (e) => CrdCommand.customResources(e, Option.none()).pipe(Effect.orElseSucceed(() => []))),
+    (found) => [...new Set(found.flat())]
+  )
+  const rest = objects(operator, {
+    image: flags.image.value,
+    namespace: Option.getOrUndefined(flags.namespace),
+    replicas: flags.replicas
+  }).map((object) => dumpYaml(JSON.parse(JSON.stringify(object))))
+  return [...(resources.length === 0 ? [] : [Crd.toYaml(resources.map(Crd.make))]), ...rest].join("---\n")
+})
+
+/**
+ * The `manifests` subcommand.
+ *
+ * @example
+ * import { Command } from "effect/cli"
+ * import * as ManifestsCommand from "./ManifestsCommand.ts"
+ * const kubefx = Command.make("kubefx").pipe(Command.withSubcommands([ManifestsCommand.command]))
+ */
+export const command = Command.make(
+  "manifests",
+  {
+    modules: Argument.String("module").pipe(
+      Argument.withDescription("Modules exporting the operator (Operator.make) or its controllers, and its custom resources"),
+      Argument.variadic({ min: 1 })
+    ),
+    image: Flag.String("image").pipe(Flag.withDescription("The operator's container image (required)"), Flag.optional),
+    namespace: Flag.String("namespace").pipe(Flag.withDescription("Where the operator runs (default: its name)"), Flag.optional),
+    replicas: Flag.Int("replicas").pipe(
+      Flag.withDescription("Replicas of the Deployment (default 1; with leader election the others stand by)"),
+      Flag.withDefault(1)
+    ),
+    name: Flag.String("name").pipe(Flag.withDescription("Names an operator given as bare controllers"), Flag.optional)
+  },
+  ({ modules, ...flags }) => render(modules, flags).pipe(Effect.flatMap((yaml) => Console.log(yaml.trimEnd())))
+).pipe(
+  Command.withDescription("Print what a cluster needs to run the operator, as YAML for kubectl apply -f -"),
+  Command.withExamples([
+    { command: "kubefx manifests src/operator.ts --image ghcr.io/acme/my-operator:0.1.0 | kubectl apply -f -", description: "Deploy the operator" }
+  ])
+)

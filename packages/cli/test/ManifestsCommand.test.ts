@@ -1,0 +1,105 @@
+/**
+ * `kubefx manifests` run as users run it: the YAML stream of what a cluster needs for an operator,
+ * applied with the real kubectl to the embedded API server, first as a server-side dry run, then for
+ * real; and every bad input as one line.
+ */
+import { Testing } from "@kubefx/apiserver"
+import { execFile } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { documents, kubefx } from "./run.ts"
+
+let server: Testing.TestServer
+beforeAll(async () => {
+  server = await Testing.start()
+})
+afterAll(async () => {
+  await server.close()
+})
+
+const kubectl = (...args: ReadonlyArray<string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile("kubectl", ["--kubeconfig", server.kubeconfigPath, "--cache-dir", join(server.dir, "cache"), ...args], { timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+  })
+
+describe("kubefx manifests", () => {
+  it("prints the CRDs, Namespace, ServiceAccount, least-privilege RBAC, a hardened Deployment and a metrics Service", async () => {
+    const result = await kubefx("manifests", "fixtures/operator.ts", "--image", "ghcr.io/acme/buckets:1.0.0", "--replicas", "2")
+    expect(result.code).toBe(0)
+    const objects = documents(result.stdout) as Array<any>
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      "CustomResourceDefinition/buckets.storage.kubefx.dev",
+      "Namespace/buckets-operator",
+      "ServiceAccount/buckets-operator",
+      "ClusterRole/buckets-operator",
+      "ClusterRoleBinding/buckets-operator",
+      "Deployment/buckets-operator",
+      "Service/buckets-operator-metrics"
+    ])
+    const role = objects[3]
+    expect(role.rules).toContainEqual({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["buckets-operator-leader"], verbs: ["get", "update"] })
+    expect(role.rules).toContainEqual({ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] })
+    expect(objects[4].subjects).toEqual([{ kind: "ServiceAccount", name: "buckets-operator", namespace: "buckets-operator" }])
+    const deployment = objects[5]
+    expect(deployment.spec.replicas).toBe(2)
+    const pod = deployment.spec.template.spec
+    expect(pod.serviceAccountName).toBe("buckets-operator")
+    expect(pod.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } })
+    const [container] = pod.containers
+    expect(container.image).toBe("ghcr.io/acme/buckets:1.0.0")
+    expect(container.env).toContainEqual({ name: "KUBEFX_HTTP_HOST", value: "0.0.0.0" })
+    expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "http" })
+    expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "http" })
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ["ALL"] }
+    })
+    expect(container.resources.limits).toEqual({ cpu: "500m", memory: "256Mi" })
+    expect(objects[6].spec.ports).toEqual([{ name: "http-metrics", port: 8080, targetPort: "http", protocol: "TCP" }])
+  })
+
+  it("applies to the API server: a server-side dry run, then for real", async () => {
+    const result = await kubefx("manifests", "fixtures/operator.ts", "--image", "ghcr.io/acme/buckets:1.0.0")
+    const file = join(server.dir, "manifests.yaml")
+    writeFileSync(file, result.stdout)
+    // As on a cluster, a server-side dry run cannot create objects in a namespace it only pretends
+    // to create; with the namespace there, every object passes admission without being stored.
+    const beforeNamespace = await kubectl("apply", "--dry-run=server", "-f", file)
+    expect(beforeNamespace.stderr).toContain('namespaces "buckets-operator" not found')
+    expect((await kubectl("create", "namespace", "buckets-operator", "--save-config")).code).toBe(0)
+    const dryRun = await kubectl("apply", "--dry-run=server", "-f", file)
+    expect(dryRun.stderr).toBe("")
+    expect(dryRun.code).toBe(0)
+    expect(dryRun.stdout).toContain("deployment.apps/buckets-operator created (server dry run)")
+    expect((await kubectl("get", "deployment", "buckets-operator", "-n", "buckets-operator")).code).toBe(1)
+    const applied = await kubectl("apply", "-f", file)
+    expect(applied.stderr).toBe("")
+    expect(applied.code).toBe(0)
+    expect(applied.stdout.trim().split("\n")).toHaveLength(7)
+    const deployment = JSON.parse((await kubectl("get", "deployment", "buckets-operator", "-n", "buckets-operator", "-o", "json")).stdout)
+    expect(deployment.spec.template.spec.containers[0].ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }])
+  })
+
+  it("names an operator given as bare controllers with --name, and says what is missing otherwise", async () => {
+    const bare = await kubefx("manifests", "fixtures/controllers.ts", "--image", "acme/op:1")
+    expect([bare.code, bare.stdout, bare.stderr]).toEqual([1, "",
+      "kubefx manifests: the modules export controllers but no operator: export one made with Operator.make, or name it with --name\n"])
+    const named = await kubefx("manifests", "fixtures/controllers.ts", "--image", "acme/op:1", "--name", "audit-operator")
+    expect(named.code).toBe(0)
+    expect((documents(named.stdout) as Array<any>).find((o) => o.kind === "Deployment").metadata.name).toBe("audit-operator")
+  })
+
+  it("refuses a missing --image, a module without an operator, and a missing module, in one line each", async () => {
+    const noImage = await kubefx("manifests", "fixtures/operator.ts")
+    expect([noImage.code, noImage.stdout, noImage.stderr]).toEqual([1, "",
+      "kubefx manifests: --image is required: the operator's container image, e.g. --image ghcr.io/acme/my-operator:0.1.0\n"])
+    const nothing = await kubefx("manifests", "fixtures/resources.ts", "--image", "acme/op:1")
+    expect([nothing.code, nothing.stderr]).toEqual([1, "kubefx manifests: the modules export no operator (Operator.make) or controller (Operator.controller)\n"])
+    const missing = await kubefx("manifests", "fixtures/nope.ts", "--image", "acme/op:1")
+    expect([missing.code, missing.stderr]).toEqual([1, "kubefx manifests: fixtures/nope.ts does not exist\n"])
+  })
+})
