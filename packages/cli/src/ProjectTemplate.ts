@@ -48,7 +48,7 @@ const packageJson = (options: Options): string =>
       start: "exec kubefx dev src/greeting.ts",
       test: "tsc --noEmit && vitest run",
       crd: "kubefx crd src/greeting.ts",
-      manifests: "kubefx manifests src/greeting.ts"
+      manifests: "kubefx manifests src/operator.ts"
     },
     dependencies: {
       "@effect/platform-node": versions.platformNode,
@@ -154,9 +154,9 @@ export const definition = Operator.controller({
 export const samples = new URL("../samples/", import.meta.url)
 `
 
-const main = (options: Options): string => `/**
- * The operator's process: the Greeting controller against the cluster of $KUBECONFIG, ~/.kube/config
- * or the pod's service account, with probes and metrics on its HTTP server, until SIGTERM.
+const operator = (options: Options): string => `/**
+ * The operator: the Greeting controller, one active replica at a time. Only declared here, so
+ * \`kubefx manifests src/operator.ts\` can read it; src/main.ts runs it.
  */
 import { Operator } from "@kubefx/kube"
 import { definition } from "./greeting.ts"
@@ -164,11 +164,18 @@ import { definition } from "./greeting.ts"
 export const operator = Operator.make({
   name: "${options.name}",
   controllers: [definition],
-  // One active replica; the others wait for the Lease in the pod's namespace.
-  leaderElection: { namespace: process.env.POD_NAMESPACE ?? "default" },
-  // In a pod, the kubelet's probes and Prometheus reach the HTTP server from outside the container.
-  http: { host: process.env.KUBEFX_HTTP_HOST ?? "0.0.0.0", port: Number(process.env.KUBEFX_HTTP_PORT ?? 8080) }
+  // The others wait for the Lease, in the pod's namespace (\`kubefx manifests\` sets POD_NAMESPACE).
+  leaderElection: { namespace: process.env.POD_NAMESPACE ?? "default" }
 })
+`
+
+const main = `/**
+ * The operator's process: against the cluster of $KUBECONFIG, ~/.kube/config or the pod's service
+ * account, with probes and metrics on its HTTP server ($KUBEFX_HTTP_HOST, $KUBEFX_HTTP_PORT), JSON
+ * logs, and a graceful shutdown on SIGTERM.
+ */
+import { Operator } from "@kubefx/kube"
+import { operator } from "./operator.ts"
 
 Operator.main(operator)
 `
@@ -236,12 +243,13 @@ wherever npm does; the operator itself needs Node.js 22.19 or newer.
 
 \`\`\`sh
 docker build -t ${options.name}:0.1.0 .
-npx kubefx manifests src/greeting.ts --image ${options.name}:0.1.0 | kubectl apply -f -
+npx kubefx manifests src/operator.ts --image ${options.name}:0.1.0 | kubectl apply -f -
 \`\`\`
 
 \`kubefx manifests\` prints the CRD, a Namespace, a ServiceAccount, the least-privilege RBAC, the
 Deployment (probes, metrics, a restricted security context) and a metrics Service. \`src/main.ts\`
-runs the operator; keep it apart from \`src/greeting.ts\`, which only declares.
+runs the operator; keep it apart from \`src/greeting.ts\` and \`src/operator.ts\`, which only declare
+(the kubefx commands import them).
 `
 
 const gitignore = `node_modules/
@@ -275,7 +283,8 @@ export const files = (options: Options): ReadonlyArray<File> => [
   { path: "package.json", text: packageJson(options) },
   { path: "tsconfig.json", text: tsconfig },
   { path: "src/greeting.ts", text: resource(options) },
-  { path: "src/main.ts", text: main(options) },
+  { path: "src/operator.ts", text: operator(options) },
+  { path: "src/main.ts", text: main },
   { path: "samples/greeting.yaml", text: sample(options) },
   { path: "test/greeting.test.ts", text: test },
   { path: "README.md", text: readme(options) },

@@ -197,7 +197,7 @@ describe("kubefx init, as a team starts its own operator", () => {
   it("creates a project from the tarballs whose npm install && npm test pass outside the workspace", async () => {
     const created = await ok(process.execPath, [repoKubefx, "init", initProject, "--from", packs], workspace)
     assert.include(created.stdout, `kubefx init: created ${initProject}`)
-    for (const file of ["package.json", "tsconfig.json", "src/greeting.ts", "src/main.ts", "samples/greeting.yaml",
+    for (const file of ["package.json", "tsconfig.json", "src/greeting.ts", "src/operator.ts", "src/main.ts", "samples/greeting.yaml",
       "test/greeting.test.ts", "README.md", ".gitignore", "Dockerfile"]) {
       assert.isTrue(existsSync(join(initProject, file)), file)
     }
@@ -212,7 +212,7 @@ describe("kubefx init, as a team starts its own operator", () => {
     assert.match(tested.stdout.replace(/\u001b\[[0-9;]*m/g, ""), /Tests\s+1 passed/)
   }, 240_000)
 
-  it("npm start runs the operator on the embedded server and brings the sample to Ready; SIGTERM stops it", async () => {
+  it("npm start runs the operator on the embedded server and brings the sample to Ready; its manifests apply there; SIGTERM stops it", async () => {
     started = await startDev(join(initProject, ".kubefx"), { cwd: initProject, npm: true })
     const deadline = Date.now() + 30_000
     for (;;) {
@@ -221,6 +221,18 @@ describe("kubefx init, as a team starts its own operator", () => {
       if (Date.now() > deadline) assert.fail(`not Ready: ${JSON.stringify(greeting.status)}`)
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
+    // What the project deploys with, from the packed kubefx, accepted by the cluster it ran on.
+    const packedKubefx = join(initProject, "node_modules", ".bin", "kubefx")
+    const manifests = await ok(process.execPath, [packedKubefx, "manifests", "src/operator.ts", "--image", "hello-operator:0.1.0"], initProject)
+    const applied = await started.kubectl(["apply", "-f", "-"], manifests.stdout)
+    for (const line of [
+      "namespace/hello-operator created",
+      "serviceaccount/hello-operator created",
+      "clusterrole.rbac.authorization.k8s.io/hello-operator created",
+      "clusterrolebinding.rbac.authorization.k8s.io/hello-operator created",
+      "deployment.apps/hello-operator created",
+      "service/hello-operator-metrics created"
+    ]) assert.include(applied, line)
     await started.stop()
     assert.strictEqual(started.process.exitCode ?? started.process.signalCode, 0)
   }, 90_000)
