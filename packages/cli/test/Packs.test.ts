@@ -151,6 +151,17 @@ describe("a project outside the workspace, installed from the tarballs", () => {
     assert.match(result.stdout.replace(/\u001b\[[0-9;]*m/g, ""), /Tests\s+1 passed/)
   }, 120_000)
 
+  it("runs on the oldest Node.js it supports, 22.19, as well as on 24", async () => {
+    const node22 = join(project, ".node22")
+    mkdirSync(node22)
+    writeFileSync(join(node22, "package.json"), JSON.stringify({ name: "node22", private: true }))
+    await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", "node@22.19.0"], node22)
+    const node = join(node22, "node_modules", ".bin", "node")
+    assert.strictEqual((await ok(node, ["--version"], project)).stdout.trim(), "v22.19.0")
+    const crd = await ok(node, [kubefx, "crd", "greeting.ts"], project)
+    assert.include(crd.stdout, "name: greetings.demo.kubefx.dev")
+  }, 120_000)
+
   it("tells a Node.js older than 22.19 which version it needs, before loading anything", async () => {
     const pretend = (version: string) =>
       `data:text/javascript,Object.defineProperty(process,"versions",{value:{...process.versions,node:"${version}"}})`
