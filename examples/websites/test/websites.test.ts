@@ -30,7 +30,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("websites",
       yield* Stream.mergeAll(informers.map((informer) => informer.changes), { concurrency: "unbounded" }).pipe(
         Stream.runForEach((change) =>
           change._tag === "Deleted"
-            ? Ref.update(deletions, (xs) => [...xs, { revision: ObjectMeta.version(change.object), kind: change.object.kind ?? "" }])
+            ? Ref.update(deletions, (xs) => [...xs, { revision: Number(change.object.metadata.resourceVersion), kind: change.object.kind ?? "" }])
             : Effect.void
         ),
         Effect.forkScoped
@@ -45,7 +45,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("websites",
       // The server's revisions order its writes: the Service came after the write that made the
       // Deployment ready (the simulator's last one).
       const service = yield* kube.get(Builtins.Service, "hello", ns)
-      assert.isAbove(ObjectMeta.version(service), ObjectMeta.version(deployment))
+      assert.isAbove(ObjectMeta.compareVersions(service.metadata.resourceVersion, deployment.metadata.resourceVersion) ?? 0, 0)
       assert.strictEqual(service.metadata.ownerReferences?.[0]?.name, "hello")
 
       // New content: a new page and a new rollout, then Ready again.

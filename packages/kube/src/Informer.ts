@@ -11,6 +11,14 @@ import * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
 import * as Watcher from "./Watcher.ts"
 
+// Whether the cache's copy (or its absence) answers a wait for `version`: a version that cannot be
+// ordered against it is another one, so it counts as newer.
+const reached = (current: ObjectMeta.KubeObject | undefined, version: string | undefined, orEqual: boolean): boolean => {
+  if (current === undefined) return true
+  const order = ObjectMeta.compareVersions(current.metadata.resourceVersion, version) ?? 1
+  return orEqual ? order >= 0 : order > 0
+}
+
 const rawVersion = (object: unknown): unknown =>
   (object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion
 
@@ -58,8 +66,13 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
    * stream is consumed: what a controller reports on the object instead of reconciling it.
    */
   readonly validity: Stream.Stream<Validity>
-  /** Waits until the cache holds the key at a version newer than `version`, or no longer holds it. */
-  readonly awaitNewerThan: (key: string, version: number) => Effect.Effect<void>
+  /**
+   * Waits until the cache holds the key at a version newer than `resourceVersion` (any other version,
+   * when the two cannot be ordered), or no longer holds it.
+   */
+  readonly awaitNewerThan: (key: string, resourceVersion: string | undefined) => Effect.Effect<void>
+  /** Waits until the cache holds the key at `resourceVersion` or newer, or no longer holds it. */
+  readonly awaitVersion: (key: string, resourceVersion: string | undefined) => Effect.Effect<void>
 }
 
 /** The watch's options; `transform` defaults to `stripManagedFields`. */
@@ -103,7 +116,8 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const objects = new Map<string, A>()
     const byNamespace = new Map<string, Set<string>>()
     const byLabel = new Map<string, Set<string>>()
-    const waiters = new Map<string, Array<{ readonly version: number; readonly done: Deferred.Deferred<void> }>>()
+    // `orEqual`: released by the version itself too (awaitVersion), not only by a newer one.
+    const waiters = new Map<string, Array<{ readonly version: string | undefined; readonly orEqual: boolean; readonly done: Deferred.Deferred<void> }>>()
     const changes = yield* PubSub.unbounded<Change<A>>()
     const invalid = new Map<string, Extract<Validity, { _tag: "Invalid" }>>()
     const validity = yield* PubSub.unbounded<Validity>()
@@ -135,9 +149,8 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const release = (key: string, current: A | undefined) => {
       const pending = waiters.get(key)
       if (pending === undefined) return
-      const version = current === undefined ? Infinity : ObjectMeta.version(current)
       const still = pending.filter((waiter) => {
-        if (version > waiter.version) {
+        if (reached(current, waiter.version, waiter.orEqual)) {
           Deferred.doneUnsafe(waiter.done, Effect.void)
           return false
         }
@@ -273,6 +286,14 @@ export const make = <A extends ObjectMeta.KubeObject>(
       return result
     }
 
+    const awaitVersion = (key: string, version: string | undefined, orEqual: boolean) =>
+      Effect.suspend(() => {
+        if (reached(objects.get(key), version, orEqual)) return Effect.void
+        const done = Deferred.makeUnsafe<void>()
+        waiters.set(key, [...(waiters.get(key) ?? []), { version, orEqual, done }])
+        return Deferred.await(done)
+      })
+
     const informer: Informer<A> = {
       resource,
       get: (key) => objects.get(key),
@@ -292,14 +313,8 @@ export const make = <A extends ObjectMeta.KubeObject>(
         const subscription = yield* PubSub.subscribe(validity)
         return Stream.concat(Stream.fromArray([...invalid.values()]), Stream.fromSubscription(subscription))
       })),
-      awaitNewerThan: (key, version) =>
-        Effect.suspend(() => {
-          const current = objects.get(key)
-          if (current === undefined || ObjectMeta.version(current) > version) return Effect.void
-          const done = Deferred.makeUnsafe<void>()
-          waiters.set(key, [...(waiters.get(key) ?? []), { version, done }])
-          return Deferred.await(done)
-        })
+      awaitNewerThan: (key, version) => awaitVersion(key, version, false),
+      awaitVersion: (key, version) => awaitVersion(key, version, true)
     }
     return informer
   })

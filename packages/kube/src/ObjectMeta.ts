@@ -86,12 +86,23 @@ export const parseKey = (key: string): { readonly namespace: string | undefined;
  */
 export const isDeleting = (object: KubeObject): boolean => object.metadata.deletionTimestamp !== undefined
 
+const decimal = /^(0|[1-9][0-9]*)$/
+
 /**
- * The object's resourceVersion as a number, for ordering versions of one object (the server's
- * versions are opaque strings; kubefx's own server and etcd-backed servers use increasing integers).
+ * How two resourceVersions of one object order: negative when `a` is older, 0 when they are the
+ * same, positive when `a` is newer, and `undefined` when they differ but cannot be ordered. The API
+ * promises only equality (versions are opaque); decimal versions, which etcd-backed servers and
+ * kubefx's own server give, are ordered as the integers they are (without a lossy conversion).
+ * Callers treat `undefined` as "unknown": trust the informer's copy, drop their own.
  *
  * @example
  * import { ObjectMeta } from "@kubefx/kube"
- * ObjectMeta.version({ metadata: { resourceVersion: "42" } }) // 42
+ * ObjectMeta.compareVersions("42", "9") // positive
+ * ObjectMeta.compareVersions("42", "42") // 0
+ * ObjectMeta.compareVersions("a1", "b2") // undefined
  */
-export const version = (object: KubeObject): number => Number(object.metadata.resourceVersion ?? 0)
+export const compareVersions = (a: string | undefined, b: string | undefined): number | undefined => {
+  if (a === b) return 0
+  if (a === undefined || b === undefined || !decimal.test(a) || !decimal.test(b)) return undefined
+  return a.length !== b.length ? a.length - b.length : a < b ? -1 : 1
+}

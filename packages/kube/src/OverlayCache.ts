@@ -17,6 +17,9 @@ import * as KubeError from "./KubeError.ts"
 import * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
 
+const newer = (a: ObjectMeta.KubeObject, b: ObjectMeta.KubeObject) =>
+  ObjectMeta.compareVersions(a.metadata.resourceVersion, b.metadata.resourceVersion)
+
 export interface OverlayCache<A extends ObjectMeta.KubeObject> {
   /** The freshest object the controller knows: its own write if newer than the informer's copy. */
   readonly get: (key: string) => Effect.Effect<A | undefined>
@@ -81,9 +84,8 @@ export const make = <A extends ObjectMeta.KubeObject>(
       Ref.update(overlay, (map) => {
         const entry = HashMap.get(map, key)
         if (Option.isNone(entry)) return map
-        return current === undefined || ObjectMeta.version(current) >= ObjectMeta.version(entry.value)
-          ? HashMap.remove(map, key)
-          : map
+        // Versions that cannot be ordered count as the informer's being newer: ours is dropped.
+        return current === undefined || (newer(current, entry.value) ?? 1) >= 0 ? HashMap.remove(map, key) : map
       })
     yield* informer.changes.pipe(
       Stream.runForEach((change) =>
@@ -98,7 +100,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
         const entry = HashMap.get(map, key)
         if (Option.isNone(entry)) return cached
         if (cached === undefined) return undefined
-        return ObjectMeta.version(cached) >= ObjectMeta.version(entry.value) ? cached : entry.value
+        return (newer(cached, entry.value) ?? 1) >= 0 ? cached : entry.value
       })
 
     const unchangedAtServer = (base: A) =>
@@ -139,7 +141,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
           ),
           Effect.catchTag("Conflict", (conflict) => {
             if (conflicts + 1 >= maxConflicts) return Effect.fail(conflict)
-            const awaitInformer = informer.awaitNewerThan(key, ObjectMeta.version(base)).pipe(
+            const awaitInformer = informer.awaitNewerThan(key, base.metadata.resourceVersion).pipe(
               Effect.timeoutOrElse({
                 duration: conflictWait,
                 orElse: () => Effect.fail(conflict)
@@ -152,7 +154,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
               })
             )
             const cached = informer.get(key)
-            if (cached === undefined || ObjectMeta.version(cached) > ObjectMeta.version(base)) return awaitInformer
+            if (cached === undefined || (newer(cached, base) ?? 1) > 0) return awaitInformer
             // The informer has nothing newer yet. A 409 that the server's copy does not explain (it is
             // still at the version we locked on) is applied again at once; otherwise the next attempt
             // waits for the informer, which will deliver the newer version.
@@ -166,11 +168,11 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const remember = (written: A) =>
       Ref.update(overlay, (map) => {
         const key = ObjectMeta.key(written)
-        const version = ObjectMeta.version(written)
         const cached = informer.get(key)
         const entry = HashMap.get(map, key)
-        if (cached === undefined || ObjectMeta.version(cached) >= version) return map
-        if (Option.isSome(entry) && ObjectMeta.version(entry.value) >= version) return map
+        // Kept only when certainly newer than what is cached: unknown order keeps nothing.
+        if (cached === undefined || (newer(written, cached) ?? 0) <= 0) return map
+        if (Option.isSome(entry) && (newer(written, entry.value) ?? 0) <= 0) return map
         return HashMap.set(map, key, written)
       })
 

@@ -59,7 +59,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
 
       // A status write by someone else: no reconcile.
       const written = yield* kube.patch(Gadget, "a", ns, { status: { configMapName: "elsewhere" } }, { type: "merge", subresource: "status" })
-      yield* controller.informer.awaitNewerThan(ObjectMeta.key(written), ObjectMeta.version(written) - 1)
+      yield* controller.informer.awaitVersion(ObjectMeta.key(written), written.metadata.resourceVersion)
       yield* kube.patch(Gadget, "a", ns, { spec: { message: "changed" } }, { type: "merge" })
       yield* eventually(Effect.flatMap(kube.get(Gadget, "a", ns), (object) =>
         ensure(object.status?.observedGeneration === 2, "generation 2 not observed")))

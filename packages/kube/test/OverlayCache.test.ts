@@ -41,7 +41,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
       const { ns, kube, informer, overlay } = yield* claims({ fieldManager: "claims" })
       const original = yield* kube.create(Claim, claim(ns, "a"))
       const key = ObjectMeta.key(original)
-      yield* informer.awaitNewerThan(key, ObjectMeta.version(original) - 1)
+      yield* informer.awaitVersion(key, original.metadata.resourceVersion)
 
       // Someone else writes first: our lock on `original` is stale.
       const theirs = yield* kube.patch(Claim, "a", ns, { metadata: { labels: { touched: "yes" } } }, { type: "merge" })
@@ -52,7 +52,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
       }
       // The retry happens once the informer holds their version; pause delivery right after it does,
       // so the informer still holds the version we locked on when our write succeeds.
-      yield* informer.awaitNewerThan(key, ObjectMeta.version(original))
+      yield* informer.awaitNewerThan(key, original.metadata.resourceVersion)
       server.faults.pauseWatches({ resource: "claims.test.kubefx.dev" })
       const updated = yield* overlay.patchStatusAndCache(original, fresh)
       assert.deepStrictEqual(bases, [original.metadata.resourceVersion, theirs.metadata.resourceVersion])
@@ -74,7 +74,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
       // Waiting for the informer would outlast the test: nothing newer ever comes.
       const { ns, kube, informer, overlay } = yield* claims({ fieldManager: "claims", conflictWait: "1 hour" })
       const original = yield* kube.create(Claim, claim(ns, "spurious"))
-      yield* informer.awaitNewerThan(ObjectMeta.key(original), ObjectMeta.version(original) - 1)
+      yield* informer.awaitVersion(ObjectMeta.key(original), original.metadata.resourceVersion)
       // Every status write is answered 409 until the retry clears the fault.
       server.faults.set({ rules: [{ resource: "claims.test.kubefx.dev", verbs: ["patch"], conflictRate: 1 }] })
       const bases: Array<string> = []

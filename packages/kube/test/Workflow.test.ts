@@ -121,7 +121,7 @@ const recordDeletions = (ns: string, kinds: ReadonlyArray<Resource.Resource<any>
     yield* Stream.mergeAll(informers.map((informer) => informer.changes), { concurrency: "unbounded" }).pipe(
       Stream.runForEach((change) =>
         change._tag === "Deleted"
-          ? Ref.update(deletions, (xs) => [...xs, { revision: ObjectMeta.version(change.object), name: `${change.object.kind ?? ""}/${change.object.metadata.name}` }])
+          ? Ref.update(deletions, (xs) => [...xs, { revision: Number(change.object.metadata.resourceVersion), name: `${change.object.kind ?? ""}/${change.object.metadata.name}` }])
           : Effect.void
       ),
       Effect.forkScoped

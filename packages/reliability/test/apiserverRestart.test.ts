@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Widgets from "@kubefx/example-widgets"
-import { Builtins, Kube, ObjectMeta, Operator } from "@kubefx/kube"
+import { Builtins, Kube, Operator } from "@kubefx/kube"
 import { Effect, Fiber, Schedule } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -80,7 +80,7 @@ describe("api server restart", () => {
       // The highest revision the operator's caches hold, against the last one the data dir kept:
       // a client must never have seen a write the crash lost.
       const seenByOperator = Math.max(0, ...(operator.controllers[0]?.controller()?.informers ?? []).flatMap((informer) =>
-        informer.list().map((object) => ObjectMeta.version(object))))
+        informer.list().map((object) => Number(object.metadata.resourceVersion))))
       const kept = durableRevision(serverOptions.dataDir)
       const second = yield* Processes.apiserver({ ...serverOptions, port: first.port })
       const downMillis = Date.now() - killed.at

@@ -33,7 +33,7 @@ const program = Effect.gen(function*() {
     const edited = yield* Effect.promise(() =>
       raw.ok("PATCH", `${Workload.apiPath}/namespaces/${Workload.namespace}/widgets/${name}`, { spec: { message: `edit ${i}` } }, Raw.mergePatch)
     )
-    yield* informer.awaitNewerThan(`${Workload.namespace}/${name}`, Number(JSON.parse(edited.body).metadata.resourceVersion) - 1)
+    yield* informer.awaitVersion(`${Workload.namespace}/${name}`, JSON.parse(edited.body).metadata.resourceVersion)
   }
   raw.close()
   const settled = collect()
