@@ -108,7 +108,12 @@ export interface Options<E, R, S = never> {
 export type RunResult =
   | { readonly _tag: "Done" }
   | { readonly _tag: "RequeueAfter"; readonly afterMillis: number }
-  | { readonly _tag: "Transient" | "Permanent" | "Defect"; readonly message: string }
+  | {
+    readonly _tag: "Transient" | "Permanent" | "Defect"
+    readonly message: string
+    /** The error handler answered `ErrorAction.noRetry`: no retry until the next event. */
+    readonly noRetry?: true
+  }
   /** Stopped by `hold` or `shutdown`; the key was queued again. */
   | { readonly _tag: "Interrupted" }
 
@@ -367,24 +372,24 @@ export const make = <E, R, S = never>(
         )
       if (failure._tag === "Permanent" || !action.retry) {
         state.pendingRetry = undefined
-        return undefined
+        return { delay: undefined, noRetry: failure._tag !== "Permanent" }
       }
-      if (state.exhausted) return undefined
+      if (state.exhausted) return { delay: undefined, noRetry: false }
       if (!countedAsRetry && state.pendingRetry !== undefined) {
         // R5: an event ran while a retry was pending; the retry resumes at the same attempt.
-        return state.pendingRetry
+        return { delay: state.pendingRetry, noRetry: false }
       }
       state.step ??= (yield* RetryPolicy.start(policy)) as RetryPolicy.Stepper<unknown>
       const delay = yield* state.step(now, failure)
       if (Option.isNone(delay)) {
         state.exhausted = true
         state.pendingRetry = undefined
-        return undefined
+        return { delay: undefined, noRetry: false }
       }
       const wait = bucket === undefined ? delay.value : Duration.max(delay.value, yield* bucket.take)
       state.pendingRetry = wait
       counts.retries++
-      return wait
+      return { delay: wait, noRetry: false }
     })
 
     const process = (item: WorkQueue.Item): Effect.Effect<void, never, R> => {
@@ -430,10 +435,15 @@ export const make = <E, R, S = never>(
       const run = { item, state, info, startedAt, now }
       if (Exit.isFailure(exit)) {
         const failure = Failure.fromCause(exit.cause)
-        const result: RunResult = { _tag: failure._tag, message: Failure.truncate(Failure.message(failure), messageLimit) }
+        const message = Failure.truncate(Failure.message(failure), messageLimit)
         return Effect.flatMap(
           onFailure(key, state, failure, info, countedAsRetry, now),
-          (delay) => finish(run, result, delay === undefined ? undefined : { after: delay, trigger: Trigger.retry })
+          ({ delay, noRetry }) =>
+            finish(
+              run,
+              noRetry ? { _tag: failure._tag, message, noRetry: true } : { _tag: failure._tag, message },
+              delay === undefined ? undefined : { after: delay, trigger: Trigger.retry }
+            )
         )
       }
       resetRetry(state)

@@ -48,11 +48,27 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
 }
 
 /**
- * Whether an error asks for no retry.
+ * Marks an error class of your own as permanent (no retry until the next event) while it keeps its
+ * type: give its instances this property, set to `true`.
+ *
+ * @example
+ * import { ReconcileError } from "@kubefx/core"
+ * import { Schema } from "effect"
+ * class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>()("QuotaExceeded", { message: Schema.String }) {
+ *   readonly [ReconcileError.permanent] = true
+ * }
+ * ReconcileError.isPermanent(new QuotaExceeded({ message: "no quota left" })) // true
+ */
+export const permanent: unique symbol = Symbol.for("@kubefx/core/ReconcileError/permanent")
+
+/**
+ * Whether an error asks for no retry: a `Permanent`, or an error marked with {@link permanent}.
  *
  * @example
  * import { ReconcileError } from "@kubefx/core"
  * ReconcileError.isPermanent(new ReconcileError.Permanent({ message: "bad spec" })) // true
  * ReconcileError.isPermanent(new Error("boom")) // false
  */
-export const isPermanent = (error: unknown): error is Permanent => error instanceof Permanent
+export const isPermanent = (error: unknown): boolean =>
+  error instanceof Permanent ||
+  (typeof error === "object" && error !== null && (error as { readonly [permanent]?: unknown })[permanent] === true)

@@ -1,8 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Option, Queue, Ref, Schedule, Stream } from "effect"
+import { Duration, Effect, Fiber, Option, Queue, Ref, Schedule, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { Controller, ErrorAction, Outcome, RetryInfo, RetryPolicy } from "@kubefx/core"
+import { Controller, ErrorAction, Failure, Outcome, ReconcileError, RetryInfo, RetryPolicy } from "@kubefx/core"
 import { eventAndSettle, isolated, scripted } from "./harness.ts"
+
+class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>()("QuotaExceeded", { message: Schema.String }) {
+  readonly [ReconcileError.permanent] = true
+}
 
 const times = (runs: ReadonlyArray<{ readonly at: number }>) => runs.map((run) => run.at)
 const attempts = (runs: ReadonlyArray<{ readonly attempt: number }>) => runs.map((run) => run.attempt)
@@ -235,12 +239,33 @@ describe("Controller", () => {
         assert.strictEqual(health.consecutiveFailures, 0)
       })))
 
-    it.effect("an error handler answering noRetry schedules no retry", () =>
+    it.effect("an error handler answering noRetry schedules no retry, and the run's result says so", () =>
       isolated(Effect.gen(function*() {
         const h = yield* scripted(() => "fail", { onError: () => Effect.succeed(ErrorAction.noRetry) })
         yield* eventAndSettle(h.controller, "a")
         yield* TestClock.adjust("1 hour")
         assert.strictEqual(h.runs.length, 1)
+        const status = Option.getOrThrow(yield* h.controller.keyStatus("a"))
+        assert.deepStrictEqual(status.last?.result, { _tag: "Transient", message: "transient failure", noRetry: true })
+        assert.isUndefined(status.next)
+      })))
+
+    it.effect("an error class of the user's marked permanent keeps its type and schedules no retry", () =>
+      isolated(Effect.gen(function*() {
+        const seen: Array<Failure.Failure<QuotaExceeded>> = []
+        let runs = 0
+        const controller = yield* Controller.make({
+          name: "quota",
+          reconcile: () => Effect.suspend(() => (runs++, Effect.fail(new QuotaExceeded({ message: "no quota left" })))),
+          onError: (_, failure) => Effect.sync(() => (seen.push(failure as Failure.Failure<QuotaExceeded>), ErrorAction.retry))
+        })
+        yield* eventAndSettle(controller, "a")
+        yield* TestClock.adjust("1 hour")
+        assert.strictEqual(runs, 1)
+        assert.strictEqual(seen[0]?._tag, "Permanent")
+        const error = seen[0]?._tag === "Permanent" ? seen[0].error : undefined
+        assert.instanceOf(error, QuotaExceeded)
+        assert.strictEqual(Option.getOrThrow(yield* controller.keyStatus("a")).last?.result._tag, "Permanent")
       })))
   })
 

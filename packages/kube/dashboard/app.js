@@ -106,6 +106,8 @@ const outcome = (result) =>
     ? "done"
     : result._tag === "RequeueAfter"
     ? `requeue after ${span(result.afterMillis ?? 0)}`
+    : result.noRetry === true
+    ? `${result._tag.toLowerCase()}, no retry`
     : result._tag.toLowerCase()
 
 /** @param {Trigger} trigger */
