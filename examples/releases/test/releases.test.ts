@@ -50,9 +50,17 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("releases b
 
       yield* Samples.apply(Release, { metadata: { name: "waiting", namespace: ns }, spec: { version: "1.0.0" } })
       yield* releases.status.pipe(Effect.repeat({ until: (status) => status === "Pending", schedule: poll }))
-      assert.isUndefined((yield* Await.until(Release, "waiting", ns, () => true)).status)
+      // Not reconciled, and it says why.
+      const waiting = yield* Await.condition(Release, "waiting", ns, "DependenciesReady", "False")
+      const held = waiting.status?.conditions?.find((c) => c.type === "DependenciesReady")
+      assert.strictEqual(held?.reason, "DependencyDegraded")
+      assert.strictEqual(held?.message, "waits for controller flaky, degraded; its reconciles resume when it recovers")
+      assert.isUndefined(waiting.status?.phase)
 
       yield* Samples.apply(Flaky.Flaky, { metadata: { name: "good", namespace: ns }, spec: { failTimes: 0 } })
       yield* Await.until(Release, "waiting", ns, (r) => r.status?.phase === "Released", { description: "phase Released after recovery" })
+      const released = yield* Await.until(Release, "waiting", ns, (r) =>
+        r.status?.conditions?.every((c) => c.type !== "DependenciesReady") === true, { description: "the held condition dropped" })
+      assert.strictEqual(released.status?.conditions?.find((c) => c.type === "Ready")?.status, "True")
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 })

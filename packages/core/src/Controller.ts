@@ -96,6 +96,11 @@ export interface Options<E, R, S = never> {
   readonly rollback?: ((failing: ReadonlyArray<{ readonly key: string; readonly lastGood: S }>) => Effect.Effect<void, never, R>) | undefined
   /** Controllers that must not be degraded for this one to start a reconcile. */
   readonly dependsOn?: ReadonlyArray<Controller> | undefined
+  /**
+   * Runs when a key's run has to wait for degraded `dependsOn` controllers (named), before it waits:
+   * where a controller tells users why the object is not reconciled.
+   */
+  readonly onHeld?: ((key: string, waitingFor: ReadonlyArray<string>) => Effect.Effect<void, never, R>) | undefined
   /** Interrupts a run after this long and records a transient `ReconcileError.Timeout`. */
   readonly timeout?: Duration.Input | undefined
   /** Start held: events queue up and nothing reconciles until `resume` (a replica that does not lead). */
@@ -532,19 +537,22 @@ export const make = <E, R, S = never>(
         })
       })
 
-    const awaitDependencies = dependsOn.length === 0
-      ? Effect.void
-      : Effect.suspend(() => {
-        if (dependsOn.every((dependency) => !dependency.isDegraded())) return Effect.void
+    const awaitDependencies = (key: string): Effect.Effect<void, never, R> =>
+      Effect.suspend(() => {
+        const degraded = dependsOn.filter((dependency) => dependency.isDegraded()).map((dependency) => dependency.name)
+        if (degraded.length === 0) return Effect.void
         waitingOnDependencies++
-        return Effect.forEach(dependsOn, (dependency) => dependency.awaitHealthy, { discard: true }).pipe(
+        const tell = options.onHeld === undefined
+          ? Effect.void
+          : options.onHeld(key, degraded).pipe(Effect.catchCause((cause) => Effect.logWarning(`onHeld failed for ${key}`, cause)))
+        return Effect.andThen(tell, Effect.forEach(dependsOn, (dependency) => dependency.awaitHealthy, { discard: true })).pipe(
           Effect.ensuring(Effect.sync(() => waitingOnDependencies--))
         )
       })
 
     // A run starts (its clock, its attempt) only once the gate let it through.
     const gated = (item: WorkQueue.Item): Effect.Effect<void, never, R> =>
-      dependsOn.length === 0 ? process(item) : Effect.andThen(awaitDependencies, Effect.suspend(() => process(item)))
+      dependsOn.length === 0 ? process(item) : Effect.andThen(awaitDependencies(item.key), Effect.suspend(() => process(item)))
 
     // Taking a key and handing it on are uninterruptible, so an interrupted worker never loses a
     // key: it is either still queued or requeued by `interrupted`.

@@ -350,7 +350,12 @@ describe("Controller", () => {
           retryPolicy: RetryPolicy.none,
           degradeAfter: 2
         })
-        const dependent = yield* scripted(() => "ok", { name: "dependent", dependsOn: [dependency.controller] })
+        const held: Array<[string, ReadonlyArray<string>]> = []
+        const dependent = yield* scripted(() => "ok", {
+          name: "dependent",
+          dependsOn: [dependency.controller],
+          onHeld: (key, waitingFor) => Effect.sync(() => held.push([key, waitingFor]))
+        })
         yield* eventAndSettle(dependency.controller, "x")
         yield* eventAndSettle(dependency.controller, "x")
         assert.isTrue(dependency.controller.isDegraded())
@@ -358,6 +363,7 @@ describe("Controller", () => {
         yield* TestClock.adjust("1 minute")
         assert.strictEqual(dependent.runs.length, 0)
         assert.strictEqual(yield* dependent.controller.status, "Pending")
+        assert.deepStrictEqual(held, [["y", ["dependency"]]], "told who holds the key, once")
         failing = false
         yield* eventAndSettle(dependency.controller, "x")
         yield* dependent.controller.awaitIdle

@@ -428,6 +428,28 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         yield* events.record(identity, { type: "Warning", reason: "DecodeError", message })
       })
 
+    // A key held by a degraded dependency says so in a condition of its own field manager (so the
+    // Ready condition's applies never remove it), dropped by the next successful run.
+    const heldManager = `${fieldManager}-held`
+    const heldCondition = "DependenciesReady"
+    const applyHeld = (key: string, status: Record<string, unknown>) =>
+      Effect.gen(function*() {
+        const current = yield* overlay.get(key)
+        if (current === undefined || !writeReady) return
+        yield* applyStatus({ metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace }, status }, heldManager)
+      })
+    const markHeld = (key: string, waitingFor: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const names = waitingFor.join(", ")
+        const message = `waits for controller ${names}, degraded; its reconciles resume when ${waitingFor.length === 1 ? "it recovers" : "they recover"}`
+        const conditions = yield* Conditions.setNow([], { type: heldCondition, status: "False", reason: "DependencyDegraded", message })
+        yield* applyHeld(key, { conditions })
+      }).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not record that ${key} waits for ${waitingFor.join(", ")}`, cause)))
+    const clearHeld = (key: string, object: A) =>
+      ((object as A & WithStatus).status?.conditions ?? []).some((c) => c.type === heldCondition)
+        ? applyHeld(key, {})
+        : Effect.void
+
     const reconcileKey = (key: string): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
       Effect.gen(function*() {
         const broken = undecodable.get(key)
@@ -458,6 +480,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           ? Conditions.ready({ reason: reported.reason, message: reported.message ?? "" })
           : Conditions.notReady(reported.message ?? "", { reason: reported.reason })
         yield* setReady(key, ready, true)
+        yield* clearHeld(key, object)
         return outcome
       })
 
@@ -472,6 +495,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       rateLimit: options.rateLimit,
       degradeAfter: options.degradeAfter,
       dependsOn: options.dependsOn,
+      onHeld: markHeld,
       timeout: options.timeout,
       held: options.held,
       tracing: options.tracing ?? true,
