@@ -115,11 +115,15 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   /** Write `Ready` and `observedGeneration` to status after each run (R10); default true. */
   readonly readyCondition?: boolean | undefined
   /** Runs after every failed run, after the Ready=False write; may answer `ErrorAction.noRetry`. */
+  /**
+   * Runs after each failed run, with what can really fail one: the reconciler's own errors and the
+   * client's (`KubeError`, `DecodeError`).
+   */
   readonly onError?:
-    | ((object: A, failure: Engine.RunFailure<E>, info: RetryInfo.RetryInfo) => Effect.Effect<ErrorAction.ErrorAction, never, R>)
+    | ((object: A, failure: Engine.RunFailure<RunError<NoInfer<E>>>, info: RetryInfo.RetryInfo) => Effect.Effect<ErrorAction.ErrorAction, never, R>)
     | undefined
   readonly concurrency?: number | undefined
-  readonly retryPolicy?: RetryPolicy.RetryPolicy<Engine.RunFailure<E>> | undefined
+  readonly retryPolicy?: RetryPolicy.RetryPolicy<Engine.RunFailure<RunError<NoInfer<E>>>> | undefined
   readonly rateLimit?: TokenBucket.Options | undefined
   readonly degradeAfter?: number | undefined
   readonly rollback?: ((failing: ReadonlyArray<{ readonly key: string; readonly lastGood: A }>) => Effect.Effect<void, never, R>) | undefined
@@ -143,6 +147,9 @@ export interface Controller<A extends ObjectMeta.KubeObject> extends Engine.Cont
   /** Every cache the controller reads: the primary's, then those of owned and watched kinds. */
   readonly informers: ReadonlyArray<Informer.Informer<any>>
 }
+
+/** What can fail a run: the reconciler's errors `E` and the client's. */
+export type RunError<E> = E | KubeError.KubeError | Resource.DecodeError
 
 interface WithStatus {
   readonly status?: { readonly conditions?: ReadonlyArray<Conditions.Condition>; readonly observedGeneration?: number } | undefined
@@ -491,7 +498,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         concurrency: "unbounded"
       }),
       concurrency: options.concurrency,
-      retryPolicy: options.retryPolicy as RetryPolicy.RetryPolicy<Engine.RunFailure<E | KubeError.KubeError | Resource.DecodeError>> | undefined,
+      retryPolicy: options.retryPolicy,
       rateLimit: options.rateLimit,
       degradeAfter: options.degradeAfter,
       dependsOn: options.dependsOn,
@@ -519,7 +526,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           if (options.onError === undefined) return { retry: true }
           return object === undefined
             ? { retry: true }
-            : yield* options.onError(object, failure as Engine.RunFailure<E>, info)
+            : yield* options.onError(object, failure, info)
         })
     })
 
