@@ -69,9 +69,6 @@ export const options = {
   cleanup
 } satisfies Controller.Options<Bucket, ObjectStore.ObjectStoreError | unknown, ObjectStore.ObjectStore>
 
-/** Starts the buckets controller in the current scope. */
-export const controller = Controller.make(options)
-
 /** The object store client for a store at `url`. */
 export const objectStoreLayer = (url: string): Layer.Layer<ObjectStore.ObjectStore> =>
   ObjectStore.layer(url).pipe(Layer.provide(NodeHttpClient.layerUndici))

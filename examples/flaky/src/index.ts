@@ -49,7 +49,6 @@ export const options = {
   reconcile
 } satisfies Controller.Options<Flaky, ReconcileError.Transient | ReconcileError.Permanent, never>
 
-export const controller = Controller.make(options)
 export const definition = Operator.controller(options)
 export const resources = [Flaky]
 export const samples = new URL("../samples/", import.meta.url)

@@ -77,9 +77,6 @@ export const options = {
   reconcile
 } satisfies Controller.Options<Release, unknown, never>
 
-/** Starts the releases controller, held while `flaky` (the flaky controller) is degraded. */
-export const controller = (flaky: Controller.Controller<any>) => Controller.make({ ...options, dependsOn: [flaky] })
-
 /** The releases controller, declared for an operator: started after flaky and held while it is degraded. */
 export const definition = Operator.controller({ ...options, dependsOn: [Flaky.definition] })
 

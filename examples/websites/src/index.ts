@@ -95,9 +95,6 @@ export const options = {
   cleanup: Workflow.cleanup(workflow)
 } satisfies Controller.Options<Website, unknown, never>
 
-/** Starts the websites controller in the current scope. */
-export const controller = Controller.make(options)
-
 /** The websites controller, declared for an operator. */
 export const definition = Operator.controller(options)
 

@@ -62,9 +62,6 @@ export const options = {
   reconcile
 } satisfies Controller.Options<Widget, unknown, never>
 
-/** Starts the widgets controller in the current scope. */
-export const controller = Controller.make(options)
-
 /** The widgets controller, declared for an operator. */
 export const definition = Operator.controller(options)
 
