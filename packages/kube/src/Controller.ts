@@ -41,7 +41,10 @@ export interface Context<A extends ObjectMeta.KubeObject> {
   readonly fieldManager: string
   /** A controller ownerReference to the object being reconciled. */
   readonly ownerReference: ObjectMeta.OwnerReference
-  /** Applies status with an optimistic lock and caches the result for the next run. */
+  /**
+   * Applies status with an optimistic lock and caches the result for the next run, under the field
+   * manager `<fieldManager>-locked`: a later `applyStatus` that omits these fields keeps them.
+   */
   readonly patchStatusAndCache: (
     fresh: Kube.ApplyBody | ((latest: A) => Kube.ApplyBody)
   ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
@@ -234,7 +237,9 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       namespace: options.namespace,
       labelSelector: options.labelSelector
     })
-    const overlay = yield* OverlayCache.make(primary, { fieldManager })
+    // Locked writes under a field manager of their own: the controller's unlocked status applies,
+    // which state only their own fields, never remove a value a locked write allocated.
+    const overlay = yield* OverlayCache.make(primary, { fieldManager: `${fieldManager}-locked` })
     const owned = yield* Effect.forEach(options.owns ?? [], (kind) => informers.get(kind, { namespace: options.namespace }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(informers.get(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
