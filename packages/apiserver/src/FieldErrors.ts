@@ -5,7 +5,7 @@
  * (`map[string]string{"app":"web"}`, `v1.LabelSelector{MatchLabels:..., MatchExpressions:...}`).
  */
 import * as KubeObject from "./KubeObject.ts"
-import type * as Status from "./Status.ts"
+import * as Status from "./Status.ts"
 
 type Cause = Status.StatusCause
 
@@ -108,11 +108,7 @@ export const invalid = (field: string, printed: string, detail: string): Cause =
  * import * as FieldErrors from "./FieldErrors.ts"
  * FieldErrors.required("spec.selector").message // "Required value"
  */
-export const required = (field: string, detail = ""): Cause => ({
-  reason: "FieldValueRequired",
-  message: detail === "" ? "Required value" : `Required value: ${detail}`,
-  field
-})
+export const required: (field: string, detail?: string) => Cause = Status.fieldRequired
 
 /**
  * `field.NotSupported`: the value and the supported values, quoted.
@@ -148,11 +144,7 @@ export const duplicate = (field: string, value: unknown): Cause => ({
  * import * as FieldErrors from "./FieldErrors.ts"
  * FieldErrors.forbidden("spec", "is immutable").message // "Forbidden: is immutable"
  */
-export const forbidden = (field: string, detail: string): Cause => ({
-  reason: "FieldValueForbidden",
-  message: `Forbidden: ${detail}`,
-  field
-})
+export const forbidden: (field: string, detail: string) => Cause = Status.fieldForbidden
 
 /**
  * `field.NotFound`.
