@@ -52,17 +52,6 @@ export const customResources = (
 }
 
 /**
- * Imports a module (a file, or a package directory) by its path relative to the working directory;
- * failures are one line (see ModuleLoader).
- *
- * @example
- * import * as CrdCommand from "./CrdCommand.ts"
- * const exports = CrdCommand.load("src/resources.ts")
- */
-export const load = (module: string): Effect.Effect<Readonly<Record<string, unknown>>, CrdCommandError> =>
-  ModuleLoader.load(module).pipe(Effect.mapError((error) => new CrdCommandError({ message: error.message })))
-
-/**
  * The YAML stream of the CRDs of a module's custom resources.
  *
  * @example
@@ -71,7 +60,7 @@ export const load = (module: string): Effect.Effect<Readonly<Record<string, unkn
  * const yaml = CrdCommand.render("src/resources.ts", Option.some("Widget"))
  */
 export const render = Effect.fn("CrdCommand.render")(function*(module: string, name: Option.Option<string>) {
-  const resources = yield* customResources(yield* load(module), name)
+  const resources = yield* customResources(yield* ModuleLoader.load(module), name)
   return Crd.toYaml(resources.map(Crd.make))
 })
 

@@ -9,7 +9,7 @@
  * Without module arguments, `kubefx dev` runs every `examples/<name>/src/index.ts` under the
  * current directory.
  */
-import type { Crd, Operator } from "@kubefx/kube"
+import { type Crd, Operator } from "@kubefx/kube"
 import { Effect, Layer, Option, Schema } from "effect"
 import { CliError } from "effect/cli"
 import { Yaml } from "effect/encoding"
@@ -17,6 +17,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as CrdCommand from "./CrdCommand.ts"
+import * as ModuleLoader from "./ModuleLoader.ts"
 
 /** A module could not be loaded or does not export what `kubefx dev` needs. */
 export class DevModuleError extends Schema.TaggedError<DevModuleError>()("DevModuleError", {
@@ -53,9 +54,6 @@ export const discover = (root: string): ReadonlyArray<string> => {
     .sort()
 }
 
-const isDefinition = (value: unknown): value is Operator.ControllerDefinition<any> =>
-  typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "ControllerDefinition"
-
 /**
  * Loads one module and reads its exports.
  *
@@ -63,12 +61,12 @@ const isDefinition = (value: unknown): value is Operator.ControllerDefinition<an
  * import * as DevModule from "./DevModule.ts"
  * const widgets = DevModule.load("examples/widgets/src/index.ts")
  */
-export const load = (file: string): Effect.Effect<DevModule, DevModuleError> =>
+export const load = (file: string): Effect.Effect<DevModule, DevModuleError | ModuleLoader.ModuleLoadError> =>
   Effect.gen(function*() {
-    const exports = yield* CrdCommand.load(file).pipe(Effect.mapError((error) => new DevModuleError({ message: error.message })))
+    const exports = yield* ModuleLoader.load(file)
     const definitions = [
-      ...(isDefinition(exports.definition) ? [exports.definition] : []),
-      ...(Array.isArray(exports.definitions) ? exports.definitions.filter(isDefinition) : [])
+      ...(Operator.isControllerDefinition(exports.definition) ? [exports.definition] : []),
+      ...(Array.isArray(exports.definitions) ? exports.definitions.filter(Operator.isControllerDefinition) : [])
     ]
     if (definitions.length === 0) {
       return yield* new DevModuleError({ message: `${file} exports no controller: export a \`definition\` made with Operator.controller` })

@@ -9,9 +9,10 @@
  */
 import { dumpYaml } from "@kubernetes/client-node"
 import { Crd, Operator, Rbac } from "@kubefx/kube"
-import { Console, Effect, Option, Predicate, Schema } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as CrdCommand from "./CrdCommand.ts"
+import * as ModuleLoader from "./ModuleLoader.ts"
 
 /** The manifests cannot be made as asked. */
 export class ManifestsCommandError extends Schema.TaggedError<ManifestsCommandError>()("ManifestsCommandError", {
@@ -32,12 +33,6 @@ export interface Options {
 
 /** The port of the operator's HTTP server in the pod: probes, metrics, /controllers. */
 export const httpPort = 8080
-
-const isOperator = (value: unknown): value is Operator.Operator<any> =>
-  Predicate.hasProperty(value, "_tag") && value._tag === "Operator" && Predicate.hasProperty(value, "controllers")
-
-const isController = (value: unknown): value is Operator.ControllerDefinition<any> =>
-  Predicate.hasProperty(value, "_tag") && value._tag === "ControllerDefinition"
 
 /**
  * The objects a cluster needs for `operator` besides its CRDs, in the order `kubectl apply` needs them.
@@ -130,9 +125,9 @@ export const operatorOf = (
   name: Option.Option<string>
 ): Effect.Effect<Operator.Operator<any>, ManifestsCommandError> => {
   const values = [...new Set(exports.flatMap((e) => Object.values(e)))]
-  const operator = values.find(isOperator)
+  const operator = values.find(Operator.isOperator)
   if (operator !== undefined) return Effect.succeed(Option.isSome(name) ? { ...operator, name: name.value } : operator)
-  const controllers = values.filter(isController)
+  const controllers = values.filter(Operator.isControllerDefinition)
   if (controllers.length === 0) {
     return Effect.fail(new ManifestsCommandError({ message: "the modules export no operator (Operator.make) or controller (Operator.controller)" }))
   }
@@ -165,8 +160,7 @@ export const render = Effect.fn("ManifestsCommand.render")(function*(
     return yield* new ManifestsCommandError({ message: "--image is required: the operator's container image, e.g. --image ghcr.io/acme/my-operator:0.1.0" })
   }
   if (flags.replicas < 1) return yield* new ManifestsCommandError({ message: `--replicas ${flags.replicas}: at least 1` })
-  const exports = yield* Effect.forEach(modules, (module) =>
-    CrdCommand.load(module).pipe(Effect.mapError((error) => new ManifestsCommandError({ message: error.message }))))
+  const exports = yield* Effect.forEach(modules, ModuleLoader.load)
   const operator = yield* operatorOf(exports, flags.name)
   const resources = yield* Effect.map(
     Effect.forEach(exports, (e) => CrdCommand.customResources(e, Option.none()).pipe(Effect.orElseSucceed(() => []))),

@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
-import { type Operator, Rbac } from "@kubefx/kube"
-import { Console, Effect, Option, Predicate, Schema } from "effect"
+import { Operator, Rbac } from "@kubefx/kube"
+import { Console, Effect, Option, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
-import * as CrdCommand from "./CrdCommand.ts"
+import * as ModuleLoader from "./ModuleLoader.ts"
 
 /** The module could not be loaded or exports no (such) operator or controller. */
 export class RbacCommandError extends Schema.TaggedError<RbacCommandError>()("RbacCommandError", {
@@ -18,13 +18,6 @@ export class RbacCommandError extends Schema.TaggedError<RbacCommandError>()("Rb
     return this.message
   }
 }
-
-const isOperator = (value: unknown): value is Operator.Operator<any> =>
-  Predicate.hasProperty(value, "_tag") && value._tag === "Operator" &&
-  Predicate.hasProperty(value, "controllers") && Array.isArray(value.controllers)
-
-const isController = (value: unknown): value is Operator.ControllerDefinition<any> =>
-  Predicate.hasProperty(value, "_tag") && value._tag === "ControllerDefinition"
 
 /**
  * The ClusterRoles for a module's exports: one per exported operator (in export-name order, each
@@ -44,14 +37,14 @@ export const clusterRoles = (
   const named = { name: Option.getOrUndefined(roleName) }
   if (Option.isSome(name)) {
     const value = exports[name.value]
-    if (isOperator(value)) return Effect.succeed([Rbac.clusterRole(value, named)])
-    if (isController(value)) return Effect.succeed([Rbac.clusterRole([value], { name: named.name ?? value.name })])
+    if (Operator.isOperator(value)) return Effect.succeed([Rbac.clusterRole(value, named)])
+    if (Operator.isControllerDefinition(value)) return Effect.succeed([Rbac.clusterRole([value], { name: named.name ?? value.name })])
     return Effect.fail(new RbacCommandError({ message: `the module exports no operator or controller named ${name.value}` }))
   }
   const values = [...new Set(Object.values(exports))]
-  const operators = values.filter(isOperator)
+  const operators = values.filter(Operator.isOperator)
   if (operators.length > 0) return Effect.succeed(operators.map((operator) => Rbac.clusterRole(operator, named)))
-  const controllers = values.filter(isController)
+  const controllers = values.filter(Operator.isControllerDefinition)
   return controllers.length === 0
     ? Effect.fail(new RbacCommandError({ message: "the module exports no operator (Operator.make) or controller (Operator.controller)" }))
     : Effect.succeed([Rbac.clusterRole(controllers, named)])
@@ -70,7 +63,7 @@ export const render = Effect.fn("RbacCommand.render")(function*(
   name: Option.Option<string>,
   roleName: Option.Option<string>
 ) {
-  const exports = yield* CrdCommand.load(module).pipe(Effect.mapError((error) => new RbacCommandError({ message: error.message })))
+  const exports = yield* ModuleLoader.load(module)
   return Rbac.toYaml(yield* clusterRoles(exports, name, roleName))
 })
 

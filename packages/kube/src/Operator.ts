@@ -18,6 +18,7 @@ import {
   Effect,
   Exit,
   Layer,
+  Predicate,
   PubSub,
   Schema,
   Scope,
@@ -133,6 +134,27 @@ export const make = <R>(options: Options<R>): Operator<R> => ({
   controllers: inDependencyOrder(options.controllers),
   options
 })
+
+/**
+ * Whether a value (a module's export, say) is an operator made by `make`.
+ *
+ * @example
+ * import { Operator } from "@kubefx/kube"
+ * const operators = Object.values(await import("./operator.ts")).filter(Operator.isOperator)
+ */
+export const isOperator = (value: unknown): value is Operator<any> =>
+  Predicate.hasProperty(value, "_tag") && value._tag === "Operator" &&
+  Predicate.hasProperty(value, "controllers") && Array.isArray(value.controllers)
+
+/**
+ * Whether a value (a module's export, say) is a controller made by `controller`.
+ *
+ * @example
+ * import { Operator } from "@kubefx/kube"
+ * const controllers = Object.values(await import("./operator.ts")).filter(Operator.isControllerDefinition)
+ */
+export const isControllerDefinition = (value: unknown): value is ControllerDefinition<any> =>
+  Predicate.hasProperty(value, "_tag") && value._tag === "ControllerDefinition"
 
 const inDependencyOrder = <R>(definitions: ReadonlyArray<ControllerDefinition<R>>): ReadonlyArray<ControllerDefinition<R>> => {
   const ordered: Array<ControllerDefinition<R>> = []
