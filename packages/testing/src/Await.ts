@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Kube, type ObjectMeta, type Resource } from "@kubefx/kube"
-import { Duration, Effect, Schema } from "effect"
+import { Kube, type KubeError, type ObjectMeta, type Resource } from "@kubefx/kube"
+import { Duration, Effect, Option, Ref, type Result, Schema } from "effect"
 
 /** The object did not reach the awaited state in time; `message` shows its last state. */
 export class AwaitTimeout extends Schema.TaggedError<AwaitTimeout>()("AwaitTimeout", {
@@ -32,36 +32,55 @@ const pollInterval = Duration.millis(50)
  * import { Builtins } from "@kubefx/kube"
  * const filled = Await.until(Builtins.ConfigMap, "settings", "default", (cm) => cm.data?.mode !== undefined)
  */
-export const until = Effect.fn("Await.until")(function*<A extends ObjectMeta.KubeObject>(
+export const until = <A extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<A>,
   name: string,
   namespace: string | undefined,
   predicate: (object: A) => boolean,
   options: Options = {}
+): Effect.Effect<A, AwaitTimeout, Kube.Kube> =>
+  poll(resource, name, namespace, options, {
+    done: (read) => read._tag === "Success" && predicate(read.success) ? Option.some(read.success) : Option.none(),
+    missed: (last, within) =>
+      `did not reach ${options.description ?? "the awaited state"} within ${within}; ${
+        last === undefined ? "it does not exist" : `last seen:\n${JSON.stringify(last, null, 2)}`
+      }`
+  })
+
+/** Reads the object every {@link pollInterval} until `done` answers, or fails when the timeout passes. */
+const poll = Effect.fnUntraced(function*<A extends ObjectMeta.KubeObject, B>(
+  resource: Resource.Resource<A>,
+  name: string,
+  namespace: string | undefined,
+  options: Options,
+  awaited: {
+    readonly done: (read: Result.Result<A, KubeError.KubeError | Resource.DecodeError>) => Option.Option<B>
+    readonly missed: (last: A | undefined, within: string) => string
+  }
 ) {
   const kube = yield* Kube.Kube
-  let last: A | undefined
+  const last = yield* Ref.make<A | undefined>(undefined)
   const timeout = Duration.fromInputUnsafe(options.timeout ?? "10 seconds")
+  const step: Effect.Effect<Option.Option<B>> = Effect.result(kube.get(resource, name, namespace)).pipe(
+    Effect.tap((read) => read._tag === "Success" ? Ref.set(last, read.success) : Effect.void),
+    Effect.map(awaited.done)
+  )
   const reached = Effect.gen(function*() {
     for (;;) {
-      const found = yield* Effect.option(kube.get(resource, name, namespace))
-      if (found._tag === "Some") {
-        last = found.value
-        if (predicate(found.value)) return found.value
-      }
+      const done = yield* step
+      if (Option.isSome(done)) return done.value
       yield* Effect.sleep(pollInterval)
     }
   })
   return yield* reached.pipe(
     Effect.timeoutOrElse({
       duration: timeout,
-      orElse: () => {
-        const state = last === undefined ? "it does not exist" : `last seen:\n${JSON.stringify(last, null, 2)}`
-        return Effect.fail(new AwaitTimeout({
-          message: `${describe(resource, name, namespace)} did not reach ${options.description ?? "the awaited state"} within ${Duration.format(timeout)}; ${state}`,
-          last
-        }))
-      }
+      orElse: () =>
+        Effect.flatMap(Ref.get(last), (seen) =>
+          Effect.fail(new AwaitTimeout({
+            message: `${describe(resource, name, namespace)} ${awaited.missed(seen, Duration.format(timeout))}`,
+            last: seen
+          })))
     })
   )
 })
@@ -102,31 +121,13 @@ export const condition = <A extends ObjectMeta.KubeObject & WithConditions>(
  * import { Builtins } from "@kubefx/kube"
  * const collected = Await.deleted(Builtins.ConfigMap, "a-config", "default")
  */
-export const deleted = Effect.fn("Await.deleted")(function*<A extends ObjectMeta.KubeObject>(
+export const deleted = <A extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<A>,
   name: string,
   namespace: string | undefined,
   options: Options = {}
-) {
-  const kube = yield* Kube.Kube
-  let last: A | undefined
-  const timeout = Duration.fromInputUnsafe(options.timeout ?? "10 seconds")
-  const gone = Effect.gen(function*() {
-    for (;;) {
-      const read = yield* Effect.result(kube.get(resource, name, namespace))
-      if (read._tag === "Failure" && read.failure._tag === "NotFound") return
-      if (read._tag === "Success") last = read.success
-      yield* Effect.sleep(pollInterval)
-    }
+): Effect.Effect<void, AwaitTimeout, Kube.Kube> =>
+  poll(resource, name, namespace, options, {
+    done: (read) => read._tag === "Failure" && read.failure._tag === "NotFound" ? Option.some(undefined) : Option.none(),
+    missed: (last, within) => `was not deleted within ${within}; last seen:\n${JSON.stringify(last, null, 2)}`
   })
-  return yield* gone.pipe(
-    Effect.timeoutOrElse({
-      duration: timeout,
-      orElse: () =>
-        Effect.fail(new AwaitTimeout({
-          message: `${describe(resource, name, namespace)} was not deleted within ${Duration.format(timeout)}; last seen:\n${JSON.stringify(last, null, 2)}`,
-          last
-        }))
-    })
-  )
-})
