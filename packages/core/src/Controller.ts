@@ -18,6 +18,7 @@ import {
   Latch,
   Option,
   PubSub,
+  Ref,
   References,
   Schedule,
   Scope,
@@ -28,6 +29,7 @@ import * as EngineMetrics from "./EngineMetrics.ts"
 import type * as ErrorAction from "./ErrorAction.ts"
 import * as Failure from "./Failure.ts"
 import * as Health from "./Health.ts"
+import * as KeyState from "./KeyState.ts"
 import type * as Outcome from "./Outcome.ts"
 import * as ReconcileError from "./ReconcileError.ts"
 import * as RetryInfo from "./RetryInfo.ts"
@@ -110,17 +112,7 @@ export interface Options<E, R, S = never> {
 }
 
 /** How a run ended. */
-export type RunResult =
-  | { readonly _tag: "Done" }
-  | { readonly _tag: "RequeueAfter"; readonly afterMillis: number }
-  | {
-    readonly _tag: "Transient" | "Permanent" | "Defect"
-    readonly message: string
-    /** The error handler answered `ErrorAction.noRetry`: no retry until the next event. */
-    readonly noRetry?: true
-  }
-  /** Stopped by `hold` or `shutdown`; the key was queued again. */
-  | { readonly _tag: "Interrupted" }
+export type RunResult = KeyState.RunResult
 
 /** One finished run, as published on `reports`. */
 export interface RunReport {
@@ -195,34 +187,31 @@ export interface Controller {
   readonly shutdown: (options?: { readonly drainTimeout?: Duration.Input | undefined }) => Effect.Effect<void>
 }
 
-interface KeyState<S> {
-  attempt: number
-  step: RetryPolicy.Stepper<unknown> | undefined
-  pendingRetry: Duration.Duration | undefined
-  exhausted: boolean
-  lastRunAt: number | undefined
-  last: KeyStatus["last"]
-  lastGood: Option.Option<S>
-}
-
-const newKeyState = <S>(): KeyState<S> => ({
-  attempt: 0,
-  step: undefined,
-  pendingRetry: undefined,
-  exhausted: false,
-  lastRunAt: undefined,
-  last: undefined,
-  lastGood: Option.none()
-})
-
-const resetRetry = <S>(state: KeyState<S>): void => {
-  state.attempt = 0
-  state.step = undefined
-  state.pendingRetry = undefined
-  state.exhausted = false
-}
-
 const messageLimit = 1024
+
+/** What a running controller is made of; every piece of state is in the queue's table or a Ref. */
+interface Engine<E, R, S> {
+  readonly options: Options<E, R, S>
+  readonly name: string
+  readonly concurrency: number
+  readonly policy: RetryPolicy.RetryPolicy<RunFailure<E>>
+  readonly dependsOn: ReadonlyArray<Controller>
+  readonly timeout: Duration.Duration | undefined
+  readonly clock: Clock.Clock
+  readonly scope: Scope.Scope
+  readonly queue: WorkQueue.WorkQueue<S>
+  readonly bucket: TokenBucket.TokenBucket | undefined
+  readonly reports: PubSub.PubSub<RunReport>
+  readonly health: Ref.Ref<Health.Health>
+  /** Open while healthy. */
+  readonly healthy: Latch.Latch
+  /** Open unless held. */
+  readonly gate: Latch.Latch
+  readonly held: Ref.Ref<boolean>
+  readonly started: Ref.Ref<boolean>
+  readonly waitingOnDependencies: Ref.Ref<number>
+  readonly reconcileTime: EngineMetrics.Recorder
+}
 
 /**
  * Starts a controller in the current scope; closing the scope stops it.
@@ -246,465 +235,355 @@ export const make = <E, R, S = never>(
   options: Options<E, R, S>
 ): Effect.Effect<Controller, never, R | Scope.Scope> =>
   Effect.gen(function*() {
-    const name = options.name
-    const concurrency = Math.max(1, options.concurrency ?? 1)
-    const policy: RetryPolicy.RetryPolicy<RunFailure<E>> = options.retryPolicy ?? RetryPolicy.default
-    const degradeAfter = options.degradeAfter ?? 5
-    const dependsOn = options.dependsOn ?? []
-    const timeout = options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
-    const clock = yield* Clock.Clock
-    const scope = yield* Scope.Scope
+    const engine = yield* makeEngine(options)
+    const workers = yield* Workers.make(engine)
+    const consumers = yield* consume(engine)
+    yield* Ref.set(engine.started, true)
+    return view(engine, workers, consumers)
+  })
 
-    const queue = yield* WorkQueue.make(name)
-    const bucket = options.rateLimit === undefined ? undefined : yield* TokenBucket.make(options.rateLimit)
-    const healthy = yield* Latch.make(true)
-    const gate = yield* Latch.make(options.held !== true)
-    const restarting = yield* Semaphore.make(1)
-    const reports = yield* PubSub.sliding<RunReport>(1024)
-    const states = new Map<string, KeyState<S>>()
-    // Runs past their dependency gate, by key: what `hold` lets finish.
-    const runs = new Map<string, { readonly state: KeyState<S>; readonly info: RetryInfo.RetryInfo; readonly startedAt: number }>()
-    const quiet = yield* Latch.make(true)
-    let health = Health.initial
-    let started = false
-    let held = options.held === true
-    let waitingOnDependencies = 0
-
-    const counts: Counts = {
-      success: 0,
-      requeueAfter: 0,
-      error: 0,
-      terminal: 0,
-      panics: 0,
-      retries: 0,
-      triggers: { event: 0, related: 0, retry: 0, reschedule: 0, resync: 0 }
-    }
-    const reconcileTime = yield* observeMetrics(name, counts, {
+const makeEngine = Effect.fnUntraced(function*<E, R, S>(options: Options<E, R, S>) {
+  const name = options.name
+  const concurrency = Math.max(1, options.concurrency ?? 1)
+  const reports = yield* PubSub.sliding<RunReport>(1024)
+  const queue = yield* WorkQueue.make<S>(name, {
+    finished: (key, { exhausted, next, run }) =>
+      PubSub.publishUnsafe(reports, { controller: name, key, ...run, next: next && nextTimer(next), exhausted })
+  })
+  const health = yield* Ref.make(Health.initial)
+  const engine: Engine<E, R, S> = {
+    options,
+    name,
+    concurrency,
+    policy: options.retryPolicy ?? RetryPolicy.default,
+    dependsOn: options.dependsOn ?? [],
+    timeout: options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
+    clock: yield* Clock.Clock,
+    scope: yield* Scope.Scope,
+    queue,
+    bucket: options.rateLimit === undefined ? undefined : yield* TokenBucket.make(options.rateLimit),
+    reports,
+    health,
+    healthy: yield* Latch.make(true),
+    gate: yield* Latch.make(options.held !== true),
+    held: yield* Ref.make(options.held === true),
+    started: yield* Ref.make(false),
+    waitingOnDependencies: yield* Ref.make(0),
+    reconcileTime: yield* observeMetrics(name, queue.table.counts, {
       concurrency,
       activeWorkers: () => queue.running(),
-      degraded: () => health.degraded
+      degraded: () => Ref.getUnsafe(health).degraded
     })
+  }
+  return engine
+})
 
-    const stateOf = (key: string): KeyState<S> => {
-      let state = states.get(key)
-      if (state === undefined) {
-        state = newKeyState()
-        states.set(key, state)
-      }
-      return state
-    }
+const nextTimer = (timer: KeyState.Timer): NonNullable<RunReport["next"]> => ({
+  at: timer.at,
+  trigger: timer.trigger._tag === "Retry" ? "retry" : "reschedule"
+})
 
-    const enterDegraded = Effect.gen(function*() {
-      healthy.closeUnsafe()
-      yield* Effect.logError(`controller ${name} is degraded after ${health.consecutiveFailures} consecutive failures`)
-      const rollback = options.rollback
-      if (rollback === undefined) return
-      const failing: Array<{ key: string; lastGood: S }> = []
-      for (const [key, state] of states) {
-        if (isFailure(state.last?.result) && Option.isSome(state.lastGood)) {
-          failing.push({ key, lastGood: state.lastGood.value })
-        }
-      }
-      yield* rollback(failing).pipe(
-        Effect.catchCause((cause) => Effect.logError(`rollback of controller ${name} failed`, cause)),
-        Effect.forkIn(scope)
-      )
-    })
-
-    const reconcileOnce = (key: string): Effect.Effect<Outcome.Outcome, E | ReconcileError.Timeout, R> => {
-      // Suspended so that a reconciler throwing before it returns an Effect is a defect, not a crash.
-      const run = Effect.suspend(() => options.reconcile(key))
-      return timeout === undefined ? run : Effect.timeoutOrElse(run, {
-        duration: timeout,
-        orElse: () => Effect.fail(new ReconcileError.Timeout({ after: timeout }))
-      })
-    }
-
-    // One context update per run carries the retry info and the log annotations, for the
-    // reconcile and for the failure handling after it.
-    const withRunContext = <A>(run: Effect.Effect<A, never, R>, key: string, info: RetryInfo.RetryInfo) =>
-      Effect.updateContext(run, (current: Context.Context<R>) =>
-        Context.add(
-          Context.add(current, RetryInfo.RetryInfo, info),
-          References.CurrentLogAnnotations,
-          { ...Context.get(current, References.CurrentLogAnnotations), controller: name, key, attempt: info.attempt }
-        ))
-
-    // The span fails with the reconcile's failure, so tracing backends mark the run as an error.
-    const traced = (
-      run: Effect.Effect<Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>, never, R>,
-      item: WorkQueue.Item,
-      info: RetryInfo.RetryInfo
-    ): Effect.Effect<void, never, R> =>
-      Effect.asVoid(Effect.exit(Effect.withSpan(Effect.flatten(run), "kubefx.reconcile", {
-        attributes: {
-          "kubefx.controller": name,
-          "kubefx.key": item.key,
-          "kubefx.attempt": info.attempt,
-          "kubefx.trigger": Trigger.label(item.triggers[0]!)
-        }
-      })))
-
-    const onFailure = Effect.fnUntraced(function*(
-      key: string,
-      state: KeyState<S>,
-      failure: RunFailure<E>,
-      info: RetryInfo.RetryInfo,
-      countedAsRetry: boolean,
-      now: number
-    ) {
-      const message = Failure.message(failure)
-      const wasDegraded = health.degraded
-      health = Health.failed(health, Failure.truncate(message, messageLimit), now, degradeAfter)
-      counts.error++
-      if (failure._tag === "Defect") {
-        counts.panics++
-        yield* Effect.logError(`reconcile of ${key} died`, failure.cause)
-      } else {
-        if (failure._tag === "Permanent") counts.terminal++
-        yield* Effect.logError(`reconcile of ${key} failed: ${message}`)
-      }
-      if (health.degraded && !wasDegraded) yield* enterDegraded
-
-      const action = options.onError === undefined
-        ? { retry: true }
-        : yield* options.onError(key, failure, info).pipe(
-          Effect.catchCause((cause) =>
-            Effect.logError(`error handler of controller ${name} failed for ${key}`, cause).pipe(
-              Effect.as({ retry: true })
-            )
-          )
+/** One run of a key: its reconcile, then what its outcome does to the key and the controller. */
+const Run = {
+  process: <E, R, S>(engine: Engine<E, R, S>, item: WorkQueue.Item): Effect.Effect<void, never, R> =>
+    Effect.flatMap(
+      engine.queue.apply(item.key, {
+        _tag: "Start",
+        now: engine.clock.currentTimeMillisUnsafe(),
+        maxAttempts: engine.policy.maxAttempts
+      }),
+      ({ state }) => {
+        const started = state!.run!.started!
+        const settled = Effect.flatMap(
+          Effect.exit(reconcileOnce(engine, item.key)),
+          (exit) => Effect.as(settle(engine, item.key, started.at, started.attempt, exit), exit)
         )
-      if (failure._tag === "Permanent" || !action.retry) {
-        state.pendingRetry = undefined
-        return { delay: undefined, noRetry: failure._tag !== "Permanent" }
+        const run = engine.options.tracing === true ? traced(engine, settled, item, started.attempt) : settled
+        return withRunContext(engine, Effect.asVoid(run), item.key, started.attempt)
       }
-      if (state.exhausted) return { delay: undefined, noRetry: false }
-      if (!countedAsRetry && state.pendingRetry !== undefined) {
-        // R5: an event ran while a retry was pending; the retry resumes at the same attempt.
-        return { delay: state.pendingRetry, noRetry: false }
-      }
-      state.step ??= (yield* RetryPolicy.start(policy)) as RetryPolicy.Stepper<unknown>
-      const delay = yield* state.step(now, failure)
-      if (Option.isNone(delay)) {
-        state.exhausted = true
-        state.pendingRetry = undefined
-        return { delay: undefined, noRetry: false }
-      }
-      const wait = bucket === undefined ? delay.value : Duration.max(delay.value, yield* bucket.take)
-      state.pendingRetry = wait
-      counts.retries++
-      return { delay: wait, noRetry: false }
-    })
+    )
+}
 
-    const process = (item: WorkQueue.Item): Effect.Effect<void, never, R> => {
-      const key = item.key
-      const state = stateOf(key)
-      const countedAsRetry = Trigger.isRetry(item.triggers) && state.pendingRetry !== undefined
-      if (countedAsRetry) {
-        state.attempt++
-        state.pendingRetry = undefined
-      }
-      const info: RetryInfo.RetryInfo = {
-        attempt: state.attempt,
-        isLastAttempt: state.exhausted || RetryPolicy.isLastAttempt(policy, state.attempt)
-      }
-      counts.triggers[Trigger.label(item.triggers[0]!)]++
-      const startedAt = clock.currentTimeMillisUnsafe()
-      state.lastRunAt = startedAt
-      if (runs.size === 0) quiet.closeUnsafe()
-      runs.set(key, { state, info, startedAt })
-      if (options.tracing !== true) {
-        return withRunContext(
-          Effect.flatMap(Effect.exit(reconcileOnce(key)), (exit) => settle(item, state, info, countedAsRetry, startedAt, exit)),
-          key,
-          info
-        )
-      }
-      const run = Effect.flatMap(Effect.exit(reconcileOnce(key)), (exit) =>
-        Effect.as(settle(item, state, info, countedAsRetry, startedAt, exit), exit))
-      return withRunContext(traced(run, item, info), key, info)
+const reconcileOnce = <E, R, S>(engine: Engine<E, R, S>, key: string): Effect.Effect<Outcome.Outcome, E | ReconcileError.Timeout, R> => {
+  // Suspended so that a reconciler throwing before it returns an Effect is a defect, not a crash.
+  const run = Effect.suspend(() => engine.options.reconcile(key))
+  const timeout = engine.timeout
+  return timeout === undefined ? run : Effect.timeoutOrElse(run, {
+    duration: timeout,
+    orElse: () => Effect.fail(new ReconcileError.Timeout({ after: timeout }))
+  })
+}
+
+// One context update per run carries the retry info and the log annotations, for the
+// reconcile and for the failure handling after it.
+const withRunContext = <A, E, R, S>(engine: Engine<E, R, S>, run: Effect.Effect<A, never, R>, key: string, info: RetryInfo.RetryInfo) =>
+  Effect.updateContext(run, (current: Context.Context<R>) =>
+    Context.add(
+      Context.add(current, RetryInfo.RetryInfo, info),
+      References.CurrentLogAnnotations,
+      { ...Context.get(current, References.CurrentLogAnnotations), controller: engine.name, key, attempt: info.attempt }
+    ))
+
+// The span fails with the reconcile's failure, so tracing backends mark the run as an error.
+const traced = <E, R, S>(
+  engine: Engine<E, R, S>,
+  run: Effect.Effect<Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>, never, R>,
+  item: WorkQueue.Item,
+  info: RetryInfo.RetryInfo
+): Effect.Effect<void, never, R> =>
+  Effect.asVoid(Effect.exit(Effect.withSpan(Effect.flatten(run), "kubefx.reconcile", {
+    attributes: {
+      "kubefx.controller": engine.name,
+      "kubefx.key": item.key,
+      "kubefx.attempt": info.attempt,
+      "kubefx.trigger": Trigger.label(item.triggers[0]!)
     }
+  })))
 
-    const settle = (
-      item: WorkQueue.Item,
-      state: KeyState<S>,
-      info: RetryInfo.RetryInfo,
-      countedAsRetry: boolean,
-      startedAt: number,
-      exit: Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>
-    ): Effect.Effect<void, never, R> => {
-      const key = item.key
-      const now = clock.currentTimeMillisUnsafe()
-      reconcileTime.record((now - startedAt) / 1000)
-      const run = { item, state, info, startedAt, now }
-      if (Exit.isFailure(exit)) {
-        const failure = Failure.fromCause(exit.cause)
-        const message = Failure.truncate(Failure.message(failure), messageLimit)
-        return Effect.flatMap(
-          onFailure(key, state, failure, info, countedAsRetry, now),
-          ({ delay, noRetry }) =>
-            finish(
-              run,
-              noRetry ? { _tag: failure._tag, message, noRetry: true } : { _tag: failure._tag, message },
-              delay === undefined ? undefined : { after: delay, trigger: Trigger.retry }
-            )
-        )
-      }
-      resetRetry(state)
-      const wasDegraded = health.degraded
-      health = Health.succeeded(health, now)
-      let result = doneResult
-      let followUp: WorkQueue.FollowUp | undefined
-      if (exit.value._tag === "RequeueAfter") {
-        counts.requeueAfter++
-        result = { _tag: "RequeueAfter", afterMillis: Duration.toMillis(exit.value.after) }
-        followUp = { after: exit.value.after, trigger: Trigger.reschedule }
-      } else {
-        counts.success++
-      }
-      if (!wasDegraded && options.snapshot === undefined) return finish(run, result, followUp)
-      return Effect.andThen(afterSuccess(key, state, wasDegraded), finish(run, result, followUp))
+const settle = <E, R, S>(
+  engine: Engine<E, R, S>,
+  key: string,
+  startedAt: number,
+  info: RetryInfo.RetryInfo,
+  exit: Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>
+): Effect.Effect<void, never, R> => {
+  const now = engine.clock.currentTimeMillisUnsafe()
+  engine.reconcileTime.record((now - startedAt) / 1000)
+  if (Exit.isFailure(exit)) return failed(engine, key, Failure.fromCause(exit.cause), info, now)
+  const wasDegraded = Ref.getUnsafe(engine.health).degraded
+  const health = Health.succeeded(Ref.getUnsafe(engine.health), now)
+  const requeueAfter = exit.value._tag === "RequeueAfter" ? exit.value.after : undefined
+  const end = Effect.uninterruptible(Effect.asVoid(engine.queue.apply(key, { _tag: "Succeeded", now, requeueAfter })))
+  return Effect.andThen(Ref.set(engine.health, health), () =>
+    !wasDegraded && engine.options.snapshot === undefined ? end : Effect.andThen(afterSuccess(engine, key, wasDegraded), end))
+}
+
+const afterSuccess = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>, key: string, wasDegraded: boolean) {
+  if (wasDegraded) {
+    engine.healthy.openUnsafe()
+    yield* Effect.logInfo(`controller ${engine.name} recovered`)
+  }
+  const snapshot = engine.options.snapshot
+  if (snapshot === undefined) return
+  const kept = engine.queue.table.keys.get(key)?.lastGood ?? Option.none()
+  const lastGood = yield* snapshot(key).pipe(Effect.catchCause(() => Effect.succeed(kept)))
+  yield* engine.queue.apply(key, { _tag: "Snapshot", lastGood })
+})
+
+// R9: the error handler runs after every failed run; its answer and the key's state decide the
+// retry, stepping the policy only when the rules ask for a new delay.
+const failed = Effect.fnUntraced(function*<E, R, S>(
+  engine: Engine<E, R, S>,
+  key: string,
+  failure: RunFailure<E>,
+  info: RetryInfo.RetryInfo,
+  now: number
+) {
+  const message = Failure.message(failure)
+  const before = Ref.getUnsafe(engine.health)
+  const health = yield* Ref.updateAndGet(engine.health, (h) => Health.failed(h, Failure.truncate(message, messageLimit), now, engine.options.degradeAfter ?? 5))
+  if (failure._tag === "Defect") yield* Effect.logError(`reconcile of ${key} died`, failure.cause)
+  else yield* Effect.logError(`reconcile of ${key} failed: ${message}`)
+  if (health.degraded && !before.degraded) yield* enterDegraded(engine, key)
+  const onError = engine.options.onError
+  const action = onError === undefined ? { retry: true } : yield* onError(key, failure, info).pipe(
+    Effect.catchCause((cause) =>
+      Effect.logError(`error handler of controller ${engine.name} failed for ${key}`, cause).pipe(Effect.as({ retry: true }))
+    )
+  )
+  const input: KeyState.Input<S> = {
+    _tag: "Failed",
+    now,
+    kind: failure._tag,
+    message: Failure.truncate(message, messageLimit),
+    retry: action.retry
+  }
+  yield* Effect.uninterruptible(Effect.flatMap(engine.queue.apply(key, input), ({ commands }) => stepRetry(engine, key, failure, now, commands)))
+})
+
+const stepRetry = Effect.fnUntraced(function*<E, R, S>(
+  engine: Engine<E, R, S>,
+  key: string,
+  failure: RunFailure<E>,
+  now: number,
+  commands: ReadonlyArray<KeyState.Command>
+) {
+  const command = commands.find((c) => c._tag === "StepRetry")
+  if (command === undefined) return
+  const stepper = command.stepper ?? (yield* RetryPolicy.start(engine.policy)) as RetryPolicy.Stepper<unknown>
+  const delay = yield* stepper(now, failure)
+  const wait = Option.isNone(delay) || engine.bucket === undefined ? delay : Option.some(Duration.max(delay.value, yield* engine.bucket.take))
+  yield* engine.queue.apply(key, { _tag: "Stepped", stepper, delay: Option.getOrUndefined(wait) })
+})
+
+// R12: the rollback hook gets the last known-good state of every key whose last run failed.
+const enterDegraded = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>, failingKey: string) {
+  engine.healthy.closeUnsafe()
+  yield* Effect.logError(`controller ${engine.name} is degraded after ${Ref.getUnsafe(engine.health).consecutiveFailures} consecutive failures`)
+  const rollback = engine.options.rollback
+  if (rollback === undefined) return
+  const failing: Array<{ key: string; lastGood: S }> = []
+  for (const [key, state] of engine.queue.table.keys) {
+    if ((key === failingKey || KeyState.lastFailed(state)) && Option.isSome(state.lastGood)) {
+      failing.push({ key, lastGood: state.lastGood.value })
     }
+  }
+  yield* rollback(failing).pipe(
+    Effect.catchCause((cause) => Effect.logError(`rollback of controller ${engine.name} failed`, cause)),
+    Effect.forkIn(engine.scope)
+  )
+})
 
-    const afterSuccess = Effect.fnUntraced(function*(key: string, state: KeyState<S>, wasDegraded: boolean) {
-      if (wasDegraded) {
-        healthy.openUnsafe()
-        yield* Effect.logInfo(`controller ${name} recovered`)
-      }
-      if (options.snapshot !== undefined) {
-        state.lastGood = yield* options.snapshot(key).pipe(Effect.catchCause(() => Effect.succeed(state.lastGood)))
-      }
-    })
+// R12: a run starts (its clock, its attempt) only once every dependency is healthy.
+const awaitDependencies = <E, R, S>(engine: Engine<E, R, S>, key: string): Effect.Effect<void, never, R> =>
+  Effect.suspend(() => {
+    const degraded = engine.dependsOn.filter((dependency) => dependency.isDegraded()).map((dependency) => dependency.name)
+    if (degraded.length === 0) return Effect.void
+    const onHeld = engine.options.onHeld
+    const tell = onHeld === undefined
+      ? Effect.void
+      : onHeld(key, degraded).pipe(Effect.catchCause((cause) => Effect.logWarning(`onHeld failed for ${key}`, cause)))
+    return Effect.andThen(
+      Ref.update(engine.waitingOnDependencies, (n) => n + 1),
+      Effect.andThen(tell, Effect.forEach(engine.dependsOn, (dependency) => dependency.awaitHealthy, { discard: true }))
+    ).pipe(Effect.ensuring(Ref.update(engine.waitingOnDependencies, (n) => n - 1)))
+  })
 
-    const finish = (
-      run: {
-        readonly item: WorkQueue.Item
-        readonly state: KeyState<S>
-        readonly info: RetryInfo.RetryInfo
-        readonly startedAt: number
-        readonly now: number
-      },
-      result: RunResult,
-      followUp: WorkQueue.FollowUp | undefined
-    ): Effect.Effect<void> =>
-      // Uninterruptible, so a run that reaches its end is never also requeued as interrupted.
-      Effect.uninterruptible(Effect.suspend(() => {
-        const { item, state, info, startedAt, now } = run
-        endRun(item.key)
-        // A key forgotten while it ran keeps no timer.
-        const current = states.get(item.key) === state
-        const timer = current ? followUp : undefined
-        const last = {
-          triggers: item.triggers,
-          attempt: info.attempt,
-          isLastAttempt: info.isLastAttempt,
-          startedAt,
-          durationMillis: now - startedAt,
-          result
-        }
-        if (current) state.last = last
-        const next = timer === undefined
-          ? undefined
-          : { at: now + Duration.toMillis(timer.after), trigger: timer.trigger._tag === "Retry" ? "retry" as const : "reschedule" as const }
-        PubSub.publishUnsafe(reports, { controller: name, key: item.key, ...last, next, exhausted: state.exhausted })
-        return queue.done(item.key, timer)
-      }))
-
-    const endRun = (key: string) => {
-      if (runs.delete(key) && runs.size === 0) quiet.openUnsafe()
-    }
-
-    // A run stopped by `hold` (or a worker stopped while it waited on a dependency) is queued again.
-    const interrupted = (item: WorkQueue.Item): Effect.Effect<void> =>
-      Effect.sync(() => {
-        if (!queue.requeue(item)) return
-        const run = runs.get(item.key)
-        if (run === undefined) return
-        endRun(item.key)
-        const { state } = run
-        PubSub.publishUnsafe(reports, {
-          controller: name,
-          key: item.key,
-          triggers: item.triggers,
-          attempt: run.info.attempt,
-          isLastAttempt: run.info.isLastAttempt,
-          startedAt: run.startedAt,
-          durationMillis: clock.currentTimeMillisUnsafe() - run.startedAt,
-          result: interruptedResult,
-          next: undefined,
-          exhausted: state.exhausted
-        })
-      })
-
-    const awaitDependencies = (key: string): Effect.Effect<void, never, R> =>
-      Effect.suspend(() => {
-        const degraded = dependsOn.filter((dependency) => dependency.isDegraded()).map((dependency) => dependency.name)
-        if (degraded.length === 0) return Effect.void
-        waitingOnDependencies++
-        const tell = options.onHeld === undefined
-          ? Effect.void
-          : options.onHeld(key, degraded).pipe(Effect.catchCause((cause) => Effect.logWarning(`onHeld failed for ${key}`, cause)))
-        return Effect.andThen(tell, Effect.forEach(dependsOn, (dependency) => dependency.awaitHealthy, { discard: true })).pipe(
-          Effect.ensuring(Effect.sync(() => waitingOnDependencies--))
-        )
-      })
-
-    // A run starts (its clock, its attempt) only once the gate let it through.
+/** The worker fibers: `concurrency` loops taking keys, replaced as a set by `hold`. */
+const Workers = {
+  make: Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
+    const { gate, held, queue } = engine
     const gated = (item: WorkQueue.Item): Effect.Effect<void, never, R> =>
-      dependsOn.length === 0 ? process(item) : Effect.andThen(awaitDependencies(item.key), Effect.suspend(() => process(item)))
-
+      engine.dependsOn.length === 0
+        ? Run.process(engine, item)
+        : Effect.andThen(awaitDependencies(engine, item.key), Effect.suspend(() => Run.process(engine, item)))
     // Taking a key and handing it on are uninterruptible, so an interrupted worker never loses a
-    // key: it is either still queued or requeued by `interrupted`.
+    // key: it is either still queued or put back by `requeue`.
     const worker = Effect.forever(Effect.andThen(
       gate.await,
       Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(restore(queue.take), (item) =>
-          held
+          Ref.getUnsafe(held)
             ? Effect.sync(() => queue.requeue(item))
-            : restore(gated(item)).pipe(Effect.onInterrupt(() => interrupted(item)))
-        )
+            : restore(gated(item)).pipe(Effect.onInterrupt(() => Effect.sync(() => queue.requeue(item)))))
       )
     ))
-
-    const forgetKey = (key: string): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        states.delete(key)
-        return queue.remove(key)
-      })
-
-    const enqueueKey = (key: string, trigger: Trigger.Trigger = Trigger.event()) => queue.add(key, trigger)
-
     // Workers restarted by `hold` run with the context the controller was made in.
-    const workerWithContext = Effect.provideContext(worker, yield* Effect.context<R>())
-    let workers: Array<Fiber.Fiber<unknown>> = []
-    const startWorkers = Effect.gen(function*() {
-      workers = []
-      for (let i = 0; i < concurrency; i++) workers.push(yield* Effect.forkIn(workerWithContext, scope))
-    })
-    yield* startWorkers
-    const fibers: Array<Fiber.Fiber<unknown>> = []
-    if (options.source !== undefined) {
-      fibers.push(
-        yield* Stream.runForEach(options.source, (event) =>
-          event._tag === "Enqueue" ? enqueueKey(event.key, event.trigger) : forgetKey(event.key)).pipe(
-            Effect.forkIn(scope)
-          )
-      )
-    }
-    if (options.resync !== undefined) {
-      const resync = options.resync
-      const period = Duration.fromInputUnsafe(resync.period)
-      const periodMillis = Duration.toMillis(period)
-      const once = Effect.gen(function*() {
-        const keys = yield* resync.keys
-        const now = clock.currentTimeMillisUnsafe()
-        for (const key of keys) {
-          const state = states.get(key)
-          // R14: a key left alone for a whole period starts its retries from zero again.
-          if (state?.lastRunAt !== undefined && now - state.lastRunAt >= periodMillis) resetRetry(state)
-          yield* queue.add(key, Trigger.resync)
-        }
-      })
-      fibers.push(yield* Effect.forkIn(Effect.repeat(Effect.delay(once, period), Schedule.forever), scope))
-    }
-    started = true
-
-    const keyStatus = (key: string, state: KeyState<S>): KeyStatus => {
-      const dueAt = queue.dueAt(key)
-      return {
-        key,
-        attempt: state.attempt,
-        exhausted: state.exhausted,
-        next: dueAt === undefined
-          ? undefined
-          : { at: dueAt, trigger: state.pendingRetry === undefined ? "reschedule" : "retry" },
-        last: state.last
-      }
-    }
-
-    const currentStatus = () => Health.status(health, { started, held: held || waitingOnDependencies > 0 })
-
-    const hold = (holdOptions?: { readonly drainTimeout?: Duration.Input | undefined }) =>
-      Effect.gen(function*() {
-        held = true
-        gate.closeUnsafe()
-        const drainTimeout = holdOptions?.drainTimeout
-        // Only runs that got past their dependency gate may finish; keys still waiting go back at once.
-        if (drainTimeout !== undefined && runs.size > 0) yield* Effect.timeoutOption(quiet.await, drainTimeout)
-        // Replacing the workers interrupts what still runs; one replacement at a time, so two
-        // overlapping holds never leave two sets of workers.
-        yield* restarting.withPermits(1)(Effect.suspend(() =>
-          !held || queue.running() === 0
-            ? Effect.void
-            : Effect.andThen(Fiber.interruptAll(workers), startWorkers)
-        ))
-      })
-
-    const shutdown = (shutdownOptions?: { readonly drainTimeout?: Duration.Input | undefined }) =>
-      Effect.gen(function*() {
-        const drainTimeout = shutdownOptions?.drainTimeout
-        if (drainTimeout !== undefined) {
-          yield* Effect.timeoutOption(queue.shutdown("drain"), drainTimeout)
-        }
-        yield* queue.shutdown("interrupt")
-        yield* restarting.withPermits(1)(Fiber.interruptAll([...workers, ...fibers]))
-        started = false
-      })
-
-    return {
-      name,
-      enqueue: enqueueKey,
-      forget: forgetKey,
-      health: Effect.sync(() => health),
-      status: Effect.sync(currentStatus),
-      isDegraded: () => health.degraded,
-      awaitHealthy: healthy.await,
-      keyStatus: (key) =>
-        Effect.sync(() => {
-          const state = states.get(key)
-          return state === undefined ? Option.none() : Option.some(keyStatus(key, state))
-        }),
-      inspect: Effect.sync(() => ({
-        name,
-        status: currentStatus(),
-        health,
-        concurrency,
-        queueDepth: queue.depth(),
-        workersBusy: queue.running(),
-        held,
-        dependsOn: dependsOn.map((dependency) => ({ name: dependency.name, degraded: dependency.isDegraded() })),
-        keys: Array.from(states, ([key, state]) => keyStatus(key, state))
-      })),
-      reports: Stream.fromPubSub(reports),
-      awaitIdle: queue.awaitIdle,
-      hold,
-      resume: Effect.sync(() => {
-        held = false
-        gate.openUnsafe()
-      }),
-      isHeld: () => held,
-      shutdown
-    } satisfies Controller
+    const withContext = Effect.provideContext(worker, yield* Effect.context<R>())
+    const fibers = yield* Ref.make<ReadonlyArray<Fiber.Fiber<unknown>>>([])
+    const restarting = yield* Semaphore.make(1)
+    const start = Effect.flatMap(
+      Effect.forEach(Array.from({ length: engine.concurrency }), () => Effect.forkIn(withContext, engine.scope)),
+      (started) => Ref.set(fibers, started)
+    )
+    yield* start
+    // One replacement at a time, so two overlapping holds never leave two sets of workers.
+    const replace = restarting.withPermits(1)(Effect.suspend(() =>
+      !Ref.getUnsafe(held) || queue.running() === 0 ? Effect.void : Effect.andThen(Fiber.interruptAll(Ref.getUnsafe(fibers)), start)
+    ))
+    const stop = restarting.withPermits(1)(Effect.suspend(() => Fiber.interruptAll(Ref.getUnsafe(fibers))))
+    return { replace, stop }
   })
-
-const doneResult: RunResult = { _tag: "Done" }
-const interruptedResult: RunResult = { _tag: "Interrupted" }
-
-const isFailure = (result: RunResult | undefined): boolean =>
-  result !== undefined && (result._tag === "Transient" || result._tag === "Permanent" || result._tag === "Defect")
-
-interface Counts {
-  success: number
-  requeueAfter: number
-  error: number
-  terminal: number
-  panics: number
-  retries: number
-  triggers: Record<ReturnType<typeof Trigger.label>, number>
 }
 
-const observeMetrics = (controller: string, counts: Counts, read: {
+type Workers = Effect.Success<ReturnType<typeof Workers.make>>
+
+// The source stream and the periodic resync, forked for as long as the controller's scope.
+const consume = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
+  const { options, queue, clock } = engine
+  const fibers: Array<Fiber.Fiber<unknown>> = []
+  if (options.source !== undefined) {
+    fibers.push(
+      yield* Stream.runForEach(options.source, (event) =>
+        event._tag === "Enqueue" ? queue.add(event.key, event.trigger) : queue.remove(event.key)).pipe(
+          Effect.forkIn(engine.scope)
+        )
+    )
+  }
+  const resync = options.resync
+  if (resync === undefined) return fibers
+  const period = Duration.fromInputUnsafe(resync.period)
+  const periodMillis = Duration.toMillis(period)
+  // R14: every key again each period; one left alone for a whole period starts its retries afresh.
+  const once = Effect.flatMap(resync.keys, (keys) =>
+    Effect.forEach(keys, (key) =>
+      queue.apply(key, { _tag: "Resync", now: clock.currentTimeMillisUnsafe(), periodMillis }), { discard: true }))
+  fibers.push(yield* Effect.forkIn(Effect.repeat(Effect.delay(once, period), Schedule.forever), engine.scope))
+  return fibers
+})
+
+const keyStatus = <S>(key: string, state: KeyState.KeyState<S>): KeyStatus => ({
+  key,
+  attempt: state.attempt,
+  exhausted: state.exhausted,
+  next: state.timer === undefined ? undefined : nextTimer(state.timer),
+  last: state.last
+})
+
+const view = <E, R, S>(
+  engine: Engine<E, R, S>,
+  workers: Workers,
+  consumers: ReadonlyArray<Fiber.Fiber<unknown>>
+): Controller => {
+  const { queue, name } = engine
+  const currentStatus = () =>
+    Health.status(Ref.getUnsafe(engine.health), {
+      started: Ref.getUnsafe(engine.started),
+      held: Ref.getUnsafe(engine.held) || Ref.getUnsafe(engine.waitingOnDependencies) > 0
+    })
+  const known = (key: string) => {
+    const state = queue.table.keys.get(key)
+    return state === undefined || !KeyState.isKnown(state) ? Option.none() : Option.some(keyStatus(key, state))
+  }
+  const hold = (options?: { readonly drainTimeout?: Duration.Input | undefined }) =>
+    Effect.gen(function*() {
+      yield* Ref.set(engine.held, true)
+      engine.gate.closeUnsafe()
+      // Only runs past their dependency gate may finish; keys still waiting go back at once.
+      if (options?.drainTimeout !== undefined && queue.table.started > 0) {
+        yield* Effect.timeoutOption(queue.awaitNoneStarted, options.drainTimeout)
+      }
+      // Replacing the workers interrupts what still runs.
+      yield* workers.replace
+    })
+  const shutdown = (options?: { readonly drainTimeout?: Duration.Input | undefined }) =>
+    Effect.gen(function*() {
+      if (options?.drainTimeout !== undefined) yield* Effect.timeoutOption(queue.shutdown("drain"), options.drainTimeout)
+      yield* queue.shutdown("interrupt")
+      yield* workers.stop
+      yield* Fiber.interruptAll(consumers)
+      yield* Ref.set(engine.started, false)
+    })
+  return {
+    name,
+    enqueue: (key, trigger = Trigger.event()) => queue.add(key, trigger),
+    forget: queue.remove,
+    health: Ref.get(engine.health),
+    status: Effect.sync(currentStatus),
+    isDegraded: () => Ref.getUnsafe(engine.health).degraded,
+    awaitHealthy: engine.healthy.await,
+    keyStatus: (key) => Effect.sync(() => known(key)),
+    inspect: Effect.sync(() => ({
+      name,
+      status: currentStatus(),
+      health: Ref.getUnsafe(engine.health),
+      concurrency: engine.concurrency,
+      queueDepth: queue.depth(),
+      workersBusy: queue.running(),
+      held: Ref.getUnsafe(engine.held),
+      dependsOn: engine.dependsOn.map((dependency) => ({ name: dependency.name, degraded: dependency.isDegraded() })),
+      keys: Array.from(queue.table.keys).flatMap(([key, state]) => KeyState.isKnown(state) ? [keyStatus(key, state)] : [])
+    })),
+    reports: Stream.fromPubSub(engine.reports),
+    awaitIdle: queue.awaitIdle,
+    hold,
+    resume: Effect.andThen(Ref.set(engine.held, false), Effect.sync(() => engine.gate.openUnsafe())),
+    isHeld: () => Ref.getUnsafe(engine.held),
+    shutdown
+  }
+}
+
+const observeMetrics = (controller: string, counts: KeyState.Counts, read: {
   readonly concurrency: number
   readonly activeWorkers: () => number
   readonly degraded: () => boolean
@@ -720,7 +599,7 @@ const observeMetrics = (controller: string, counts: Counts, read: {
     yield* EngineMetrics.observeCounter(EngineMetrics.terminalReconcileErrors, attributes, () => counts.terminal)
     yield* EngineMetrics.observeCounter(EngineMetrics.reconcilePanics, attributes, () => counts.panics)
     yield* EngineMetrics.observeCounter(EngineMetrics.retries, { name: controller }, () => counts.retries)
-    for (const trigger of Object.keys(counts.triggers) as Array<keyof Counts["triggers"]>) {
+    for (const trigger of Object.keys(counts.triggers) as Array<keyof KeyState.Counts["triggers"]>) {
       yield* EngineMetrics.observeCounter(EngineMetrics.triggers, { controller, trigger }, () => counts.triggers[trigger])
     }
     yield* EngineMetrics.observeGauge(EngineMetrics.activeWorkers, attributes, read.activeWorkers)

@@ -3,11 +3,16 @@
  * processed by two workers at once (an add while it runs marks it dirty and gives exactly one
  * follow-up run), and delayed adds per key that an immediate add supersedes ("at the latest").
  *
+ * The queue owns every key's state (`KeyState`) and interprets its transitions: it hands queued keys
+ * to workers, runs each key's timer as a fiber, and reports finished runs. A controller feeds it
+ * what its runs did through `apply`.
+ *
  * @since 0.1.0
  */
-import { Clock, Duration, Effect, FiberMap, Latch, Queue, Scope } from "effect"
+import { Clock, Duration, Effect, FiberMap, Latch, Queue, Ref, Scope } from "effect"
 import * as EngineMetrics from "./EngineMetrics.ts"
-import * as Trigger from "./Trigger.ts"
+import * as KeyState from "./KeyState.ts"
+import type * as Trigger from "./Trigger.ts"
 
 /** A key handed to a worker, with why it was queued. */
 export interface Item {
@@ -24,13 +29,11 @@ export interface FollowUp {
   readonly trigger: Trigger.Trigger
 }
 
-export interface WorkQueue {
+export interface WorkQueue<S = unknown> {
   /** Queues the key now, merging with a queued run, or marking a running key dirty. Supersedes a delayed add. */
   readonly add: (key: string, trigger: Trigger.Trigger) => Effect.Effect<void>
   /** Queues the key after a delay, replacing the key's pending delayed add. */
   readonly addAfter: (key: string, followUp: FollowUp) => Effect.Effect<void>
-  /** Drops the key's pending delayed add, if any. */
-  readonly cancelDelayed: (key: string) => Effect.Effect<void>
   /** Drops everything pending for the key: its queued run, a follow-up of its running one, its delayed add. */
   readonly remove: (key: string) => Effect.Effect<void>
   /** When the key's delayed add is due (ms), if it has one. */
@@ -58,15 +61,17 @@ export interface WorkQueue {
    * not wait. Then pending delayed adds are dropped and waiting takers are interrupted.
    */
   readonly shutdown: (mode: "drain" | "interrupt") => Effect.Effect<void>
+  /** Applies a transition to the key and runs its commands, except `StepRetry`, which is the caller's. */
+  readonly apply: (key: string, input: KeyState.Input<S>) => Effect.Effect<KeyState.Transition<S>>
+  /** Every key's state; written only through the queue's operations. */
+  readonly table: Omit<KeyState.Table<S>, "keys"> & { readonly keys: ReadonlyMap<string, KeyState.KeyState<S>> }
+  /** Waits until no run is past its dependency gate (`Start` without an end). */
+  readonly awaitNoneStarted: Effect.Effect<void>
 }
 
-interface Entry {
-  queued: boolean
-  running: boolean
-  dirty: boolean
-  triggers: ReadonlyArray<Trigger.Trigger>
-  queuedAt: number
-  startedAt: number
+export interface Options {
+  /** Called with every finished run (`Finished` command). */
+  readonly finished?: ((key: string, finished: Extract<KeyState.Command, { _tag: "Finished" }>) => void) | undefined
 }
 
 /**
@@ -84,169 +89,147 @@ interface Entry {
  *   return queue.depth() // 0
  * }))
  */
-export const make = (name: string): Effect.Effect<WorkQueue, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const clock = yield* Clock.Clock
-    const ready = yield* Queue.unbounded<string>()
-    const timers = yield* FiberMap.make<string>()
-    const idle = yield* Latch.make(true)
-    // Hot-path state, touched only inside `Effect.sync` blocks of this queue.
-    const entries = new Map<string, Entry>()
-    const delayed = new Map<string, number>()
-    let queuedCount = 0
-    let runningCount = 0
-    let accepting = true
-
-    let adds = 0
-    const attributes = { name }
-    yield* EngineMetrics.observeGauge(EngineMetrics.depth, attributes, () => queuedCount)
-    yield* EngineMetrics.observeCounter(EngineMetrics.adds, attributes, () => adds)
-    const queueDuration = yield* EngineMetrics.observeHistogram(EngineMetrics.queueDuration, EngineMetrics.queueBuckets, attributes)
-    const workDuration = yield* EngineMetrics.observeHistogram(EngineMetrics.workDuration, EngineMetrics.queueBuckets, attributes)
-
-    const enqueue = (key: string, trigger: Trigger.Trigger): void => {
-      const entry = entries.get(key)
-      if (entry === undefined) {
-        entries.set(key, {
-          queued: true,
-          running: false,
-          dirty: false,
-          triggers: [trigger],
-          queuedAt: clock.currentTimeMillisUnsafe(),
-          startedAt: 0
-        })
-        if (queuedCount++ === 0 && runningCount === 0) idle.closeUnsafe()
-        Queue.offerUnsafe(ready, key)
-        adds++
-      } else if (entry.running && !entry.dirty) {
-        entry.dirty = true
-        entry.triggers = [trigger]
-        entry.queuedAt = clock.currentTimeMillisUnsafe()
-        adds++
-      } else {
-        entry.triggers = Trigger.merge(entry.triggers, trigger)
-      }
-    }
-
-    const cancelDelayed = (key: string): Effect.Effect<void> =>
-      Effect.suspend(() => delayed.delete(key) ? FiberMap.remove(timers, key) : Effect.void)
-
-    const addAfter = (key: string, followUp: FollowUp): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (!accepting) return Effect.void
-        delayed.set(key, clock.currentTimeMillisUnsafe() + Duration.toMillis(followUp.after))
-        return FiberMap.run(
-          timers,
-          key,
-          Effect.sleep(followUp.after).pipe(Effect.andThen(Effect.sync(() => {
-            delayed.delete(key)
-            if (accepting) enqueue(key, followUp.trigger)
-          })))
-        ).pipe(Effect.asVoid)
-      })
-
-    const add = (key: string, trigger: Trigger.Trigger): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (!accepting) return Effect.void
-        enqueue(key, trigger)
-        return delayed.has(key) ? cancelDelayed(key) : Effect.void
-      })
-
-    const remove = (key: string): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const entry = entries.get(key)
-        if (entry?.running === true) {
-          entry.dirty = false
-        } else if (entry?.queued === true) {
-          // The key stays in the ready queue; `take` skips keys without a queued entry.
-          entries.delete(key)
-          queuedCount--
-          if (queuedCount === 0 && runningCount === 0) idle.openUnsafe()
-        }
-        return cancelDelayed(key)
-      })
-
-    const take: Effect.Effect<Item> = Effect.flatMap(Queue.take(ready), (key) => {
-      const entry = entries.get(key)
-      return entry === undefined || !entry.queued ? take : Effect.succeed(start(key, entry))
-    })
-
-    const start = (key: string, entry: Entry): Item => {
-      const now = clock.currentTimeMillisUnsafe()
-      const item: Item = { key, triggers: entry.triggers, queuedAt: entry.queuedAt }
-      entry.queued = false
-      entry.running = true
-      entry.triggers = []
-      entry.startedAt = now
-      queuedCount--
-      runningCount++
-      queueDuration.record((now - item.queuedAt) / 1000)
-      return item
-    }
-
-    const done = (key: string, followUp?: FollowUp): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const entry = entries.get(key)
-        if (entry === undefined || !entry.running) return Effect.void
-        entry.running = false
-        runningCount--
-        workDuration.record((clock.currentTimeMillisUnsafe() - entry.startedAt) / 1000)
-        if (entry.dirty) {
-          entry.dirty = false
-          entry.queued = true
-          queuedCount++
-          Queue.offerUnsafe(ready, key)
-          return cancelDelayed(key)
-        }
-        entries.delete(key)
-        if (followUp === undefined && !delayed.has(key)) {
-          if (queuedCount === 0 && runningCount === 0) idle.openUnsafe()
-          return Effect.void
-        }
-        // Arm or drop the timer before reporting idle, so a waiter sees the key's final timer state.
-        return Effect.andThen(
-          followUp !== undefined ? addAfter(key, followUp) : cancelDelayed(key),
-          Effect.sync(() => {
-            if (queuedCount === 0 && runningCount === 0) idle.openUnsafe()
-          })
-        )
-      })
-
-    const requeue = (item: Item): boolean => {
-      const entry = entries.get(item.key)
-      if (entry === undefined || !entry.running) return false
-      entry.running = false
-      runningCount--
-      entry.triggers = entry.dirty ? entry.triggers.reduce(Trigger.merge, item.triggers) : item.triggers
-      entry.dirty = false
-      entry.queued = true
-      entry.queuedAt = item.queuedAt
-      queuedCount++
-      Queue.offerUnsafe(ready, item.key)
-      return true
-    }
-
-    const shutdown = (mode: "drain" | "interrupt"): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        accepting = false
-        if (mode === "drain") yield* idle.await
-        delayed.clear()
-        yield* FiberMap.clear(timers)
-        yield* Queue.shutdown(ready)
-      })
-
+export const make = <S = unknown>(name: string, options: Options = {}): Effect.Effect<WorkQueue<S>, never, Scope.Scope> =>
+  Effect.map(interpreter<S>(name, options), (i) => {
+    const now = () => i.clock.currentTimeMillisUnsafe()
+    const timerAfter = (followUp: FollowUp): KeyState.Timer => ({ at: now() + Duration.toMillis(followUp.after), trigger: followUp.trigger })
+    // Inputs are built when the effect runs, so they carry the time it ran at.
+    const applyAccepted = (key: string, input: () => KeyState.Input<S>): Effect.Effect<void> =>
+      Effect.suspend(() => Ref.getUnsafe(i.accepting) ? applyNow(i, key, input()) : Effect.void)
     return {
-      add,
-      addAfter,
-      cancelDelayed,
-      remove,
-      dueAt: (key) => delayed.get(key),
-      take,
-      done,
-      depth: () => queuedCount,
-      running: () => runningCount,
-      awaitIdle: idle.await,
-      requeue,
-      shutdown
-    } satisfies WorkQueue
+      add: (key, trigger) => applyAccepted(key, () => ({ _tag: "Add", trigger, now: now() })),
+      addAfter: (key, followUp) => applyAccepted(key, () => ({ _tag: "Delay", timer: timerAfter(followUp) })),
+      remove: (key) => Effect.suspend(() => applyNow(i, key, { _tag: "Forget" })),
+      dueAt: (key) => i.table.keys.get(key)?.timer?.at,
+      take: take(i),
+      done: (key, followUp) =>
+        Effect.suspend(() => applyNow(i, key, { _tag: "Done", now: now(), timer: followUp && timerAfter(followUp) })),
+      depth: () => i.table.queued,
+      running: () => i.table.running,
+      awaitIdle: i.idle.await,
+      requeue: (item) => {
+        if (i.table.keys.get(item.key)?.phase !== "Running") return false
+        // An interrupted run leaves no timer change, so this runs at once.
+        execute(i, item.key, transition(i, item.key, { _tag: "Interrupted", now: now() }).commands)
+        latches(i)
+        return true
+      },
+      shutdown: (mode) =>
+        Effect.gen(function*() {
+          yield* Ref.set(i.accepting, false)
+          if (mode === "drain") yield* i.idle.await
+          yield* FiberMap.clear(i.timers)
+          yield* Queue.shutdown(i.ready)
+        }),
+      apply: (key, input) =>
+        Effect.suspend(() => {
+          const result = transition(i, key, input)
+          const timer = execute(i, key, result.commands)
+          if (timer === undefined) {
+            latches(i)
+            return Effect.succeed(result)
+          }
+          return Effect.as(Effect.andThen(timer, Effect.sync(() => latches(i))), result)
+        }),
+      table: i.table,
+      awaitNoneStarted: i.noneStarted.await
+    }
   })
+
+/** What interprets a table's commands: the ready queue, the timer fibers, the latches, the metrics. */
+interface Interpreter<S> {
+  readonly table: KeyState.Table<S>
+  readonly options: Options
+  readonly clock: Clock.Clock
+  readonly ready: Queue.Queue<string>
+  readonly timers: FiberMap.FiberMap<string>
+  /** Open when nothing is queued or running. */
+  readonly idle: Latch.Latch
+  /** Open when no run is past its dependency gate. */
+  readonly noneStarted: Latch.Latch
+  readonly accepting: Ref.Ref<boolean>
+  readonly queueDuration: EngineMetrics.Recorder
+  readonly workDuration: EngineMetrics.Recorder
+}
+
+const interpreter = Effect.fnUntraced(function*<S>(name: string, options: Options) {
+  const table = KeyState.table<S>()
+  const attributes = { name }
+  yield* EngineMetrics.observeGauge(EngineMetrics.depth, attributes, () => table.queued)
+  yield* EngineMetrics.observeCounter(EngineMetrics.adds, attributes, () => table.counts.adds)
+  const interpreter: Interpreter<S> = {
+    table,
+    options,
+    clock: yield* Clock.Clock,
+    ready: yield* Queue.unbounded<string>(),
+    timers: yield* FiberMap.make<string>(),
+    idle: yield* Latch.make(true),
+    noneStarted: yield* Latch.make(true),
+    accepting: yield* Ref.make(true),
+    queueDuration: yield* EngineMetrics.observeHistogram(EngineMetrics.queueDuration, EngineMetrics.queueBuckets, attributes),
+    workDuration: yield* EngineMetrics.observeHistogram(EngineMetrics.workDuration, EngineMetrics.queueBuckets, attributes)
+  }
+  return interpreter
+})
+
+const latches = <S>({ idle, noneStarted, table }: Interpreter<S>): void => {
+  if (table.queued === 0 && table.running === 0) idle.openUnsafe()
+  else idle.closeUnsafe()
+  if (table.started === 0) noneStarted.openUnsafe()
+  else noneStarted.closeUnsafe()
+}
+
+const transition = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>): KeyState.Transition<S> => {
+  const run = i.table.keys.get(key)?.run
+  const result = KeyState.apply(i.table, key, input)
+  if (run !== undefined && result.state?.run === undefined && input._tag !== "Interrupted") {
+    i.workDuration.record((i.clock.currentTimeMillisUnsafe() - run.takenAt) / 1000)
+  }
+  return result
+}
+
+// Runs the commands that are the queue's and returns the timer change still to run, if any: it
+// runs before the latches are set, so a waiter on `awaitIdle` sees the key's final timer.
+const execute = <S>(i: Interpreter<S>, key: string, commands: ReadonlyArray<KeyState.Command>): Effect.Effect<unknown> | undefined => {
+  let timer: Effect.Effect<unknown> | undefined
+  for (const command of commands) {
+    if (command._tag === "Offer") Queue.offerUnsafe(i.ready, key)
+    else if (command._tag === "Finished") i.options.finished?.(key, command)
+    else if (command._tag === "SetTimer") {
+      timer = command.timer === undefined || !Ref.getUnsafe(i.accepting)
+        ? FiberMap.remove(i.timers, key)
+        : FiberMap.run(i.timers, key, fire(i, key, command.timer))
+    }
+  }
+  return timer
+}
+
+const applyNow = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>): Effect.Effect<void> => {
+  const timer = execute(i, key, transition(i, key, input).commands)
+  if (timer === undefined) {
+    latches(i)
+    return Effect.void
+  }
+  return Effect.andThen(timer, Effect.sync(() => latches(i)))
+}
+
+const fire = <S>(i: Interpreter<S>, key: string, timer: KeyState.Timer): Effect.Effect<void> =>
+  Effect.sleep(Duration.millis(Math.max(0, timer.at - i.clock.currentTimeMillisUnsafe()))).pipe(
+    Effect.andThen(Effect.suspend(() =>
+      Ref.getUnsafe(i.accepting)
+        ? applyNow(i, key, { _tag: "TimerFired", timer, now: i.clock.currentTimeMillisUnsafe() })
+        : Effect.void
+    ))
+  )
+
+// A key forgotten or already taken since it was offered is skipped.
+const take = <S>(i: Interpreter<S>): Effect.Effect<Item> => {
+  const next: Effect.Effect<Item> = Effect.flatMap(Queue.take(i.ready), (key) => {
+    if (i.table.keys.get(key)?.phase !== "Queued") return next
+    const run = transition(i, key, { _tag: "Take", now: i.clock.currentTimeMillisUnsafe() }).state!.run!
+    latches(i)
+    i.queueDuration.record((run.takenAt - run.queuedAt) / 1000)
+    return Effect.succeed({ key, triggers: run.triggers, queuedAt: run.queuedAt })
+  })
+  return next
+}
