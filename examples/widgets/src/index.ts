@@ -34,8 +34,9 @@ export type Widget = typeof Widget.schema.Type
 export const configMapName = (widget: Widget): string => `${widget.metadata.name}-config`
 
 /**
- * Applies the Widget's ConfigMap and records its name in status. Both writes are server-side applies,
- * so running this twice changes nothing.
+ * Applies the Widget's ConfigMap and states its name in status. Both are server-side applies, so
+ * running this twice changes nothing; the status goes out with Ready in the run's one status write,
+ * and not at all when it already holds.
  */
 export const reconcile = (widget: Widget, ctx: Controller.Context<Widget>) =>
   Effect.gen(function*() {
@@ -44,12 +45,7 @@ export const reconcile = (widget: Widget, ctx: Controller.Context<Widget>) =>
       metadata: { name, labels: { "app.kubernetes.io/managed-by": "kubefx-widgets" } },
       data: { message: widget.spec.message, replicas: String(widget.spec.replicas) }
     })
-    if (widget.status?.configMapName !== name) {
-      yield* ctx.patchStatusAndCache({
-        metadata: { name: widget.metadata.name ?? "", namespace: widget.metadata.namespace },
-        status: { configMapName: name }
-      })
-    }
+    yield* ctx.applyStatus({ metadata: { name: widget.metadata.name ?? "" }, status: { configMapName: name } })
     return Outcome.done
   })
 

@@ -136,7 +136,7 @@ export const seed = async (bench: BenchServer, count: number, options: { readonl
       apiVersion: Workload.Widget.apiVersion,
       kind: Workload.Widget.kind,
       metadata: { name: created.metadata.name, namespace: Workload.namespace },
-      status: Workload.readyStatus(created.metadata.generation, new Date())
+      status: Workload.readyStatus(created, new Date())
     }, Raw.applyPatch)
   })
 }

@@ -27,6 +27,10 @@ export interface Report {
   readonly requestsAfterSync?: number | undefined
   /** Those requests by method, with watches apart from other GETs. */
   readonly requestsByVerb?: Readonly<Record<string, number>> | undefined
+  /** Status writes (PATCH of `/status`) after the start signal (kubefx only). */
+  readonly statusRequests?: number | undefined
+  /** Reconciler runs (kubefx only). */
+  readonly reconciles?: number | undefined
   /** Reconciles that failed and were tried again (the client-node loop). */
   readonly failures?: number | undefined
 }

@@ -22,6 +22,10 @@ export interface Report {
     readonly naive_informer_s: number
     readonly dot_i_s: number
     readonly kubefx_requests_per_object: number
+    /** Status writes per Widget: each Widget's runs state status once, with Ready (goal: 1). */
+    readonly kubefx_status_requests_per_object: number
+    /** Reconciler runs per Widget (the owned ConfigMap's event runs it again, with nothing to write). */
+    readonly kubefx_reconciles_per_object: number
     readonly kubefx_peak_rss_mb: number
     /** Handler runs of the client-node loop that failed and were tried again. */
     readonly naive_informer_retries: number
@@ -58,6 +62,8 @@ export const contract = {
     "naive_informer_s",
     "dot_i_s",
     "kubefx_requests_per_object",
+    "kubefx_status_requests_per_object",
+    "kubefx_reconciles_per_object",
     "kubefx_peak_rss_mb"
   ],
   latency: ["cached_objects", "p50_ms", "p99_ms"],
@@ -90,6 +96,7 @@ export const table = (report: Report): string => {
     [`fleet: client-node \`makeInformer\` + handler per event`, `${fixed(fleet.naive_informer_s, 2)} s`, `${times(fleet.naive_informer_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "naive_informer")}; ${int(fleet.naive_informer_retries)} failed handler runs retried`],
     [`fleet: \`@dot-i/k8s-operator\``, `${fixed(fleet.dot_i_s, 2)} s`, `${times(fleet.dot_i_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "dot_i")}`],
     [`fleet: kubefx API requests per Widget after the initial list`, fixed(fleet.kubefx_requests_per_object, 2), "goal: at most 3"],
+    [`fleet: kubefx status writes per Widget (its status, Ready and observedGeneration together)`, fixed(fleet.kubefx_status_requests_per_object, 2), `goal: 1; over ${fixed(fleet.kubefx_reconciles_per_object, 2)} reconciles per Widget`],
     [`fleet: kubefx peak RSS`, `${int(fleet.kubefx_peak_rss_mb)} MB`, ""],
     [`latency: spec update to reconcile start, ${int(latency.cached_objects)} cached, ${latency.samples} samples`, `p50 ${fixed(latency.p50_ms, 1)} ms, p99 ${fixed(latency.p99_ms, 1)} ms`, `max ${fixed(latency.max_ms, 1)} ms (goal: p99 under 20 ms)`],
     [`memory: heap per cached Widget, ${int(memory.cached_objects)} cached`, `${int(memory.bytes_per_object)} B`, `${int(memory.bytes_per_object_with_managed_fields)} B with managedFields kept; ${int(memory.bytes_per_object_at_sync)} B right after the sync`],

@@ -1,7 +1,7 @@
 /**
  * The fleet workload, shared by every contestant so they all do the same work: N Widgets (the
  * `examples/widgets` kind), each needing one server-side-applied ConfigMap it owns and one status
- * write that records `Ready=True` and `observedGeneration`.
+ * write that records the ConfigMap's name, `Ready=True` and `observedGeneration`.
  */
 import { Widget } from "@kubefx/example-widgets"
 
@@ -96,30 +96,35 @@ export const configMap = (widget: WidgetLike) => ({
 })
 
 /**
- * The status a hand-written contestant writes once the ConfigMap is applied: what kubefx writes (R10).
+ * The status a hand-written contestant writes once the ConfigMap is applied, in one request: what
+ * the widgets example states (the ConfigMap's name) and what kubefx adds to it (R10).
  *
  * @example
  * import * as Workload from "./Workload.ts"
- * Workload.readyStatus(3, new Date(0)).observedGeneration // 3
+ * Workload.readyStatus({ metadata: { name: "w-00001", generation: 3 } }, new Date(0)).observedGeneration // 3
  */
-export const readyStatus = (generation: number, now: Date) => ({
-  conditions: [{
-    type: "Ready",
-    status: "True",
-    reason: "Reconciled",
-    message: "",
-    lastTransitionTime: now.toISOString().replace(/\.\d{3}Z$/, "Z"),
+export const readyStatus = (widget: WidgetLike, now: Date) => {
+  const generation = widget.metadata?.generation ?? 1
+  return {
+    configMapName: `${widget.metadata?.name}-config`,
+    conditions: [{
+      type: "Ready",
+      status: "True",
+      reason: "Reconciled",
+      message: "",
+      lastTransitionTime: now.toISOString().replace(/\.\d{3}Z$/, "Z"),
+      observedGeneration: generation
+    }],
     observedGeneration: generation
-  }],
-  observedGeneration: generation
-})
+  }
+}
 
 /**
  * Whether a Widget is done: `Ready=True` for its current generation.
  *
  * @example
  * import * as Workload from "./Workload.ts"
- * Workload.isReady({ metadata: { generation: 1 }, status: Workload.readyStatus(1, new Date()) }) // true
+ * Workload.isReady({ metadata: { generation: 1 }, status: Workload.readyStatus({ metadata: { generation: 1 } }, new Date()) }) // true
  */
 export const isReady = (widget: WidgetLike): boolean => {
   const generation = widget.metadata?.generation

@@ -62,6 +62,8 @@ const program = Effect.gen(function*() {
       naive_informer_s: naive.seconds,
       dot_i_s: dotI.seconds,
       kubefx_requests_per_object: (kubefx.requestsAfterSync ?? NaN) / sizes.fleet,
+      kubefx_status_requests_per_object: (kubefx.statusRequests ?? NaN) / sizes.fleet,
+      kubefx_reconciles_per_object: (kubefx.reconciles ?? NaN) / sizes.fleet,
       kubefx_peak_rss_mb: kubefx.peakRssMb,
       naive_informer_retries: naive.failures ?? 0,
       cpu_s: { limit: limit.cpuSeconds, kubefx: kubefx.cpuSeconds, naive_informer: naive.cpuSeconds, dot_i: dotI.cpuSeconds },

@@ -29,6 +29,9 @@ describe("npm run bench", () => {
       }
       // Each Widget needs its two writes, so fewer requests would mean the count missed some.
       assert.isAtLeast(report.fleet!.kubefx_requests_per_object as number, 2)
+      // The widgets reconciler states status in every run; the first run of each Widget sends it with
+      // Ready (one request), a later run finds nothing to change (none).
+      assert.strictEqual(report.fleet!.kubefx_status_requests_per_object, 1)
       assert.strictEqual(report.memory!.cached_objects, report.latency!.cached_objects)
     } finally {
       rmSync(dir, { recursive: true, force: true })

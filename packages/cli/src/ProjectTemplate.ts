@@ -137,12 +137,8 @@ export const definition = Operator.controller({
         metadata: { name },
         data: { message: \`Hello, \${greeting.spec.name}!\`, refreshedAt: new Date().toISOString() }
       })
-      if (greeting.status?.configMapName !== name) {
-        yield* ctx.applyStatus({
-          metadata: { name: greeting.metadata.name ?? "", namespace: greeting.metadata.namespace },
-          status: { configMapName: name }
-        })
-      }
+      // Sent with Ready in the run's one status write, and not at all once it holds.
+      yield* ctx.applyStatus({ metadata: { name: greeting.metadata.name ?? "" }, status: { configMapName: name } })
       return Outcome.requeueAfter(\`\${greeting.spec.refreshSeconds ?? 300} seconds\`)
     }),
   // With a cleanup, the controller adds its finalizer and the Greeting is deleted only once this

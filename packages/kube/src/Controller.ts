@@ -26,6 +26,7 @@ import * as ObjectMeta from "./ObjectMeta.ts"
 import * as OverlayCache from "./OverlayCache.ts"
 import * as Resource from "./Resource.ts"
 import * as SharedInformers from "./SharedInformers.ts"
+import * as StatusWrites from "./StatusWrites.ts"
 
 /** A kind whose changes are mapped to primary keys by a function. */
 export interface Watch<B extends ObjectMeta.KubeObject> {
@@ -49,9 +50,15 @@ export interface Context<A extends ObjectMeta.KubeObject> {
     fresh: Kube.ApplyBody | ((latest: A) => Kube.ApplyBody)
   ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
   /**
-   * Server-side applies status without a lock (under the controller's field manager unless told
-   * otherwise) and remembers the answer, so the next run reads it even before the watch delivers it.
-   * For status nobody else allocates from; `patchStatusAndCache` is the locked write.
+   * States status fields of the object (server-side apply semantics, without a lock). In a
+   * reconcile, the fields are written once when the run ends, in the same apply as `Ready` and
+   * `observedGeneration`, under the controller's field manager: successive calls in a run merge
+   * (later fields win, conditions merge by type), and the answer is the object as it will read. A
+   * run's write states every field the controller owns: a field it stated in an earlier run and
+   * omits now is removed, while fields written by `patchStatusAndCache` (their own manager) stay.
+   * Nothing is sent when every field already holds its value. A run that fails still writes what it
+   * staged, with `Ready=False`. With an explicit `fieldManager`, and in cleanup, the apply is sent at
+   * once. Either way the next run reads the write even before the watch delivers it.
    */
   readonly applyStatus: (
     body: Kube.ApplyBody,
@@ -226,7 +233,6 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
     const kube = yield* Kube.Kube
     const resource = options.for
     const fieldManager = options.fieldManager ?? options.name
-    const readyManager = `${fieldManager}-ready`
     const finalizer = options.finalizer ?? defaultFinalizer(resource.group, options.name)
     const predicate = options.predicate ?? generationChanged
     const writeReady = options.readyCondition !== false && resource.custom?.status !== undefined
@@ -254,15 +260,13 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       discard: true
     })
 
-    // The generation each key's latest run saw: what its Ready condition and observedGeneration
-    // speak for, even if a newer one arrived while it ran (the follow-up run will speak for that).
-    const seenGeneration = new Map<string, number | undefined>()
+    const status = StatusWrites.make({ kube, resource, overlay, fieldManager, writeReady })
 
     const primaryEvents = primary.changes.pipe(
       Stream.filterMap((change): Result.Result<Engine.Event, void> => {
         const key = ObjectMeta.key(change.object)
         if (change._tag === "Deleted") {
-          seenGeneration.delete(key)
+          status.forget(key)
           return Result.succeed(Engine.forget(key))
         }
         if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "added" }))
@@ -331,22 +335,19 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       blockOwnerDeletion: true
     })
 
-    // The next run compares what it wants with what it reads: it must read this write, not a
-    // lagging cache (a retry that succeeds before the watch delivers its failure's Ready=False
-    // would otherwise find nothing to change and leave the failure in place).
-    const applyStatus = (body: Kube.ApplyBody, manager: string) =>
-      kube.apply(resource, body, { fieldManager: manager, subresource: "status", force: true }).pipe(Effect.tap(overlay.remember))
-
-    const contextFor = (object: A, report: (condition: ReadyCondition) => void = () => {}): Context<A> => ({
+    // A reconcile stages its status for the run's one write; cleanup and explicit managers apply at once.
+    const contextFor = (object: A, report?: (condition: ReadyCondition) => void): Context<A> => ({
       kube,
       fieldManager,
       ownerReference: ownerReferenceOf(object),
       patchStatusAndCache: (fresh) => overlay.patchStatusAndCache(object, fresh),
-      applyStatus: (body, applyOptions) =>
-        applyStatus({
-          ...body,
-          metadata: { ...body.metadata, namespace: body.metadata.namespace ?? object.metadata.namespace }
-        }, applyOptions?.fieldManager ?? fieldManager),
+      applyStatus: (body, applyOptions) => {
+        const namespace = body.metadata.namespace ?? object.metadata.namespace
+        const self = body.metadata.name === object.metadata.name && namespace === object.metadata.namespace
+        return report !== undefined && applyOptions?.fieldManager === undefined && self
+          ? status.stage(ObjectMeta.key(object), object, (body.status ?? {}) as StatusWrites.Status)
+          : status.applyNow({ ...body, metadata: { ...body.metadata, namespace } }, applyOptions?.fieldManager ?? fieldManager)
+      },
       apply: (kind, body) => kube.apply(kind, body, { fieldManager, force: true }),
       applyOwned: (kind, body) =>
         kube.apply(kind, {
@@ -361,7 +362,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       recordEvent: (event) => events.record(object, event),
       resource,
       informer: (kind) => caches.get(kind),
-      setReadyCondition: (condition) => Effect.sync(() => report(condition))
+      setReadyCondition: (condition) => Effect.sync(() => report?.(condition))
     })
 
     const hasFinalizer = (object: A) => object.metadata.finalizers?.includes(finalizer) === true
@@ -391,30 +392,6 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       )
     }
 
-    // R10: one condition, written only when it changes, under its own field manager so the
-    // reconciler's own status applies never remove it.
-    // `succeeded` records observedGeneration: the run saw this generation, whatever it reports.
-    const setReady = (key: string, update: Conditions.Update, succeeded: boolean) =>
-      Effect.gen(function*() {
-        if (!writeReady) return
-        const current = (yield* overlay.get(key)) as (A & WithStatus) | undefined
-        if (current === undefined || (succeeded && ObjectMeta.isDeleting(current))) return
-        const generation = seenGeneration.has(key) ? seenGeneration.get(key) : current.metadata.generation
-        const conditions = current.status?.conditions ?? []
-        const next = yield* Conditions.setNow(conditions, { ...update, observedGeneration: generation })
-        // A failure does not move observedGeneration, but the apply keeps what this manager recorded,
-        // or server-side apply would remove it as a field the manager no longer sets.
-        const observedGeneration = succeeded ? generation : current.status?.observedGeneration
-        if (next === conditions && current.status?.observedGeneration === observedGeneration) return
-        yield* applyStatus({
-          metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace },
-          status: {
-            conditions: [Conditions.get(next, update.type)],
-            ...(observedGeneration === undefined ? {} : { observedGeneration })
-          }
-        }, readyManager)
-      })
-
     // R10 for an object known only as JSON: Ready=False, reason DecodeError, and a Warning Event.
     const reportUndecodable = (entry: { readonly object: unknown; readonly error: Resource.DecodeError }) =>
       Effect.gen(function*() {
@@ -427,7 +404,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           yield* kube.request({
             method: "PATCH",
             path: Resource.objectPath(resource, metadata.namespace, metadata.name ?? "", "status"),
-            query: { fieldManager: readyManager, force: "true" },
+            query: { fieldManager: `${fieldManager}-ready`, force: "true" },
             contentType: "application/apply-patch+yaml",
             body: {
               apiVersion: resource.apiVersion,
@@ -444,11 +421,11 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
     // Ready condition's applies never remove it), dropped by the next successful run.
     const heldManager = `${fieldManager}-held`
     const heldCondition = "DependenciesReady"
-    const applyHeld = (key: string, status: Record<string, unknown>) =>
+    const applyHeld = (key: string, fields: StatusWrites.Status) =>
       Effect.gen(function*() {
         const current = yield* overlay.get(key)
         if (current === undefined || !writeReady) return
-        yield* applyStatus({ metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace }, status }, heldManager)
+        yield* status.applyNow({ metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace }, status: fields }, heldManager)
       })
     const markHeld = (key: string, waitingFor: ReadonlyArray<string>) =>
       Effect.gen(function*() {
@@ -468,7 +445,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
         if (broken !== undefined) return yield* Effect.fail(broken.error)
         let object = yield* overlay.get(key)
         if (object === undefined) return Outcome.done
-        seenGeneration.set(key, object.metadata.generation)
+        status.begin(key, object)
         if (ObjectMeta.isDeleting(object)) {
           if (!hasFinalizer(object)) return Outcome.done
           if (options.cleanup !== undefined) {
@@ -491,7 +468,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           : reported.status === "True"
           ? Conditions.ready({ reason: reported.reason, message: reported.message ?? "" })
           : Conditions.notReady(reported.message ?? "", { reason: reported.reason })
-        yield* setReady(key, ready, true)
+        yield* status.finish(key, ready, true)
         yield* clearHeld(key, object)
         return outcome
       })
@@ -523,7 +500,9 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
             return { retry: false }
           }
           const message = Failure.truncate(Failure.message(failure), Conditions.readyMessageLength)
-          yield* setReady(key, Conditions.notReady(message), false).pipe(
+          // What the run staged goes with Ready=False; if that write fails, Ready=False alone.
+          yield* status.finish(key, Conditions.notReady(message), false).pipe(
+            Effect.catchCause(() => status.finish(key, Conditions.notReady(message), false)),
             Effect.catchCause((cause) => Effect.logWarning(`could not record the failure of ${key} in its status`, cause))
           )
           const object = yield* overlay.get(key)

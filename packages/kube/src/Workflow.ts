@@ -16,7 +16,6 @@ import { Cause, Clock, Deferred, Duration, Effect, Semaphore } from "effect"
 import * as Conditions from "./Conditions.ts"
 import type * as Controller from "./Controller.ts"
 import * as Dependent from "./Dependent.ts"
-import type * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
 import type * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
@@ -541,7 +540,8 @@ interface WithConditions {
   readonly status?: { readonly conditions?: ReadonlyArray<Conditions.Condition> } | undefined
 }
 
-// Under a field manager of its own, so the reconciler's status applies and the Ready writer keep theirs.
+// Staged with the run's status write (one request with Ready), every node's condition each run:
+// the write states all the conditions the controller owns, and is not sent when none changed.
 const writeConditions = <P extends ObjectMeta.KubeObject>(
   primary: P,
   context: Controller.Context<P>,
@@ -549,14 +549,11 @@ const writeConditions = <P extends ObjectMeta.KubeObject>(
 ): Effect.Effect<void, KubeError.KubeError | Resource.DecodeError> =>
   Effect.gen(function*() {
     if (context.resource.custom?.status === undefined || updates.length === 0) return
-    const current = (primary as WithConditions).status?.conditions ?? []
-    const next = Conditions.merge(current, updates, yield* Clock.currentTimeMillis)
-    if (next === current) return
-    const body: Kube.ApplyBody = {
+    const next = Conditions.merge((primary as WithConditions).status?.conditions ?? [], updates, yield* Clock.currentTimeMillis)
+    yield* context.applyStatus({
       metadata: { name: primary.metadata.name ?? "", namespace: primary.metadata.namespace },
       status: { conditions: updates.map((update) => Conditions.get(next, update.type)!) }
-    }
-    yield* context.applyStatus(body, { fieldManager: `${context.fieldManager}-workflow` })
+    })
   })
 
 export interface ReconcilerOptions extends RunOptions {

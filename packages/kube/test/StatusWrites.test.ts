@@ -1,11 +1,12 @@
 /**
- * Status writes that cannot clobber each other: a value a locked write allocated (an external id)
- * survives the controller's later unlocked status applies that do not mention it.
+ * Status writes: one request per run (the reconciler's status, Ready and observedGeneration in one
+ * apply), none when nothing changes, and none that clobber each other: a value a locked write
+ * allocated (an external id) survives the controller's later unlocked status applies that omit it.
  */
 import { assert, layer } from "@effect/vitest"
-import { Outcome } from "@kubefx/core"
+import { Outcome, RetryPolicy } from "@kubefx/core"
 import { Conditions, Controller, Kube, Resource } from "@kubefx/kube"
-import { Effect, References, Schema } from "effect"
+import { Data, Effect, Ref, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
 const Database = Resource.custom({
@@ -21,7 +22,117 @@ const Database = Resource.custom({
   })
 })
 
+type Database = typeof Database.schema.Type
+
+const database = (namespace: string, name: string, size: number) =>
+  ({ apiVersion: Database.apiVersion, kind: "Database", metadata: { name, namespace }, spec: { size } }) as const
+
+// The controller's client, counting the status requests it sends (what the API server and the
+// watch pay for each run).
+const countingStatusWrites = Effect.gen(function*() {
+  const kube = yield* Kube.Kube
+  const writes = yield* Ref.make(0)
+  const client: Kube.Client = {
+    ...kube,
+    apply: (resource, body, options) =>
+      Effect.andThen(options.subresource === "status" ? Ref.update(writes, (n) => n + 1) : Effect.void, kube.apply(resource, body, options))
+  }
+  return { client, writes }
+})
+
+const readyOf = (db: Database) => Conditions.get(db.status?.conditions ?? [], "Ready")
+
+class Unreachable extends Data.TaggedError("Unreachable")<{ readonly message: string }> {}
+
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status writes", (it) => {
+  it.effect("a run's status, Ready and observedGeneration go in one request; successive applyStatus calls merge", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Database)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const { client, writes } = yield* countingStatusWrites
+      const runs = yield* Ref.make(0)
+      const controller = yield* Controller.make({
+        name: "databases-one-write",
+        for: Database,
+        namespace: ns,
+        reconcile: (db, ctx) =>
+          Effect.gen(function*() {
+            yield* Ref.update(runs, (n) => n + 1)
+            const metadata = { name: db.metadata.name ?? "" }
+            const staged = yield* ctx.applyStatus({ metadata, status: { phase: `size ${db.spec.size}` } })
+            assert.strictEqual(staged.status?.phase, `size ${db.spec.size}`, "the answer reads as the write will")
+            yield* ctx.applyStatus({ metadata, status: { databaseId: `db-${db.metadata.name}` } })
+            return Outcome.done
+          })
+      }).pipe(Effect.provideService(Kube.Kube, client))
+      yield* kube.create(Database, database(ns, "orders", 1))
+      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "True", "not Ready")))
+      yield* controller.awaitIdle
+      const first = yield* kube.get(Database, "orders", ns)
+      assert.deepStrictEqual([first.status?.phase, first.status?.databaseId, first.status?.observedGeneration], ["size 1", "db-orders", 1])
+      assert.deepStrictEqual([yield* Ref.get(runs), yield* Ref.get(writes)], [1, 1])
+
+      yield* kube.patch(Database, "orders", ns, { spec: { size: 2 } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(db.status?.observedGeneration === 2, "second run")))
+      yield* controller.awaitIdle
+      const second = yield* kube.get(Database, "orders", ns)
+      assert.deepStrictEqual([second.status?.phase, readyOf(second)?.observedGeneration], ["size 2", 2])
+      assert.deepStrictEqual([yield* Ref.get(runs), yield* Ref.get(writes)], [2, 2])
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("a run whose status and Ready already hold sends no status request", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Database)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const { client, writes } = yield* countingStatusWrites
+      const runs = yield* Ref.make(0)
+      const controller = yield* Controller.make({
+        name: "databases-converged",
+        for: Database,
+        namespace: ns,
+        reconcile: (db, ctx) =>
+          Ref.update(runs, (n) => n + 1).pipe(
+            Effect.andThen(ctx.applyStatus({ metadata: { name: db.metadata.name ?? "" }, status: { phase: "ready" } })),
+            Effect.as(Outcome.done)
+          )
+      }).pipe(Effect.provideService(Kube.Kube, client))
+      yield* kube.create(Database, database(ns, "orders", 1))
+      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "True", "not Ready")))
+      yield* controller.awaitIdle
+      // A label change runs the reconciler again (R16) on an object that already holds its status.
+      yield* kube.patch(Database, "orders", ns, { metadata: { labels: { touched: "yes" } } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Ref.get(runs), (n) => ensure(n === 2, "no second run")))
+      yield* controller.awaitIdle
+      assert.strictEqual(yield* Ref.get(writes), 1)
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("a failed run writes what it staged with Ready=False in one request", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Database)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const { client, writes } = yield* countingStatusWrites
+      const controller = yield* Controller.make({
+        name: "databases-failing",
+        for: Database,
+        namespace: ns,
+        retryPolicy: RetryPolicy.none,
+        reconcile: (db, ctx) =>
+          ctx.applyStatus({ metadata: { name: db.metadata.name ?? "" }, status: { phase: "provisioning" } }).pipe(
+            Effect.andThen(Effect.fail(new Unreachable({ message: "the database host does not answer" })))
+          )
+      }).pipe(Effect.provideService(Kube.Kube, client))
+      yield* kube.create(Database, database(ns, "orders", 1))
+      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "False", "no Ready=False")))
+      yield* controller.awaitIdle
+      const db = yield* kube.get(Database, "orders", ns)
+      assert.strictEqual(db.status?.phase, "provisioning")
+      assert.include(readyOf(db)?.message, "the database host does not answer")
+      assert.strictEqual(yield* Ref.get(writes), 1)
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
   it.effect("an id allocated with patchStatusAndCache survives later applyStatus calls that omit it", () =>
     Effect.gen(function*() {
       yield* installCrd(Database)

@@ -33,7 +33,7 @@ class WidgetOperator extends DotI.default {
           true,
           { headers: { "Content-Type": "application/apply-patch+yaml" } }
         )
-        await this.patchResourceStatus(event.meta, Workload.readyStatus(widget.metadata?.generation ?? 1, new Date()))
+        await this.patchResourceStatus(event.meta, Workload.readyStatus(widget, new Date()))
       } catch (error) {
         console.error(`reconcile of ${event.meta.name} failed: ${error}`)
       }

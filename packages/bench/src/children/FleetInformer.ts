@@ -44,7 +44,7 @@ const reconcile = async (widget: k8s.KubernetesObject & Workload.WidgetLike): Pr
         apiVersion: Workload.Widget.apiVersion,
         kind: Workload.Widget.kind,
         metadata: { name: widget.metadata?.name, namespace: widget.metadata?.namespace },
-        status: Workload.readyStatus(widget.metadata?.generation ?? 1, new Date())
+        status: Workload.readyStatus(widget, new Date())
       },
       fieldManager: Workload.fieldManager,
       force: true

@@ -1,10 +1,11 @@
 /**
- * Fleet child: the kubefx controller of `examples/widgets`' kind. Its reconcile applies the owned
- * ConfigMap and the controller writes `Ready` and `observedGeneration` (R10): the one status write.
- * Every request its client sends is counted through the undici dispatcher.
+ * Fleet child: the controller of `examples/widgets`, its own reconciler: it applies the owned
+ * ConfigMap and states the ConfigMap's name in status, which goes out with `Ready` and
+ * `observedGeneration` (R10) in the run's one status write. Every request its client sends is
+ * counted through the undici dispatcher, status writes apart.
  */
-import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Kube, KubeConfig } from "@kubefx/kube"
+import { reconcile } from "@kubefx/example-widgets"
 import { Effect, Layer } from "effect"
 import * as Child from "../Child.ts"
 import type * as Fleet from "../Fleet.ts"
@@ -18,6 +19,8 @@ const count = (verb: string) => {
   counts[verb] = (counts[verb] ?? 0) + 1
 }
 const total = () => Object.values(counts).reduce((sum, n) => sum + n, 0)
+let statusRequests = 0
+let reconciles = 0
 
 const program = Effect.gen(function*() {
   const config = yield* KubeConfig.load({ _tag: "File", path: input.kubeconfigPath })
@@ -25,6 +28,7 @@ const program = Effect.gen(function*() {
   const dispatcher = connection.dispatcher?.compose((dispatch) => (options, handler) => {
     const path = String(options.path)
     count(options.method !== "GET" ? options.method : path.includes("watch=true") ? "WATCH" : "GET")
+    if (options.method === "PATCH" && path.split("?")[0]!.endsWith("/status")) statusRequests++
     return dispatch(options, handler)
   })
   if (dispatcher === undefined) return yield* Effect.die(new Error("expected an undici dispatcher for the bench kubeconfig"))
@@ -37,11 +41,7 @@ const program = Effect.gen(function*() {
     for: Workload.Widget,
     owns: [Builtins.ConfigMap],
     concurrency: input.concurrency,
-    reconcile: (widget, ctx) =>
-      ctx.applyOwned(Builtins.ConfigMap, {
-        metadata: { name: `${widget.metadata.name}-config`, labels: Workload.configMapLabels },
-        data: Workload.configMapData(widget)
-      }).pipe(Effect.as(Outcome.done))
+    reconcile: (widget, ctx) => Effect.andThen(Effect.sync(() => reconciles++), reconcile(widget, ctx))
   }).pipe(Effect.provideService(Kube.Kube, kube))
   const atSync = total()
   yield* Effect.promise(() => stop)
@@ -49,7 +49,9 @@ const program = Effect.gen(function*() {
     peakRssMb: Child.peakRssMb(),
     cpuSeconds: Child.cpuSeconds() - cpuAtStart,
     requestsAfterSync: total() - atSync,
-    requestsByVerb: counts
+    requestsByVerb: counts,
+    statusRequests,
+    reconciles
   } satisfies Fleet.Report
 })
 

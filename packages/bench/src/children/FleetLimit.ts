@@ -29,7 +29,7 @@ await Raw.forEach(widgets, input.concurrency, async (widget) => {
     apiVersion: Workload.Widget.apiVersion,
     kind: Workload.Widget.kind,
     metadata: { name: widget.metadata?.name, namespace: Workload.namespace },
-    status: Workload.readyStatus(widget.metadata?.generation ?? 1, new Date())
+    status: Workload.readyStatus(widget, new Date())
   }, Raw.applyPatch)
 })
 await stop

@@ -1,0 +1,160 @@
+/**
+ * A controller's writes of its primary's status, so that a run pays one status request: what the
+ * reconciler states with `ctx.applyStatus` is staged and written once at the end of the run,
+ * together with the `Ready` condition and `observedGeneration` (R10), under the controller's field
+ * manager; a run that staged nothing writes `Ready` alone, and only when it changes, under a field
+ * manager of its own, so the reconciler's fields stay owned by the last run that stated them.
+ *
+ * Internal to the controller: users reach it through `Controller.Context`.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Equal } from "effect"
+import * as Conditions from "./Conditions.ts"
+import type * as Kube from "./Kube.ts"
+import type * as KubeError from "./KubeError.ts"
+import * as ObjectMeta from "./ObjectMeta.ts"
+import type * as OverlayCache from "./OverlayCache.ts"
+import * as Resource from "./Resource.ts"
+
+/** Status as the API server reads it (encoded JSON). */
+export type Status = Readonly<Record<string, unknown>>
+
+type Written = KubeError.KubeError | Resource.DecodeError
+
+export interface StatusWrites<A extends ObjectMeta.KubeObject> {
+  /** A run of `key` starts on `object`: what it stages starts empty; its Ready speaks for this generation. */
+  readonly begin: (key: string, object: A) => void
+  /** The object is gone: forget what its runs saw. */
+  readonly forget: (key: string) => void
+  /** Adds status to what the run writes at its end (later fields win; conditions merge by type); answers the object as it will read. */
+  readonly stage: (key: string, object: A, status: Status) => Effect.Effect<A, Resource.DecodeError>
+  /** Applies status now under `manager` and keeps the answer in the overlay. */
+  readonly applyNow: (body: Kube.ApplyBody, manager: string) => Effect.Effect<A, Written>
+  /**
+   * The run's one status write: what it staged with `ready` (the current Ready kept when
+   * undefined), or `ready` alone under the Ready manager. Nothing is sent when nothing would change.
+   * A failed run (`succeeded` false) keeps the recorded observedGeneration.
+   */
+  readonly finish: (key: string, ready: Conditions.Update | undefined, succeeded: boolean) => Effect.Effect<void, Written>
+}
+
+interface WithStatus {
+  readonly status?: Status | undefined
+}
+
+const conditionsOf = (status: Status | undefined): ReadonlyArray<Conditions.Condition> =>
+  (status?.conditions as ReadonlyArray<Conditions.Condition> | undefined) ?? []
+
+const byType = (base: ReadonlyArray<Conditions.Condition>, updates: ReadonlyArray<Conditions.Condition>) =>
+  updates.length === 0 ? base : [...base.filter((c) => !updates.some((u) => u.type === c.type)), ...updates]
+
+/**
+ * Later status over earlier, field by field; conditions merge by type.
+ *
+ * @example
+ * mergeStatus({ phase: "a", conditions: [x] }, { url: "u", conditions: [y] }) // { phase: "a", url: "u", conditions: [x, y] }
+ */
+export const mergeStatus = (earlier: Status | undefined, later: Status): Status =>
+  earlier === undefined ? later : {
+    ...earlier,
+    ...later,
+    ...(later.conditions === undefined ? {} : { conditions: byType(conditionsOf(earlier), conditionsOf(later)) })
+  }
+
+// Whether applying `status` would change nothing the server holds (a condition compares by type).
+const unchanged = (status: Status, current: Status | undefined): boolean =>
+  Object.entries(status).every(([field, value]) =>
+    field === "conditions"
+      ? conditionsOf(status).every((c) => Equal.equals(c, Conditions.get(conditionsOf(current), c.type)))
+      : Equal.equals(value, current?.[field])
+  )
+
+/**
+ * The status writer of one controller.
+ *
+ * @example
+ * const writes = StatusWrites.make({ kube, resource, overlay, fieldManager: "widgets", writeReady: true })
+ */
+export const make = <A extends ObjectMeta.KubeObject>(options: {
+  readonly kube: Kube.Client
+  readonly resource: Resource.Resource<A>
+  readonly overlay: OverlayCache.OverlayCache<A>
+  readonly fieldManager: string
+  /** Whether runs write Ready and observedGeneration (R10). */
+  readonly writeReady: boolean
+}): StatusWrites<A> => {
+  const { fieldManager, kube, overlay, resource, writeReady } = options
+  const readyManager = `${fieldManager}-ready`
+  const staged = new Map<string, Status>()
+  // The generation each key's latest run saw: what its Ready condition and observedGeneration
+  // speak for, even if a newer one arrived while it ran (the follow-up run will speak for that).
+  const seenGeneration = new Map<string, number | undefined>()
+
+  const encodedStatus = (object: A) =>
+    Effect.map(Resource.encode(resource, object), (encoded) => encoded.status as Status | undefined)
+
+  // The next run compares what it wants with what it reads: it must read this write, not a
+  // lagging cache (a retry that succeeds before the watch delivers its failure's Ready=False
+  // would otherwise find nothing to change and leave the failure in place).
+  const applyNow = (body: Kube.ApplyBody, manager: string) =>
+    kube.apply(resource, body, { fieldManager: manager, subresource: "status", force: true }).pipe(Effect.tap(overlay.remember))
+
+  const apply = (current: A, status: Status, manager: string) =>
+    applyNow({ metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace }, status }, manager)
+
+  // Ready and observedGeneration as this run leaves them; the current ones when it has nothing to say.
+  const readyFields = (key: string, current: A, ready: Conditions.Update | undefined, succeeded: boolean) =>
+    Effect.gen(function*() {
+      const status = (current as A & WithStatus).status
+      const recorded = status?.observedGeneration as number | undefined
+      const generation = seenGeneration.has(key) ? seenGeneration.get(key) : current.metadata.generation
+      const keep = ready === undefined || (succeeded && ObjectMeta.isDeleting(current))
+      const conditions = keep
+        ? conditionsOf(status)
+        : yield* Conditions.setNow(conditionsOf(status), { ...ready, observedGeneration: generation })
+      const condition = Conditions.get(conditions, Conditions.ReadyType)
+      // A failure does not move observedGeneration, but the apply keeps what was recorded, or
+      // server-side apply would remove it as a field the manager no longer sets.
+      const observedGeneration = succeeded && !keep ? generation : recorded
+      return {
+        ...(condition === undefined ? {} : { conditions: [condition] }),
+        ...(observedGeneration === undefined ? {} : { observedGeneration })
+      } as Status
+    })
+
+  const finish = (key: string, ready: Conditions.Update | undefined, succeeded: boolean) =>
+    Effect.gen(function*() {
+      const stated = staged.get(key)
+      staged.delete(key)
+      if (stated === undefined && (!writeReady || ready === undefined)) return
+      const current = yield* overlay.get(key)
+      if (current === undefined) return
+      const fields = writeReady ? yield* readyFields(key, current, ready, succeeded) : {}
+      const status = stated === undefined ? fields : mergeStatus(stated, fields)
+      if (unchanged(status, yield* encodedStatus(current))) return
+      yield* apply(current, status, stated === undefined ? readyManager : fieldManager)
+    })
+
+  const stage = (key: string, object: A, status: Status) =>
+    Effect.gen(function*() {
+      const next = mergeStatus(staged.get(key), status)
+      staged.set(key, next)
+      const encoded = yield* Resource.encode(resource, object)
+      return yield* Resource.decode(resource, { ...encoded, status: mergeStatus(encoded.status as Status | undefined, next) })
+    })
+
+  return {
+    begin: (key, object) => {
+      staged.delete(key)
+      seenGeneration.set(key, object.metadata.generation)
+    },
+    forget: (key) => {
+      staged.delete(key)
+      seenGeneration.delete(key)
+    },
+    stage,
+    applyNow,
+    finish
+  }
+}
