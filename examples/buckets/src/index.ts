@@ -8,7 +8,7 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Outcome, RetryPolicy } from "@kubefx/core"
-import { Conditions, Controller, Operator, Resource } from "@kubefx/kube"
+import { Conditions, Controller, Resource } from "@kubefx/kube"
 import { Config, Effect, Layer, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import * as ObjectStore from "./ObjectStore.ts"
@@ -34,17 +34,14 @@ export const Bucket = Resource.custom({
 export type Bucket = typeof Bucket.schema.Type
 
 /** Allocates the Bucket's external bucket once, and records its id. */
-export const reconcile = (bucket: Bucket, ctx: Controller.Context<Bucket>) =>
+export const reconcile = (bucket: Controller.Stored<Bucket>, ctx: Controller.Context<Bucket>) =>
   Effect.gen(function*() {
     if (bucket.status?.bucketId !== undefined) return Outcome.done
     const store = yield* ObjectStore.ObjectStore
-    const owner = bucket.metadata.uid ?? ""
+    const owner = bucket.metadata.uid
     const [adopted] = yield* store.list(owner)
-    const allocated = adopted ?? (yield* store.allocate(owner, bucket.metadata.name ?? ""))
-    yield* ctx.patchStatusAndCache({
-      metadata: { name: bucket.metadata.name ?? "", namespace: bucket.metadata.namespace },
-      status: { bucketId: allocated.id }
-    })
+    const allocated = adopted ?? (yield* store.allocate(owner, bucket.metadata.name))
+    yield* ctx.patchStatusAndCache({ status: { bucketId: allocated.id } })
     if (adopted === undefined) {
       yield* ctx.recordEvent({ type: "Normal", reason: "Allocated", message: `allocated bucket ${allocated.id}` })
     }
@@ -52,28 +49,26 @@ export const reconcile = (bucket: Bucket, ctx: Controller.Context<Bucket>) =>
   })
 
 /** Frees every external bucket the Bucket owns. */
-export const cleanup = (bucket: Bucket) =>
+export const cleanup = (bucket: Controller.Stored<Bucket>) =>
   Effect.gen(function*() {
     const store = yield* ObjectStore.ObjectStore
-    const owned = yield* store.list(bucket.metadata.uid ?? "")
+    const owned = yield* store.list(bucket.metadata.uid)
     yield* Effect.forEach(owned, (external) => store.remove(external.id), { discard: true })
   })
 
-/** The buckets controller's definition. */
-export const options = {
+/** The buckets controller. */
+export const definition = Controller.define({
   name: "buckets",
   for: Bucket,
   concurrency: 4,
   retryPolicy: RetryPolicy.exponential({ initial: "100 millis", max: "10 seconds" }),
   reconcile,
   cleanup
-} satisfies Controller.Options<Bucket, ObjectStore.ObjectStoreError | unknown, ObjectStore.ObjectStore>
+})
 
 /** The object store client for a store at `url`. */
 export const objectStoreLayer = (url: string): Layer.Layer<ObjectStore.ObjectStore> =>
   ObjectStore.layer(url).pipe(Layer.provide(NodeHttpClient.layerUndici))
-
-export const definition = Operator.controller(options)
 
 /** The port of the fake object store (`KUBEFX_OBJECT_STORE_PORT`, default 8090; 0 picks a free one). */
 export const objectStorePort = Config.Int("KUBEFX_OBJECT_STORE_PORT").pipe(Config.withDefault(8090))

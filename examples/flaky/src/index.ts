@@ -5,7 +5,7 @@
  * retry policy is short (100 ms doubling, 6 retries) so the demo moves.
  */
 import { Outcome, ReconcileError, RetryInfo, RetryPolicy } from "@kubefx/core"
-import { Conditions, Controller, Operator, Resource } from "@kubefx/kube"
+import { Conditions, Controller, Resource } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 
 export const Flaky = Resource.custom({
@@ -42,13 +42,6 @@ export const reconcile = (flaky: Flaky) =>
     return Outcome.done
   })
 
-export const options = {
-  name: "flaky",
-  for: Flaky,
-  retryPolicy,
-  reconcile
-} satisfies Controller.Options<Flaky, ReconcileError.Transient | ReconcileError.Permanent, never>
-
-export const definition = Operator.controller(options)
+export const definition = Controller.define({ name: "flaky", for: Flaky, retryPolicy, reconcile })
 export const resources = [Flaky]
 export const samples = new URL("../samples/", import.meta.url)

@@ -8,7 +8,7 @@
  */
 import { Outcome, ReconcileError } from "@kubefx/core"
 import * as Flaky from "@kubefx/example-flaky"
-import { Conditions, Controller, Operator, Resource } from "@kubefx/kube"
+import { Conditions, Controller, Resource } from "@kubefx/kube"
 import { Clock, Duration, Effect, Schema } from "effect"
 
 export const Release = Resource.custom({
@@ -36,7 +36,7 @@ export const Release = Resource.custom({
 })
 export type Release = typeof Release.schema.Type
 
-export const reconcile = (release: Release, ctx: Controller.Context<Release>) =>
+export const reconcile = (release: Controller.Stored<Release>, ctx: Controller.Context<Release>) =>
   Effect.gen(function*() {
     const spec = release.spec
     if (spec.fail === "permanent") {
@@ -47,20 +47,17 @@ export const reconcile = (release: Release, ctx: Controller.Context<Release>) =>
     }
     if (release.status?.releasedVersion === spec.version) return Outcome.done
     const now = yield* Clock.currentTimeMillis
-    const meta = { name: release.metadata.name ?? "", namespace: release.metadata.namespace }
     const startedAt = release.status?.rollingOutVersion === spec.version && release.status.rolloutStartedAt !== undefined
       ? Date.parse(release.status.rolloutStartedAt)
       : now
     if (release.status?.rollingOutVersion !== spec.version) {
       yield* ctx.patchStatusAndCache({
-        metadata: meta,
         status: { phase: "RollingOut", rollingOutVersion: spec.version, rolloutStartedAt: new Date(now).toISOString() }
       })
     }
     const remaining = startedAt + (spec.rolloutSeconds ?? 0) * 1000 - now
     if (remaining > 0) return Outcome.requeueAfter(Duration.millis(remaining))
     yield* ctx.patchStatusAndCache((latest) => ({
-      metadata: meta,
       status: {
         phase: "Released",
         rollingOutVersion: spec.version,
@@ -71,14 +68,8 @@ export const reconcile = (release: Release, ctx: Controller.Context<Release>) =>
     return Outcome.done
   })
 
-export const options = {
-  name: "releases",
-  for: Release,
-  reconcile
-} satisfies Controller.Options<Release, unknown, never>
-
-/** The releases controller, declared for an operator: started after flaky and held while it is degraded. */
-export const definition = Operator.controller({ ...options, dependsOn: [Flaky.definition] })
+/** The releases controller: started after flaky and held while it is degraded. */
+export const definition = Controller.define({ name: "releases", for: Release, dependsOn: [Flaky.definition], reconcile })
 
 export const resources = [Release]
 export const samples = new URL("../samples/", import.meta.url)

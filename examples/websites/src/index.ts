@@ -6,7 +6,7 @@
  * `ServiceReady`) and `Ready`, which says what waits until everything is up. Deleting a Website
  * deletes the three in reverse order before it goes.
  */
-import { Builtins, Conditions, Controller, Dependent, Operator, Resource, Workflow } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Dependent, Resource, Workflow } from "@kubefx/kube"
 import { Schema } from "effect"
 
 export const Website = Resource.custom({
@@ -85,18 +85,15 @@ export const service = Dependent.make({
 /** The whole operator: the Service needs the Deployment ready, which needs the page. */
 export const workflow = Workflow.sequence(content, deployment, service)
 
-/** The websites controller's definition: nothing but the workflow. */
-export const options = {
+/** The websites controller: nothing but the workflow. */
+export const definition = Controller.define({
   name: "websites",
   for: Website,
   owns: Workflow.owns(workflow),
   concurrency: 4,
   reconcile: Workflow.reconciler(workflow),
   cleanup: Workflow.cleanup(workflow)
-} satisfies Controller.Options<Website, unknown, never>
-
-/** The websites controller, declared for an operator. */
-export const definition = Operator.controller(options)
+})
 
 /** The custom resources this example serves, for CRD installation. */
 export const resources = [Website]

@@ -5,7 +5,7 @@
  * is reverted on the next reconcile, which its change triggers.
  */
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Controller, Operator, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Resource } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 
 export const Widget = Resource.custom({
@@ -45,21 +45,18 @@ export const reconcile = (widget: Widget, ctx: Controller.Context<Widget>) =>
       metadata: { name, labels: { "app.kubernetes.io/managed-by": "kubefx-widgets" } },
       data: { message: widget.spec.message, replicas: String(widget.spec.replicas) }
     })
-    yield* ctx.applyStatus({ metadata: { name: widget.metadata.name ?? "" }, status: { configMapName: name } })
+    yield* ctx.applyStatus({ status: { configMapName: name } })
     return Outcome.done
   })
 
-/** The widgets controller's definition. */
-export const options = {
+/** The widgets controller: run it alone, in an operator or in the test kit. */
+export const definition = Controller.define({
   name: "widgets",
   for: Widget,
   owns: [Builtins.ConfigMap],
   concurrency: 4,
   reconcile
-} satisfies Controller.Options<Widget, unknown, never>
-
-/** The widgets controller, declared for an operator. */
-export const definition = Operator.controller(options)
+})
 
 /** The custom resources this example serves, for CRD installation. */
 export const resources = [Widget]

@@ -1,7 +1,7 @@
 /**
  * What `kubefx dev` runs: TypeScript modules, each exporting the pieces of an operator.
  *
- * - `definition` (or `definitions`): controllers declared with `Operator.controller`;
+ * - `definition` (or `definitions`): controllers declared with `Controller.define`;
  * - custom resources (any export declared with `Resource.custom`): their CRDs are installed;
  * - `samples`: a directory URL whose `*.yaml` files are applied once everything runs;
  * - `layer` (optional): services the controllers need, built for the life of the session.
@@ -9,7 +9,7 @@
  * Without module arguments, `kubefx dev` runs every `examples/<name>/src/index.ts` under the
  * current directory.
  */
-import { type Crd, Operator } from "@kubefx/kube"
+import { Controller, type Crd } from "@kubefx/kube"
 import { Effect, Layer, Option, Schema } from "effect"
 import { CliError } from "effect/cli"
 import { Yaml } from "effect/encoding"
@@ -30,7 +30,7 @@ export class DevModuleError extends Schema.TaggedError<DevModuleError>()("DevMod
 
 export interface DevModule {
   readonly path: string
-  readonly definitions: ReadonlyArray<Operator.ControllerDefinition<any>>
+  readonly definitions: ReadonlyArray<Controller.Any<unknown>>
   readonly resources: ReadonlyArray<Crd.CustomResource>
   /** The sample documents, parsed, in file order. */
   readonly samples: ReadonlyArray<{ readonly file: string; readonly document: Record<string, unknown> }>
@@ -65,11 +65,11 @@ export const load = (file: string): Effect.Effect<DevModule, DevModuleError | Mo
   Effect.gen(function*() {
     const exports = yield* ModuleLoader.load(file)
     const definitions = [
-      ...(Operator.isControllerDefinition(exports.definition) ? [exports.definition] : []),
-      ...(Array.isArray(exports.definitions) ? exports.definitions.filter(Operator.isControllerDefinition) : [])
+      ...(Controller.isDefinition(exports.definition) ? [exports.definition] : []),
+      ...(Array.isArray(exports.definitions) ? exports.definitions.filter(Controller.isDefinition) : [])
     ]
     if (definitions.length === 0) {
-      return yield* new DevModuleError({ message: `${file} exports no controller: export a \`definition\` made with Operator.controller` })
+      return yield* new DevModuleError({ message: `${file} exports no controller: export a \`definition\` made with Controller.define` })
     }
     const resources = yield* CrdCommand.customResources(exports, Option.none()).pipe(Effect.orElseSucceed(() => []))
     const samples = exports.samples instanceof URL ? yield* readSamples(exports.samples) : []

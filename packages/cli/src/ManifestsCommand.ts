@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { dumpYaml } from "@kubernetes/client-node"
-import { Crd, Operator, Rbac } from "@kubefx/kube"
+import { Controller, Crd, Operator, Rbac } from "@kubefx/kube"
 import { Console, Effect, Option, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as CrdCommand from "./CrdCommand.ts"
@@ -127,9 +127,9 @@ export const operatorOf = (
   const values = [...new Set(exports.flatMap((e) => Object.values(e)))]
   const operator = values.find(Operator.isOperator)
   if (operator !== undefined) return Effect.succeed(Option.isSome(name) ? { ...operator, name: name.value } : operator)
-  const controllers = values.filter(Operator.isControllerDefinition)
+  const controllers = values.filter(Controller.isDefinition)
   if (controllers.length === 0) {
-    return Effect.fail(new ManifestsCommandError({ message: "the modules export no operator (Operator.make) or controller (Operator.controller)" }))
+    return Effect.fail(new ManifestsCommandError({ message: "the modules export no operator (Operator.make) or controller (Controller.define)" }))
   }
   if (Option.isNone(name)) {
     return Effect.fail(new ManifestsCommandError({

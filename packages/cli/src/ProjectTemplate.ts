@@ -93,7 +93,7 @@ const resource = (options: Options): string => `/**
  * (src/main.ts runs the operator).
  */
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Operator, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Resource } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 
 export const Greeting = Resource.custom({
@@ -126,7 +126,7 @@ export const configMapName = (greeting: Greeting): string => \`\${greeting.metad
  * records its name in status and looks again after refreshSeconds. kubefx sets Ready=True after a
  * successful run and Ready=False with the error's message after a failed one.
  */
-export const definition = Operator.controller({
+export const definition = Controller.define({
   name: "greetings",
   for: Greeting,
   owns: [Builtins.ConfigMap],
@@ -138,7 +138,7 @@ export const definition = Operator.controller({
         data: { message: \`Hello, \${greeting.spec.name}!\`, refreshedAt: new Date().toISOString() }
       })
       // Sent with Ready in the run's one status write, and not at all once it holds.
-      yield* ctx.applyStatus({ metadata: { name: greeting.metadata.name ?? "" }, status: { configMapName: name } })
+      yield* ctx.applyStatus({ status: { configMapName: name } })
       return Outcome.requeueAfter(\`\${greeting.spec.refreshSeconds ?? 300} seconds\`)
     }),
   // With a cleanup, the controller adds its finalizer and the Greeting is deleted only once this

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Operator, Rbac } from "@kubefx/kube"
+import { Controller, Operator, Rbac } from "@kubefx/kube"
 import { Console, Effect, Option, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as ModuleLoader from "./ModuleLoader.ts"
@@ -38,15 +38,15 @@ export const clusterRoles = (
   if (Option.isSome(name)) {
     const value = exports[name.value]
     if (Operator.isOperator(value)) return Effect.succeed([Rbac.clusterRole(value, named)])
-    if (Operator.isControllerDefinition(value)) return Effect.succeed([Rbac.clusterRole([value], { name: named.name ?? value.name })])
+    if (Controller.isDefinition(value)) return Effect.succeed([Rbac.clusterRole([value], { name: named.name ?? value.name })])
     return Effect.fail(new RbacCommandError({ message: `the module exports no operator or controller named ${name.value}` }))
   }
   const values = [...new Set(Object.values(exports))]
   const operators = values.filter(Operator.isOperator)
   if (operators.length > 0) return Effect.succeed(operators.map((operator) => Rbac.clusterRole(operator, named)))
-  const controllers = values.filter(Operator.isControllerDefinition)
+  const controllers = values.filter(Controller.isDefinition)
   return controllers.length === 0
-    ? Effect.fail(new RbacCommandError({ message: "the module exports no operator (Operator.make) or controller (Operator.controller)" }))
+    ? Effect.fail(new RbacCommandError({ message: "the module exports no operator (Operator.make) or controller (Controller.define)" }))
     : Effect.succeed([Rbac.clusterRole(controllers, named)])
 }
 
@@ -79,7 +79,7 @@ export const command = Command.make(
   "rbac",
   {
     module: Argument.String("module").pipe(
-      Argument.withDescription("Path of a module exporting an Operator.make operator or Operator.controller definitions")
+      Argument.withDescription("Path of a module exporting an Operator.make operator or Controller.define definitions")
     ),
     export: Flag.String("export").pipe(
       Flag.withDescription("Print only the role of the operator or controller exported under this name"),

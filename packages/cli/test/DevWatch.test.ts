@@ -21,7 +21,7 @@ afterAll(async () => {
 })
 
 const greeter = (greeting: string) => `import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Operator, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Operator, Resource } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 
 export const Greeter = Resource.custom({
@@ -30,7 +30,7 @@ export const Greeter = Resource.custom({
   status: Schema.Struct(Conditions.statusFields)
 })
 
-export const definition = Operator.controller({
+export const definition = Controller.define({
   name: "greeters",
   for: Greeter,
   owns: [Builtins.ConfigMap],

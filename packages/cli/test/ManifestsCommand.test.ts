@@ -98,7 +98,7 @@ describe("kubefx manifests", () => {
     expect([noImage.code, noImage.stdout, noImage.stderr]).toEqual([1, "",
       "kubefx manifests: --image is required: the operator's container image, e.g. --image ghcr.io/acme/my-operator:0.1.0\n"])
     const nothing = await kubefx("manifests", "fixtures/resources.ts", "--image", "acme/op:1")
-    expect([nothing.code, nothing.stderr]).toEqual([1, "kubefx manifests: the modules export no operator (Operator.make) or controller (Operator.controller)\n"])
+    expect([nothing.code, nothing.stderr]).toEqual([1, "kubefx manifests: the modules export no operator (Operator.make) or controller (Controller.define)\n"])
     const missing = await kubefx("manifests", "fixtures/nope.ts", "--image", "acme/op:1")
     expect([missing.code, missing.stderr]).toEqual([1, "kubefx manifests: fixtures/nope.ts does not exist\n"])
   })

@@ -54,10 +54,10 @@ describe("a module given to kubefx", () => {
     const empty = write("empty.ts", "export const answer = 42\n")
     expect((await kubefx("crd", empty)).stderr).toBe("kubefx crd: the module exports no custom Resource (declared with Resource.custom)\n")
     expect((await kubefx("rbac", empty)).stderr).toBe(
-      "kubefx rbac: the module exports no operator (Operator.make) or controller (Operator.controller)\n"
+      "kubefx rbac: the module exports no operator (Operator.make) or controller (Controller.define)\n"
     )
     const dev = await kubefx("dev", empty, ...devFlags)
-    expect([dev.code, dev.stderr]).toEqual([1, `kubefx dev: ${empty} exports no controller: export a \`definition\` made with Operator.controller\n`])
+    expect([dev.code, dev.stderr]).toEqual([1, `kubefx dev: ${empty} exports no controller: export a \`definition\` made with Controller.define\n`])
   })
 
   it("that never finishes loading (it starts the operator when imported) is given up after 10 s", async () => {

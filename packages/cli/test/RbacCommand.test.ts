@@ -43,7 +43,7 @@ describe("kubefx rbac", () => {
       kubefx("rbac", "fixtures/operator.ts", "--export", "Bucket")
     ])
     expect(none.code).not.toBe(0)
-    expect(none.stderr).toContain("the module exports no operator (Operator.make) or controller (Operator.controller)")
+    expect(none.stderr).toContain("the module exports no operator (Operator.make) or controller (Controller.define)")
     expect(none.stdout).toBe("")
     expect(wrong.code).not.toBe(0)
     expect(wrong.stderr).toContain("the module exports no operator or controller named Bucket")

@@ -85,11 +85,10 @@ export interface Options<E, R, S = never> {
   readonly onError?:
     | ((key: string, failure: RunFailure<E>, info: RetryInfo.RetryInfo) => Effect.Effect<ErrorAction.ErrorAction, never, R>)
     | undefined
-  /** Every `period`, enqueue every key `keys` returns (R14). */
-  readonly resync?: {
-    readonly period: Duration.Input
-    readonly keys: Effect.Effect<Iterable<string>, never, R>
-  } | undefined
+  /** Every period, reconcile every key again (R14). */
+  readonly resync?: Duration.Input | undefined
+  /** The keys a resync enqueues; default every key the controller has seen and not forgotten. */
+  readonly keys?: Effect.Effect<Iterable<string>, never, R> | undefined
   /** Consecutive failures that make the controller degraded; default 5. */
   readonly degradeAfter?: number | undefined
   /** The known-good state of a key, read after each success and handed to `rollback`. */
@@ -107,8 +106,6 @@ export interface Options<E, R, S = never> {
   readonly timeout?: Duration.Input | undefined
   /** Start held: events queue up and nothing reconciles until `resume` (a replica that does not lead). */
   readonly held?: boolean | undefined
-  /** Run each reconcile, with its error handling, in a `kubefx.reconcile` tracing span. */
-  readonly tracing?: boolean | undefined
 }
 
 /** How a run ended. */
@@ -298,8 +295,7 @@ const Run = {
           Effect.exit(reconcileOnce(engine, item.key)),
           (exit) => Effect.as(settle(engine, item.key, started.at, started.attempt, exit), exit)
         )
-        const run = engine.options.tracing === true ? traced(engine, settled, item, started.attempt) : settled
-        return withRunContext(engine, Effect.asVoid(run), item.key, started.attempt)
+        return withRunContext(engine, traced(engine, settled, item, started.attempt), item.key, started.attempt)
       }
     )
 }
@@ -324,7 +320,8 @@ const withRunContext = <A, E, R, S>(engine: Engine<E, R, S>, run: Effect.Effect<
       { ...Context.get(current, References.CurrentLogAnnotations), controller: engine.name, key, attempt: info.attempt }
     ))
 
-// The span fails with the reconcile's failure, so tracing backends mark the run as an error.
+// Every run is a span (`References.TracerEnabled` turns spans off, as for any Effect program); it
+// fails with the reconcile's failure, so tracing backends mark the run as an error.
 const traced = <E, R, S>(
   engine: Engine<E, R, S>,
   run: Effect.Effect<Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>, never, R>,
@@ -500,12 +497,13 @@ const consume = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
         )
     )
   }
-  const resync = options.resync
-  if (resync === undefined) return fibers
-  const period = Duration.fromInputUnsafe(resync.period)
+  if (options.resync === undefined) return fibers
+  const period = Duration.fromInputUnsafe(options.resync)
   const periodMillis = Duration.toMillis(period)
+  const known = options.keys ?? Effect.sync(() =>
+    Array.from(queue.table.keys).filter(([, state]) => !state.forgotten).map(([key]) => key))
   // R14: every key again each period; one left alone for a whole period starts its retries afresh.
-  const once = Effect.flatMap(resync.keys, (keys) =>
+  const once = Effect.flatMap(known, (keys) =>
     Effect.forEach(keys, (key) =>
       queue.apply(key, { _tag: "Resync", now: clock.currentTimeMillisUnsafe(), periodMillis }), { discard: true }))
   fibers.push(yield* Effect.forkIn(Effect.repeat(Effect.delay(once, period), Schedule.forever), engine.scope))

@@ -377,7 +377,8 @@ describe("Controller", () => {
       isolated(Effect.gen(function*() {
         const h = yield* scripted((key) => key === "stuck" ? "fail" : "ok", {
           retryPolicy: RetryPolicy.exponential({ initial: "1 second", maxAttempts: 1 }),
-          resync: { period: "10 minutes", keys: Effect.succeed(["fine", "stuck"]) }
+          resync: "10 minutes",
+          keys: Effect.succeed(["fine", "stuck"])
         })
         yield* eventAndSettle(h.controller, "fine")
         yield* eventAndSettle(h.controller, "stuck")
@@ -398,6 +399,17 @@ describe("Controller", () => {
         ])
         assert.deepStrictEqual(times(h.runsOf("fine")), [0, 600_000, 1_200_000])
         assert.deepStrictEqual(Option.getOrThrow(yield* h.controller.keyStatus("fine")).last?.triggers, [{ _tag: "Resync" }])
+      })))
+
+    it.effect("without keys, a resync enqueues every key the controller has seen and not forgotten", () =>
+      isolated(Effect.gen(function*() {
+        const h = yield* scripted(() => "ok", { resync: "10 minutes" })
+        yield* eventAndSettle(h.controller, "a")
+        yield* eventAndSettle(h.controller, "b")
+        yield* eventAndSettle(h.controller, "gone")
+        yield* h.controller.forget("gone")
+        yield* TestClock.adjust("10 minutes")
+        assert.deepStrictEqual([times(h.runsOf("a")), times(h.runsOf("b")), times(h.runsOf("gone"))], [[0, 600_000], [0, 600_000], [0]])
       })))
   })
 

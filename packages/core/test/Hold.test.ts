@@ -141,7 +141,6 @@ describe("Controller tracing", () => {
       const spans: Array<Tracer.Span> = []
       const controller = yield* Controller.make({
         name: "traced",
-        tracing: true,
         reconcile: (key) =>
           Effect.flatMap(Effect.currentSpan, (span) => {
             spans.push(span)
@@ -161,4 +160,20 @@ describe("Controller tracing", () => {
       assert.isTrue(good!.status._tag === "Ended" && Exit.isSuccess(good!.status.exit))
       assert.isTrue(bad!.status._tag === "Ended" && Exit.isFailure(bad!.status.exit))
     })))
+
+  it.effect("References.TracerEnabled false: runs record no span", () =>
+    isolated(Effect.gen(function*() {
+      const spans: Array<Tracer.Span> = []
+      const controller = yield* Controller.make({
+        name: "untraced",
+        reconcile: () =>
+          Effect.map(Effect.currentSpan.pipe(Effect.option), (span) => {
+            if (span._tag === "Some") spans.push(span.value)
+            return Outcome.done
+          })
+      })
+      yield* controller.enqueue("a")
+      yield* controller.awaitIdle
+      assert.deepStrictEqual(spans.filter((span) => span.sampled), [])
+    }).pipe(Effect.withTracerEnabled(false))))
 })

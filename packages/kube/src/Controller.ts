@@ -16,7 +16,7 @@ import {
   type TokenBucket,
   Trigger
 } from "@kubefx/core"
-import { type Duration, Effect, Option, Result, Scope, Stream } from "effect"
+import { type Duration, Effect, Option, Pipeable, Predicate, Result, SchemaAST, Scope, Stream } from "effect"
 import * as Conditions from "./Conditions.ts"
 import * as Events from "./Events.ts"
 import * as Informer from "./Informer.ts"
@@ -24,6 +24,7 @@ import * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
 import * as ObjectMeta from "./ObjectMeta.ts"
 import * as OverlayCache from "./OverlayCache.ts"
+import type * as Rbac from "./Rbac.ts"
 import * as Resource from "./Resource.ts"
 import * as SharedInformers from "./SharedInformers.ts"
 import * as StatusWrites from "./StatusWrites.ts"
@@ -34,6 +35,9 @@ export interface Watch<B extends ObjectMeta.KubeObject> {
   /** Keys ("namespace/name") of the primaries to reconcile when `object` changes. */
   readonly map: (object: B) => Iterable<string>
 }
+
+/** A status write of the object being reconciled: `metadata` names it unless given. */
+export type StatusBody = { readonly metadata?: Kube.ApplyBody["metadata"] | undefined; readonly status: unknown }
 
 /** What a reconciler gets besides the object. */
 export interface Context<A extends ObjectMeta.KubeObject> {
@@ -47,7 +51,7 @@ export interface Context<A extends ObjectMeta.KubeObject> {
    * manager `<fieldManager>-locked`: a later `applyStatus` that omits these fields keeps them.
    */
   readonly patchStatusAndCache: (
-    fresh: Kube.ApplyBody | ((latest: A) => Kube.ApplyBody)
+    fresh: StatusBody | ((latest: A) => StatusBody)
   ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
   /**
    * States status fields of the object (server-side apply semantics, without a lock). In a
@@ -61,7 +65,7 @@ export interface Context<A extends ObjectMeta.KubeObject> {
    * once. Either way the next run reads the write even before the watch delivers it.
    */
   readonly applyStatus: (
-    body: Kube.ApplyBody,
+    body: StatusBody,
     options?: { readonly fieldManager?: string | undefined }
   ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
   /** Server-side applies a secondary object under the controller's field manager. */
@@ -107,14 +111,23 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   /** Kinds whose objects this controller owns: a change reconciles their controller owner. */
   readonly owns?: ReadonlyArray<Resource.Resource<any>> | undefined
   readonly watches?: ReadonlyArray<Watch<any>> | undefined
-  readonly reconcile: (object: A, context: Context<A>) => Effect.Effect<Outcome.Outcome, E, R>
+  /** Runs for each key whose object exists and is not being deleted (with a `cleanup`, once it carries the finalizer). */
+  readonly reconcile: (object: Stored<A>, context: Context<A>) => Effect.Effect<Outcome.Outcome, E, R>
   /**
    * Runs when the object is being deleted; the controller's finalizer is added before the first
    * reconcile and removed when cleanup succeeds (R17). `requeueAfter` keeps the finalizer and looks again.
    */
-  readonly cleanup?: ((object: A, context: Context<A>) => Effect.Effect<Outcome.Outcome | void, E, R>) | undefined
-  /** Default `<group>/<name>` (`kubefx.dev/<name>` in the core group). */
+  readonly cleanup?: ((object: Stored<A>, context: Context<A>) => Effect.Effect<Outcome.Outcome | void, E, R>) | undefined
+  /** The finalizer a cleanup keeps; default `<group>/<name>` (`kubefx.dev/<name>` in the core group). */
   readonly finalizer?: string | undefined
+  /**
+   * Controllers this one depends on (R12): an operator starts them first (adding them if not
+   * listed), and this one reconciles only while none of them is degraded; a key that waits says so
+   * in a `DependenciesReady=False` condition.
+   */
+  readonly dependsOn?: ReadonlyArray<Any<R>> | undefined
+  /** Permissions the reconciler needs beyond what the definition shows (for `Rbac` and `kubefx manifests`). */
+  readonly rbac?: ReadonlyArray<Rbac.PolicyRule> | undefined
   /** Default the controller's name. */
   readonly fieldManager?: string | undefined
   /**
@@ -122,40 +135,51 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
    * finalizers, labels or annotations; for kinds without a generation, any change.
    */
   readonly predicate?: ((previous: A, next: A) => boolean) | undefined
-  /** Write `Ready` and `observedGeneration` to status after each run (R10); default true. */
-  readonly readyCondition?: boolean | undefined
-  /** Runs after every failed run, after the Ready=False write; may answer `ErrorAction.noRetry`. */
   /**
    * Runs after each failed run, with what can really fail one: the reconciler's own errors and the
    * client's (`KubeError`, `DecodeError`).
    */
   readonly onError?:
-    | ((object: A, failure: Engine.RunFailure<RunError<NoInfer<E>>>, info: RetryInfo.RetryInfo) => Effect.Effect<ErrorAction.ErrorAction, never, R>)
+    | ((object: Stored<A>, failure: Engine.RunFailure<RunError<NoInfer<E>>>, info: RetryInfo.RetryInfo) => Effect.Effect<ErrorAction.ErrorAction, never, R>)
     | undefined
   readonly concurrency?: number | undefined
   readonly retryPolicy?: RetryPolicy.RetryPolicy<Engine.RunFailure<RunError<NoInfer<E>>>> | undefined
   readonly rateLimit?: TokenBucket.Options | undefined
   readonly degradeAfter?: number | undefined
   readonly rollback?: ((failing: ReadonlyArray<{ readonly key: string; readonly lastGood: A }>) => Effect.Effect<void, never, R>) | undefined
-  readonly dependsOn?: ReadonlyArray<Engine.Controller> | undefined
   readonly timeout?: Duration.Input | undefined
+  /** Every period, reconcile every cached object again (R14). */
   readonly resync?: Duration.Input | undefined
   /** Options of the primary's watch (inactivity timeout, backoff...). */
   readonly watch?: Informer.Options<A> | undefined
-  /** Start held: caches fill and events queue, nothing reconciles until `resume` (a replica that does not lead). */
-  readonly held?: boolean | undefined
-  /** Run each reconcile in a `kubefx.reconcile` tracing span; default true. */
-  readonly tracing?: boolean | undefined
 }
 
-export interface Controller<A extends ObjectMeta.KubeObject> extends Engine.Controller {
+/**
+ * An object as the API server stores it, and so as a reconciler gets it: named, with a uid and a
+ * resourceVersion.
+ */
+export type Stored<A extends ObjectMeta.KubeObject> = A & {
+  readonly metadata: { readonly name: string; readonly uid: string; readonly resourceVersion: string }
+}
+
+const isStored = <A extends ObjectMeta.KubeObject>(object: A): object is Stored<A> =>
+  object.metadata.name !== undefined && object.metadata.uid !== undefined && object.metadata.resourceVersion !== undefined
+
+/** A running controller of any kind: what an operator, its HTTP views and the test kit read. */
+export interface Running extends Engine.Controller {
+  readonly resource: Resource.Resource
+  readonly informer: Informer.Informer<ObjectMeta.KubeObject>
+  /** Every cache the controller reads: the primary's, then those of owned and watched kinds. */
+  readonly informers: ReadonlyArray<Informer.Informer<ObjectMeta.KubeObject>>
+}
+
+/** A running controller. */
+export interface Controller<A extends ObjectMeta.KubeObject> extends Running {
   readonly resource: Resource.Resource<A>
   readonly informer: Informer.Informer<A>
   readonly overlay: OverlayCache.OverlayCache<A>
   readonly finalizer: string
   readonly fieldManager: string
-  /** Every cache the controller reads: the primary's, then those of owned and watched kinds. */
-  readonly informers: ReadonlyArray<Informer.Informer<any>>
 }
 
 /** What can fail a run: the reconciler's errors `E` and the client's. */
@@ -201,41 +225,33 @@ export const generationChanged = (previous: ObjectMeta.KubeObject, next: ObjectM
  */
 export const defaultFinalizer = (group: string, name: string): string => `${group === "" ? "kubefx.dev" : group}/${name}`
 
-/**
- * Starts a controller in the current scope, once its caches have synced.
- *
- * @example
- * import { Effect, Schema } from "effect"
- * import { Outcome } from "@kubefx/core"
- * import { Builtins, Controller, Resource } from "@kubefx/kube"
- *
- * const Widget = Resource.custom({
- *   group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets",
- *   spec: Schema.Struct({ message: Schema.String }),
- *   status: Schema.Struct({ configMapName: Schema.optionalKey(Schema.String) })
- * })
- *
- * const widgets = Controller.make({
- *   name: "widgets",
- *   for: Widget,
- *   owns: [Builtins.ConfigMap],
- *   reconcile: (widget, ctx) =>
- *     ctx.applyOwned(Builtins.ConfigMap, {
- *       metadata: { name: `${widget.metadata.name}-config`, namespace: widget.metadata.namespace },
- *       data: { message: widget.spec.message }
- *     }).pipe(Effect.as(Outcome.done))
- * })
- */
-export const make = <A extends ObjectMeta.KubeObject, E, R>(
-  options: Options<A, E, R>
+/** How an operator starts a definition: the running controllers it depends on, and whether it starts held. */
+interface RunWith {
+  readonly dependsOn: ReadonlyArray<Engine.Controller>
+  /** Caches fill and events queue, nothing reconciles until `resume` (a replica that does not lead). */
+  readonly held: boolean
+}
+
+// Ready lives in `status.conditions`: a status without that field has nowhere to hold it.
+const declaresConditions = (resource: Resource.Resource<ObjectMeta.KubeObject>): boolean => {
+  const status = resource.custom?.status
+  return status !== undefined && SchemaAST.isObjects(status.ast) &&
+    status.ast.propertySignatures.some((property) => property.name === "conditions")
+}
+
+const run = <A extends ObjectMeta.KubeObject, E, R>(
+  definition: Definition<A, E, R>,
+  runWith: RunWith
 ): Effect.Effect<Controller<A>, never, R | Kube.Kube | Scope.Scope> =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
+    const { options } = definition
+    const cleanup = options.cleanup
     const resource = options.for
     const fieldManager = options.fieldManager ?? options.name
     const finalizer = options.finalizer ?? defaultFinalizer(resource.group, options.name)
     const predicate = options.predicate ?? generationChanged
-    const writeReady = options.readyCondition !== false && resource.custom?.status !== undefined
+    const writeReady = declaresConditions(resource)
 
     const informers = yield* SharedInformers.SharedInformers
     const primary = yield* informers.get(resource, {
@@ -326,27 +342,38 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       )
     )
 
-    const ownerReferenceOf = (object: A): ObjectMeta.OwnerReference => ({
+    const ownerReferenceOf = (object: Stored<A>): ObjectMeta.OwnerReference => ({
       apiVersion: resource.apiVersion,
       kind: resource.kind,
-      name: object.metadata.name ?? "",
-      uid: object.metadata.uid ?? "",
+      name: object.metadata.name,
+      uid: object.metadata.uid,
       controller: true,
       blockOwnerDeletion: true
     })
 
     // A reconcile stages its status for the run's one write; cleanup and explicit managers apply at once.
-    const contextFor = (object: A, report?: (condition: ReadyCondition) => void): Context<A> => ({
+    // The object's own name and namespace unless the body names another.
+    const named = (object: Stored<A>, body: StatusBody): Kube.ApplyBody => ({
+      ...body,
+      metadata: {
+        ...body.metadata,
+        name: body.metadata?.name ?? object.metadata.name,
+        namespace: body.metadata?.namespace ?? object.metadata.namespace
+      }
+    })
+
+    const contextFor = (object: Stored<A>, report?: (condition: ReadyCondition) => void): Context<A> => ({
       kube,
       fieldManager,
       ownerReference: ownerReferenceOf(object),
-      patchStatusAndCache: (fresh) => overlay.patchStatusAndCache(object, fresh),
+      patchStatusAndCache: (fresh) =>
+        overlay.patchStatusAndCache(object, typeof fresh === "function" ? (latest) => named(object, fresh(latest)) : named(object, fresh)),
       applyStatus: (body, applyOptions) => {
-        const namespace = body.metadata.namespace ?? object.metadata.namespace
-        const self = body.metadata.name === object.metadata.name && namespace === object.metadata.namespace
+        const write = named(object, body)
+        const self = write.metadata.name === object.metadata.name && write.metadata.namespace === object.metadata.namespace
         return report !== undefined && applyOptions?.fieldManager === undefined && self
           ? status.stage(ObjectMeta.key(object), object, (body.status ?? {}) as StatusWrites.Status)
-          : status.applyNow({ ...body, metadata: { ...body.metadata, namespace } }, applyOptions?.fieldManager ?? fieldManager)
+          : status.applyNow(write, applyOptions?.fieldManager ?? fieldManager)
       },
       apply: (kind, body) => kube.apply(kind, body, { fieldManager, force: true }),
       applyOwned: (kind, body) =>
@@ -369,8 +396,8 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
 
     // JSON patches guarded by what they change (the finalizer list, or the uid when there is none),
     // so concurrent label or spec writes do not make them fail, and nobody else's finalizer is lost.
-    const addFinalizer = (object: A) =>
-      kube.patch(resource, object.metadata.name ?? "", object.metadata.namespace, object.metadata.finalizers === undefined
+    const addFinalizer = (object: Stored<A>) =>
+      kube.patch(resource, object.metadata.name, object.metadata.namespace, object.metadata.finalizers === undefined
         ? [
           { op: "test", path: "/metadata/uid", value: object.metadata.uid },
           { op: "add", path: "/metadata/finalizers", value: [finalizer] }
@@ -380,9 +407,9 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           { op: "add", path: "/metadata/finalizers/-", value: finalizer }
         ], { type: "json" })
 
-    const removeFinalizer = (object: A) => {
+    const removeFinalizer = (object: Stored<A>) => {
       const index = object.metadata.finalizers?.indexOf(finalizer) ?? -1
-      return index < 0 ? Effect.void : kube.patch(resource, object.metadata.name ?? "", object.metadata.namespace, [
+      return index < 0 ? Effect.void : kube.patch(resource, object.metadata.name, object.metadata.namespace, [
         { op: "test", path: `/metadata/finalizers/${index}`, value: finalizer },
         { op: "remove", path: `/metadata/finalizers/${index}` }
       ], { type: "json" }).pipe(
@@ -443,21 +470,23 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       Effect.gen(function*() {
         const broken = undecodable.get(key)
         if (broken !== undefined) return yield* Effect.fail(broken.error)
-        let object = yield* overlay.get(key)
-        if (object === undefined) return Outcome.done
+        const cached = yield* overlay.get(key)
+        if (cached === undefined || !isStored(cached)) return Outcome.done
+        let object = cached
         status.begin(key, object)
         if (ObjectMeta.isDeleting(object)) {
           if (!hasFinalizer(object)) return Outcome.done
-          if (options.cleanup !== undefined) {
-            const outcome = yield* options.cleanup(object, contextFor(object))
+          if (cleanup !== undefined) {
+            const outcome = yield* cleanup(object, contextFor(object))
             if (outcome !== undefined && outcome._tag === "RequeueAfter") return outcome
           }
           yield* removeFinalizer(object)
           return Outcome.done
         }
-        if (options.cleanup !== undefined && !hasFinalizer(object)) {
-          object = yield* addFinalizer(object)
-          yield* overlay.remember(object)
+        if (cleanup !== undefined && !hasFinalizer(object)) {
+          const finalized = yield* addFinalizer(object)
+          yield* overlay.remember(finalized)
+          if (isStored(finalized)) object = finalized
         }
         let reported: ReadyCondition | undefined
         const outcome = yield* options.reconcile(object, contextFor(object, (condition) => {
@@ -483,12 +512,12 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       retryPolicy: options.retryPolicy,
       rateLimit: options.rateLimit,
       degradeAfter: options.degradeAfter,
-      dependsOn: options.dependsOn,
+      dependsOn: runWith.dependsOn,
       onHeld: markHeld,
       timeout: options.timeout,
-      held: options.held,
-      tracing: options.tracing ?? true,
-      resync: options.resync === undefined ? undefined : { period: options.resync, keys: Effect.sync(primary.keys) },
+      held: runWith.held,
+      resync: options.resync,
+      keys: Effect.sync(primary.keys),
       snapshot: (key) => Effect.map(overlay.get(key), Option.fromUndefinedOr),
       rollback: options.rollback,
       onError: (key, failure, info) =>
@@ -508,7 +537,7 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
           const object = yield* overlay.get(key)
           if (object !== undefined) yield* events.record(object, { type: "Warning", reason: "ReconcileError", message })
           if (options.onError === undefined) return { retry: true }
-          return object === undefined
+          return object === undefined || !isStored(object)
             ? { retry: true }
             : yield* options.onError(object, failure, info)
         })
@@ -530,3 +559,113 @@ export const make = <A extends ObjectMeta.KubeObject, E, R>(
       informers: [primary, ...owned, ...watched.map((w) => w.informer)]
     }
   })
+
+/**
+ * A controller of any kind and error, declared: what an operator, `Rbac` and the test kit take.
+ * Made by {@link define}; it starts with `start`, in `Operator.make`, or in `TestCluster.layer`.
+ */
+export interface Any<R = never> extends Pipeable.Pipeable {
+  readonly _tag: "ControllerDefinition"
+  readonly name: string
+  /** The primary kind. */
+  readonly for: Resource.Resource
+  readonly owns: ReadonlyArray<Resource.Resource>
+  readonly watches: ReadonlyArray<Resource.Resource>
+  readonly concurrency: number
+  /** The finalizer it keeps on every primary, when it has a cleanup. */
+  readonly finalizer: string | undefined
+  /** Controllers started first, and healthy for this one to reconcile (R12). */
+  readonly dependsOn: ReadonlyArray<Any<R>>
+  /** Permissions the reconciler needs beyond what the definition shows (for `Rbac`). */
+  readonly rules: ReadonlyArray<Rbac.PolicyRule>
+  /** Starts it in the current scope: what operators call. */
+  readonly run: (runWith: RunWith) => Effect.Effect<Running, never, R | Kube.Kube | Scope.Scope>
+}
+
+/** A controller for objects `A` whose runs fail with `E` and need services `R`, declared. */
+export interface Definition<A extends ObjectMeta.KubeObject, E = never, R = never> extends Any<R> {
+  readonly options: Options<A, E, R>
+}
+
+const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<A, E, R>): Definition<A, E, R> => {
+  const self: Definition<A, E, R> = {
+    ...Pipeable.Prototype,
+    _tag: "ControllerDefinition",
+    name: options.name,
+    for: options.for,
+    owns: options.owns ?? [],
+    watches: (options.watches ?? []).map((watch) => watch.resource),
+    concurrency: options.concurrency ?? 1,
+    finalizer: options.cleanup === undefined ? undefined : options.finalizer ?? defaultFinalizer(options.for.group, options.name),
+    dependsOn: options.dependsOn ?? [],
+    rules: options.rbac ?? [],
+    options,
+    run: (runWith) => run(self, runWith)
+  }
+  return self
+}
+
+/**
+ * Declares a controller: the one value that runs alone (`start`), in an operator
+ * (`Operator.make`) and in the test kit (`TestCluster.layer`); pipeable, for a team's own
+ * combinators over it. The `Ready` condition and
+ * `observedGeneration` are written after each run (R10) when the status declares `conditions`
+ * (spread `Conditions.statusFields` into it).
+ *
+ * @example
+ * import { Effect, Schema } from "effect"
+ * import { Outcome } from "@kubefx/core"
+ * import { Builtins, Conditions, Controller, Resource } from "@kubefx/kube"
+ *
+ * const Widget = Resource.custom({
+ *   group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets",
+ *   spec: Schema.Struct({ message: Schema.String }),
+ *   status: Schema.Struct({ ...Conditions.statusFields })
+ * })
+ *
+ * export const widgets = Controller.define({
+ *   name: "widgets",
+ *   for: Widget,
+ *   owns: [Builtins.ConfigMap],
+ *   reconcile: (widget, ctx) =>
+ *     ctx.applyOwned(Builtins.ConfigMap, {
+ *       metadata: { name: `${widget.metadata.name}-config` },
+ *       data: { message: widget.spec.message }
+ *     }).pipe(Effect.as(Outcome.done))
+ * })
+ */
+export const define = <A extends ObjectMeta.KubeObject, E = never, R = never>(options: Options<A, E, R>): Definition<A, E, R> =>
+  makeDefinition(options)
+
+export interface StartOptions {
+  /** Start held: caches fill and events queue, nothing reconciles until `resume`. */
+  readonly held?: boolean | undefined
+}
+
+/**
+ * Starts a controller alone in the current scope, once its caches have synced. One with
+ * `dependsOn` runs in an operator, which starts its dependencies.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Controller } from "@kubefx/kube"
+ * declare const widgets: Controller.Definition<import("@kubefx/kube").ObjectMeta.KubeObject>
+ * const program = Effect.scoped(Effect.andThen(Controller.start(widgets), Effect.never))
+ */
+export const start = <A extends ObjectMeta.KubeObject, E, R>(
+  definition: Definition<A, E, R>,
+  options: StartOptions = {}
+): Effect.Effect<Controller<A>, never, R | Kube.Kube | Scope.Scope> =>
+  definition.dependsOn.length > 0
+    ? Effect.die(new Error(`controller ${definition.name} depends on ${definition.dependsOn.map((d) => d.name).join(", ")}: start it with Operator.make`))
+    : run(definition, { dependsOn: [], held: options.held === true })
+
+/**
+ * Whether a value (a module's export, say) is a controller declared with `define`.
+ *
+ * @example
+ * import { Controller } from "@kubefx/kube"
+ * const controllers = Object.values(await import("./operator.ts")).filter(Controller.isDefinition)
+ */
+export const isDefinition = (value: unknown): value is Any<unknown> =>
+  Predicate.hasProperty(value, "_tag") && value._tag === "ControllerDefinition" && Predicate.hasProperty(value, "run")

@@ -29,7 +29,6 @@ import * as Controller from "./Controller.ts"
 import * as Kube from "./Kube.ts"
 import type * as KubeConfig from "./KubeConfig.ts"
 import * as LeaderElection from "./LeaderElection.ts"
-import type * as ObjectMeta from "./ObjectMeta.ts"
 import * as OperatorHttp from "./OperatorHttp.ts"
 import type * as Rbac from "./Rbac.ts"
 import * as SharedInformers from "./SharedInformers.ts"
@@ -40,54 +39,6 @@ export class OperatorError extends Schema.TaggedError<OperatorError>()("Operator
 /** This replica lost the leader Lease and, configured not to rejoin, stopped. */
 export class LeadershipLost extends Schema.TaggedError<LeadershipLost>()("LeadershipLost", { lease: Schema.String }) {}
 
-/** A controller of an operator, declared but not started. */
-export interface ControllerDefinition<R = never> {
-  readonly _tag: "ControllerDefinition"
-  readonly name: string
-  readonly options: Controller.Options<any, any, R>
-  /** Controllers that must be started first, and healthy for this one to reconcile (R12). */
-  readonly dependsOn: ReadonlyArray<ControllerDefinition<any>>
-  /** Permissions the reconciler needs beyond what the definition shows (for `Rbac`). */
-  readonly rules: ReadonlyArray<Rbac.PolicyRule>
-}
-
-/**
- * Declares a controller for an operator: the options of `Controller.make`, with `dependsOn` naming
- * other definitions.
- *
- * @example
- * import { Effect } from "effect"
- * import { Outcome } from "@kubefx/core"
- * import { Builtins, Operator } from "@kubefx/kube"
- * const configMaps = Operator.controller({
- *   name: "config-maps",
- *   for: Builtins.ConfigMap,
- *   reconcile: () => Effect.succeed(Outcome.done)
- * })
- * const secrets = Operator.controller({
- *   name: "secrets",
- *   for: Builtins.Secret,
- *   dependsOn: [configMaps],
- *   reconcile: () => Effect.succeed(Outcome.done),
- *   rbac: [{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }]
- * })
- */
-export const controller = <A extends ObjectMeta.KubeObject, E, R>(
-  options: Omit<Controller.Options<A, E, R>, "dependsOn" | "held"> & {
-    readonly dependsOn?: ReadonlyArray<ControllerDefinition<any>> | undefined
-    readonly rbac?: ReadonlyArray<Rbac.PolicyRule> | undefined
-  }
-): ControllerDefinition<R> => {
-  const { dependsOn, rbac, ...rest } = options
-  return {
-    _tag: "ControllerDefinition",
-    name: options.name,
-    options: rest as Controller.Options<any, any, R>,
-    dependsOn: dependsOn ?? [],
-    rules: rbac ?? []
-  }
-}
-
 export interface LeaderElectionOptions extends Omit<LeaderElection.Options, "leaseName"> {
   /** Default `<operator name>-leader`. */
   readonly leaseName?: string | undefined
@@ -96,7 +47,7 @@ export interface LeaderElectionOptions extends Omit<LeaderElection.Options, "lea
 export interface Options<R> {
   /** Names the operator: the default Lease name, the ClusterRole, logs. */
   readonly name: string
-  readonly controllers: ReadonlyArray<ControllerDefinition<R>>
+  readonly controllers: ReadonlyArray<Controller.Any<R>>
   /** Run as one of several replicas: only the holder of the Lease reconciles. */
   readonly leaderElection?: LeaderElectionOptions | undefined
   /** Probes, metrics and controller state; default 127.0.0.1:8080; `false` for none. */
@@ -112,7 +63,7 @@ export interface Operator<R = never> {
   readonly _tag: "Operator"
   readonly name: string
   /** Every controller, dependencies included, in an order where each follows its dependencies. */
-  readonly controllers: ReadonlyArray<ControllerDefinition<R>>
+  readonly controllers: ReadonlyArray<Controller.Any<R>>
   readonly options: Options<R>
 }
 
@@ -121,7 +72,7 @@ export interface Operator<R = never> {
  *
  * @example
  * import { Operator } from "@kubefx/kube"
- * declare const widgets: Operator.ControllerDefinition
+ * declare const widgets: import("@kubefx/kube").Controller.Any
  * export const operator = Operator.make({
  *   name: "widgets-operator",
  *   controllers: [widgets],
@@ -146,20 +97,10 @@ export const isOperator = (value: unknown): value is Operator<any> =>
   Predicate.hasProperty(value, "_tag") && value._tag === "Operator" &&
   Predicate.hasProperty(value, "controllers") && Array.isArray(value.controllers)
 
-/**
- * Whether a value (a module's export, say) is a controller made by `controller`.
- *
- * @example
- * import { Operator } from "@kubefx/kube"
- * const controllers = Object.values(await import("./operator.ts")).filter(Operator.isControllerDefinition)
- */
-export const isControllerDefinition = (value: unknown): value is ControllerDefinition<any> =>
-  Predicate.hasProperty(value, "_tag") && value._tag === "ControllerDefinition"
-
-const inDependencyOrder = <R>(definitions: ReadonlyArray<ControllerDefinition<R>>): ReadonlyArray<ControllerDefinition<R>> => {
-  const ordered: Array<ControllerDefinition<R>> = []
-  const visiting = new Set<ControllerDefinition<any>>()
-  const visit = (definition: ControllerDefinition<any>) => {
+const inDependencyOrder = <R>(definitions: ReadonlyArray<Controller.Any<R>>): ReadonlyArray<Controller.Any<R>> => {
+  const ordered: Array<Controller.Any<R>> = []
+  const visiting = new Set<Controller.Any<R>>()
+  const visit = (definition: Controller.Any<R>) => {
     if (ordered.includes(definition) || visiting.has(definition)) return
     visiting.add(definition)
     for (const dependency of definition.dependsOn) visit(dependency)
@@ -170,14 +111,14 @@ const inDependencyOrder = <R>(definitions: ReadonlyArray<ControllerDefinition<R>
   return ordered
 }
 
-const validate = (operator: Operator<any>): string | undefined => {
+const validate = <R>(operator: Operator<R>): string | undefined => {
   const names = new Set<string>()
   for (const definition of operator.controllers) {
     if (names.has(definition.name)) return `two controllers are named ${definition.name}`
     if (definition.name === "events") return "a controller cannot be named events (the HTTP event stream's path)"
     names.add(definition.name)
   }
-  const cycle = (definition: ControllerDefinition<any>, path: ReadonlyArray<ControllerDefinition<any>>): string | undefined => {
+  const cycle = (definition: Controller.Any<R>, path: ReadonlyArray<Controller.Any<R>>): string | undefined => {
     if (path.includes(definition)) return [...path.slice(path.indexOf(definition)), definition].map((d) => d.name).join(" -> ")
     for (const dependency of definition.dependsOn) {
       const found = cycle(dependency, [...path, definition])
@@ -200,10 +141,10 @@ export type Phase = "Waiting" | "Syncing" | "Running" | "Failed" | "Stopped"
 
 export interface ControllerHandle {
   readonly name: string
-  readonly definition: ControllerDefinition<any>
+  readonly definition: Controller.Any<unknown>
   readonly phase: () => Phase
   /** Once started. */
-  readonly controller: () => Controller.Controller<any> | undefined
+  readonly controller: () => Controller.Running | undefined
 }
 
 /** One probe check, as `/readyz?verbose` lists them. */
@@ -274,10 +215,10 @@ export const start = <R>(
 
     interface Slot {
       phase: Phase
-      controller: Controller.Controller<any> | undefined
-      readonly started: Deferred.Deferred<Controller.Controller<any>>
+      controller: Controller.Running | undefined
+      readonly started: Deferred.Deferred<Controller.Running>
     }
-    const slots = new Map<ControllerDefinition<any>, Slot>()
+    const slots = new Map<Controller.Any<R>, Slot>()
     for (const definition of operator.controllers) {
       slots.set(definition, { phase: "Waiting", controller: undefined, started: Deferred.makeUnsafe() })
     }
@@ -288,12 +229,12 @@ export const start = <R>(
       return { name: definition.name, definition, phase: () => slot.phase, controller: () => slot.controller }
     })
 
-    const startController = (definition: ControllerDefinition<R>) =>
+    const startController = (definition: Controller.Any<R>) =>
       Effect.gen(function*() {
         const slot = slots.get(definition)!
         const dependencies = yield* Effect.forEach(definition.dependsOn, (dependency) => Deferred.await(slots.get(dependency)!.started))
         slot.phase = "Syncing"
-        const made = yield* Controller.make({ ...definition.options, dependsOn: dependencies, held: electing }).pipe(
+        const made = yield* definition.run({ dependsOn: dependencies, held: electing }).pipe(
           Effect.provideService(SharedInformers.SharedInformers, shared),
           Scope.provide(scope),
           Effect.exit

@@ -202,7 +202,7 @@ export interface History {
 export const controllerView = (handle: Operator.ControllerHandle, history?: History): Effect.Effect<ControllerView> =>
   Effect.gen(function*() {
     const controller = handle.controller()
-    const resource = handle.definition.options.for
+    const resource = handle.definition.for
     const base = { name: handle.name, phase: handle.phase(), kind: resource.kind, apiVersion: resource.apiVersion }
     const rates = history === undefined ? null : ratesView(history.rates.window(handle.name, history.now))
     if (controller === undefined) {
@@ -214,7 +214,7 @@ export const controllerView = (handle: Operator.ControllerHandle, history?: Hist
         health: { total: 0, failed: 0, consecutiveFailures: 0, lastError: null, lastReconcileAt: null, degradedSince: null },
         queueDepth: 0,
         workersBusy: 0,
-        concurrency: handle.definition.options.concurrency ?? 1,
+        concurrency: handle.definition.concurrency,
         dependsOn: handle.definition.dependsOn.map((dependency) => ({ name: dependency.name, degraded: false })),
         informers: [],
         rates,

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { dumpYaml } from "@kubernetes/client-node"
+import type * as Controller from "./Controller.ts"
 import type * as Operator from "./Operator.ts"
 import type * as Resource from "./Resource.ts"
 
@@ -29,7 +30,7 @@ export interface ClusterRole {
 
 const read = ["get", "list", "watch"]
 
-const on = (resource: Resource.Resource<any>, verbs: ReadonlyArray<string>, subresource?: string): PolicyRule => ({
+const on = (resource: Resource.Resource, verbs: ReadonlyArray<string>, subresource?: string): PolicyRule => ({
   apiGroups: [resource.group],
   resources: [subresource === undefined ? resource.plural : `${resource.plural}/${subresource}`],
   verbs
@@ -40,20 +41,18 @@ const on = (resource: Resource.Resource<any>, verbs: ReadonlyArray<string>, subr
  *
  * @example
  * import { Rbac } from "@kubefx/kube"
- * declare const widgets: import("@kubefx/kube").Operator.ControllerDefinition
+ * declare const widgets: import("@kubefx/kube").Controller.Any
  * Rbac.controllerRules(widgets)
  */
-export const controllerRules = (definition: Operator.ControllerDefinition<any>): ReadonlyArray<PolicyRule> => {
-  const options = definition.options
-  const primary = options.for
-  const owns = options.owns ?? []
+export const controllerRules = (definition: Controller.Any<unknown>): ReadonlyArray<PolicyRule> => {
+  const primary = definition.for
   return [
-    on(primary, options.cleanup === undefined ? read : [...read, "patch"]),
+    on(primary, definition.finalizer === undefined ? read : [...read, "patch"]),
     ...(primary.custom?.status === undefined ? [] : [on(primary, ["patch"], "status")]),
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
-    ...(owns.length === 0 ? [] : [on(primary, ["update"], "finalizers")]),
-    ...owns.map((kind) => on(kind, [...read, "create", "patch"])),
-    ...(options.watches ?? []).map((watch) => on(watch.resource, read)),
+    ...(definition.owns.length === 0 ? [] : [on(primary, ["update"], "finalizers")]),
+    ...definition.owns.map((kind) => on(kind, [...read, "create", "patch"])),
+    ...definition.watches.map((kind) => on(kind, read)),
     { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
     ...definition.rules
   ]
@@ -141,7 +140,7 @@ export const normalize = (rules: ReadonlyArray<PolicyRule>): ReadonlyArray<Polic
  * const role = Rbac.clusterRole(operator)
  */
 export const clusterRole = (
-  source: Operator.Operator<any> | ReadonlyArray<Operator.ControllerDefinition<any>>,
+  source: Operator.Operator<any> | ReadonlyArray<Controller.Any<unknown>>,
   options: { readonly name?: string | undefined } = {}
 ): ClusterRole => {
   const isOperator = !Array.isArray(source)
@@ -150,7 +149,7 @@ export const clusterRole = (
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRole",
     metadata: { name: options.name ?? (isOperator ? operator.name : "kubefx-operator") },
-    rules: normalize(isOperator ? operatorRules(operator) : (source as ReadonlyArray<Operator.ControllerDefinition<any>>).flatMap(controllerRules))
+    rules: normalize(isOperator ? operatorRules(operator) : (source as ReadonlyArray<Controller.Any<unknown>>).flatMap(controllerRules))
   }
 }
 

@@ -7,7 +7,7 @@
  * one condition per node on the primary. Cleanup deletes the graph in reverse: a node once every
  * node that depends on it is gone.
  *
- * `reconciler` and `cleanup` turn a workflow into the functions `Controller.make` takes.
+ * `reconciler` and `cleanup` turn a workflow into the functions `Controller.define` takes.
  *
  * @since 0.1.0
  */
@@ -77,7 +77,7 @@ export type Of<Parts extends ReadonlyArray<Part<any, any, any>>> = Workflow<
  *
  * @example
  * import { Effect } from "effect"
- * import { Workflow } from "@kubefx/kube"
+ * import { Controller, Workflow } from "@kubefx/kube"
  * const dns = Workflow.step({
  *   name: "dns",
  *   reconcile: (site: { metadata: { name?: string } }) => Effect.log(`register ${site.metadata.name}`),
@@ -550,10 +550,7 @@ const writeConditions = <P extends ObjectMeta.KubeObject>(
   Effect.gen(function*() {
     if (context.resource.custom?.status === undefined || updates.length === 0) return
     const next = Conditions.merge((primary as WithConditions).status?.conditions ?? [], updates, yield* Clock.currentTimeMillis)
-    yield* context.applyStatus({
-      metadata: { name: primary.metadata.name ?? "", namespace: primary.metadata.namespace },
-      status: { conditions: updates.map((update) => Conditions.get(next, update.type)!) }
-    })
+    yield* context.applyStatus({ status: { conditions: updates.map((update) => Conditions.get(next, update.type)!) } })
   })
 
 export interface ReconcilerOptions extends RunOptions {
@@ -574,13 +571,13 @@ export interface ReconcilerOptions extends RunOptions {
  * import { Controller, Workflow } from "@kubefx/kube"
  * declare const site: Workflow.Workflow<any>
  * declare const Website: import("@kubefx/kube").Resource.Resource<any>
- * const websites = Controller.make({
+ * const websites = Controller.start(Controller.define({
  *   name: "websites",
  *   for: Website,
  *   owns: Workflow.owns(site),
  *   reconcile: Workflow.reconciler(site),
  *   cleanup: Workflow.cleanup(site)
- * })
+ * }))
  */
 export const reconciler = <P extends ObjectMeta.KubeObject, E, R>(self: Workflow<P, E, R>, options: ReconcilerOptions = {}) =>
 (primary: P, context: Controller.Context<P>): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>

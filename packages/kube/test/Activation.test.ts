@@ -66,14 +66,14 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("activation
       )
       yield* eventually(Effect.flatMap(Effect.flip(kube.list(Monitor, { limit: 1 })), (error) => ensure(error._tag === "NotFound", error._tag)))
       const ns = yield* namespace
-      yield* Controller.make({
+      yield* Controller.start(Controller.define({
         name: "sites",
         for: Site,
         namespace: ns,
         owns: Workflow.owns(workflow),
         watch: { backoff: { initial: "50 millis", max: "200 millis" } },
         reconcile: Workflow.reconciler(workflow)
-      })
+      }))
       yield* kube.create(Site, { apiVersion: Site.apiVersion, kind: Site.kind, metadata: { name: "home", namespace: ns }, spec: { title: "Home" } })
       yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "home-page", ns), (cm) => ensure(cm.data?.title === "Home", "no page")))
 

@@ -28,7 +28,7 @@ const readyOf = (object: Gadget | undefined) => object?.status?.conditions?.find
 
 /** A controller whose runs fail (transiently, without retry) with a Gadget's `spec.failWith`, when set. */
 const failingOnRequest = (name: string, ns: string) =>
-  Controller.make({
+  Controller.start(Controller.define({
     name,
     for: Gadget,
     namespace: ns,
@@ -37,7 +37,7 @@ const failingOnRequest = (name: string, ns: string) =>
       object.spec.failWith === undefined
         ? Effect.succeed(Outcome.done)
         : Effect.fail(new ReconcileError.Transient({ message: object.spec.failWith }))
-  }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+  })).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller on the API server", (it) => {
   it.effect("create and spec updates reconcile; status-only writes, the controller's own included, do not", () =>
@@ -46,13 +46,13 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const runs = yield* Ref.make<Array<string>>([])
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: "gadgets-r16",
         for: Gadget,
         namespace: ns,
         reconcile: (object) =>
           Ref.update(runs, (xs) => [...xs, `${object.metadata.name}@${object.metadata.generation}`]).pipe(Effect.as(Outcome.done))
-      })
+      }))
       yield* kube.create(Gadget, gadget(ns, "a", "hello"))
       yield* eventually(Effect.flatMap(kube.get(Gadget, "a", ns), (object) =>
         ensure(readyOf(object)?.status === "True" && object.status?.observedGeneration === 1, "not Ready yet")))
@@ -82,7 +82,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const cleaned = yield* Ref.make<Array<string>>([])
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: "gadgets-owner",
         for: Gadget,
         namespace: ns,
@@ -92,8 +92,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
             metadata: { name: `${object.metadata.name}-config` },
             data: { message: object.spec.message }
           }).pipe(Effect.as(Outcome.done)),
-        cleanup: (object) => Ref.update(cleaned, (xs) => [...xs, object.metadata.name ?? ""])
-      })
+        cleanup: (object) => Ref.update(cleaned, (xs) => [...xs, object.metadata.name])
+      }))
       yield* kube.create(Gadget, gadget(ns, "b", "hello"))
       const configMap = yield* eventually(kube.get(Builtins.ConfigMap, "b-config", ns))
       assert.deepStrictEqual(configMap.data, { message: "hello" })
@@ -137,13 +137,13 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       yield* installCrd(Gadget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
-      yield* Controller.make({
+      yield* Controller.start(Controller.define({
         name: "gadgets-events",
         for: Gadget,
         namespace: ns,
         reconcile: (object, ctx) =>
           ctx.recordEvent({ type: "Normal", reason: "Greeted", message: `said ${object.spec.message}` }).pipe(Effect.as(Outcome.done))
-      })
+      }))
       yield* kube.create(Gadget, gadget(ns, "d", "hi"))
       yield* kube.patch(Gadget, "d", ns, { metadata: { labels: { again: "1" } } }, { type: "merge" })
       const event = yield* eventually(Effect.flatMap(kube.list(Builtins.Event, { namespace: ns }), (list) => {
@@ -181,7 +181,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       const kube = yield* Kube.Kube
       const failNext = yield* Ref.make(false)
       const runs = yield* Ref.make(0)
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: "gadgets-lagging",
         for: Gadget,
         namespace: ns,
@@ -194,7 +194,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
             Effect.flatMap(Ref.getAndSet(failNext, false), (fail) =>
               fail ? Effect.fail(new ReconcileError.Transient({ message: "once" })) : Effect.succeed(Outcome.done))
           )
-      }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+      })).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
       yield* kube.create(Gadget, gadget(ns, "f", "fine"))
       yield* eventually(Effect.flatMap(kube.get(Gadget, "f", ns), (object) =>
         ensure(readyOf(object)?.status === "True", "not Ready")))
@@ -225,19 +225,18 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const seen = yield* Ref.make<Array<string | undefined>>([])
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: "gadgets-apply-status",
         for: Gadget,
         namespace: ns,
-        readyCondition: false,
         watches: [{ resource: Builtins.ConfigMap, map: (cm) => [ObjectMeta.key(cm)] }],
         reconcile: (object, ctx) =>
           Effect.gen(function*() {
             const runs = yield* Ref.updateAndGet(seen, (xs) => [...xs, object.status?.configMapName])
-            yield* ctx.applyStatus({ metadata: { name: object.metadata.name ?? "" }, status: { configMapName: `run-${runs.length}` } })
+            yield* ctx.applyStatus({ status: { configMapName: `run-${runs.length}` } })
             return Outcome.done
           })
-      })
+      }))
       yield* kube.create(Gadget, gadget(ns, "g", "fine"))
       yield* eventually(Effect.sync(() => controller.informer.get(`${ns}/g`)).pipe(
         Effect.flatMap((object) => ensure(object?.status?.configMapName === "run-1", "the cache does not show run-1"))

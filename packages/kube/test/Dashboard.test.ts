@@ -5,7 +5,7 @@
  */
 import { assert, describe, it as test, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
-import { Conditions, Kube, Operator, OperatorHttp, Resource } from "@kubefx/kube"
+import { Conditions, Controller, Kube, Operator, OperatorHttp, Resource } from "@kubefx/kube"
 import { Effect, Metric, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
@@ -70,7 +70,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dashboard"
       const running = yield* Operator.start(Operator.make({
         name: "lit",
         http: { port: 0 },
-        controllers: [Operator.controller({
+        controllers: [Controller.define({
           name: "lamps",
           for: Lamp,
           namespace: ns,

@@ -46,7 +46,7 @@ const probe = (
   runs: Ref.Ref<Array<[string, Run]>>,
   options: { readonly owns?: boolean; readonly dependent?: Dependent.Dependent<Holder, Builtins.ConfigMap, any> } = {}
 ) =>
-  Controller.make({
+  Controller.start(Controller.define({
     name,
     for: Holder,
     namespace: ns,
@@ -59,7 +59,7 @@ const probe = (
           Effect.tap((run) => Ref.update(runs, (xs) => [...xs, [primary.metadata.name ?? "", run] as [string, Run]])),
           Effect.as(Outcome.done)
         )
-  }).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+  })).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
 
 /** The `count`th run for the Holder `name`, once it happened. */
 const nthRun = (runs: Ref.Ref<Array<[string, Run]>>, name: string, count: number) =>

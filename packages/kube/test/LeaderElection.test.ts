@@ -5,7 +5,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Kube, KubeError, LeaderElection, Operator } from "@kubefx/kube"
+import { Builtins, Controller, Kube, KubeError, LeaderElection, Operator } from "@kubefx/kube"
 import { Clock, Deferred, Effect, Exit, Metric, References, Ref } from "effect"
 import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
 
@@ -181,7 +181,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
           name: "replicated",
           http: false,
           leaderElection: { namespace: ns, identity, ...timings },
-          controllers: [Operator.controller({
+          controllers: [Controller.define({
             name: "replicated",
             for: Builtins.ConfigMap,
             namespace: ns,

@@ -5,7 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Kube, Operator, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Kube, Operator, Resource } from "@kubefx/kube"
 import { Deferred, Effect, Exit, Fiber, References, Ref, Schema, Stream } from "effect"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -106,7 +106,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
       const dependentRuns = yield* Ref.make<Array<string>>([])
       const rolledBack = yield* Deferred.make<ReadonlyArray<{ readonly key: string; readonly lastGood: Flaky }>>()
 
-      const flakies = Operator.controller({
+      const flakies = Controller.define({
         name: "flakies",
         for: Flaky,
         namespace: ns,
@@ -114,21 +114,21 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
         reconcile: (object) => object.spec.broken === true ? Effect.die(new Error(`cannot use ${object.spec.value}`)) : Effect.succeed(Outcome.done),
         rollback: (failing) => Deferred.succeed(rolledBack, failing).pipe(Effect.asVoid)
       })
-      const steady = Operator.controller({
+      const steady = Controller.define({
         name: "steady",
         for: Builtins.ConfigMap,
         namespace: ns,
         labelSelector: "app=steady",
         concurrency: 4,
-        reconcile: (object) => Ref.update(steadyRuns, (s) => new Set(s).add(object.metadata.name ?? "")).pipe(Effect.as(Outcome.done))
+        reconcile: (object) => Ref.update(steadyRuns, (s) => new Set(s).add(object.metadata.name)).pipe(Effect.as(Outcome.done))
       })
-      const dependent = Operator.controller({
+      const dependent = Controller.define({
         name: "dependent",
         for: Builtins.ConfigMap,
         namespace: ns,
         labelSelector: "app=dependent",
         dependsOn: [flakies],
-        reconcile: (object) => Ref.update(dependentRuns, (xs) => [...xs, object.metadata.name ?? ""]).pipe(Effect.as(Outcome.done))
+        reconcile: (object) => Ref.update(dependentRuns, (xs) => [...xs, object.metadata.name]).pipe(Effect.as(Outcome.done))
       })
       const running = yield* Operator.start(Operator.make({ name: "isolation", controllers: [steady, dependent], http: false }))
       const handle = (name: string) => running.controllers.find((c) => c.name === name)!.controller
@@ -173,9 +173,9 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
       const ns = yield* namespace
       const faults = (yield* TestCluster).server?.faults
       const reconcile = () => Effect.succeed(Outcome.done)
-      const base = Operator.controller({ name: "base", for: Builtins.ConfigMap, namespace: ns, reconcile })
-      const middle = Operator.controller({ name: "middle", for: Builtins.ConfigMap, namespace: ns, dependsOn: [base], reconcile })
-      const top = Operator.controller({ name: "top", for: Builtins.Secret, namespace: ns, dependsOn: [middle, base], reconcile })
+      const base = Controller.define({ name: "base", for: Builtins.ConfigMap, namespace: ns, reconcile })
+      const middle = Controller.define({ name: "middle", for: Builtins.ConfigMap, namespace: ns, dependsOn: [base], reconcile })
+      const top = Controller.define({ name: "top", for: Builtins.Secret, namespace: ns, dependsOn: [middle, base], reconcile })
       const operator = Operator.make({ name: "ordered", controllers: [top], http: false })
       assert.deepStrictEqual(operator.controllers.map((c) => c.name), ["base", "middle", "top"])
       // A slow first list keeps the base syncing: its dependents wait for it.
@@ -198,17 +198,17 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
   it.effect("rejects duplicate names, a cycle in dependsOn, and a controller named events", () =>
     Effect.gen(function*() {
       const reconcile = () => Effect.succeed(Outcome.done)
-      const a = Operator.controller({ name: "a", for: Builtins.ConfigMap, reconcile })
-      const events = Operator.controller({ name: "events", for: Builtins.ConfigMap, reconcile })
-      const cyclic: { dependsOn: Array<Operator.ControllerDefinition<any>> } & Operator.ControllerDefinition = {
-        ...Operator.controller({ name: "b", for: Builtins.ConfigMap, reconcile }),
+      const a = Controller.define({ name: "a", for: Builtins.ConfigMap, reconcile })
+      const events = Controller.define({ name: "events", for: Builtins.ConfigMap, reconcile })
+      const cyclic: { dependsOn: Array<Controller.Any<unknown>> } & Controller.Any = {
+        ...Controller.define({ name: "b", for: Builtins.ConfigMap, reconcile }),
         dependsOn: []
       }
-      const c = Operator.controller({ name: "c", for: Builtins.ConfigMap, reconcile, dependsOn: [cyclic] })
+      const c = Controller.define({ name: "c", for: Builtins.ConfigMap, reconcile, dependsOn: [cyclic] })
       cyclic.dependsOn.push(c)
-      const failure = (controllers: ReadonlyArray<Operator.ControllerDefinition>) =>
+      const failure = (controllers: ReadonlyArray<Controller.Any>) =>
         Effect.flip(Operator.start(Operator.make({ name: "invalid", controllers, http: false }))).pipe(Effect.map((e) => e.message))
-      assert.strictEqual(yield* failure([a, Operator.controller({ name: "a", for: Builtins.Secret, reconcile })]), "two controllers are named a")
+      assert.strictEqual(yield* failure([a, Controller.define({ name: "a", for: Builtins.Secret, reconcile })]), "two controllers are named a")
       assert.strictEqual(yield* failure([c]), "dependsOn has a cycle: b -> c -> b")
       assert.include(yield* failure([events]), "cannot be named events")
     }))
@@ -219,14 +219,14 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
       const kube = yield* Kube.Kube
       const entered = yield* Deferred.make<void>()
       const finished = yield* Ref.make<Array<string>>([])
-      const slow = Operator.controller({
+      const slow = Controller.define({
         name: "slow",
         for: Builtins.ConfigMap,
         namespace: ns,
         reconcile: (object) =>
           Deferred.succeed(entered, undefined).pipe(
             Effect.andThen(Effect.sleep("300 millis")),
-            Effect.andThen(Ref.update(finished, (xs) => [...xs, object.metadata.name ?? ""])),
+            Effect.andThen(Ref.update(finished, (xs) => [...xs, object.metadata.name])),
             Effect.as(Outcome.done)
           )
       })

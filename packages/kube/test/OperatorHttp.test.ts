@@ -5,7 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
-import { Builtins, Kube, Operator, type OperatorHttp } from "@kubefx/kube"
+import { Builtins, Controller, Kube, Operator, type OperatorHttp } from "@kubefx/kube"
 import { ConfigProvider, Effect, Metric, References, Ref } from "effect"
 import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
@@ -86,7 +86,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
         name: "probed",
         http: { port: 0 },
         leaderElection: { namespace: ns, leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" },
-        controllers: [Operator.controller({ name: "slow-sync", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })]
+        controllers: [Controller.define({ name: "slow-sync", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })]
       }))
       const url = running.url!
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/)
@@ -118,7 +118,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       const running = yield* Operator.start(Operator.make({
         name: "metered",
         http: { port: 0 },
-        controllers: [Operator.controller({
+        controllers: [Controller.define({
           name: "counted",
           for: Builtins.ConfigMap,
           namespace: ns,
@@ -155,7 +155,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
     Effect.gen(function*() {
       const ns = yield* namespace
       const kube = yield* Kube.Kube
-      const fragile = Operator.controller({
+      const fragile = Controller.define({
         name: "fragile",
         for: Builtins.ConfigMap,
         namespace: ns,
@@ -164,14 +164,14 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
         retryPolicy: RetryPolicy.gradual,
         reconcile: () => Effect.fail(new ReconcileError.Transient({ message: "always broken" }))
       })
-      const fine = Operator.controller({
+      const fine = Controller.define({
         name: "fine",
         for: Builtins.ConfigMap,
         namespace: ns,
         labelSelector: "app=fine",
         reconcile: () => Effect.succeed(Outcome.done)
       })
-      const gated = Operator.controller({
+      const gated = Controller.define({
         name: "gated",
         for: Builtins.Secret,
         namespace: ns,
@@ -228,8 +228,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
         name: "streamed",
         http: { port: 0 },
         controllers: [
-          Operator.controller({ name: "streamed", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.requeueAfter("1 hour")) }),
-          Operator.controller({ name: "other", for: Builtins.Secret, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })
+          Controller.define({ name: "streamed", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.requeueAfter("1 hour")) }),
+          Controller.define({ name: "other", for: Builtins.Secret, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })
         ]
       }))
       const controller = new AbortController()
@@ -259,7 +259,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       const ns = yield* namespace
       const operator = Operator.make({
         name: "env-bound",
-        controllers: [Operator.controller({ name: "env-bound", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })],
+        controllers: [Controller.define({ name: "env-bound", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })],
         http: {}
       })
       const env = (vars: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromUnknown(vars))

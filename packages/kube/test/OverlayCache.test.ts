@@ -103,14 +103,13 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
         yield* kube.create(Claim, claim(ns, name))
       }
       // The controller starts from a complete list; its first run stalls the claims' watch.
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: `claims-${useOverlay ? "overlay" : "plain"}`,
         for: Claim,
         namespace: ns,
         concurrency: 4,
         // The controller also remembers its Ready writes; without them the overlay is the only
         // read-after-write, which the control run leaves out.
-        readyCondition: false,
         // A related object whose changes reconcile the claim of the same name.
         watches: [{ resource: Builtins.ConfigMap, map: (cm) => [ObjectMeta.key(cm)] }],
         reconcile: (object, ctx) =>
@@ -119,13 +118,13 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
             // The informer lags from here on: the claims' watch delivers nothing.
             server.faults.pauseWatches(claimsWatch)
             yield* Effect.sleep("20 millis") // the external allocation takes a while
-            const id = `bucket-${(yield* Ref.updateAndGet(allocated, (xs) => [...xs, object.metadata.uid ?? ""])).length}`
-            const status = { metadata: { name: object.metadata.name ?? "", namespace: ns }, status: { allocatedId: id } }
+            const id = `bucket-${(yield* Ref.updateAndGet(allocated, (xs) => [...xs, object.metadata.uid])).length}`
+            const status = { metadata: { name: object.metadata.name, namespace: ns }, status: { allocatedId: id } }
             if (useOverlay) yield* ctx.patchStatusAndCache(status)
             else yield* kube.apply(Claim, status, { fieldManager: "claims", subresource: "status", force: true })
             return Outcome.done
           })
-      })
+      }))
       yield* eventually(Effect.flatMap(Ref.get(allocated), (xs) => ensure(new Set(xs).size === names.length, "not all allocated")))
       // A burst of events while the claims' watch is stalled: label and spec changes of the claims
       // (held by the server) and changes of the related ConfigMaps (delivered, so they reconcile).

@@ -3,7 +3,7 @@
  * watches, cleanup (finalizers), status, the leader Lease and Events, merged and sorted.
  */
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Operator, Rbac, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Operator, Rbac, Resource } from "@kubefx/kube"
 import { Yaml } from "effect/encoding"
 import { Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -27,7 +27,7 @@ const Gizmo = Resource.custom({
 
 const done = () => Effect.succeed(Outcome.done)
 
-const widgets = Operator.controller({
+const widgets = Controller.define({
   name: "widgets",
   for: Widget,
   owns: [Builtins.ConfigMap, Builtins.Deployment],
@@ -35,7 +35,7 @@ const widgets = Operator.controller({
   cleanup: () => Effect.void,
   reconcile: done
 })
-const gizmos = Operator.controller({
+const gizmos = Controller.define({
   name: "gizmos",
   for: Gizmo,
   dependsOn: [widgets],

@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Outcome, RetryPolicy } from "@kubefx/core"
 import { Conditions, Controller, Kube, Resource } from "@kubefx/kube"
-import { Data, Effect, Ref, References, Schema } from "effect"
+import { Cause, Data, Effect, Exit, Ref, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
 const Database = Resource.custom({
@@ -23,6 +23,16 @@ const Database = Resource.custom({
 })
 
 type Database = typeof Database.schema.Type
+
+// The same kind of status with no `conditions`: nowhere to hold Ready.
+const Ledger = Resource.custom({
+  group: "test.kubefx.dev",
+  version: "v1",
+  kind: "Ledger",
+  plural: "ledgers",
+  spec: Schema.Struct({ size: Schema.Int }),
+  status: Schema.Struct({ phase: Schema.optionalKey(Schema.String) })
+})
 
 const database = (namespace: string, name: string, size: number) =>
   ({ apiVersion: Database.apiVersion, kind: "Database", metadata: { name, namespace }, spec: { size } }) as const
@@ -52,20 +62,19 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
       const kube = yield* Kube.Kube
       const { client, writes } = yield* countingStatusWrites
       const runs = yield* Ref.make(0)
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: "databases-one-write",
         for: Database,
         namespace: ns,
         reconcile: (db, ctx) =>
           Effect.gen(function*() {
             yield* Ref.update(runs, (n) => n + 1)
-            const metadata = { name: db.metadata.name ?? "" }
-            const staged = yield* ctx.applyStatus({ metadata, status: { phase: `size ${db.spec.size}` } })
+            const staged = yield* ctx.applyStatus({ status: { phase: `size ${db.spec.size}` } })
             assert.strictEqual(staged.status?.phase, `size ${db.spec.size}`, "the answer reads as the write will")
-            yield* ctx.applyStatus({ metadata, status: { databaseId: `db-${db.metadata.name}` } })
+            yield* ctx.applyStatus({ status: { databaseId: `db-${db.metadata.name}` } })
             return Outcome.done
           })
-      }).pipe(Effect.provideService(Kube.Kube, client))
+      })).pipe(Effect.provideService(Kube.Kube, client))
       yield* kube.create(Database, database(ns, "orders", 1))
       yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "True", "not Ready")))
       yield* controller.awaitIdle
@@ -81,6 +90,33 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
       assert.deepStrictEqual([yield* Ref.get(runs), yield* Ref.get(writes)], [2, 2])
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 
+  it.effect("a status that declares no conditions gets the reconciler's fields and no Ready", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Ledger)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const { client, writes } = yield* countingStatusWrites
+      const controller = yield* Controller.start(Controller.define({
+        name: "ledgers",
+        for: Ledger,
+        namespace: ns,
+        reconcile: (_, ctx) => Effect.as(ctx.applyStatus({ status: { phase: "open" } }), Outcome.done)
+      })).pipe(Effect.provideService(Kube.Kube, client))
+      yield* kube.create(Ledger, { apiVersion: Ledger.apiVersion, kind: "Ledger", metadata: { name: "main", namespace: ns }, spec: { size: 1 } })
+      yield* eventually(Effect.flatMap(kube.get(Ledger, "main", ns), (ledger) => ensure(ledger.status?.phase === "open", "no status")))
+      yield* controller.awaitIdle
+      assert.deepStrictEqual((yield* kube.get(Ledger, "main", ns)).status, { phase: "open" })
+      assert.strictEqual(yield* Ref.get(writes), 1)
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("a controller with dependsOn started alone dies naming them: an operator starts it", () =>
+    Effect.gen(function*() {
+      const base = Controller.define({ name: "base", for: Database, reconcile: () => Effect.succeed(Outcome.done) })
+      const dependent = Controller.define({ name: "dependent", for: Database, dependsOn: [base], reconcile: () => Effect.succeed(Outcome.done) })
+      const exit = yield* Effect.exit(Controller.start(dependent))
+      assert.isTrue(Exit.isFailure(exit) && Cause.pretty(exit.cause).includes("controller dependent depends on base: start it with Operator.make"))
+    }))
+
   it.effect("a run whose status and Ready already hold sends no status request", () =>
     Effect.gen(function*() {
       yield* installCrd(Database)
@@ -88,16 +124,16 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
       const kube = yield* Kube.Kube
       const { client, writes } = yield* countingStatusWrites
       const runs = yield* Ref.make(0)
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: "databases-converged",
         for: Database,
         namespace: ns,
-        reconcile: (db, ctx) =>
+        reconcile: (_, ctx) =>
           Ref.update(runs, (n) => n + 1).pipe(
-            Effect.andThen(ctx.applyStatus({ metadata: { name: db.metadata.name ?? "" }, status: { phase: "ready" } })),
+            Effect.andThen(ctx.applyStatus({ status: { phase: "ready" } })),
             Effect.as(Outcome.done)
           )
-      }).pipe(Effect.provideService(Kube.Kube, client))
+      })).pipe(Effect.provideService(Kube.Kube, client))
       yield* kube.create(Database, database(ns, "orders", 1))
       yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "True", "not Ready")))
       yield* controller.awaitIdle
@@ -114,16 +150,16 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const { client, writes } = yield* countingStatusWrites
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: "databases-failing",
         for: Database,
         namespace: ns,
         retryPolicy: RetryPolicy.none,
-        reconcile: (db, ctx) =>
-          ctx.applyStatus({ metadata: { name: db.metadata.name ?? "" }, status: { phase: "provisioning" } }).pipe(
+        reconcile: (_, ctx) =>
+          ctx.applyStatus({ status: { phase: "provisioning" } }).pipe(
             Effect.andThen(Effect.fail(new Unreachable({ message: "the database host does not answer" })))
           )
-      }).pipe(Effect.provideService(Kube.Kube, client))
+      })).pipe(Effect.provideService(Kube.Kube, client))
       yield* kube.create(Database, database(ns, "orders", 1))
       yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "False", "no Ready=False")))
       yield* controller.awaitIdle
@@ -139,21 +175,20 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       let allocations = 0
-      yield* Controller.make({
+      yield* Controller.start(Controller.define({
         name: "databases",
         for: Database,
         namespace: ns,
         reconcile: (db, ctx) =>
           Effect.gen(function*() {
-            const metadata = { name: db.metadata.name ?? "", namespace: db.metadata.namespace }
             if (db.status?.databaseId === undefined) {
               allocations++
-              yield* ctx.patchStatusAndCache({ metadata, status: { databaseId: `db-${allocations}` } })
+              yield* ctx.patchStatusAndCache({ status: { databaseId: `db-${allocations}` } })
             }
-            yield* ctx.applyStatus({ metadata, status: { phase: `size ${db.spec.size}` } })
+            yield* ctx.applyStatus({ status: { phase: `size ${db.spec.size}` } })
             return Outcome.done
           })
-      })
+      }))
       yield* kube.create(Database, { apiVersion: Database.apiVersion, kind: "Database", metadata: { name: "orders", namespace: ns }, spec: { size: 1 } })
       yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(db.status?.phase === "size 1", "first run")))
       // Two more runs, each applying status without the id.

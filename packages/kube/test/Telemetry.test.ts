@@ -4,7 +4,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Kube, Operator, Telemetry } from "@kubefx/kube"
+import { Builtins, Controller, Kube, Operator, Telemetry } from "@kubefx/kube"
 import { Effect, Logger } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -57,7 +57,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Telemetry"
         const running = yield* Operator.start(Operator.make({
           name: "traced",
           http: false,
-          controllers: [Operator.controller({
+          controllers: [Controller.define({
             name: "traced",
             for: Builtins.ConfigMap,
             namespace: ns,

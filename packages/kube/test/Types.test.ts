@@ -4,18 +4,20 @@
  * exactly its errors plus the client's.
  */
 import { ErrorAction, type Failure, type ReconcileError, RetryPolicy } from "@kubefx/core"
-import { Builtins, type Controller, type KubeError, Operator, type Resource } from "@kubefx/kube"
+import { Builtins, Controller, type KubeError, type Resource } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 import { describe, expectTypeOf, it } from "vitest"
 
 class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>()("QuotaExceeded", { message: Schema.String }) {}
 
+type ErrorOf<D> = D extends Controller.Definition<infer _A, infer E, infer _R> ? E : never
+
 type Expected = QuotaExceeded | KubeError.KubeError | Resource.DecodeError | ReconcileError.Timeout
 
-describe("Operator.controller", () => {
+describe("Controller.define", () => {
   it("infers the reconciler's error for onError and retryPolicy, with the client's errors named beside it", () => {
     const seen: Array<Failure.Failure<Expected>> = []
-    const definition = Operator.controller({
+    const definition = Controller.define({
       name: "typed",
       for: Builtins.ConfigMap,
       reconcile: () => Effect.fail(new QuotaExceeded({ message: "no quota left" })),
@@ -26,7 +28,10 @@ describe("Operator.controller", () => {
       },
       retryPolicy: RetryPolicy.gradual
     })
-    expectTypeOf(definition).toEqualTypeOf<Operator.ControllerDefinition<never>>()
+    // The definition keeps the kind and the error; an operator and the test kit take it as it is.
+    expectTypeOf<ErrorOf<typeof definition>>().toEqualTypeOf<QuotaExceeded>()
+    expectTypeOf(definition.options.for).toEqualTypeOf(Builtins.ConfigMap)
+    expectTypeOf(definition).toExtend<Controller.Any>()
     expectTypeOf<Controller.RunError<QuotaExceeded>>().toEqualTypeOf<QuotaExceeded | KubeError.KubeError | Resource.DecodeError>()
   })
 })

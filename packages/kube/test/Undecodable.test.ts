@@ -31,7 +31,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("an object 
       yield* installCrd(LooseMeter)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
-      const meters = yield* Controller.make({ name: "meters", for: Meter, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })
+      const meters = yield* Controller.start(Controller.define({ name: "meters", for: Meter, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) }))
       const create = (name: string, size: number) =>
         kube.create(LooseMeter, { apiVersion: LooseMeter.apiVersion, kind: "Meter", metadata: { name, namespace: ns }, spec: { size } })
 

@@ -135,14 +135,14 @@ const start = (
   workflow: Workflow.Workflow<Site, any, never>,
   extra: Partial<Controller.Options<Site, unknown, never>> = {}
 ) =>
-  Controller.make({
+  Controller.start(Controller.define({
     name,
     for: Site,
     namespace: ns,
     owns: Workflow.owns(workflow),
     reconcile: Workflow.reconciler(workflow),
     ...extra
-  })
+  }))
 
 /** The Site CRD installed, a fresh namespace, and the client. */
 const setup = Effect.gen(function*() {
@@ -363,7 +363,7 @@ describe("Workflow types", () => {
 
     const reconcile = Workflow.reconciler(workflow)
     expectTypeOf(reconcile).returns.toEqualTypeOf<Effect.Effect<Outcome.Outcome, Quota | Dns | Api, Registry | Resolver>>()
-    expectTypeOf(Controller.make({ name: "typed", for: Site, reconcile })).toEqualTypeOf<
+    expectTypeOf(Controller.start(Controller.define({ name: "typed", for: Site, reconcile }))).toEqualTypeOf<
       Effect.Effect<Controller.Controller<Site>, never, Registry | Resolver | Kube.Kube | Scope.Scope>
     >()
     // @ts-expect-error a workflow that needs Registry and Resolver does not run without them

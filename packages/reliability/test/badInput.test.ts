@@ -78,7 +78,7 @@ describe("bad input", () => {
       yield* Cluster.prepare(namespace, [Flaky.Flaky]).pipe(Effect.provideService(Kube.Kube, kube))
       const logs = Cluster.countingLogger()
       // Retries every few milliseconds, for ever: a failure every run.
-      const controller = yield* Controller.make({ ...Flaky.options, retryPolicy: RetryPolicy.exponential({ initial: "2 millis", max: "10 millis" }) }).pipe(
+      const controller = yield* Controller.start(Controller.define({ ...Flaky.definition.options, retryPolicy: RetryPolicy.exponential({ initial: "2 millis", max: "10 millis" }) })).pipe(
         Effect.provideService(Kube.Kube, kube),
         Effect.provide(logs.layer)
       )
@@ -150,7 +150,7 @@ describe("bad input", () => {
       const logs = Cluster.countingLogger()
       const reconciled = new Set<string>()
       let interrupted = 0
-      const controller = yield* Controller.make({
+      const controller = yield* Controller.start(Controller.define({
         name: "hazards",
         for: Builtins.ConfigMap,
         namespace,
@@ -169,7 +169,7 @@ describe("bad input", () => {
           reconciled.add(name)
           return Effect.succeed(Outcome.done)
         }
-      }).pipe(Effect.provideService(Kube.Kube, kube), Effect.provide(logs.layer))
+      })).pipe(Effect.provideService(Kube.Kube, kube), Effect.provide(logs.layer))
       for (const name of ["throws", "loops", ...Array.from({ length: 20 }, (_, i) => `ok-${i}`)]) {
         yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace } })
       }

@@ -32,7 +32,7 @@ export interface Options<R = never> {
   /** Custom resources whose CRDs are installed (and established) before any test runs. */
   readonly resources?: ReadonlyArray<Crd.CustomResource>
   /** Controllers run in-process, in one operator, for the layer's life. */
-  readonly controllers?: ReadonlyArray<Operator.ControllerDefinition<R>>
+  readonly controllers?: ReadonlyArray<Controller.Any<R>>
   /** Extra in-process controllers of the server itself, e.g. `WorkloadSimulator.controller`. */
   readonly serverControllers?: ApiServer.Options["controllers"]
 }
@@ -132,7 +132,7 @@ export const faults: Effect.Effect<Faults.Faults, never, TestCluster> = TestClus
  * import { TestCluster } from "@kubefx/testing"
  * const failures = Effect.flatMap(TestCluster.controller("widgets"), (c) => c.health)
  */
-export const controller = (name: string): Effect.Effect<Controller.Controller<any>, never, TestCluster> =>
+export const controller = (name: string): Effect.Effect<Controller.Running, never, TestCluster> =>
   Effect.gen(function*() {
     const cluster = yield* TestCluster
     const running = cluster.operator?.controllers ?? []

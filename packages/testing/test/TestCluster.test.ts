@@ -5,7 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Kube, Operator, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Kube, Resource } from "@kubefx/kube"
 import { Context, Effect, Exit, Layer, Schedule, Schema, Scope } from "effect"
 import { existsSync } from "node:fs"
 import { connect } from "node:net"
@@ -20,7 +20,7 @@ const Greeting = Resource.custom({
   status: Schema.Struct(Conditions.statusFields)
 })
 
-const greetings = Operator.controller({
+const greetings = Controller.define({
   name: "greetings",
   for: Greeting,
   owns: [Builtins.ConfigMap],

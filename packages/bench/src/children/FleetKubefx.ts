@@ -36,13 +36,13 @@ const program = Effect.gen(function*() {
 
   const cpuAtStart = Child.cpuSeconds()
   Child.started()
-  yield* Controller.make({
+  yield* Controller.start(Controller.define({
     name: "widgets",
     for: Workload.Widget,
     owns: [Builtins.ConfigMap],
     concurrency: input.concurrency,
     reconcile: (widget, ctx) => Effect.andThen(Effect.sync(() => reconciles++), reconcile(widget, ctx))
-  }).pipe(Effect.provideService(Kube.Kube, kube))
+  })).pipe(Effect.provideService(Kube.Kube, kube))
   const atSync = total()
   yield* Effect.promise(() => stop)
   return {

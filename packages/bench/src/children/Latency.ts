@@ -18,7 +18,7 @@ const program = Effect.gen(function*() {
   yield* Effect.addFinalizer(() => Effect.sync(raw.close))
   // The edit each pending sample waits for, by Widget name.
   const waiting = new Map<string, { readonly message: string; readonly started: Deferred.Deferred<number> }>()
-  const controller = yield* Controller.make({
+  const controller = yield* Controller.start(Controller.define({
     name: "widgets",
     for: Workload.Widget,
     owns: [Builtins.ConfigMap],
@@ -31,7 +31,7 @@ const program = Effect.gen(function*() {
         }
         return Outcome.done
       })
-  })
+  }))
   yield* controller.awaitIdle
   const latencies: Array<number> = []
   for (let i = 0; i < input.warmup + input.samples; i++) {
