@@ -89,10 +89,8 @@ export const workflow = Workflow.sequence(content, deployment, service)
 export const definition = Controller.define({
   name: "websites",
   for: Website,
-  owns: Workflow.owns(workflow),
   concurrency: 4,
-  reconcile: Workflow.reconciler(workflow),
-  cleanup: Workflow.cleanup(workflow)
+  ...Workflow.controller(workflow)
 })
 
 /** The custom resources this example serves, for CRD installation. */

@@ -109,7 +109,7 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly namespace?: string | undefined
   readonly labelSelector?: string | undefined
   /** Kinds whose objects this controller owns: a change reconciles their controller owner. */
-  readonly owns?: ReadonlyArray<Resource.Resource<any>> | undefined
+  readonly owns?: ReadonlyArray<Resource.Resource> | undefined
   readonly watches?: ReadonlyArray<Watch<any>> | undefined
   /** Runs for each key whose object exists and is not being deleted (with a `cleanup`, once it carries the finalizer). */
   readonly reconcile: (object: Stored<A>, context: Context<A>) => Effect.Effect<Outcome.Outcome, E, R>
@@ -266,7 +266,8 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(informers.get(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
     const events = yield* Events.make({ component: options.name })
-    const caches = new Map<Resource.Resource<any>, Informer.Informer<any>>()
+    // Keyed by the very Resource value, so each entry's informer is of that resource's type.
+    const caches = new Map<Resource.Resource, Informer.Informer<any>>()
     for (const informer of owned) caches.set(informer.resource, informer)
     for (const { informer } of watched) caches.set(informer.resource, informer)
 

@@ -41,7 +41,7 @@ export interface CustomResourceDefinition {
 }
 
 /** A resource declared with `Resource.custom`, which has what a CRD is generated from. */
-export interface CustomResource extends Resource.Resource<any> {
+export interface CustomResource extends Resource.Resource {
   readonly custom: Resource.CustomDefinition
 }
 
@@ -138,9 +138,9 @@ export const IntOrString = Schema.Union([Schema.Int, Schema.String]).annotate(in
  * import { Crd } from "@kubefx/kube"
  * // Crd.isCustom(Widget) === true; Crd.isCustom(Builtins.ConfigMap) === false
  */
-export const isCustom = (resource: Resource.Resource<any>): resource is CustomResource => resource.custom !== undefined
+export const isCustom = (resource: Resource.Resource): resource is CustomResource => resource.custom !== undefined
 
-const definitionOf = (resource: Resource.Resource<any>): Resource.CustomDefinition => {
+const definitionOf = (resource: Resource.Resource): Resource.CustomDefinition => {
   if (resource.custom === undefined) {
     throw new Error(`${resource.kind} (${resource.apiVersion}) is a built-in kind: it has no CustomResourceDefinition`)
   }
@@ -155,7 +155,7 @@ const definitionOf = (resource: Resource.Resource<any>): Resource.CustomDefiniti
  * import { Crd } from "@kubefx/kube"
  * // Crd.openApiSchema(Widget).properties.spec is StructuralSchema.make(Widget.custom.spec)
  */
-export const openApiSchema = (resource: Resource.Resource<any>): StructuralSchema.JsonSchemaProps => {
+export const openApiSchema = (resource: Resource.Resource): StructuralSchema.JsonSchemaProps => {
   const { spec, status } = definitionOf(resource)
   return {
     type: "object",
@@ -181,7 +181,7 @@ export const openApiSchema = (resource: Resource.Resource<any>): StructuralSchem
  * const Widget = Resource.custom({ group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets", spec: Schema.Struct({ size: Schema.Int }) })
  * Crd.make(Widget).metadata.name // "widgets.demo.kubefx.dev"
  */
-export const make = (resource: Resource.Resource<any>): CustomResourceDefinition => {
+export const make = (resource: Resource.Resource): CustomResourceDefinition => {
   const custom = definitionOf(resource)
   return {
     apiVersion: "apiextensions.k8s.io/v1",

@@ -4,6 +4,8 @@
  * reading `/controllers` and the `/controllers/events` stream. A content security policy keeps the
  * page to its own origin.
  *
+ * Internal to the operator: not exported from `@kubefx/kube`.
+ *
  * @since 0.1.0
  */
 import { Effect } from "effect"
@@ -43,7 +45,7 @@ const serveAsset = (asset: (typeof assets)[number]) =>
  *
  * @example
  * import { HttpRouter } from "effect/http"
- * import { Dashboard } from "@kubefx/kube"
+ * import * as Dashboard from "./Dashboard.ts"
  * const layer = HttpRouter.use(Dashboard.mount)
  */
 export const mount = (router: HttpRouter.HttpRouter): Effect.Effect<void> =>

@@ -93,7 +93,7 @@ export const make = <R>(options: Options<R>): Operator<R> => ({
  * import { Operator } from "@kubefx/kube"
  * const operators = Object.values(await import("./operator.ts")).filter(Operator.isOperator)
  */
-export const isOperator = (value: unknown): value is Operator<any> =>
+export const isOperator = (value: unknown): value is Operator<unknown> =>
   Predicate.hasProperty(value, "_tag") && value._tag === "Operator" &&
   Predicate.hasProperty(value, "controllers") && Array.isArray(value.controllers)
 

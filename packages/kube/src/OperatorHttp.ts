@@ -6,6 +6,8 @@
  * Server-Sent Events stream of run reports (`/controllers/events`), and the Control Center
  * dashboard that reads them (`/`).
  *
+ * Internal to the operator: not exported from `@kubefx/kube`.
+ *
  * @since 0.1.0
  */
 import { NodeHttpServer } from "@effect/platform-node"
@@ -150,7 +152,7 @@ const text = (value: unknown): string | null => typeof value === "string" ? valu
  * every kind's conditions follow metav1.Condition.
  *
  * @example
- * import { OperatorHttp } from "@kubefx/kube"
+ * import * as OperatorHttp from "./OperatorHttp.ts"
  * OperatorHttp.readyView({ status: { conditions: [{ type: "Ready", status: "True", reason: "Reconciled" }] } })
  * // { status: "True", reason: "Reconciled", message: null, lastTransitionTime: null }
  */
@@ -195,7 +197,8 @@ export interface History {
  *
  * @example
  * import { Effect } from "effect"
- * import { type Operator, OperatorHttp } from "@kubefx/kube"
+ * import type { Operator } from "@kubefx/kube"
+ * import * as OperatorHttp from "./OperatorHttp.ts"
  * declare const handle: Operator.ControllerHandle
  * const view = OperatorHttp.controllerView(handle)
  */
@@ -254,7 +257,7 @@ export const controllerView = (handle: Operator.ControllerHandle, history?: Hist
  * The whole operator as the HTTP API shows it; with `rates`, each controller's recent run rates too.
  *
  * @example
- * import { OperatorHttp } from "@kubefx/kube"
+ * import * as OperatorHttp from "./OperatorHttp.ts"
  * declare const source: OperatorHttp.Source
  * const view = OperatorHttp.operatorView(source)
  */
@@ -281,7 +284,7 @@ export const operatorView = (source: Source, rates?: ReconcileRates.ReconcileRat
  * A run report as one Server-Sent Event (`event: report`, JSON data).
  *
  * @example
- * import { OperatorHttp } from "@kubefx/kube"
+ * import * as OperatorHttp from "./OperatorHttp.ts"
  * OperatorHttp.reportEvent({
  *   controller: "widgets", key: "default/a", triggers: [{ _tag: "Event" }], attempt: 0, isLastAttempt: false,
  *   startedAt: 0, durationMillis: 3, result: { _tag: "Done" }, next: undefined, exhausted: false
@@ -303,7 +306,7 @@ export const reportEvent = (report: Engine.RunReport): string =>
  * saying the probe failed (always listed on failure, and with `verbose`).
  *
  * @example
- * import { OperatorHttp } from "@kubefx/kube"
+ * import * as OperatorHttp from "./OperatorHttp.ts"
  * OperatorHttp.probeText("readyz", [{ name: "informers", ok: false, message: "not synced: widgets (Syncing)" }], false)
  * // { ok: false, text: "[-]informers failed: not synced: widgets (Syncing)\nreadyz check failed\n" }
  */
@@ -329,7 +332,7 @@ const keepAlive = Stream.fromSchedule(Schedule.spaced("15 seconds")).pipe(Stream
  *
  * @example
  * import { HttpRouter } from "effect/http"
- * import { OperatorHttp } from "@kubefx/kube"
+ * import * as OperatorHttp from "./OperatorHttp.ts"
  * declare const source: OperatorHttp.Source
  * const app = HttpRouter.serve(OperatorHttp.routes(source))
  */
@@ -396,7 +399,7 @@ export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.Htt
  *
  * @example
  * import { Effect } from "effect"
- * import { OperatorHttp } from "@kubefx/kube"
+ * import * as OperatorHttp from "./OperatorHttp.ts"
  * declare const source: OperatorHttp.Source
  * const program = Effect.scoped(Effect.gen(function*() {
  *   const server = yield* OperatorHttp.serve(source, { port: 0 })

@@ -28,7 +28,7 @@ export class AlreadyOwnedError extends Schema.TaggedError<AlreadyOwnedError>()("
  * const ref = OwnerReferences.controllerReference(widget, Widget)
  * // { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", name: "a", uid: "...", controller: true, blockOwnerDeletion: true }
  */
-export const controllerReference = (owner: ObjectMeta.KubeObject, resource: Resource.Resource<any>): OwnerReference => {
+export const controllerReference = (owner: ObjectMeta.KubeObject, resource: Resource.Resource): OwnerReference => {
   const { name, uid } = owner.metadata
   if (name === undefined || uid === undefined) {
     throw new Error(`${resource.kind} ${name ?? "(unnamed)"} has no uid: owners must be objects read from the API`)
@@ -107,7 +107,7 @@ export const merge = <A extends ObjectMeta.KubeObject>(object: A, references: Re
 export const setController = <A extends ObjectMeta.KubeObject>(
   object: A,
   owner: ObjectMeta.KubeObject,
-  resource: Resource.Resource<any>
+  resource: Resource.Resource
 ): Effect.Effect<A, AlreadyOwnedError> =>
   Effect.suspend(() => {
     const reference = controllerReference(owner, resource)

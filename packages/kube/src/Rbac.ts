@@ -66,7 +66,7 @@ export const controllerRules = (definition: Controller.Any<unknown>): ReadonlyAr
  * declare const operator: import("@kubefx/kube").Operator.Operator
  * Rbac.operatorRules(operator)
  */
-export const operatorRules = (operator: Operator.Operator<any>): ReadonlyArray<PolicyRule> => {
+export const operatorRules = (operator: Operator.Operator<unknown>): ReadonlyArray<PolicyRule> => {
   const election = operator.options.leaderElection
   const lease = election?.leaseName ?? `${operator.name}-leader`
   return [
@@ -140,11 +140,11 @@ export const normalize = (rules: ReadonlyArray<PolicyRule>): ReadonlyArray<Polic
  * const role = Rbac.clusterRole(operator)
  */
 export const clusterRole = (
-  source: Operator.Operator<any> | ReadonlyArray<Controller.Any<unknown>>,
+  source: Operator.Operator<unknown> | ReadonlyArray<Controller.Any<unknown>>,
   options: { readonly name?: string | undefined } = {}
 ): ClusterRole => {
   const isOperator = !Array.isArray(source)
-  const operator = source as Operator.Operator<any>
+  const operator = source as Operator.Operator<unknown>
   return {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRole",

@@ -3,6 +3,8 @@
  * dashboard draws as sparklines and turns into a reconcile rate and an error rate. Memory is bounded
  * (one ring of buckets per controller), and a bucket is counted when a run ends.
  *
+ * Internal to the operator: not exported from `@kubefx/kube`.
+ *
  * @since 0.1.0
  */
 import type { Controller as Engine } from "@kubefx/core"
@@ -43,7 +45,7 @@ const isError = (result: Engine.RunResult): boolean =>
  * An empty set of windows.
  *
  * @example
- * import { ReconcileRates } from "@kubefx/kube"
+ * import * as ReconcileRates from "./ReconcileRates.ts"
  * const rates = ReconcileRates.make({ bucketMillis: 1000, buckets: 5 })
  * rates.record({ controller: "widgets", startedAt: 0, durationMillis: 20, result: { _tag: "Done" } })
  * rates.window("widgets", 1500).runs // [0, 0, 0, 1, 0]

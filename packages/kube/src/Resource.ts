@@ -98,6 +98,8 @@ export const custom = <Spec extends Schema.Top, Status extends Schema.Top = Sche
     plural: options.plural,
     namespaced: options.namespaced ?? true,
     apiVersion,
+    // The Struct's type is CustomObject's field for field; inside this generic function TypeScript
+    // cannot resolve Spec's and Status's service types to prove it, so it is stated once here.
     schema: schema as unknown as Schema.Codec<CustomObject<Spec["Type"], Status["Type"]>, unknown>,
     custom: {
       spec: options.spec,
@@ -204,7 +206,7 @@ const nameOf = (value: unknown): string => {
  * import { Resource } from "@kubefx/kube"
  * // "/apis/demo.kubefx.dev/v1/namespaces/default/widgets"
  */
-export const collectionPath = (resource: Resource<any>, namespace?: string | undefined): string => {
+export const collectionPath = (resource: Resource, namespace?: string | undefined): string => {
   const base = resource.group === "" ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`
   return resource.namespaced && namespace !== undefined ? `${base}/namespaces/${namespace}/${resource.plural}` : `${base}/${resource.plural}`
 }
@@ -217,7 +219,7 @@ export const collectionPath = (resource: Resource<any>, namespace?: string | und
  * // Resource.objectPath(Widget, "default", "a", "status") === "/apis/demo.kubefx.dev/v1/namespaces/default/widgets/a/status"
  */
 export const objectPath = (
-  resource: Resource<any>,
+  resource: Resource,
   namespace: string | undefined,
   name: string,
   subresource?: string

@@ -3,6 +3,8 @@
  * operator, controllers that watch the same resource with the same namespace and selectors share
  * one informer (one watch, one cache), as controller-runtime's manager does.
  *
+ * Internal to the operator: not exported from `@kubefx/kube`.
+ *
  * @since 0.1.0
  */
 import { Context, Deferred, Effect, Scope } from "effect"
@@ -27,7 +29,8 @@ export const unshared: SharedInformers = { get: Informer.make }
  *
  * @example
  * import { Effect } from "effect"
- * import { Builtins, SharedInformers } from "@kubefx/kube"
+ * import { Builtins } from "@kubefx/kube"
+ * import * as SharedInformers from "./SharedInformers.ts"
  * const informer = Effect.flatMap(SharedInformers.SharedInformers, (shared) =>
  *   shared.get(Builtins.ConfigMap, { namespace: "default" }))
  */
@@ -59,7 +62,8 @@ const sharingKey = (options: Informer.Options<any>): string | undefined => {
 export const make: Effect.Effect<SharedInformers, never, Kube.Kube | Scope.Scope> = Effect.gen(function*() {
   const scope = yield* Scope.Scope
   const context = yield* Effect.context<Kube.Kube>()
-  const started = new Map<Resource.Resource<any>, Map<string, Deferred.Deferred<Informer.Informer<any>>>>()
+  // Keyed by the very Resource value, so each entry's informer is of that resource's type.
+  const started = new Map<Resource.Resource, Map<string, Deferred.Deferred<Informer.Informer<any>>>>()
   const get = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, options: Informer.Options<A>) =>
     Effect.suspend(() => {
       const key = sharingKey(options)
@@ -68,7 +72,7 @@ export const make: Effect.Effect<SharedInformers, never, Kube.Kube | Scope.Scope
       if (byKey === undefined) started.set(resource, byKey = new Map())
       const existing = byKey.get(key)
       if (existing !== undefined) return Deferred.await(existing as Deferred.Deferred<Informer.Informer<A>>)
-      const informer = Deferred.makeUnsafe<Informer.Informer<any>>()
+      const informer = Deferred.makeUnsafe<Informer.Informer<A>>()
       byKey.set(key, informer)
       // Uninterruptible, so a requester stopped half-way never leaves the others waiting.
       return Informer.make(resource, options).pipe(

@@ -240,7 +240,7 @@ export const when = <P extends ObjectMeta.KubeObject, const T extends Part<P, an
  * declare const site: Workflow.Workflow<any>
  * const owns = Workflow.owns(site) // [ConfigMap, Deployment, Service]
  */
-export const owns = (workflow: Workflow<any, any, any>): ReadonlyArray<Resource.Resource<any>> =>
+export const owns = <P extends ObjectMeta.KubeObject, E, R>(workflow: Workflow<P, E, R>): ReadonlyArray<Resource.Resource> =>
   Array.from(new Set(workflow.nodes.flatMap((node) => node._tag === "Dependent" && node.owned ? [node.resource] : [])))
 
 /** How one node ended. */
@@ -619,3 +619,23 @@ export const cleanup = <P extends ObjectMeta.KubeObject, E, R>(self: Workflow<P,
       ? result.outcome
       : Outcome.combine([result.outcome, Outcome.requeueAfter(options.recheckAfter ?? Duration.seconds(5))])
   })
+
+/**
+ * The parts of a controller a workflow supplies, to spread into `Controller.define`: the kinds it
+ * owns, its `reconciler` and its `cleanup`, so the workflow is named once.
+ *
+ * @example
+ * import { Controller, Workflow } from "@kubefx/kube"
+ * declare const site: Workflow.Workflow<Website>
+ * declare const Website: import("@kubefx/kube").Resource.Resource<Website>
+ * type Website = import("@kubefx/kube").ObjectMeta.KubeObject
+ * const websites = Controller.define({ name: "websites", for: Website, ...Workflow.controller(site) })
+ */
+export const controller = <P extends ObjectMeta.KubeObject, E, R>(
+  self: Workflow<P, E, R>,
+  options: { readonly reconcile?: ReconcilerOptions | undefined; readonly cleanup?: CleanupOptions | undefined } = {}
+) => ({
+  owns: owns(self),
+  reconcile: reconciler(self, options.reconcile),
+  cleanup: cleanup(self, options.cleanup)
+})

@@ -5,7 +5,8 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
-import { Builtins, Controller, Kube, Operator, type OperatorHttp } from "@kubefx/kube"
+import { Builtins, Controller, Kube, Operator } from "@kubefx/kube"
+import type * as OperatorHttp from "../src/OperatorHttp.ts"
 import { ConfigProvider, Effect, Metric, References, Ref } from "effect"
 import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
