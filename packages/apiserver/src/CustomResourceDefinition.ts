@@ -13,12 +13,14 @@ import * as CrdStructure from "./CrdStructure.ts"
 import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as KubeObject from "./KubeObject.ts"
 import type * as ResourceType from "./ResourceType.ts"
-import * as SchemaValidation from "./SchemaValidation.ts"
+import * as NameRules from "./NameRules.ts"
+import * as FieldCauses from "./FieldCauses.ts"
+import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
 import * as StructuralSchema from "./StructuralSchema.ts"
 
-type Cause = SchemaValidation.Cause
+type Cause = FieldCauses.Cause
 
-const { child, forbidden, index, invalid, notSupported, required } = SchemaValidation
+const { child, forbidden, index, invalid, notSupported, required } = FieldCauses
 
 /** `spec.names` / `status.acceptedNames`. */
 export interface Names {
@@ -161,19 +163,19 @@ export const prepare = (crd: unknown, old?: unknown): Raw => {
 // ---------------------------------------------------------------------------------------------
 // Validation
 
-const goVersions = (versions: ReadonlyArray<Raw>): SchemaValidation.GoLiteral => {
+const goVersions = (versions: ReadonlyArray<Raw>): FieldCauses.GoLiteral => {
   const one = (v: Raw) =>
-    `apiextensions.CustomResourceDefinitionVersion{Name:${SchemaValidation.goQuote(str(v.name))}, Served:${v.served === true}, Storage:${v.storage === true}, Deprecated:${v.deprecated === true}}`
-  return SchemaValidation.goLiteral(`[]apiextensions.CustomResourceDefinitionVersion{${versions.map(one).join(", ")}}`)
+    `apiextensions.CustomResourceDefinitionVersion{Name:${FieldCauses.goQuote(str(v.name))}, Served:${v.served === true}, Storage:${v.storage === true}, Deprecated:${v.deprecated === true}}`
+  return FieldCauses.goLiteral(`[]apiextensions.CustomResourceDefinitionVersion{${versions.map(one).join(", ")}}`)
 }
 
 const dns1035 = (field: string, value: string): ReadonlyArray<Cause> => {
-  const errs = SchemaValidation.isDns1035Label(value)
+  const errs = NameRules.dns1035Label(value)
   return errs.length === 0 ? [] : [invalid(field, value, errs.join(","))]
 }
 
 const mixedCase = (field: string, value: string): ReadonlyArray<Cause> => {
-  const errs = SchemaValidation.isDns1035Label(value.toLowerCase())
+  const errs = NameRules.dns1035Label(value.toLowerCase())
   return value === "" || errs.length === 0
     ? []
     : [invalid(field, value, `may have mixed case, but should otherwise match: ${errs.join(",")}`)]
@@ -277,10 +279,10 @@ const selectableFields = (fields: unknown, schema: JsonSchemaProps | undefined, 
     if (!["string", "boolean", "integer"].includes(target.type ?? "")) {
       causes.push(invalid(at, jsonPath, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."))
     }
-    if (seen.has(jsonPath)) causes.push(SchemaValidation.duplicate(at, jsonPath))
+    if (seen.has(jsonPath)) causes.push(FieldCauses.duplicate(at, jsonPath))
     seen.add(jsonPath)
   })
-  if (seen.size > 8) causes.push(SchemaValidation.tooMany(path, seen.size, 8))
+  if (seen.size > 8) causes.push(FieldCauses.tooMany(path, seen.size, 8))
   return causes
 }
 
@@ -389,7 +391,7 @@ const conversion = (spec: Raw): ReadonlyArray<Cause> => {
   const reviews = strs(webhook.conversionReviewVersions)
   if (reviews.length === 0) causes.push(required(child(path, "conversionReviewVersions")))
   else if (!reviews.some((r) => r === "v1" || r === "v1beta1")) {
-    causes.push(invalid(child(path, "conversionReviewVersions"), SchemaValidation.goStrings(reviews), "must include at least one of v1, v1beta1"))
+    causes.push(invalid(child(path, "conversionReviewVersions"), FieldCauses.goStrings(reviews), "must include at least one of v1, v1beta1"))
   }
   return causes
 }
@@ -417,7 +419,7 @@ const apiApproval = (crd: unknown, old: unknown): ReadonlyArray<Cause> => {
   if (!isProtectedGroup(str(specOf(crd).group))) return []
   const state = approvalOf(crd)
   if (old !== undefined && approvalOf(old) === state) return []
-  const path = SchemaValidation.key("metadata.annotations", approvalAnnotation)
+  const path = FieldCauses.key("metadata.annotations", approvalAnnotation)
   const value = str(obj(obj(obj(crd).metadata).annotations)[approvalAnnotation])
   if (state === "Missing") {
     return [required(path, `protected groups must have approval annotation "${approvalAnnotation}", see https://github.com/kubernetes/enhancements/pull/1111`)]
@@ -431,7 +433,7 @@ const apiApproval = (crd: unknown, old: unknown): ReadonlyArray<Cause> => {
 const storedVersionsCauses = (crd: unknown): ReadonlyArray<Cause> => {
   const path = "status.storedVersions"
   const stored = strs(obj(obj(crd).status).storedVersions)
-  if (stored.length === 0) return [invalid(path, SchemaValidation.goStrings(stored), "must have at least one stored version")]
+  if (stored.length === 0) return [invalid(path, FieldCauses.goStrings(stored), "must have at least one stored version")]
   const versions = versionsOf(crd)
   const causes: Array<Cause> = []
   for (const v of versions) {
@@ -454,7 +456,7 @@ const specCauses = (crd: unknown, old: unknown): ReadonlyArray<Cause> => {
   const group = str(spec.group)
   if (group === "") causes.push(required("spec.group"))
   else {
-    const errs = SchemaValidation.isDns1123Subdomain(group)
+    const errs = NameRules.dns1123Subdomain(group)
     if (errs.length > 0) causes.push(invalid("spec.group", group, errs.join(",")))
     else if (group.split(".").length < 2) causes.push(invalid("spec.group", group, "should be a domain with at least one dot"))
   }
@@ -520,13 +522,13 @@ const specCauses = (crd: unknown, old: unknown): ReadonlyArray<Cause> => {
 export const validate = (crd: unknown, old?: unknown): ReadonlyArray<Cause> => {
   const spec = specOf(crd)
   const requiredName = `${str(obj(spec.names).plural)}.${str(spec.group)}`
-  const nameRule: SchemaValidation.NameValidator = (name, prefix) => [
-    ...SchemaValidation.nameIsDnsSubdomain(name, prefix),
+  const nameRule: ObjectMetaValidation.NameValidator = (name, prefix) => [
+    ...ObjectMetaValidation.nameIsDnsSubdomain(name, prefix),
     ...(name === requiredName ? [] : [`must be spec.names.plural+"."+spec.group`])
   ]
   const preserve = spec.preserveUnknownFields === true && !(old !== undefined && specOf(old).preserveUnknownFields === true)
   return [
-    ...SchemaValidation.validateObjectMeta(obj(crd).metadata, { namespaced: false, name: nameRule }),
+    ...ObjectMetaValidation.validateObjectMeta(obj(crd).metadata, { namespaced: false, name: nameRule }),
     ...specCauses(crd, old),
     ...validateNames(obj(obj(crd).status).acceptedNames, "status.acceptedNames"),
     ...storedVersionsCauses(crd),

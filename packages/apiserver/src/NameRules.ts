@@ -109,8 +109,8 @@ export const qualifiedName = (value: string): ReadonlyArray<string> => {
     if (prefix === "") errors.push("prefix part must be non-empty")
     else errors.push(...dns1123Subdomain(prefix).map((m) => `prefix part ${m}`))
   }
-  if (name === "") return [...errors, "name part must be non-empty"]
-  if (name.length > 63) errors.push(`name part ${maxLen(63)}`)
+  if (name === "") errors.push("name part must be non-empty")
+  else if (name.length > 63) errors.push(`name part ${maxLen(63)}`)
   if (!anchored(qualifiedPart).test(name)) {
     errors.push(`name part ${regexMessage(qualifiedMessage, qualifiedPart, ["MyName", "my.name", "123-abc"])}`)
   }

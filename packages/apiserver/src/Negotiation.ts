@@ -4,7 +4,7 @@
  * for one first (kubectl's printing), everything else accepting JSON gets the plain object.
  */
 import { Effect } from "effect"
-import { Yaml } from "effect/encoding"
+import * as JsYaml from "js-yaml"
 import * as KubeObject from "./KubeObject.ts"
 import * as Protobuf from "./Protobuf.ts"
 import * as Status from "./Status.ts"
@@ -95,7 +95,7 @@ export const decodeObject = (
   const body = Buffer.from(bytes).toString("utf8")
   let decoded: unknown
   try {
-    decoded = type === "application/yaml" ? Yaml.parse(body) : JSON.parse(body)
+    decoded = type === "application/yaml" ? JsYaml.load(body) : JSON.parse(body)
   } catch (e) {
     return Effect.fail(Status.badRequest(`the body of the request could not be decoded: ${e instanceof Error ? e.message : String(e)}`))
   }

@@ -10,7 +10,7 @@
  * - A `null` in the configuration removes the field (a conflict if another manager owns it).
  */
 import { Result, Schema } from "effect"
-import { Yaml } from "effect/encoding"
+import * as JsYaml from "js-yaml"
 import * as FieldSet from "./FieldSet.ts"
 import * as Json from "./Json.ts"
 import * as ManagedFields from "./ManagedFields.ts"
@@ -342,7 +342,7 @@ export const decodeBody = (body: string): Result.Result<Json.JsonObject, ApplyIn
   if (Result.isSuccess(json)) decoded = json.success
   else {
     try {
-      decoded = Yaml.parse(body)
+      decoded = JsYaml.load(body)
     } catch (e) {
       return Result.fail(new ApplyInvalid({ message: `error decoding YAML: ${e instanceof Error ? e.message : String(e)}` }))
     }

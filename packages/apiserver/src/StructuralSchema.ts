@@ -12,12 +12,13 @@
 import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as Pruning from "./Pruning.ts"
-import * as SchemaValidation from "./SchemaValidation.ts"
+import * as FieldCauses from "./FieldCauses.ts"
+import * as OpenApiValidation from "./OpenApiValidation.ts"
 
-type Cause = SchemaValidation.Cause
+type Cause = FieldCauses.Cause
 type Raw = KubeObject.KubeObject
 
-const { child, forbidden, index, invalid, key, notSupported, required } = SchemaValidation
+const { child, forbidden, index, invalid, key, notSupported, required } = FieldCauses
 
 const asRaw = (u: unknown): Raw | undefined => (KubeObject.isObject(u) ? u : undefined)
 
@@ -139,7 +140,7 @@ const listMapRules = (s: Raw, path: string, mapKeys: ReadonlyArray<string>): Rea
   if (mapKeys.length === 0) causes.push(required(keysPath, "must not be empty if x-kubernetes-list-type is map"))
   if (s.items === undefined) causes.push(required(child(path, "items"), "must have a schema if x-kubernetes-list-type is map"))
   if (Array.isArray(s.items)) {
-    const value = SchemaValidation.goStruct("apiextensions.JSONSchemaPropsOrArray", [["JSONSchemas", s.items]])
+    const value = FieldCauses.goStruct("apiextensions.JSONSchemaPropsOrArray", [["JSONSchemas", s.items]])
     causes.push(invalid(child(path, "items"), value, "must only have a single schema if x-kubernetes-list-type is map"))
   }
   const items = asRaw(s.items)
@@ -154,12 +155,12 @@ const listMapRules = (s: Raw, path: string, mapKeys: ReadonlyArray<string>): Rea
   for (const k of mapKeys) {
     const property = asRaw(properties[k])
     if (property === undefined) {
-      causes.push(invalid(keysPath, SchemaValidation.goStrings(mapKeys), "entries must all be names of item properties"))
+      causes.push(invalid(keysPath, FieldCauses.goStrings(mapKeys), "entries must all be names of item properties"))
     } else if (property.type === "array" || property.type === "object") {
       const detail = "must be a scalar type if parent array's x-kubernetes-list-type is map"
       causes.push(invalid(child(key(child(child(path, "items"), "properties"), k), "type"), items.type, detail))
     }
-    if (seen.has(k)) causes.push(invalid(keysPath, SchemaValidation.goStrings(mapKeys), "must not contain duplicate entries"))
+    if (seen.has(k)) causes.push(invalid(keysPath, FieldCauses.goStrings(mapKeys), "must not contain duplicate entries"))
     seen.add(k)
   }
   return causes
@@ -295,7 +296,7 @@ const valueValidation = (s: Raw, path: string, skipAnyOf: boolean, skipFirstAllO
   if (not !== undefined) causes.push(...nestedValidation(not, child(path, "not"), false))
   const pattern = text(s, "pattern")
   if (pattern !== "") {
-    const compiled = SchemaValidation.compilePattern(pattern)
+    const compiled = OpenApiValidation.compilePattern(pattern)
     if (typeof compiled === "string") {
       causes.push(invalid(child(path, "pattern"), pattern, `must be a valid regular expression, but isn't: ${compiled}`))
     }
@@ -435,7 +436,7 @@ export const validateStructural = (schema: unknown, path: string): ReadonlyArray
   const s = asRaw(schema) ?? {}
   const causes = [...invariants(s, "root", path), ...completeness(s, s, path, path)]
   return causes.sort((a, b) => {
-    const [x, y] = [SchemaValidation.causeText(a), SchemaValidation.causeText(b)]
+    const [x, y] = [FieldCauses.causeText(a), FieldCauses.causeText(b)]
     return x < y ? -1 : x > y ? 1 : 0
   })
 }
@@ -462,9 +463,9 @@ const defaults = (s: Raw, path: string, insideMeta: boolean): ReadonlyArray<Caus
     const at = child(path, "default")
     if (!meta) {
       const pruned = Pruning.pruneValue(s.default, schema, { root: embedded }).value
-      if (!SchemaValidation.jsonEquals(pruned, s.default)) causes.push(invalid(at, s.default, "must not have unknown fields"))
+      if (!OpenApiValidation.jsonEquals(pruned, s.default)) causes.push(invalid(at, s.default, "must not have unknown fields"))
     }
-    causes.push(...SchemaValidation.validate(s.default, schema, { field: at }))
+    causes.push(...OpenApiValidation.validate(s.default, schema, { field: at }))
   }
   const items = asRaw(s.items)
   if (items !== undefined) causes.push(...defaults(items, child(path, "items"), meta))
@@ -515,7 +516,7 @@ const statusRootRule = (s: Raw, path: string): ReadonlyArray<Cause> => {
       continue
     }
     if (!allowed) {
-      const value = SchemaValidation.goStruct(
+      const value = FieldCauses.goStruct(
         "apiextensions.JSONSchemaProps",
         rootKeywords.filter(([k]) => !isZero(s[k])).map(([k, goName]) => [goName, s[k]])
       )

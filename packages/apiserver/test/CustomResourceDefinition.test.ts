@@ -2,7 +2,7 @@ import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
 import * as CustomResourceDefinition from "../src/CustomResourceDefinition.ts"
-import * as SchemaValidation from "../src/SchemaValidation.ts"
+import * as FieldCauses from "../src/FieldCauses.ts"
 import * as Structure from "../src/Structure.ts"
 
 const now = "2024-05-01T10:00:00Z"
@@ -40,13 +40,13 @@ const crontab = (overrides: Record<string, unknown> = {}, spec: Record<string, u
 
 const admitted = (body: unknown, others: ReadonlyArray<unknown> = []) => {
   const result = CustomResourceDefinition.admit(body, { others, now })
-  if (Result.isFailure(result)) throw new Error(result.failure.map(SchemaValidation.causeText).join("\n"))
+  if (Result.isFailure(result)) throw new Error(result.failure.map(FieldCauses.causeText).join("\n"))
   return result.success
 }
 
 const causes = (body: unknown, old?: unknown): ReadonlyArray<string> => {
   const result = CustomResourceDefinition.admit(body, { others: [], now, ...(old === undefined ? {} : { old }) })
-  return Result.isFailure(result) ? result.failure.map(SchemaValidation.causeText) : []
+  return Result.isFailure(result) ? result.failure.map(FieldCauses.causeText) : []
 }
 
 describe("CustomResourceDefinition.admit: a valid CRD", () => {

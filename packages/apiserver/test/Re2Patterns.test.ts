@@ -6,7 +6,8 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as SchemaValidation from "../src/SchemaValidation.ts"
+import * as FieldCauses from "../src/FieldCauses.ts"
+import * as OpenApiValidation from "../src/OpenApiValidation.ts"
 import * as Testing from "../src/Testing.ts"
 import * as Kubectl from "./kubectl.ts"
 
@@ -150,10 +151,10 @@ describe("RE2 patterns", () => {
 
   it("validates with RE2 outside CRDs too", () => {
     const schema = { type: "object" as const, properties: { v: { type: "string" as const, pattern: "^(?i)a+\\z" } } }
-    expect(SchemaValidation.validate({ v: "AAA" }, schema)).toEqual([])
-    expect(SchemaValidation.validate({ v: "AAB" }, schema).map(SchemaValidation.causeText)).toEqual([
+    expect(OpenApiValidation.validate({ v: "AAA" }, schema)).toEqual([])
+    expect(OpenApiValidation.validate({ v: "AAB" }, schema).map(FieldCauses.causeText)).toEqual([
       "v: Invalid value: \"AAB\": v in body should match '^(?i)a+\\z'"
     ])
-    expect(typeof SchemaValidation.compilePattern("(?P<n>x)(?s).\\pN")).not.toBe("string")
+    expect(typeof OpenApiValidation.compilePattern("(?P<n>x)(?s).\\pN")).not.toBe("string")
   })
 })

@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest"
 import type { JsonSchemaProps } from "../src/JsonSchemaProps.ts"
 import * as SchemaValidation from "../src/SchemaValidation.ts"
+import * as FieldCauses from "../src/FieldCauses.ts"
+import * as ObjectMetaValidation from "../src/ObjectMetaValidation.ts"
+import * as OpenApiValidation from "../src/OpenApiValidation.ts"
 
 // Expected strings are Kubernetes' own (apiextensions-apiserver validation tests, and messages real
 // 1.32 clusters answer), not this implementation's output.
 
 const texts = (value: unknown, schema: JsonSchemaProps): ReadonlyArray<string> =>
-  SchemaValidation.validate(value, schema).map(SchemaValidation.causeText)
+  OpenApiValidation.validate(value, schema).map(FieldCauses.causeText)
 
 const objectWith = (properties: Record<string, JsonSchemaProps>, required?: ReadonlyArray<string>): JsonSchemaProps => ({
   type: "object",
@@ -17,9 +20,9 @@ const objectWith = (properties: Record<string, JsonSchemaProps>, required?: Read
 const spec = (properties: Record<string, JsonSchemaProps>, required?: ReadonlyArray<string>): JsonSchemaProps =>
   objectWith({ spec: objectWith(properties, required) })
 
-describe("SchemaValidation.validate", () => {
+describe("OpenApiValidation.validate", () => {
   it("maximum: the value and the bound as Go prints them", () => {
-    const causes = SchemaValidation.validate({ spec: { replicas: 15 } }, spec({ replicas: { type: "integer", maximum: 10 } }))
+    const causes = OpenApiValidation.validate({ spec: { replicas: 15 } }, spec({ replicas: { type: "integer", maximum: 10 } }))
     expect(causes).toEqual([{
       reason: "FieldValueInvalid",
       field: "spec.replicas",
@@ -50,12 +53,12 @@ describe("SchemaValidation.validate", () => {
     const schema = objectWith({ field: objectWith({ nested: {} }, ["nested"]) }, ["field"])
     expect(texts({ test: "a" }, schema)).toEqual(["field: Required value"])
     expect(texts({ field: {} }, schema)).toEqual(["field.nested: Required value"])
-    const [cause] = SchemaValidation.validate({ spec: {} }, spec({ cronSpec: { type: "string" } }, ["cronSpec"]))
+    const [cause] = OpenApiValidation.validate({ spec: {} }, spec({ cronSpec: { type: "string" } }, ["cronSpec"]))
     expect(cause).toEqual({ reason: "FieldValueRequired", field: "spec.cronSpec", message: "Required value" })
   })
 
   it("type errors name the JSON type found", () => {
-    const [cause] = SchemaValidation.validate({ spec: { image: 42 } }, spec({ image: { type: "string" } }))
+    const [cause] = OpenApiValidation.validate({ spec: { image: 42 } }, spec({ image: { type: "string" } }))
     expect(cause).toEqual({
       reason: "FieldValueTypeInvalid",
       field: "spec.image",
@@ -105,12 +108,12 @@ describe("SchemaValidation.validate", () => {
       "field.nestedstring: Invalid value: \"boolean\": field.nestedstring in body must be of type string: \"boolean\"",
       "field.nestedstring: Unsupported value: true: supported values: \"a\", \"b\""
     ])
-    const [cause] = SchemaValidation.validate({ spec: { type: "x" } }, spec({ type: { type: "string", enum: ["a", "b"] } }))
+    const [cause] = OpenApiValidation.validate({ spec: { type: "x" } }, spec({ type: { type: "string", enum: ["a", "b"] } }))
     expect(cause?.reason).toBe("FieldValueNotSupported")
   })
 
   it("string lengths: maxLength is Too long without the value, minLength is Invalid", () => {
-    const [tooLong] = SchemaValidation.validate({ fieldX: "abc" }, objectWith({ fieldX: { type: "string", maxLength: 2 } }))
+    const [tooLong] = OpenApiValidation.validate({ fieldX: "abc" }, objectWith({ fieldX: { type: "string", maxLength: 2 } }))
     expect(tooLong).toEqual({ reason: "FieldValueTooLong", field: "fieldX", message: "Too long: may not be more than 2 bytes" })
     expect(texts({ spec: { issuer: "" } }, spec({ issuer: { type: "string", minLength: 1 } }))).toEqual([
       "spec.issuer: Invalid value: \"\": spec.issuer in body should be at least 1 chars long"
@@ -134,7 +137,7 @@ describe("SchemaValidation.validate", () => {
   })
 
   it("items counts: maxItems is Too many, minItems is Invalid with the count", () => {
-    const [tooMany] = SchemaValidation.validate({ fieldX: ["a", "b", "c"] }, objectWith({ fieldX: { type: "array", maxItems: 2 } }))
+    const [tooMany] = OpenApiValidation.validate({ fieldX: ["a", "b", "c"] }, objectWith({ fieldX: { type: "array", maxItems: 2 } }))
     expect(tooMany).toEqual({ reason: "FieldValueTooMany", field: "fieldX", message: "Too many: 3: must have at most 2 items" })
     expect(texts({ spec: { items: [] } }, spec({ items: { type: "array", minItems: 1 } }))).toEqual([
       "spec.items: Invalid value: 0: spec.items in body should have at least 1 items"
@@ -233,7 +236,7 @@ describe("SchemaValidation.validate", () => {
       id: { type: "string", format: "uuid" },
       count: { type: "integer", format: "int32" }
     })
-    const [cause] = SchemaValidation.validate({ spec: { at: "yesterday" } }, schema)
+    const [cause] = OpenApiValidation.validate({ spec: { at: "yesterday" } }, schema)
     expect(cause).toEqual({
       reason: "FieldValueTypeInvalid",
       field: "spec.at",
@@ -260,30 +263,30 @@ describe("SchemaValidation.validate", () => {
   })
 
   it("errors of a nested value hang below a given field", () => {
-    expect(SchemaValidation.validate("x", { type: "integer" }, { field: "spec.versions[0].default" }).map(SchemaValidation.causeText)).toEqual([
+    expect(OpenApiValidation.validate("x", { type: "integer" }, { field: "spec.versions[0].default" }).map(FieldCauses.causeText)).toEqual([
       "spec.versions[0].default: Invalid value: \"string\":  in body must be of type integer: \"string\""
     ])
   })
 })
 
-describe("SchemaValidation.invalidMessage", () => {
-  const replicas = SchemaValidation.invalid("spec.replicas", 15, "spec.replicas in body should be less than or equal to 10")
-  const cron = SchemaValidation.required("spec.cronSpec")
+describe("FieldCauses.invalidMessage", () => {
+  const replicas = FieldCauses.invalid("spec.replicas", 15, "spec.replicas in body should be less than or equal to 10")
+  const cron = FieldCauses.required("spec.cronSpec")
 
   it("one cause inline", () => {
-    expect(SchemaValidation.invalidMessage("CronTab.stable.example.com", "my-new-cron-object", [replicas])).toBe(
+    expect(FieldCauses.invalidMessage("CronTab.stable.example.com", "my-new-cron-object", [replicas])).toBe(
       "CronTab.stable.example.com \"my-new-cron-object\" is invalid: spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10"
     )
   })
 
   it("several causes as a bracketed list, duplicates once", () => {
-    expect(SchemaValidation.invalidMessage("CronTab.stable.example.com", "x", [cron, replicas, cron])).toBe(
+    expect(FieldCauses.invalidMessage("CronTab.stable.example.com", "x", [cron, replicas, cron])).toBe(
       "CronTab.stable.example.com \"x\" is invalid: [spec.cronSpec: Required value, spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10]"
     )
   })
 
   it("the Status body is a 422 Invalid with details", () => {
-    expect(SchemaValidation.invalidStatus({ group: "stable.example.com", kind: "CronTab" }, "x", [cron])).toEqual({
+    expect(FieldCauses.invalidStatus({ group: "stable.example.com", kind: "CronTab" }, "x", [cron])).toEqual({
       kind: "Status",
       apiVersion: "v1",
       metadata: {},
@@ -296,45 +299,45 @@ describe("SchemaValidation.invalidMessage", () => {
   })
 })
 
-describe("SchemaValidation.validateObjectMeta", () => {
+describe("ObjectMetaValidation.validateObjectMeta", () => {
   it("name must be a DNS subdomain", () => {
-    expect(SchemaValidation.validateObjectMeta({ name: "Bad_Name", namespace: "default" }, { namespaced: true }).map(SchemaValidation.causeText)).toEqual([
+    expect(ObjectMetaValidation.validateObjectMeta({ name: "Bad_Name", namespace: "default" }, { namespaced: true }).map(FieldCauses.causeText)).toEqual([
       "metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
     ])
   })
 
   it("a name or generateName is required; generateName may end with a dash", () => {
-    expect(SchemaValidation.validateObjectMeta({ namespace: "default" }, { namespaced: true }).map(SchemaValidation.causeText)).toEqual([
+    expect(ObjectMetaValidation.validateObjectMeta({ namespace: "default" }, { namespaced: true }).map(FieldCauses.causeText)).toEqual([
       "metadata.name: Required value: name or generateName is required"
     ])
-    expect(SchemaValidation.validateObjectMeta({ name: "web-x1", generateName: "web-", namespace: "default" }, { namespaced: true })).toEqual([])
+    expect(ObjectMetaValidation.validateObjectMeta({ name: "web-x1", generateName: "web-", namespace: "default" }, { namespaced: true })).toEqual([])
   })
 
   it("namespace by scope", () => {
-    expect(SchemaValidation.validateObjectMeta({ name: "a" }, { namespaced: true }).map(SchemaValidation.causeText)).toEqual([
+    expect(ObjectMetaValidation.validateObjectMeta({ name: "a" }, { namespaced: true }).map(FieldCauses.causeText)).toEqual([
       "metadata.namespace: Required value"
     ])
-    expect(SchemaValidation.validateObjectMeta({ name: "a", namespace: "default" }, { namespaced: false }).map(SchemaValidation.causeText)).toEqual([
+    expect(ObjectMetaValidation.validateObjectMeta({ name: "a", namespace: "default" }, { namespaced: false }).map(FieldCauses.causeText)).toEqual([
       "metadata.namespace: Forbidden: not allowed on this type"
     ])
   })
 
   it("label keys and values", () => {
-    const causes = SchemaValidation.validateObjectMeta({ name: "a", labels: { "bad key": "ok", color: "$COLOR_TEST" } }, { namespaced: false })
-    expect(causes.map(SchemaValidation.causeText)).toEqual([
+    const causes = ObjectMetaValidation.validateObjectMeta({ name: "a", labels: { "bad key": "ok", color: "$COLOR_TEST" } }, { namespaced: false })
+    expect(causes.map(FieldCauses.causeText)).toEqual([
       "metadata.labels: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
       "metadata.labels: Invalid value: \"$COLOR_TEST\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
     ])
-    const long = SchemaValidation.validateObjectMeta({ name: "a", labels: { app: "x".repeat(64) } }, { namespaced: false })
-    expect(long.map(SchemaValidation.causeText)).toEqual([`metadata.labels: Invalid value: "${"x".repeat(64)}": must be no more than 63 characters`])
+    const long = ObjectMetaValidation.validateObjectMeta({ name: "a", labels: { app: "x".repeat(64) } }, { namespaced: false })
+    expect(long.map(FieldCauses.causeText)).toEqual([`metadata.labels: Invalid value: "${"x".repeat(64)}": must be no more than 63 characters`])
   })
 
   it("annotation keys and total size", () => {
-    const bad = SchemaValidation.validateObjectMeta({ name: "a", annotations: { "a/b/c": "x" } }, { namespaced: false })
+    const bad = ObjectMetaValidation.validateObjectMeta({ name: "a", annotations: { "a/b/c": "x" } }, { namespaced: false })
     expect(bad[0]?.field).toBe("metadata.annotations")
     expect(bad[0]?.message).toMatch(/^Invalid value: "a\/b\/c": a qualified name must consist of/)
-    const huge = SchemaValidation.validateObjectMeta({ name: "a", annotations: { big: "x".repeat(262145) } }, { namespaced: false })
-    expect(huge.map(SchemaValidation.causeText)).toEqual(["metadata.annotations: Too long: may not be more than 262144 bytes"])
+    const huge = ObjectMetaValidation.validateObjectMeta({ name: "a", annotations: { big: "x".repeat(262145) } }, { namespaced: false })
+    expect(huge.map(FieldCauses.causeText)).toEqual(["metadata.annotations: Too long: may not be more than 262144 bytes"])
   })
 })
 
@@ -370,7 +373,7 @@ describe("SchemaValidation.validateCustomResource", () => {
 
   it("kind and apiVersion must match the resource, alone", () => {
     const causes = SchemaValidation.validateCustomResource({ ...base, kind: "Other", apiVersion: "stable.example.com/v2", spec: { replicas: 99 } }, rules)
-    expect(causes.map(SchemaValidation.causeText)).toEqual([
+    expect(causes.map(FieldCauses.causeText)).toEqual([
       "kind: Invalid value: \"Other\": must be CronTab",
       "apiVersion: Invalid value: \"stable.example.com/v2\": must be stable.example.com/v1"
     ])
@@ -386,21 +389,21 @@ describe("SchemaValidation.validateCustomResource", () => {
       { ...base, spec: { ports: [{ name: "notUnique", port: 1 }, { name: "notUnique", port: 2 }] } },
       rules
     )
-    expect(one.map(SchemaValidation.causeText)).toEqual([
+    expect(one.map(FieldCauses.causeText)).toEqual([
       "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"notUnique\"}"
     ])
     const two = SchemaValidation.validateCustomResource(
       { ...base, spec: { routes: [{ host: "a", port: 80 }, { host: "a", port: 443 }, { port: 80, host: "a" }] } },
       rules
     )
-    expect(two.map(SchemaValidation.causeText)).toEqual([
+    expect(two.map(FieldCauses.causeText)).toEqual([
       "spec.routes[2]: Duplicate value: map[string]interface {}{\"host\":\"a\", \"port\":80}"
     ])
   })
 
   it("embedded resources need apiVersion and kind, and valid metadata", () => {
     const causes = SchemaValidation.validateCustomResource({ ...base, spec: { template: { metadata: { name: "a/b" } } } }, rules)
-    expect(causes.map(SchemaValidation.causeText)).toEqual([
+    expect(causes.map(FieldCauses.causeText)).toEqual([
       "spec.template.apiVersion: Required value",
       "spec.template.kind: Required value",
       "spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/'"
@@ -417,7 +420,7 @@ describe("SchemaValidation.validateCustomResource", () => {
 
   it("scale replicas must be a non-negative integer", () => {
     const withScale = { ...rules, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } }
-    expect(SchemaValidation.validateCustomResource({ ...base, spec: { replicas: -1 } }, withScale).map(SchemaValidation.causeText)).toEqual([
+    expect(SchemaValidation.validateCustomResource({ ...base, spec: { replicas: -1 } }, withScale).map(FieldCauses.causeText)).toEqual([
       ".spec.replicas: Invalid value: -1: should be a non-negative integer"
     ])
   })

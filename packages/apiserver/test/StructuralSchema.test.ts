@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import * as SchemaValidation from "../src/SchemaValidation.ts"
+import * as FieldCauses from "../src/FieldCauses.ts"
 import * as StructuralSchema from "../src/StructuralSchema.ts"
 
 // Expected violations are those of kube-apiserver's own CRD tests (apiextensions-apiserver
@@ -8,7 +8,7 @@ import * as StructuralSchema from "../src/StructuralSchema.ts"
 const root = "spec.versions[0].schema.openAPIV3Schema"
 
 const messages = (schema: unknown, statusSubresource = false): ReadonlyArray<string> =>
-  StructuralSchema.validate(schema, { path: root, statusSubresource }).map(SchemaValidation.causeText)
+  StructuralSchema.validate(schema, { path: root, statusSubresource }).map(FieldCauses.causeText)
 
 const at = (suffix: string, message: string): string => `${root}${suffix}: ${message}`
 

@@ -9,10 +9,9 @@
  * Without module arguments, `kubefx dev` runs every `examples/<name>/src/index.ts` under the
  * current directory.
  */
-import { Controller, type Crd } from "@kubefx/kube"
+import { Controller, type Crd, Yaml } from "@kubefx/kube"
 import { Effect, Layer, Option, Schema } from "effect"
 import { CliError } from "effect/cli"
-import { Yaml } from "effect/encoding"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -92,20 +91,8 @@ const readSamples = (directory: URL) =>
         .sort()
         .flatMap((name) => {
           const file = path.join(dir, name)
-          return parseYamlStream(readFileSync(file, "utf8")).map((document) => ({ file, document }))
+          return Yaml.parseObjects(readFileSync(file, "utf8")).map((document) => ({ file, document }))
         })
     },
     catch: (error) => new DevModuleError({ message: `cannot read samples in ${directory.href}: ${error instanceof Error ? error.message : String(error)}` })
   })
-
-/**
- * The objects of a YAML stream (documents separated by `---` lines); empty documents are skipped.
- *
- * @example
- * import * as DevModule from "./DevModule.ts"
- * DevModule.parseYamlStream("a: 1\n---\nb: 2\n") // [{ a: 1 }, { b: 2 }]
- */
-export const parseYamlStream = (text: string): ReadonlyArray<Record<string, unknown>> =>
-  text.split(/^---[ \t]*$/m)
-    .map((document) => Yaml.parse(document))
-    .filter((document): document is Record<string, unknown> => typeof document === "object" && document !== null)

@@ -7,8 +7,7 @@
  *
  * @since 0.1.0
  */
-import { dumpYaml } from "@kubernetes/client-node"
-import { Controller, Crd, Operator, Rbac } from "@kubefx/kube"
+import { Controller, Crd, Operator, Rbac, Yaml } from "@kubefx/kube"
 import { Console, Effect, Option, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as CrdCommand from "./CrdCommand.ts"
@@ -170,8 +169,8 @@ export const render = Effect.fn("ManifestsCommand.render")(function*(
     image: flags.image.value,
     namespace: Option.getOrUndefined(flags.namespace),
     replicas: flags.replicas
-  }).map((object) => dumpYaml(JSON.parse(JSON.stringify(object))))
-  return [...(resources.length === 0 ? [] : [Crd.toYaml(resources.map(Crd.make))]), ...rest].join("---\n")
+  })
+  return Yaml.stringify([...resources.map(Crd.make), ...rest])
 })
 
 /**

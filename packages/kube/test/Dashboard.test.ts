@@ -6,7 +6,7 @@
 import { assert, describe, it as test, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
 import { Conditions, Controller, Kube, Operator, Resource } from "@kubefx/kube"
-import * as OperatorHttp from "../src/OperatorHttp.ts"
+import * as OperatorHttp from "../src/operator/OperatorHttp.ts"
 import { Effect, Metric, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 

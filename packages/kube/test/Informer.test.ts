@@ -54,11 +54,17 @@ layer(cluster, { excludeTestServices: true, timeout: "90 seconds" })("Informer u
       if (server === undefined) return
       const ns = yield* namespace
       const kube = yield* Kube.Kube
+      // The informer's client counts the watches it opens, to see a stalled one restarted.
+      const watches = yield* Ref.make(0)
+      const counting: Kube.Client = {
+        ...kube,
+        watch: (resource, options) => Stream.unwrap(Effect.as(Ref.update(watches, (n) => n + 1), kube.watch(resource, options)))
+      }
       const informer = yield* Informer.make(Builtins.ConfigMap, {
         namespace: ns,
         inactivityTimeout: "1500 millis",
         backoff: { initial: "20 millis", max: "200 millis" }
-      })
+      }).pipe(Effect.provideService(Kube.Kube, counting))
       yield* informer.awaitSynced
       const deleted = yield* Ref.make<Array<string>>([])
       yield* informer.changes.pipe(
@@ -81,9 +87,11 @@ layer(cluster, { excludeTestServices: true, timeout: "90 seconds" })("Informer u
       yield* eventually(converged(informer, ns))
 
       server.faults.pauseWatches({ resource: "configmaps" })
+      const opened = yield* Ref.get(watches)
       yield* kube.delete(Builtins.ConfigMap, "cm-1", ns)
       yield* churn(4)
-      yield* Effect.sleep("2 seconds") // longer than the inactivity timeout: the watcher restarts its watch
+      // Silent for longer than the inactivity timeout: the watcher gives the watch up and opens another.
+      yield* eventually(Effect.flatMap(Ref.get(watches), (n) => ensure(n > opened, "the stalled watch was not restarted")))
       server.faults.resumeWatches()
       const count = yield* eventually(converged(informer, ns))
       assert.strictEqual(count, 10) // cm-0 and cm-1 came back with round 3 and 4

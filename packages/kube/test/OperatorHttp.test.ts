@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
 import { Builtins, Controller, Kube, Operator } from "@kubefx/kube"
-import type * as OperatorHttp from "../src/OperatorHttp.ts"
+import type * as OperatorHttp from "../src/operator/OperatorHttp.ts"
 import { ConfigProvider, Effect, Metric, References, Ref } from "effect"
 import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Controller as Engine } from "@kubefx/core"
-import * as ReconcileRates from "../src/ReconcileRates.ts"
+import * as ReconcileRates from "../src/operator/ReconcileRates.ts"
 
 const run = (controller: string, endsAt: number, result: Engine.RunResult = { _tag: "Done" }) => ({
   controller,

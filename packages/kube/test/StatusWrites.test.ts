@@ -50,6 +50,23 @@ const countingStatusWrites = Effect.gen(function*() {
   return { client, writes }
 })
 
+// A Database controller on a fresh namespace, whose client counts its status requests, and a
+// Database "orders" for it.
+const ordersWith = <E>(options: Omit<Controller.Options<Database, E, never>, "for" | "namespace">) =>
+  Effect.gen(function*() {
+    yield* installCrd(Database)
+    const ns = yield* namespace
+    const kube = yield* Kube.Kube
+    const { client, writes } = yield* countingStatusWrites
+    const controller = yield* Controller.start(Controller.define({ ...options, for: Database, namespace: ns })).pipe(
+      Effect.provideService(Kube.Kube, client)
+    )
+    yield* kube.create(Database, database(ns, "orders", 1))
+    const orders = kube.get(Database, "orders", ns)
+    const until = (check: (db: Database) => boolean, what: string) => eventually(Effect.flatMap(orders, (db) => ensure(check(db), what)))
+    return { controller, kube, ns, orders, until, writes }
+  })
+
 const readyOf = (db: Database) => Conditions.get(db.status?.conditions ?? [], "Ready")
 
 class Unreachable extends Data.TaggedError("Unreachable")<{ readonly message: string }> {}
@@ -57,15 +74,9 @@ class Unreachable extends Data.TaggedError("Unreachable")<{ readonly message: st
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status writes", (it) => {
   it.effect("a run's status, Ready and observedGeneration go in one request; successive applyStatus calls merge", () =>
     Effect.gen(function*() {
-      yield* installCrd(Database)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const { client, writes } = yield* countingStatusWrites
       const runs = yield* Ref.make(0)
-      const controller = yield* Controller.start(Controller.define({
+      const { controller, kube, ns, orders, until, writes } = yield* ordersWith({
         name: "databases-one-write",
-        for: Database,
-        namespace: ns,
         reconcile: (db, ctx) =>
           Effect.gen(function*() {
             yield* Ref.update(runs, (n) => n + 1)
@@ -74,18 +85,17 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
             yield* ctx.applyStatus({ status: { databaseId: `db-${db.metadata.name}` } })
             return Outcome.done
           })
-      })).pipe(Effect.provideService(Kube.Kube, client))
-      yield* kube.create(Database, database(ns, "orders", 1))
-      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "True", "not Ready")))
+      })
+      yield* until((db) => readyOf(db)?.status === "True", "not Ready")
       yield* controller.awaitIdle
-      const first = yield* kube.get(Database, "orders", ns)
+      const first = yield* orders
       assert.deepStrictEqual([first.status?.phase, first.status?.databaseId, first.status?.observedGeneration], ["size 1", "db-orders", 1])
       assert.deepStrictEqual([yield* Ref.get(runs), yield* Ref.get(writes)], [1, 1])
 
       yield* kube.patch(Database, "orders", ns, { spec: { size: 2 } }, { type: "merge" })
-      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(db.status?.observedGeneration === 2, "second run")))
+      yield* until((db) => db.status?.observedGeneration === 2, "second run")
       yield* controller.awaitIdle
-      const second = yield* kube.get(Database, "orders", ns)
+      const second = yield* orders
       assert.deepStrictEqual([second.status?.phase, readyOf(second)?.observedGeneration], ["size 2", 2])
       assert.deepStrictEqual([yield* Ref.get(runs), yield* Ref.get(writes)], [2, 2])
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
@@ -119,23 +129,16 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
 
   it.effect("a run whose status and Ready already hold sends no status request", () =>
     Effect.gen(function*() {
-      yield* installCrd(Database)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const { client, writes } = yield* countingStatusWrites
       const runs = yield* Ref.make(0)
-      const controller = yield* Controller.start(Controller.define({
+      const { controller, kube, ns, until, writes } = yield* ordersWith({
         name: "databases-converged",
-        for: Database,
-        namespace: ns,
         reconcile: (_, ctx) =>
           Ref.update(runs, (n) => n + 1).pipe(
             Effect.andThen(ctx.applyStatus({ status: { phase: "ready" } })),
             Effect.as(Outcome.done)
           )
-      })).pipe(Effect.provideService(Kube.Kube, client))
-      yield* kube.create(Database, database(ns, "orders", 1))
-      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "True", "not Ready")))
+      })
+      yield* until((db) => readyOf(db)?.status === "True", "not Ready")
       yield* controller.awaitIdle
       // A label change runs the reconciler again (R16) on an object that already holds its status.
       yield* kube.patch(Database, "orders", ns, { metadata: { labels: { touched: "yes" } } }, { type: "merge" })
@@ -146,24 +149,17 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
 
   it.effect("a failed run writes what it staged with Ready=False in one request", () =>
     Effect.gen(function*() {
-      yield* installCrd(Database)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const { client, writes } = yield* countingStatusWrites
-      const controller = yield* Controller.start(Controller.define({
+      const { controller, orders, until, writes } = yield* ordersWith({
         name: "databases-failing",
-        for: Database,
-        namespace: ns,
         retryPolicy: RetryPolicy.none,
         reconcile: (_, ctx) =>
           ctx.applyStatus({ status: { phase: "provisioning" } }).pipe(
             Effect.andThen(Effect.fail(new Unreachable({ message: "the database host does not answer" })))
           )
-      })).pipe(Effect.provideService(Kube.Kube, client))
-      yield* kube.create(Database, database(ns, "orders", 1))
-      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(readyOf(db)?.status === "False", "no Ready=False")))
+      })
+      yield* until((db) => readyOf(db)?.status === "False", "no Ready=False")
       yield* controller.awaitIdle
-      const db = yield* kube.get(Database, "orders", ns)
+      const db = yield* orders
       assert.strictEqual(db.status?.phase, "provisioning")
       assert.include(readyOf(db)?.message, "the database host does not answer")
       assert.strictEqual(yield* Ref.get(writes), 1)
@@ -171,14 +167,9 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
 
   it.effect("an id allocated with patchStatusAndCache survives later applyStatus calls that omit it", () =>
     Effect.gen(function*() {
-      yield* installCrd(Database)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
       let allocations = 0
-      yield* Controller.start(Controller.define({
+      const { kube, ns, orders, until } = yield* ordersWith({
         name: "databases",
-        for: Database,
-        namespace: ns,
         reconcile: (db, ctx) =>
           Effect.gen(function*() {
             if (db.status?.databaseId === undefined) {
@@ -188,15 +179,14 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
             yield* ctx.applyStatus({ status: { phase: `size ${db.spec.size}` } })
             return Outcome.done
           })
-      }))
-      yield* kube.create(Database, { apiVersion: Database.apiVersion, kind: "Database", metadata: { name: "orders", namespace: ns }, spec: { size: 1 } })
-      yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(db.status?.phase === "size 1", "first run")))
+      })
+      yield* until((db) => db.status?.phase === "size 1", "first run")
       // Two more runs, each applying status without the id.
       for (const size of [2, 3]) {
         yield* kube.patch(Database, "orders", ns, { spec: { size } }, { type: "merge" })
-        yield* eventually(Effect.flatMap(kube.get(Database, "orders", ns), (db) => ensure(db.status?.phase === `size ${size}`, `run for size ${size}`)))
+        yield* until((db) => db.status?.phase === `size ${size}`, `run for size ${size}`)
       }
-      const db = yield* kube.get(Database, "orders", ns)
+      const db = yield* orders
       assert.strictEqual(db.status?.databaseId, "db-1")
       assert.strictEqual(allocations, 1, "allocated once")
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))

@@ -16,9 +16,9 @@ import { Clock, Deferred, Duration, Effect, Fiber, Metric, Option, Random, Schem
 import { EngineMetrics } from "@kubefx/core"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import * as Builtins from "./Builtins.ts"
-import * as Events from "./Events.ts"
-import * as Kube from "./Kube.ts"
+import * as Builtins from "../client/Builtins.ts"
+import * as Events from "../controller/Events.ts"
+import * as Kube from "../client/Kube.ts"
 
 export class LeaderElectionError extends Schema.TaggedError<LeaderElectionError>()("LeaderElectionError", {
   message: Schema.String

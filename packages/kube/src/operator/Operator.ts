@@ -25,13 +25,13 @@ import {
   Semaphore,
   Stream
 } from "effect"
-import * as Controller from "./Controller.ts"
-import * as Kube from "./Kube.ts"
-import type * as KubeConfig from "./KubeConfig.ts"
+import * as Controller from "../controller/Controller.ts"
+import * as Kube from "../client/Kube.ts"
+import type * as KubeConfig from "../client/KubeConfig.ts"
 import * as LeaderElection from "./LeaderElection.ts"
 import * as OperatorHttp from "./OperatorHttp.ts"
 import type * as Rbac from "./Rbac.ts"
-import * as SharedInformers from "./SharedInformers.ts"
+import * as SharedInformers from "../cache/SharedInformers.ts"
 import * as Telemetry from "./Telemetry.ts"
 
 export class OperatorError extends Schema.TaggedError<OperatorError>()("OperatorError", { message: Schema.String }) {}

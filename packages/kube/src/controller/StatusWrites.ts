@@ -11,11 +11,11 @@
  */
 import { Effect, Equal } from "effect"
 import * as Conditions from "./Conditions.ts"
-import type * as Kube from "./Kube.ts"
-import type * as KubeError from "./KubeError.ts"
-import * as ObjectMeta from "./ObjectMeta.ts"
-import type * as OverlayCache from "./OverlayCache.ts"
-import * as Resource from "./Resource.ts"
+import type * as Kube from "../client/Kube.ts"
+import type * as KubeError from "../client/KubeError.ts"
+import * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as OverlayCache from "../cache/OverlayCache.ts"
+import * as Resource from "../client/Resource.ts"
 
 /** Status as the API server reads it (encoded JSON). */
 export type Status = Readonly<Record<string, unknown>>

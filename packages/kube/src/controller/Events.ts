@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Queue, Scope } from "effect"
-import * as Builtins from "./Builtins.ts"
-import * as Kube from "./Kube.ts"
-import type * as ObjectMeta from "./ObjectMeta.ts"
+import * as Builtins from "../client/Builtins.ts"
+import * as Kube from "../client/Kube.ts"
+import type * as ObjectMeta from "../client/ObjectMeta.ts"
 
 export interface Event {
   readonly type: "Normal" | "Warning"

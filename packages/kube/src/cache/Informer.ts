@@ -6,9 +6,9 @@
  * @since 0.1.0
  */
 import { Deferred, Effect, Latch, PubSub, Scope, Stream, SubscriptionRef } from "effect"
-import type * as Kube from "./Kube.ts"
-import * as ObjectMeta from "./ObjectMeta.ts"
-import type * as Resource from "./Resource.ts"
+import type * as Kube from "../client/Kube.ts"
+import * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
 import * as Watcher from "./Watcher.ts"
 
 // Whether the cache's copy (or its absence) answers a wait for `version`: a version that cannot be

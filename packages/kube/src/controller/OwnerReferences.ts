@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import type * as ObjectMeta from "./ObjectMeta.ts"
-import type * as Resource from "./Resource.ts"
+import type * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
 
 export type OwnerReference = ObjectMeta.OwnerReference
 

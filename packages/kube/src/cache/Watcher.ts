@@ -7,10 +7,10 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Queue, Random, Stream } from "effect"
-import * as Kube from "./Kube.ts"
-import type * as KubeError from "./KubeError.ts"
-import * as ObjectMeta from "./ObjectMeta.ts"
-import type * as Resource from "./Resource.ts"
+import * as Kube from "../client/Kube.ts"
+import type * as KubeError from "../client/KubeError.ts"
+import * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
 
 /** An object of the resource that does not decode with its Schema: its key, raw JSON and why. */
 export interface Undecodable {

@@ -13,8 +13,8 @@ import { type HttpRouter, HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-/** The page's files: `dashboard/` beside `src/` (and `dist/`) in the package. */
-export const directory = fileURLToPath(new URL("../dashboard/", import.meta.url))
+/** The page's files: `dashboard/` at the package's root, beside `src/` and `dist/`. */
+export const directory = fileURLToPath(new URL("../../dashboard/", import.meta.url))
 
 /** Served paths and what they serve. */
 export const assets: ReadonlyArray<{ readonly path: `/${string}`; readonly file: string; readonly contentType: string }> = [

@@ -6,12 +6,12 @@
  *
  * @since 0.1.0
  */
-import { dumpYaml, loadYaml } from "@kubernetes/client-node"
 import { type Duration, Effect, Schedule, Schema } from "effect"
 import * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
 import type * as Resource from "./Resource.ts"
 import * as StructuralSchema from "./StructuralSchema.ts"
+import * as Yaml from "./Yaml.ts"
 
 /** An `apiextensions.k8s.io/v1` CustomResourceDefinition with one served and stored version. */
 export interface CustomResourceDefinition {
@@ -218,9 +218,7 @@ export const make = (resource: Resource.Resource): CustomResourceDefinition => {
  * // process.stdout.write(Crd.toYaml([Crd.make(Widget), Crd.make(Gadget)]))
  */
 export const toYaml = (crds: ReadonlyArray<CustomResourceDefinition>): string =>
-  // dumpYaml serializes through client-node's typed model, which reads x-kubernetes-* keys only
-  // from a deserialized object; loading the JSON first gives it one.
-  crds.map((crd) => dumpYaml(loadYaml(JSON.stringify(crd)))).join("---\n")
+  Yaml.stringify(crds)
 
 /**
  * Creates or updates the CRDs of custom resources (server-side apply as `fieldManager`) and waits

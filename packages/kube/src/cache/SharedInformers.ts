@@ -9,9 +9,9 @@
  */
 import { Context, Deferred, Effect, Scope } from "effect"
 import * as Informer from "./Informer.ts"
-import type * as Kube from "./Kube.ts"
-import type * as ObjectMeta from "./ObjectMeta.ts"
-import type * as Resource from "./Resource.ts"
+import type * as Kube from "../client/Kube.ts"
+import type * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
 
 export interface SharedInformers {
   /** An informer for the resource, started in the caller's scope or shared from an earlier request. */

@@ -8,10 +8,10 @@
  *
  * @since 0.1.0
  */
-import { dumpYaml } from "@kubernetes/client-node"
-import type * as Controller from "./Controller.ts"
+import type * as Controller from "../controller/Controller.ts"
 import type * as Operator from "./Operator.ts"
-import type * as Resource from "./Resource.ts"
+import type * as Resource from "../client/Resource.ts"
+import * as Yaml from "../client/Yaml.ts"
 
 /** rbac.authorization.k8s.io/v1 PolicyRule (resource rules). */
 export interface PolicyRule {
@@ -162,4 +162,4 @@ export const clusterRole = (
  * process.stdout.write(Rbac.toYaml([Rbac.clusterRole(operator)]))
  */
 export const toYaml = (roles: ReadonlyArray<ClusterRole>): string =>
-  roles.map((role) => dumpYaml(JSON.parse(JSON.stringify(role)))).join("---\n")
+  Yaml.stringify(roles)

@@ -7,8 +7,8 @@
  */
 import { Failure } from "@kubefx/core"
 import { Clock, Effect, Schema } from "effect"
-import * as Builtins from "./Builtins.ts"
-import * as Crd from "./Crd.ts"
+import * as Builtins from "../client/Builtins.ts"
+import * as Crd from "../client/Crd.ts"
 
 export const Status = Schema.Literals(["True", "False", "Unknown"])
 export type Status = typeof Status.Type

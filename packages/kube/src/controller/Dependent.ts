@@ -13,14 +13,14 @@
  */
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
-import type * as Builtins from "./Builtins.ts"
+import type * as Builtins from "../client/Builtins.ts"
 import type * as Controller from "./Controller.ts"
-import type * as Informer from "./Informer.ts"
-import type * as Kube from "./Kube.ts"
-import type * as KubeError from "./KubeError.ts"
-import * as ObjectMeta from "./ObjectMeta.ts"
+import type * as Informer from "../cache/Informer.ts"
+import type * as Kube from "../client/Kube.ts"
+import type * as KubeError from "../client/KubeError.ts"
+import * as ObjectMeta from "../client/ObjectMeta.ts"
 import * as OwnerReferences from "./OwnerReferences.ts"
-import type * as Resource from "./Resource.ts"
+import type * as Resource from "../client/Resource.ts"
 
 /** A condition that may need effects: a boolean, or an Effect of one. */
 export type Check<E, R> = boolean | Effect.Effect<boolean, E, R>

@@ -16,9 +16,9 @@ import { Cause, Clock, Deferred, Duration, Effect, Semaphore } from "effect"
 import * as Conditions from "./Conditions.ts"
 import type * as Controller from "./Controller.ts"
 import * as Dependent from "./Dependent.ts"
-import type * as KubeError from "./KubeError.ts"
-import type * as ObjectMeta from "./ObjectMeta.ts"
-import type * as Resource from "./Resource.ts"
+import type * as KubeError from "../client/KubeError.ts"
+import type * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
 
 /** A plain reconcile step as a node: external state, or anything that is not one object. */
 export interface Step<P extends ObjectMeta.KubeObject, E = never, R = never> {

@@ -12,10 +12,10 @@
  */
 import { Duration, Effect, HashMap, Option, Ref, Schedule, Scope, Stream } from "effect"
 import type * as Informer from "./Informer.ts"
-import * as Kube from "./Kube.ts"
-import * as KubeError from "./KubeError.ts"
-import * as ObjectMeta from "./ObjectMeta.ts"
-import type * as Resource from "./Resource.ts"
+import * as Kube from "../client/Kube.ts"
+import * as KubeError from "../client/KubeError.ts"
+import * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
 
 const newer = (a: ObjectMeta.KubeObject, b: ObjectMeta.KubeObject) =>
   ObjectMeta.compareVersions(a.metadata.resourceVersion, b.metadata.resourceVersion)
