@@ -162,7 +162,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const certificate = identity.certificate
     let address = ""
     const handler = yield* NodeHttpServer.makeHandler(
-      Http.handler({
+      yield* Http.handler({
         env,
         watches,
         faults,

@@ -1,11 +1,11 @@
 /**
- * The HTTP face of the server: one handler for every request. It checks the bearer token, parses
- * the path, negotiates the representation, applies injected faults, and dispatches to discovery,
+ * The HTTP face of the server, routed with `HttpRouter`: each route checks the bearer token, parses
+ * the path, negotiates the representation, applies injected faults, and answers from discovery,
  * OpenAPI, the fault admin endpoint, or the REST storage and watches. Every failure is answered as
  * a `metav1.Status`; nothing a client sends escapes as a defect.
  */
-import { ByteSize, Effect, Result, Schema, Stream } from "effect"
-import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Effect, type Layer, Result, Schema, Stream } from "effect"
+import { HttpIncomingMessage, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Admission from "./Admission.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Discovery from "./Discovery.ts"
@@ -210,80 +210,112 @@ const verbOf = (method: string, path: Paths.ResourcePath, query: URLSearchParams
   }
 }
 
-/**
- * The request handler.
- *
- * @example
- * import { Layer } from "effect"
- * import { HttpServer } from "effect/http"
- * import * as Http from "./Http.ts"
- * declare const context: Http.Context
- * const serve = HttpServer.serve(Http.handler(context)) // a Layer needing an HttpServer
- */
-export const handler = (context: Context) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    return yield* route(context, request).pipe(
-      Effect.catch((error) => Effect.succeed(errorResponse(error))),
-      Effect.catchDefect((defect) =>
-        Effect.logError("kubefx apiserver: unexpected failure", defect).pipe(
-          Effect.as(errorResponse(Status.internal(defect instanceof Error ? defect.message : String(defect))))
-        )
+/** What every route gets: the request, who sent it, its parsed path and its query. */
+interface Call {
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly user: Authentication.User
+  readonly path: Paths.Parsed
+  readonly query: URLSearchParams
+}
+
+// Authenticates, parses, runs the route, and answers every failure as a Status (a defect as 500).
+const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>) =>
+(request: HttpServerRequest.HttpServerRequest) =>
+  Effect.suspend(() => {
+    const user = Authentication.userOf(context.authentication, request.headers["authorization"])
+    if (user === undefined) return Status.unauthorized()
+    const q = request.url.indexOf("?")
+    const path = Paths.parse(q === -1 ? request.url : request.url.slice(0, q))
+    return respond({ request, user, path, query: new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1)) })
+  }).pipe(
+    Effect.catch((error) => Effect.succeed(errorResponse(error))),
+    Effect.catchDefect((defect) =>
+      Effect.logError("kubefx apiserver: unexpected failure", defect).pipe(
+        Effect.as(errorResponse(Status.internal(defect instanceof Error ? defect.message : String(defect))))
       )
     )
-  })
+  )
 
-const route = Effect.fnUntraced(function*(context: Context, request: HttpServerRequest.HttpServerRequest) {
-  const user = Authentication.userOf(context.authentication, request.headers["authorization"])
-  if (user === undefined) return yield* Status.unauthorized()
-  const q = request.url.indexOf("?")
-  const parsed = Paths.parse(q === -1 ? request.url : request.url.slice(0, q))
-  const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
-  const registry = context.env.registry
-  const get = request.method === "GET" || request.method === "HEAD"
-  const json = (body: unknown) => {
-    if (Negotiation.negotiate(request.headers["accept"], false) === undefined) {
-      return Effect.fail(Status.notAcceptable(request.headers["accept"] ?? ""))
-    }
-    return Effect.succeed(jsonResponse(200, body))
+const isRead = (call: Call) => call.request.method === "GET" || call.request.method === "HEAD"
+
+// Discovery documents: GET only, JSON only, 404 when the group or version is not served.
+const discovery = (body: (call: Call) => unknown) => (call: Call) => {
+  if (!isRead(call)) return Effect.fail(Status.methodNotAllowed(call.request.method))
+  if (Negotiation.negotiate(call.request.headers["accept"], false) === undefined) {
+    return Effect.fail(Status.notAcceptable(call.request.headers["accept"] ?? ""))
   }
-  const found = (body: unknown) => (body === undefined ? Effect.fail(Status.pathNotFound()) : json(body))
-  const onlyGet = <A, E>(effect: Effect.Effect<A, E>) =>
-    get ? effect : Effect.fail(Status.methodNotAllowed(request.method))
-  switch (parsed._tag) {
-    case "Root":
-      return yield* onlyGet(json({ paths: ["/api", "/api/v1", "/apis", "/openapi/v3", "/version", "/healthz"] }))
-    case "Health":
-      return HttpServerResponse.text("ok")
-    case "Version":
-      return yield* onlyGet(json(Discovery.version))
-    case "LegacyVersions":
-      return yield* onlyGet(json(Discovery.apiVersions(context.address())))
-    case "Groups":
-      return yield* onlyGet(json(Discovery.groupList(registry)))
-    case "Group":
-      return yield* onlyGet(found(Discovery.group(registry, parsed.group)))
-    case "Resources":
-      return yield* onlyGet(found(Discovery.resourceList(registry, parsed.group, parsed.version)))
-    case "OpenApi":
-    case "OpenApiV2": {
-      if (!get) return yield* Status.methodNotAllowed(request.method)
-      const asked = { accept: request.headers["accept"], ifNoneMatch: request.headers["if-none-match"], hash: query.get("hash") }
-      const reply = parsed._tag === "OpenApi"
-        ? ServedOpenApi.v3(context.openapi, parsed.path, asked, new Date())
-        : ServedOpenApi.v2(asked)
-      if (reply === "NotFound") return yield* Status.pathNotFound()
-      if (reply === "NotAcceptable") return yield* Status.notAcceptable(request.headers["accept"] ?? "")
-      return HttpServerResponse.uint8Array(reply.body, { status: reply.status, headers: reply.headers })
-    }
-    case "NotFound":
-      return yield* Status.pathNotFound()
-    case "Faults":
-      return yield* faultsAdmin(context.faults, request, parsed.action)
-    case "Resource":
-      return yield* resourceRequest(context, request, parsed, query, user)
-  }
-})
+  const document = body(call)
+  return document === undefined ? Effect.fail(Status.pathNotFound()) : Effect.succeed(jsonResponse(200, document))
+}
+
+const openApi = (context: Context) => (call: Call) => {
+  const { path, request } = call
+  if (path._tag !== "OpenApi" && path._tag !== "OpenApiV2") return Effect.fail(Status.pathNotFound())
+  if (!isRead(call)) return Effect.fail(Status.methodNotAllowed(request.method))
+  const asked = { accept: request.headers["accept"], ifNoneMatch: request.headers["if-none-match"], hash: call.query.get("hash") }
+  const reply = path._tag === "OpenApi" ? ServedOpenApi.v3(context.openapi, path.path, asked, new Date()) : ServedOpenApi.v2(asked)
+  if (reply === "NotFound") return Effect.fail(Status.pathNotFound())
+  if (reply === "NotAcceptable") return Effect.fail(Status.notAcceptable(request.headers["accept"] ?? ""))
+  return Effect.succeed(HttpServerResponse.uint8Array(reply.body, { status: reply.status, headers: reply.headers }))
+}
+
+/**
+ * The server's routes as an `HttpRouter` layer: discovery, health, OpenAPI, the fault admin
+ * endpoint and the REST paths of every resource; any other path is a 404 Status. Paths are
+ * matched with trailing and duplicate slashes ignored, as kube-apiserver does.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { HttpRouter } from "effect/http"
+ * import * as Http from "./Http.ts"
+ * declare const context: Http.Context
+ * const handler = HttpRouter.toHttpEffect(Http.routes(context)) // a scoped Effect of the request handler
+ */
+export const routes = (context: Context): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  HttpRouter.use(Effect.fnUntraced(function*(router) {
+    const registry = context.env.registry
+    const on = (path: HttpRouter.PathInput, respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>) =>
+      router.add("*", path, answer(context, respond))
+    yield* on("/", discovery(() => ({ paths: ["/api", "/api/v1", "/apis", "/openapi/v3", "/version", "/healthz"] })))
+    for (const probe of ["/healthz", "/livez", "/readyz"] as const) yield* on(probe, () => Effect.succeed(HttpServerResponse.text("ok")))
+    yield* on("/version", discovery(() => Discovery.version))
+    yield* on("/api", discovery(() => Discovery.apiVersions(context.address())))
+    yield* on("/apis", discovery(() => Discovery.groupList(registry)))
+    yield* on("/apis/:group", discovery(({ path }) => path._tag === "Group" ? Discovery.group(registry, path.group) : undefined))
+    // A wildcard route also matches its prefix alone: a group version's resource list, or a resource path.
+    const resources = discovery(({ path }) => path._tag === "Resources" ? Discovery.resourceList(registry, path.group, path.version) : undefined)
+    const resource = (call: Call) =>
+      call.path._tag === "Resource"
+        ? resourceRequest(context, call.request, call.path, call.query, call.user)
+        : call.path._tag === "Resources"
+        ? resources(call)
+        : Effect.fail(Status.pathNotFound())
+    yield* on("/api/:version/*", resource)
+    yield* on("/apis/:group/:version/*", resource)
+    yield* on("/openapi/v2", openApi(context))
+    yield* on("/openapi/v3/*", openApi(context))
+    yield* on("/kubefx/faults/*", (call) =>
+      call.path._tag === "Faults" ? faultsAdmin(context.faults, call.request, call.path.action) : Effect.fail(Status.pathNotFound()))
+    yield* on("*", () => Effect.fail(Status.pathNotFound()))
+  }))
+
+/**
+ * The request handler: {@link routes} as one Effect, built in the current scope.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Http from "./Http.ts"
+ * declare const context: Http.Context
+ * const handler = Effect.scoped(Http.handler(context))
+ */
+export const handler = (context: Context) =>
+  HttpRouter.toHttpEffect(routes(context)).pipe(
+    Effect.provideService(HttpRouter.RouterConfig, { ignoreTrailingSlash: true }),
+    // What the router itself refuses (a method it does not know, a path it cannot decode) is not found.
+    Effect.map(Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.succeed(errorResponse(Status.pathNotFound()))
+    ))
+  )
 
 const faultsAdmin = Effect.fnUntraced(function*(
   faults: Faults.Faults,

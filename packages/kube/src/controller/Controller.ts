@@ -16,7 +16,7 @@ import {
   type TokenBucket,
   Trigger
 } from "@kubefx/core"
-import { type Duration, Effect, Option, Pipeable, Predicate, Result, SchemaAST, Scope, Stream } from "effect"
+import { type Duration, Effect, Option, Pipeable, Predicate, SchemaAST, Scope, Stream } from "effect"
 import * as Conditions from "./Conditions.ts"
 import * as Events from "./Events.ts"
 import * as Informer from "../cache/Informer.ts"
@@ -27,7 +27,9 @@ import * as OverlayCache from "../cache/OverlayCache.ts"
 import type * as Rbac from "../operator/Rbac.ts"
 import * as Resource from "../client/Resource.ts"
 import * as SharedInformers from "../cache/SharedInformers.ts"
+import * as Finalizers from "./Finalizers.ts"
 import * as StatusWrites from "./StatusWrites.ts"
+import * as Triggers from "./Triggers.ts"
 
 /** A kind whose changes are mapped to primary keys by a function. */
 export interface Watch<B extends ObjectMeta.KubeObject> {
@@ -185,10 +187,6 @@ export interface Controller<A extends ObjectMeta.KubeObject> extends Running {
 /** What can fail a run: the reconciler's errors `E` and the client's. */
 export type RunError<E> = E | KubeError.KubeError | Resource.DecodeError
 
-interface WithStatus {
-  readonly status?: { readonly conditions?: ReadonlyArray<Conditions.Condition>; readonly observedGeneration?: number } | undefined
-}
-
 const sameStringMap = (a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined) => {
   const left = Object.entries(a ?? {})
   return left.length === Object.keys(b ?? {}).length && left.every(([k, v]) => b?.[k] === v)
@@ -239,6 +237,154 @@ const declaresConditions = (resource: Resource.Resource<ObjectMeta.KubeObject>):
     status.ast.propertySignatures.some((property) => property.name === "conditions")
 }
 
+// What a running controller's runs share.
+interface Parts<A extends ObjectMeta.KubeObject, E, R> {
+  readonly kube: Kube.Client
+  readonly options: Options<A, E, R>
+  readonly resource: Resource.Resource<A>
+  readonly fieldManager: string
+  readonly finalizer: string
+  readonly overlay: OverlayCache.OverlayCache<A>
+  readonly status: StatusWrites.StatusWrites<A>
+  readonly events: Events.Recorder
+  /** Keyed by the very Resource value, so each entry's informer is of that resource's type. */
+  readonly caches: ReadonlyMap<Resource.Resource, Informer.Informer<any>>
+  /**
+   * Objects that do not decode with the resource's Schema are reported, not skipped in silence:
+   * their run fails with the decode error (counted, shown in /controllers), writes Ready=False
+   * with reason DecodeError and records a Warning Event; a fix or a deletion ends it.
+   */
+  readonly undecodable: Map<string, Triggers.Undecodable>
+}
+
+const ownerReferenceOf = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, object: Stored<A>): ObjectMeta.OwnerReference => ({
+  apiVersion: resource.apiVersion,
+  kind: resource.kind,
+  name: object.metadata.name,
+  uid: object.metadata.uid,
+  controller: true,
+  blockOwnerDeletion: true
+})
+
+// The object's own name and namespace unless the body names another.
+const named = <A extends ObjectMeta.KubeObject>(object: Stored<A>, body: StatusBody): Kube.ApplyBody => ({
+  ...body,
+  metadata: {
+    ...body.metadata,
+    name: body.metadata?.name ?? object.metadata.name,
+    namespace: body.metadata?.namespace ?? object.metadata.namespace
+  }
+})
+
+// A reconcile (one that can `report`) stages its status for the run's one write; cleanup and
+// explicit managers apply at once.
+const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
+  parts: Parts<A, E, R>,
+  object: Stored<A>,
+  report?: (condition: ReadyCondition) => void
+): Context<A> => {
+  const { caches, events, fieldManager, kube, overlay, resource, status } = parts
+  return {
+    kube,
+    fieldManager,
+    ownerReference: ownerReferenceOf(resource, object),
+    patchStatusAndCache: (fresh) =>
+      overlay.patchStatusAndCache(object, typeof fresh === "function" ? (latest) => named(object, fresh(latest)) : named(object, fresh)),
+    applyStatus: (body, applyOptions) => {
+      const write = named(object, body)
+      const self = write.metadata.name === object.metadata.name && write.metadata.namespace === object.metadata.namespace
+      return report !== undefined && applyOptions?.fieldManager === undefined && self
+        ? status.stage(ObjectMeta.key(object), object, (body.status ?? {}) as StatusWrites.Status)
+        : status.applyNow(write, applyOptions?.fieldManager ?? fieldManager)
+    },
+    apply: (kind, body) => kube.apply(kind, body, { fieldManager, force: true }),
+    applyOwned: (kind, body) =>
+      kube.apply(kind, {
+        ...body,
+        metadata: {
+          ...body.metadata,
+          namespace: body.metadata.namespace ?? object.metadata.namespace,
+          ownerReferences: [ownerReferenceOf(resource, object)]
+        }
+      }, { fieldManager, force: true }),
+    cached: (kind, key) => caches.get(kind)?.get(key),
+    recordEvent: (event) => events.record(object, event),
+    resource,
+    informer: (kind) => caches.get(kind),
+    setReadyCondition: (condition) => Effect.sync(() => report?.(condition))
+  }
+}
+
+// R17: a deleting object runs the cleanup and loses the finalizer; otherwise it gets the finalizer first.
+const finalize = Effect.fnUntraced(function*<A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, R>, object: Stored<A>) {
+  const { finalizer, kube, options, resource } = parts
+  if (!Finalizers.has(object, finalizer)) return Outcome.done
+  if (options.cleanup !== undefined) {
+    const outcome = yield* options.cleanup(object, contextFor(parts, object))
+    if (outcome !== undefined && outcome._tag === "RequeueAfter") return outcome
+  }
+  yield* Finalizers.remove(kube, resource, object, finalizer)
+  return Outcome.done
+})
+
+const readyOf = (reported: ReadyCondition | undefined): Conditions.Update =>
+  reported === undefined
+    ? Conditions.ready()
+    : reported.status === "True"
+    ? Conditions.ready({ reason: reported.reason, message: reported.message ?? "" })
+    : Conditions.notReady(reported.message ?? "", { reason: reported.reason })
+
+const reconcileKey = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, R>) =>
+(key: string): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
+  Effect.gen(function*() {
+    const { finalizer, kube, options, overlay, resource, status } = parts
+    const broken = parts.undecodable.get(key)
+    if (broken !== undefined) return yield* Effect.fail(broken.error)
+    const cached = yield* overlay.get(key)
+    if (cached === undefined || !isStored(cached)) return Outcome.done
+    let object = cached
+    status.begin(key, object)
+    if (ObjectMeta.isDeleting(object)) return yield* finalize(parts, object)
+    if (options.cleanup !== undefined && !Finalizers.has(object, finalizer)) {
+      const finalized = yield* Finalizers.add(kube, resource, object, finalizer)
+      yield* overlay.remember(finalized)
+      if (isStored(finalized)) object = finalized
+    }
+    let reported: ReadyCondition | undefined
+    const outcome = yield* options.reconcile(object, contextFor(parts, object, (condition) => {
+      reported = condition
+    }))
+    yield* status.finish(key, readyOf(reported), true)
+    yield* status.released(key, object)
+    return outcome
+  })
+
+// R9/R10: the failure goes to status (with what the run staged) and to an Event, then to the user's onError.
+const onError = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, R>) =>
+(key: string, failure: Engine.RunFailure<RunError<E>>, info: RetryInfo.RetryInfo) =>
+  Effect.gen(function*() {
+    const { events, options, overlay, resource, status } = parts
+    const broken = parts.undecodable.get(key)
+    if (broken !== undefined) {
+      // Nothing to retry until the object changes: its next version is a new event.
+      const message = Failure.truncate(broken.error.message, Conditions.readyMessageLength)
+      yield* status.undecodable(broken.object, message)
+      const metadata = (broken.object as { readonly metadata?: ObjectMeta.ObjectMeta } | null)?.metadata ?? {}
+      yield* events.record({ apiVersion: resource.apiVersion, kind: resource.kind, metadata }, { type: "Warning", reason: "DecodeError", message })
+      return { retry: false }
+    }
+    const message = Failure.truncate(Failure.message(failure), Conditions.readyMessageLength)
+    // What the run staged goes with Ready=False; if that write fails, Ready=False alone.
+    yield* status.finish(key, Conditions.notReady(message), false).pipe(
+      Effect.catchCause(() => status.finish(key, Conditions.notReady(message), false)),
+      Effect.catchCause((cause) => Effect.logWarning(`could not record the failure of ${key} in its status`, cause))
+    )
+    const object = yield* overlay.get(key)
+    if (object !== undefined) yield* events.record(object, { type: "Warning", reason: "ReconcileError", message })
+    if (options.onError === undefined || object === undefined || !isStored(object)) return { retry: true }
+    return yield* options.onError(object, failure, info)
+  })
+
 const run = <A extends ObjectMeta.KubeObject, E, R>(
   definition: Definition<A, E, R>,
   runWith: RunWith
@@ -246,302 +392,55 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
     const { options } = definition
-    const cleanup = options.cleanup
     const resource = options.for
     const fieldManager = options.fieldManager ?? options.name
-    const finalizer = options.finalizer ?? defaultFinalizer(resource.group, options.name)
-    const predicate = options.predicate ?? generationChanged
-    const writeReady = declaresConditions(resource)
-
     const informers = yield* SharedInformers.SharedInformers
-    const primary = yield* informers.get(resource, {
-      ...options.watch,
-      namespace: options.namespace,
-      labelSelector: options.labelSelector
-    })
+    const primary = yield* informers.get(resource, { ...options.watch, namespace: options.namespace, labelSelector: options.labelSelector })
     // Locked writes under a field manager of their own: the controller's unlocked status applies,
     // which state only their own fields, never remove a value a locked write allocated.
     const overlay = yield* OverlayCache.make(primary, { fieldManager: `${fieldManager}-locked` })
     const owned = yield* Effect.forEach(options.owns ?? [], (kind) => informers.get(kind, { namespace: options.namespace }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(informers.get(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
-    const events = yield* Events.make({ component: options.name })
-    // Keyed by the very Resource value, so each entry's informer is of that resource's type.
-    const caches = new Map<Resource.Resource, Informer.Informer<any>>()
-    for (const informer of owned) caches.set(informer.resource, informer)
-    for (const { informer } of watched) caches.set(informer.resource, informer)
-
+    const secondaries = [...owned, ...watched.map((w) => w.informer)]
     // Workers start once every cache is complete, so a reconcile never acts on a partial view.
-    yield* Effect.all([primary, ...owned, ...watched.map((w) => w.informer)].map((i) => i.awaitSynced), {
-      concurrency: "unbounded",
-      discard: true
-    })
+    yield* Effect.all([primary, ...secondaries].map((i) => i.awaitSynced), { concurrency: "unbounded", discard: true })
 
-    const status = StatusWrites.make({ kube, resource, overlay, fieldManager, writeReady })
-
-    const primaryEvents = primary.changes.pipe(
-      Stream.filterMap((change): Result.Result<Engine.Event, void> => {
-        const key = ObjectMeta.key(change.object)
-        if (change._tag === "Deleted") {
-          status.forget(key)
-          return Result.succeed(Engine.forget(key))
-        }
-        if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "added" }))
-        return predicate(change.previous, change.object)
-          ? Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "updated" }))
-          : Result.failVoid
-      })
-    )
-    // Objects that do not decode with the resource's Schema are reported, not skipped in silence:
-    // their run fails with the decode error (counted, shown in /controllers), writes Ready=False
-    // with reason DecodeError and records a Warning Event; a fix or a deletion ends it.
-    const undecodable = new Map<string, { readonly object: unknown; readonly error: Resource.DecodeError }>()
-    const validityEvents = primary.validity.pipe(
-      Stream.map((validity): Engine.Event => {
-        if (validity._tag === "Valid") {
-          undecodable.delete(validity.key)
-          return primary.get(validity.key) === undefined ? Engine.forget(validity.key) : Engine.enqueue(validity.key, { _tag: "Event", detail: "decodes again" })
-        }
-        undecodable.set(validity.key, validity)
-        return Engine.enqueue(validity.key, { _tag: "Event", detail: "does not decode" })
-      })
-    )
-    const ownedEvents = owned.map((informer) =>
-      informer.changes.pipe(
-        Stream.filterMap((change): Result.Result<Engine.Event, void> => {
-          const references: ReadonlyArray<ObjectMeta.OwnerReference> = change.object.metadata.ownerReferences ?? []
-          const owner = references.find((reference) =>
-            reference.controller === true && reference.kind === resource.kind &&
-            reference.apiVersion.split("/")[0] === resource.apiVersion.split("/")[0]
-          )
-          if (owner === undefined) return Result.failVoid
-          const key = ObjectMeta.keyOf(resource.namespaced ? change.object.metadata.namespace : undefined, owner.name)
-          return Result.succeed(Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} ${ObjectMeta.key(change.object)}` }))
-        })
-      )
-    )
-    const watchedEvents = watched.map(({ informer, watch }) =>
-      informer.changes.pipe(
-        Stream.flatMap((change) =>
-          Stream.fromIterable(Array.from(watch.map(change.object), (key) =>
-            Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} ${ObjectMeta.key(change.object)}` })))
-        )
-      )
-    )
-
-    // A secondary kind that becomes served (its CRD installed after the controller started) can
-    // activate nodes of every primary: reconcile them all.
-    const servedEvents = [...owned, ...watched.map((w) => w.informer)].map((informer) =>
-      informer.servedChanges.pipe(
-        Stream.changes,
-        Stream.drop(1),
-        Stream.filter((served) => served),
-        Stream.flatMap(() =>
-          Stream.fromIterable(primary.keys().map((key) =>
-            Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} now served` })))
-        )
-      )
-    )
-
-    const ownerReferenceOf = (object: Stored<A>): ObjectMeta.OwnerReference => ({
-      apiVersion: resource.apiVersion,
-      kind: resource.kind,
-      name: object.metadata.name,
-      uid: object.metadata.uid,
-      controller: true,
-      blockOwnerDeletion: true
-    })
-
-    // A reconcile stages its status for the run's one write; cleanup and explicit managers apply at once.
-    // The object's own name and namespace unless the body names another.
-    const named = (object: Stored<A>, body: StatusBody): Kube.ApplyBody => ({
-      ...body,
-      metadata: {
-        ...body.metadata,
-        name: body.metadata?.name ?? object.metadata.name,
-        namespace: body.metadata?.namespace ?? object.metadata.namespace
-      }
-    })
-
-    const contextFor = (object: Stored<A>, report?: (condition: ReadyCondition) => void): Context<A> => ({
+    const parts: Parts<A, E, R> = {
       kube,
-      fieldManager,
-      ownerReference: ownerReferenceOf(object),
-      patchStatusAndCache: (fresh) =>
-        overlay.patchStatusAndCache(object, typeof fresh === "function" ? (latest) => named(object, fresh(latest)) : named(object, fresh)),
-      applyStatus: (body, applyOptions) => {
-        const write = named(object, body)
-        const self = write.metadata.name === object.metadata.name && write.metadata.namespace === object.metadata.namespace
-        return report !== undefined && applyOptions?.fieldManager === undefined && self
-          ? status.stage(ObjectMeta.key(object), object, (body.status ?? {}) as StatusWrites.Status)
-          : status.applyNow(write, applyOptions?.fieldManager ?? fieldManager)
-      },
-      apply: (kind, body) => kube.apply(kind, body, { fieldManager, force: true }),
-      applyOwned: (kind, body) =>
-        kube.apply(kind, {
-          ...body,
-          metadata: {
-            ...body.metadata,
-            namespace: body.metadata.namespace ?? object.metadata.namespace,
-            ownerReferences: [ownerReferenceOf(object)]
-          }
-        }, { fieldManager, force: true }),
-      cached: (kind, key) => caches.get(kind)?.get(key),
-      recordEvent: (event) => events.record(object, event),
+      options,
       resource,
-      informer: (kind) => caches.get(kind),
-      setReadyCondition: (condition) => Effect.sync(() => report?.(condition))
-    })
-
-    const hasFinalizer = (object: A) => object.metadata.finalizers?.includes(finalizer) === true
-
-    // JSON patches guarded by what they change (the finalizer list, or the uid when there is none),
-    // so concurrent label or spec writes do not make them fail, and nobody else's finalizer is lost.
-    const addFinalizer = (object: Stored<A>) =>
-      kube.patch(resource, object.metadata.name, object.metadata.namespace, object.metadata.finalizers === undefined
-        ? [
-          { op: "test", path: "/metadata/uid", value: object.metadata.uid },
-          { op: "add", path: "/metadata/finalizers", value: [finalizer] }
-        ]
-        : [
-          { op: "test", path: "/metadata/finalizers", value: object.metadata.finalizers },
-          { op: "add", path: "/metadata/finalizers/-", value: finalizer }
-        ], { type: "json" })
-
-    const removeFinalizer = (object: Stored<A>) => {
-      const index = object.metadata.finalizers?.indexOf(finalizer) ?? -1
-      return index < 0 ? Effect.void : kube.patch(resource, object.metadata.name, object.metadata.namespace, [
-        { op: "test", path: `/metadata/finalizers/${index}`, value: finalizer },
-        { op: "remove", path: `/metadata/finalizers/${index}` }
-      ], { type: "json" }).pipe(
-        Effect.asVoid,
-        // Removing the last finalizer of a deleted object deletes it.
-        Effect.catchTag("NotFound", () => Effect.void)
-      )
+      fieldManager,
+      finalizer: options.finalizer ?? defaultFinalizer(resource.group, options.name),
+      overlay,
+      status: StatusWrites.make({ kube, resource, overlay, fieldManager, writeReady: declaresConditions(resource) }),
+      events: yield* Events.make({ component: options.name }),
+      caches: new Map(secondaries.map((informer) => [informer.resource, informer])),
+      undecodable: new Map()
     }
-
-    // R10 for an object known only as JSON: Ready=False, reason DecodeError, and a Warning Event.
-    const reportUndecodable = (entry: { readonly object: unknown; readonly error: Resource.DecodeError }) =>
-      Effect.gen(function*() {
-        const raw = entry.object as { readonly metadata?: ObjectMeta.ObjectMeta } | null
-        const metadata = raw?.metadata ?? {}
-        const message = Failure.truncate(entry.error.message, Conditions.readyMessageLength)
-        const identity = { apiVersion: resource.apiVersion, kind: resource.kind, metadata } as unknown as A
-        if (writeReady) {
-          const conditions = yield* Conditions.setNow([], Conditions.notReady(message, { reason: "DecodeError" }))
-          yield* kube.request({
-            method: "PATCH",
-            path: Resource.objectPath(resource, metadata.namespace, metadata.name ?? "", "status"),
-            query: { fieldManager: `${fieldManager}-ready`, force: "true" },
-            contentType: "application/apply-patch+yaml",
-            body: {
-              apiVersion: resource.apiVersion,
-              kind: resource.kind,
-              metadata: { name: metadata.name, ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }) },
-              status: { conditions }
-            }
-          }).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not record that ${metadata.name} does not decode`, cause)))
-        }
-        yield* events.record(identity, { type: "Warning", reason: "DecodeError", message })
-      })
-
-    // A key held by a degraded dependency says so in a condition of its own field manager (so the
-    // Ready condition's applies never remove it), dropped by the next successful run.
-    const heldManager = `${fieldManager}-held`
-    const heldCondition = "DependenciesReady"
-    const applyHeld = (key: string, fields: StatusWrites.Status) =>
-      Effect.gen(function*() {
-        const current = yield* overlay.get(key)
-        if (current === undefined || !writeReady) return
-        yield* status.applyNow({ metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace }, status: fields }, heldManager)
-      })
-    const markHeld = (key: string, waitingFor: ReadonlyArray<string>) =>
-      Effect.gen(function*() {
-        const names = waitingFor.join(", ")
-        const message = `waits for controller ${names}, degraded; its reconciles resume when ${waitingFor.length === 1 ? "it recovers" : "they recover"}`
-        const conditions = yield* Conditions.setNow([], { type: heldCondition, status: "False", reason: "DependencyDegraded", message })
-        yield* applyHeld(key, { conditions })
-      }).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not record that ${key} waits for ${waitingFor.join(", ")}`, cause)))
-    const clearHeld = (key: string, object: A) =>
-      ((object as A & WithStatus).status?.conditions ?? []).some((c) => c.type === heldCondition)
-        ? applyHeld(key, {})
-        : Effect.void
-
-    const reconcileKey = (key: string): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
-      Effect.gen(function*() {
-        const broken = undecodable.get(key)
-        if (broken !== undefined) return yield* Effect.fail(broken.error)
-        const cached = yield* overlay.get(key)
-        if (cached === undefined || !isStored(cached)) return Outcome.done
-        let object = cached
-        status.begin(key, object)
-        if (ObjectMeta.isDeleting(object)) {
-          if (!hasFinalizer(object)) return Outcome.done
-          if (cleanup !== undefined) {
-            const outcome = yield* cleanup(object, contextFor(object))
-            if (outcome !== undefined && outcome._tag === "RequeueAfter") return outcome
-          }
-          yield* removeFinalizer(object)
-          return Outcome.done
-        }
-        if (cleanup !== undefined && !hasFinalizer(object)) {
-          const finalized = yield* addFinalizer(object)
-          yield* overlay.remember(finalized)
-          if (isStored(finalized)) object = finalized
-        }
-        let reported: ReadyCondition | undefined
-        const outcome = yield* options.reconcile(object, contextFor(object, (condition) => {
-          reported = condition
-        }))
-        const ready = reported === undefined
-          ? Conditions.ready()
-          : reported.status === "True"
-          ? Conditions.ready({ reason: reported.reason, message: reported.message ?? "" })
-          : Conditions.notReady(reported.message ?? "", { reason: reported.reason })
-        yield* status.finish(key, ready, true)
-        yield* clearHeld(key, object)
-        return outcome
-      })
-
     const engine = yield* Engine.make({
       name: options.name,
-      reconcile: reconcileKey,
-      source: Stream.mergeAll([primaryEvents, validityEvents, ...ownedEvents, ...watchedEvents, ...servedEvents], {
-        concurrency: "unbounded"
-      }),
+      reconcile: reconcileKey(parts),
+      source: Stream.mergeAll([
+        Triggers.primary(primary, options.predicate ?? generationChanged, parts.status.forget),
+        Triggers.validity(primary, parts.undecodable),
+        ...owned.map((informer) => Triggers.owned(informer, resource)),
+        ...watched.map(({ informer, watch }) => Triggers.watched(informer, watch.map)),
+        ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
+      ], { concurrency: "unbounded" }),
       concurrency: options.concurrency,
       retryPolicy: options.retryPolicy,
       rateLimit: options.rateLimit,
       degradeAfter: options.degradeAfter,
       dependsOn: runWith.dependsOn,
-      onHeld: markHeld,
+      onHeld: parts.status.held,
       timeout: options.timeout,
       held: runWith.held,
       resync: options.resync,
       keys: Effect.sync(primary.keys),
       snapshot: (key) => Effect.map(overlay.get(key), Option.fromUndefinedOr),
       rollback: options.rollback,
-      onError: (key, failure, info) =>
-        Effect.gen(function*() {
-          const broken = undecodable.get(key)
-          if (broken !== undefined) {
-            // Nothing to retry until the object changes: its next version is a new event.
-            yield* reportUndecodable(broken)
-            return { retry: false }
-          }
-          const message = Failure.truncate(Failure.message(failure), Conditions.readyMessageLength)
-          // What the run staged goes with Ready=False; if that write fails, Ready=False alone.
-          yield* status.finish(key, Conditions.notReady(message), false).pipe(
-            Effect.catchCause(() => status.finish(key, Conditions.notReady(message), false)),
-            Effect.catchCause((cause) => Effect.logWarning(`could not record the failure of ${key} in its status`, cause))
-          )
-          const object = yield* overlay.get(key)
-          if (object !== undefined) yield* events.record(object, { type: "Warning", reason: "ReconcileError", message })
-          if (options.onError === undefined) return { retry: true }
-          return object === undefined || !isStored(object)
-            ? { retry: true }
-            : yield* options.onError(object, failure, info)
-        })
+      onError: onError(parts)
     })
 
     // Whatever changed while held (another replica may have led) is looked at again on resume.
@@ -555,9 +454,9 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       resource,
       informer: primary,
       overlay,
-      finalizer,
+      finalizer: parts.finalizer,
       fieldManager,
-      informers: [primary, ...owned, ...watched.map((w) => w.informer)]
+      informers: [primary, ...secondaries]
     }
   })
 

@@ -10,12 +10,12 @@
  * @since 0.1.0
  */
 import { Effect, Equal } from "effect"
-import * as Conditions from "./Conditions.ts"
+import type * as OverlayCache from "../cache/OverlayCache.ts"
 import type * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
-import type * as OverlayCache from "../cache/OverlayCache.ts"
 import * as Resource from "../client/Resource.ts"
+import * as Conditions from "./Conditions.ts"
 
 /** Status as the API server reads it (encoded JSON). */
 export type Status = Readonly<Record<string, unknown>>
@@ -37,6 +37,15 @@ export interface StatusWrites<A extends ObjectMeta.KubeObject> {
    * A failed run (`succeeded` false) keeps the recorded observedGeneration.
    */
   readonly finish: (key: string, ready: Conditions.Update | undefined, succeeded: boolean) => Effect.Effect<void, Written>
+  /**
+   * A key held by degraded dependencies says so in a `DependenciesReady=False` condition of its own
+   * field manager (so the run's writes never remove it); best effort.
+   */
+  readonly held: (key: string, waitingFor: ReadonlyArray<string>) => Effect.Effect<void>
+  /** Drops the `DependenciesReady` condition from an object that has it (a run went through). */
+  readonly released: (key: string, object: A) => Effect.Effect<void, Written>
+  /** R10 for an object known only as JSON: `Ready=False`, reason `DecodeError`; best effort. */
+  readonly undecodable: (object: unknown, message: string) => Effect.Effect<void>
 }
 
 interface WithStatus {
@@ -144,7 +153,52 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
       return yield* Resource.decode(resource, { ...encoded, status: mergeStatus(encoded.status as Status | undefined, next) })
     })
 
+  // Its own field manager, so the run's status writes never remove it.
+  const heldManager = `${fieldManager}-held`
+  const heldCondition = "DependenciesReady"
+  const applyHeld = (key: string, fields: Status) =>
+    Effect.gen(function*() {
+      const current = yield* overlay.get(key)
+      if (current === undefined || !writeReady) return
+      yield* apply(current, fields, heldManager)
+    })
+
+  const held = (key: string, waitingFor: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const message = `waits for controller ${waitingFor.join(", ")}, degraded; its reconciles resume when ${
+        waitingFor.length === 1 ? "it recovers" : "they recover"
+      }`
+      const conditions = yield* Conditions.setNow([], { type: heldCondition, status: "False", reason: "DependencyDegraded", message })
+      yield* applyHeld(key, { conditions })
+    }).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not record that ${key} waits for ${waitingFor.join(", ")}`, cause)))
+
+  const released = (key: string, object: A) =>
+    conditionsOf((object as A & WithStatus).status).some((c) => c.type === heldCondition) ? applyHeld(key, {}) : Effect.void
+
+  const undecodable = (object: unknown, message: string) =>
+    Effect.gen(function*() {
+      if (!writeReady) return
+      const metadata = (object as { readonly metadata?: ObjectMeta.ObjectMeta } | null)?.metadata ?? {}
+      const conditions = yield* Conditions.setNow([], Conditions.notReady(message, { reason: "DecodeError" }))
+      // Raw: the object does not decode, so the typed apply could not read the answer either.
+      yield* kube.request({
+        method: "PATCH",
+        path: Resource.objectPath(resource, metadata.namespace, metadata.name ?? "", "status"),
+        query: { fieldManager: readyManager, force: "true" },
+        contentType: "application/apply-patch+yaml",
+        body: {
+          apiVersion: resource.apiVersion,
+          kind: resource.kind,
+          metadata: { name: metadata.name, ...(metadata.namespace === undefined ? {} : { namespace: metadata.namespace }) },
+          status: { conditions }
+        }
+      }).pipe(Effect.catchCause((cause) => Effect.logWarning(`could not record that ${metadata.name} does not decode`, cause)))
+    })
+
   return {
+    held,
+    released,
+    undecodable,
     begin: (key, object) => {
       staged.delete(key)
       seenGeneration.set(key, object.metadata.generation)

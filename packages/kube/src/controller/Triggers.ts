@@ -1,0 +1,132 @@
+/**
+ * What makes a controller reconcile a key, as streams of engine events: changes of the primary
+ * (filtered by the generation predicate), objects that stop or start decoding, changes of owned
+ * objects (to their controller owner), of watched objects (through the user's map), and a
+ * secondary kind becoming served.
+ *
+ * Internal to the controller.
+ *
+ * @since 0.1.0
+ */
+import { Controller as Engine } from "@kubefx/core"
+import { Result, Stream } from "effect"
+import type * as Informer from "../cache/Informer.ts"
+import * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
+
+const related = (kind: string, object: ObjectMeta.KubeObject) => ({ _tag: "Related" as const, source: `${kind} ${ObjectMeta.key(object)}` })
+
+/**
+ * Adds and worthwhile updates enqueue the key; a deletion forgets it (after `onDeleted`).
+ *
+ * @example
+ * const events = Triggers.primary(informer, Controller.generationChanged, (key) => {})
+ */
+export const primary = <A extends ObjectMeta.KubeObject>(
+  informer: Informer.Informer<A>,
+  predicate: (previous: A, next: A) => boolean,
+  onDeleted: (key: string) => void
+): Stream.Stream<Engine.Event> =>
+  informer.changes.pipe(
+    Stream.filterMap((change): Result.Result<Engine.Event, void> => {
+      const key = ObjectMeta.key(change.object)
+      if (change._tag === "Deleted") {
+        onDeleted(key)
+        return Result.succeed(Engine.forget(key))
+      }
+      if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "added" }))
+      return predicate(change.previous, change.object)
+        ? Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "updated" }))
+        : Result.failVoid
+    })
+  )
+
+/** An object the API server holds but the resource's Schema does not decode. */
+export interface Undecodable {
+  readonly object: unknown
+  readonly error: Resource.DecodeError
+}
+
+/**
+ * An object that stops decoding is reconciled (its run fails with the decode error, see
+ * `undecodable`); one that decodes again is reconciled, or forgotten if it is gone.
+ *
+ * @example
+ * const undecodable = new Map<string, Triggers.Undecodable>()
+ * const events = Triggers.validity(informer, undecodable)
+ */
+export const validity = <A extends ObjectMeta.KubeObject>(
+  informer: Informer.Informer<A>,
+  undecodable: Map<string, Undecodable>
+): Stream.Stream<Engine.Event> =>
+  informer.validity.pipe(
+    Stream.map((validity): Engine.Event => {
+      if (validity._tag === "Valid") {
+        undecodable.delete(validity.key)
+        return informer.get(validity.key) === undefined
+          ? Engine.forget(validity.key)
+          : Engine.enqueue(validity.key, { _tag: "Event", detail: "decodes again" })
+      }
+      undecodable.set(validity.key, validity)
+      return Engine.enqueue(validity.key, { _tag: "Event", detail: "does not decode" })
+    })
+  )
+
+/**
+ * A change of an owned object reconciles its controller owner of the primary kind.
+ *
+ * @example
+ * const events = Triggers.owned(configMaps, Widget)
+ */
+export const owned = <B extends ObjectMeta.KubeObject>(
+  informer: Informer.Informer<B>,
+  owner: Resource.Resource
+): Stream.Stream<Engine.Event> =>
+  informer.changes.pipe(
+    Stream.filterMap((change): Result.Result<Engine.Event, void> => {
+      const references: ReadonlyArray<ObjectMeta.OwnerReference> = change.object.metadata.ownerReferences ?? []
+      const reference = references.find((candidate) =>
+        candidate.controller === true && candidate.kind === owner.kind &&
+        candidate.apiVersion.split("/")[0] === owner.apiVersion.split("/")[0]
+      )
+      if (reference === undefined) return Result.failVoid
+      const key = ObjectMeta.keyOf(owner.namespaced ? change.object.metadata.namespace : undefined, reference.name)
+      return Result.succeed(Engine.enqueue(key, related(informer.resource.kind, change.object)))
+    })
+  )
+
+/**
+ * A change of a watched object reconciles the keys `map` names.
+ *
+ * @example
+ * const events = Triggers.watched(configMaps, (cm) => [ObjectMeta.key(cm)])
+ */
+export const watched = <B extends ObjectMeta.KubeObject>(
+  informer: Informer.Informer<B>,
+  map: (object: B) => Iterable<string>
+): Stream.Stream<Engine.Event> =>
+  informer.changes.pipe(
+    Stream.flatMap((change) =>
+      Stream.fromIterable(Array.from(map(change.object), (key) => Engine.enqueue(key, related(informer.resource.kind, change.object))))
+    )
+  )
+
+/**
+ * A secondary kind that becomes served (its CRD installed after the controller started) can
+ * activate nodes of every primary: reconcile them all.
+ *
+ * @example
+ * const events = Triggers.served(configMaps, () => widgets.keys())
+ */
+export const served = (
+  informer: Informer.Informer<ObjectMeta.KubeObject>,
+  keys: () => ReadonlyArray<string>
+): Stream.Stream<Engine.Event> =>
+  informer.servedChanges.pipe(
+    Stream.changes,
+    Stream.drop(1),
+    Stream.filter((isServed) => isServed),
+    Stream.flatMap(() =>
+      Stream.fromIterable(keys().map((key) => Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} now served` })))
+    )
+  )
