@@ -111,16 +111,10 @@ export interface Options<E, R, S = never> {
 /** How a run ended. */
 export type RunResult = KeyState.RunResult
 
-/** One finished run, as published on `reports`. */
-export interface RunReport {
+/** One finished run, as published on `reports`: the key's last run, with what it left behind. */
+export interface RunReport extends KeyState.LastRun {
   readonly controller: string
   readonly key: string
-  readonly triggers: ReadonlyArray<Trigger.Trigger>
-  readonly attempt: number
-  readonly isLastAttempt: boolean
-  readonly startedAt: number
-  readonly durationMillis: number
-  readonly result: RunResult
   /** The timer the run left, if any. */
   readonly next: { readonly at: number; readonly trigger: "retry" | "reschedule" } | undefined
   readonly exhausted: boolean

@@ -187,7 +187,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
         namespace: ns,
         retryPolicy: RetryPolicy.exponential({ initial: "10 millis", factor: 2, max: "100 millis" }),
         // A related ConfigMap of the same name reconciles the Gadget: events the lagging watch does not hold back.
-        watches: [{ resource: Builtins.ConfigMap, map: (cm) => [ObjectMeta.key(cm)] }],
+        watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)])],
         reconcile: () =>
           Effect.andThen(
             Ref.update(runs, (n) => n + 1),
@@ -229,7 +229,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
         name: "gadgets-apply-status",
         for: Gadget,
         namespace: ns,
-        watches: [{ resource: Builtins.ConfigMap, map: (cm) => [ObjectMeta.key(cm)] }],
+        watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)])],
         reconcile: (object, ctx) =>
           Effect.gen(function*() {
             const runs = yield* Ref.updateAndGet(seen, (xs) => [...xs, object.status?.configMapName])

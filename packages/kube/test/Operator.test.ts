@@ -6,7 +6,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Conditions, Controller, Kube, Operator, Resource } from "@kubefx/kube"
-import { Deferred, Effect, Exit, Fiber, References, Ref, Schema, Stream } from "effect"
+import { Clock, Deferred, type Duration, Effect, Exit, Fiber, References, Ref, Schema, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { ensure, eventually, installCrd, layer as cluster, namespace, TestCluster } from "./support.ts"
@@ -213,33 +214,64 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
       assert.include(yield* failure([events]), "cannot be named events")
     }))
 
-  it.effect("shutdown lets a running reconcile finish within the timeout and stops the rest", () =>
+  // The operator runs on a TestClock of its own (the API server and this test keep real time):
+  // its reconciles sleep and its shutdown waits in virtual time, so each instant is exact.
+  const draining = (options: { readonly reconcileFor: Duration.Input; readonly shutdownTimeout: Duration.Input }) =>
     Effect.gen(function*() {
       const ns = yield* namespace
       const kube = yield* Kube.Kube
+      const clock = yield* TestClock.make()
       const entered = yield* Deferred.make<void>()
       const finished = yield* Ref.make<Array<string>>([])
+      const interrupted = yield* Ref.make<Array<string>>([])
       const slow = Controller.define({
         name: "slow",
         for: Builtins.ConfigMap,
         namespace: ns,
         reconcile: (object) =>
           Deferred.succeed(entered, undefined).pipe(
-            Effect.andThen(Effect.sleep("300 millis")),
+            Effect.andThen(Effect.sleep(options.reconcileFor)),
             Effect.andThen(Ref.update(finished, (xs) => [...xs, object.metadata.name])),
+            Effect.onInterrupt(() => Ref.update(interrupted, (xs) => [...xs, object.metadata.name])),
             Effect.as(Outcome.done)
           )
       })
-      const running = yield* Operator.start(Operator.make({ name: "draining", controllers: [slow], http: false, shutdownTimeout: "10 seconds" }))
-      const reports = yield* running.reports.pipe(Stream.take(1), Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      const running = yield* Operator.start(Operator.make({ name: "draining", controllers: [slow], http: false, shutdownTimeout: options.shutdownTimeout })).pipe(
+        Effect.provideService(Clock.Clock, clock)
+      )
       yield* kube.create(Builtins.ConfigMap, configMap(ns, "first", "x"))
       yield* Deferred.await(entered)
       yield* kube.create(Builtins.ConfigMap, configMap(ns, "second", "x"))
-      yield* running.shutdown
+      // "second" is queued behind "first" (one worker) before the shutdown begins.
+      const controller = running.controllers[0]!.controller()!
+      yield* eventually(Effect.flatMap(controller.inspect, (view) => ensure(view.queueDepth === 1, `queue depth ${view.queueDepth}`)))
+      const shutdown = yield* Effect.forkChild(running.shutdown.pipe(Effect.provideService(Clock.Clock, clock)), { startImmediately: true })
+      return { clock, finished, interrupted, running, shutdown }
+    })
+
+  it.effect("shutdown on TestClock: the running reconcile finishes at 300 ms within the timeout, the queued key never starts", () =>
+    Effect.gen(function*() {
+      const { clock, finished, running, shutdown } = yield* draining({ reconcileFor: "300 millis", shutdownTimeout: "10 seconds" })
+      const reports = yield* running.reports.pipe(Stream.take(1), Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      yield* clock.adjust("299 millis")
+      assert.deepStrictEqual([shutdown.pollUnsafe(), yield* Ref.get(finished)], [undefined, []])
+      yield* clock.adjust("1 millis")
+      yield* Fiber.join(shutdown)
       assert.deepStrictEqual(yield* Ref.get(finished), ["first"])
       assert.strictEqual(running.phase(), "Stopped")
       assert.strictEqual((yield* Fiber.join(reports))[0]!.result._tag, "Done")
       assert.isTrue(Exit.isSuccess(yield* Effect.exit(running.done)))
+    }).pipe(quiet))
+
+  it.effect("shutdown on TestClock: a reconcile longer than the timeout is interrupted at exactly the timeout", () =>
+    Effect.gen(function*() {
+      const { clock, finished, interrupted, running, shutdown } = yield* draining({ reconcileFor: "1 minute", shutdownTimeout: "10 seconds" })
+      yield* clock.adjust("9999 millis")
+      assert.deepStrictEqual([shutdown.pollUnsafe(), yield* Ref.get(interrupted)], [undefined, []])
+      yield* clock.adjust("1 millis")
+      yield* Fiber.join(shutdown)
+      assert.deepStrictEqual([yield* Ref.get(interrupted), yield* Ref.get(finished)], [["first"], []])
+      assert.strictEqual(running.phase(), "Stopped")
     }).pipe(quiet))
 
   it.effect("SIGTERM during a slow reconcile: it finishes within the timeout, the Lease is released, exit code 0", () =>

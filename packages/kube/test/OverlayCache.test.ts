@@ -111,7 +111,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
         // The controller also remembers its Ready writes; without them the overlay is the only
         // read-after-write, which the control run leaves out.
         // A related object whose changes reconcile the claim of the same name.
-        watches: [{ resource: Builtins.ConfigMap, map: (cm) => [ObjectMeta.key(cm)] }],
+        watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)])],
         reconcile: (object, ctx) =>
           Effect.gen(function*() {
             if (object.status?.allocatedId !== undefined) return Outcome.done

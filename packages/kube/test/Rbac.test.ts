@@ -31,7 +31,7 @@ const widgets = Controller.define({
   name: "widgets",
   for: Widget,
   owns: [Builtins.ConfigMap, Builtins.Deployment],
-  watches: [{ resource: Builtins.Secret, map: () => [] }],
+  watches: [Controller.watch(Builtins.Secret, () => [])],
   cleanup: () => Effect.void,
   reconcile: done
 })

@@ -32,6 +32,12 @@ describe("Controller.define", () => {
     expectTypeOf<ErrorOf<typeof definition>>().toEqualTypeOf<QuotaExceeded>()
     expectTypeOf(definition.options.for).toEqualTypeOf(Builtins.ConfigMap)
     expectTypeOf(definition).toExtend<Controller.Any>()
+    // A watch's map sees the watched kind, and any watch fits a controller of any kind.
+    const sameName = Controller.watch(Builtins.ConfigMap, (cm) => {
+      expectTypeOf(cm).toEqualTypeOf<typeof Builtins.ConfigMap.schema.Type>()
+      return [`${cm.metadata.namespace}/${cm.metadata.name}`]
+    })
+    expectTypeOf(sameName).toExtend<Controller.Watch>()
     expectTypeOf<Controller.RunError<QuotaExceeded>>().toEqualTypeOf<QuotaExceeded | KubeError.KubeError | Resource.DecodeError>()
   })
 })

@@ -64,7 +64,7 @@ const scenario = (useOverlay: boolean) =>
       concurrency: 8,
       resync: "500 millis",
       // A ConfigMap's change reconciles the Allocation of the same name.
-      watches: [{ resource: Builtins.ConfigMap, map: (cm) => [ObjectMeta.key(cm)] }],
+      watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)])],
       reconcile: (allocation: Controller.Stored<Allocation>, ctx) =>
         Effect.gen(function*() {
           reconciles++

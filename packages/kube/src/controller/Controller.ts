@@ -32,11 +32,28 @@ import * as StatusWrites from "./StatusWrites.ts"
 import * as Triggers from "./Triggers.ts"
 
 /** A kind whose changes are mapped to primary keys by a function. */
-export interface Watch<B extends ObjectMeta.KubeObject> {
+/** A kind whose changes are mapped to primary keys by a function; `watch` builds one with `B` inferred. */
+export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> {
   readonly resource: Resource.Resource<B>
-  /** Keys ("namespace/name") of the primaries to reconcile when `object` changes. */
-  readonly map: (object: B) => Iterable<string>
+  /**
+   * Keys ("namespace/name") of the primaries to reconcile when `object` changes. A method, so a
+   * `Watch<ConfigMap>` is a `Watch`: the controller only ever calls it with objects of `resource`.
+   */
+  map(object: B): Iterable<string>
 }
+
+/**
+ * A watched kind: a change of one of its objects reconciles the primaries `map` names.
+ *
+ * @example
+ * import { Builtins, Controller, ObjectMeta } from "@kubefx/kube"
+ * // A ConfigMap's change reconciles the primary of the same name.
+ * const sameName = Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)])
+ */
+export const watch = <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>, map: (object: B) => Iterable<string>): Watch<B> => ({
+  resource,
+  map
+})
 
 /** A status write of the object being reconciled: `metadata` names it unless given. */
 export type StatusBody = { readonly metadata?: Kube.ApplyBody["metadata"] | undefined; readonly status: unknown }
@@ -112,7 +129,8 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly labelSelector?: string | undefined
   /** Kinds whose objects this controller owns: a change reconciles their controller owner. */
   readonly owns?: ReadonlyArray<Resource.Resource> | undefined
-  readonly watches?: ReadonlyArray<Watch<any>> | undefined
+  /** Kinds whose changes reconcile the primaries they name (see `watch`). */
+  readonly watches?: ReadonlyArray<Watch> | undefined
   /** Runs for each key whose object exists and is not being deleted (with a `cleanup`, once it carries the finalizer). */
   readonly reconcile: (object: Stored<A>, context: Context<A>) => Effect.Effect<Outcome.Outcome, E, R>
   /**
@@ -425,7 +443,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
         Triggers.primary(primary, options.predicate ?? generationChanged, parts.status.forget),
         Triggers.validity(primary, parts.undecodable),
         ...owned.map((informer) => Triggers.owned(informer, resource)),
-        ...watched.map(({ informer, watch }) => Triggers.watched(informer, watch.map)),
+        ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object))),
         ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
       ], { concurrency: "unbounded" }),
       concurrency: options.concurrency,
