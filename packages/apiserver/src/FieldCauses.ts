@@ -213,6 +213,15 @@ export const duplicate = (field: string, value: unknown): Cause => cause("FieldV
 export const forbidden = (field: string, detail: string): Cause => cause("FieldValueForbidden", field, noValue, detail)
 
 /**
+ * `field.NotFound`: `Not found: "data"`.
+ *
+ * @example
+ * import * as FieldCauses from "./FieldCauses.ts"
+ * FieldCauses.notFound("spec.volumes[0].name", "data").message // 'Not found: "data"'
+ */
+export const notFound = (field: string, value: unknown): Cause => cause("FieldValueNotFound", field, value, "")
+
+/**
  * `field.TooLong` (1.32 wording): `Too long: may not be more than 10 bytes`.
  *
  * @example

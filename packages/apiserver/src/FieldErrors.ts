@@ -1,11 +1,13 @@
 /**
- * apimachinery's field errors (`field.Invalid`, `field.Required`, `field.NotSupported`...) as 422
- * causes, with bad values printed the way Go prints them in those messages: strings quoted,
- * numbers bare, and maps, slices and structs as `%#v` shows them
- * (`map[string]string{"app":"web"}`, `v1.LabelSelector{MatchLabels:..., MatchExpressions:...}`).
+ * apimachinery's field errors (`field.Invalid`, `field.Required`, `field.NotSupported`...) as the
+ * built-in kinds' validation reports them: FieldCauses builds the causes, and the values are printed
+ * here the way Go prints typed fields in those messages: strings quoted, numbers bare, and maps,
+ * slices and structs as `%#v` shows them (`map[string]string{"app":"web"}`,
+ * `v1.LabelSelector{MatchLabels:..., MatchExpressions:...}`).
  */
+import * as FieldCauses from "./FieldCauses.ts"
 import * as KubeObject from "./KubeObject.ts"
-import * as Status from "./Status.ts"
+import type * as Status from "./Status.ts"
 
 type Cause = Status.StatusCause
 
@@ -16,7 +18,7 @@ type Cause = Status.StatusCause
  * import * as FieldErrors from "./FieldErrors.ts"
  * FieldErrors.quote("a\"b") // '"a\\"b"'
  */
-export const quote = (s: unknown): string => JSON.stringify(String(s ?? ""))
+export const quote = (s: unknown): string => FieldCauses.goQuote(String(s ?? ""))
 
 /**
  * A `map[string]string` as `%#v` prints it: keys sorted, `(nil)` when absent.
@@ -95,11 +97,8 @@ export const scalar = (value: unknown): string =>
  * FieldErrors.invalid("spec.replicas", "-1", "must be greater than or equal to 0").message
  * // "Invalid value: -1: must be greater than or equal to 0"
  */
-export const invalid = (field: string, printed: string, detail: string): Cause => ({
-  reason: "FieldValueInvalid",
-  message: `Invalid value: ${printed}: ${detail}`,
-  field
-})
+export const invalid = (field: string, printed: string, detail: string): Cause =>
+  FieldCauses.invalid(field, FieldCauses.goLiteral(printed), detail)
 
 /**
  * `field.Required`, with an optional detail.
@@ -108,7 +107,7 @@ export const invalid = (field: string, printed: string, detail: string): Cause =
  * import * as FieldErrors from "./FieldErrors.ts"
  * FieldErrors.required("spec.selector").message // "Required value"
  */
-export const required: (field: string, detail?: string) => Cause = Status.fieldRequired
+export const required = (field: string, detail?: string): Cause => FieldCauses.required(field, detail)
 
 /**
  * `field.NotSupported`: the value and the supported values, quoted.
@@ -118,11 +117,8 @@ export const required: (field: string, detail?: string) => Cause = Status.fieldR
  * FieldErrors.notSupported("spec.type", "Foo", ["ClusterIP", "NodePort"]).message
  * // 'Unsupported value: "Foo": supported values: "ClusterIP", "NodePort"'
  */
-export const notSupported = (field: string, value: unknown, supported: ReadonlyArray<string>): Cause => ({
-  reason: "FieldValueNotSupported",
-  message: `Unsupported value: ${scalar(value)}: supported values: ${supported.map(quote).join(", ")}`,
-  field
-})
+export const notSupported = (field: string, value: unknown, supported: ReadonlyArray<string>): Cause =>
+  FieldCauses.notSupported(field, FieldCauses.goLiteral(scalar(value)), supported)
 
 /**
  * `field.Duplicate`.
@@ -131,11 +127,7 @@ export const notSupported = (field: string, value: unknown, supported: ReadonlyA
  * import * as FieldErrors from "./FieldErrors.ts"
  * FieldErrors.duplicate("spec.containers[1].name", "app").message // 'Duplicate value: "app"'
  */
-export const duplicate = (field: string, value: unknown): Cause => ({
-  reason: "FieldValueDuplicate",
-  message: `Duplicate value: ${scalar(value)}`,
-  field
-})
+export const duplicate = (field: string, value: unknown): Cause => FieldCauses.duplicate(field, FieldCauses.goLiteral(scalar(value)))
 
 /**
  * `field.Forbidden`.
@@ -144,7 +136,7 @@ export const duplicate = (field: string, value: unknown): Cause => ({
  * import * as FieldErrors from "./FieldErrors.ts"
  * FieldErrors.forbidden("spec", "is immutable").message // "Forbidden: is immutable"
  */
-export const forbidden: (field: string, detail: string) => Cause = Status.fieldForbidden
+export const forbidden = (field: string, detail: string): Cause => FieldCauses.forbidden(field, detail)
 
 /**
  * `field.NotFound`.
@@ -153,11 +145,7 @@ export const forbidden: (field: string, detail: string) => Cause = Status.fieldF
  * import * as FieldErrors from "./FieldErrors.ts"
  * FieldErrors.notFound("spec.containers[0].volumeMounts[0].name", "data").message // 'Not found: "data"'
  */
-export const notFound = (field: string, value: unknown): Cause => ({
-  reason: "FieldValueNotFound",
-  message: `Not found: ${scalar(value)}`,
-  field
-})
+export const notFound = (field: string, value: unknown): Cause => FieldCauses.notFound(field, FieldCauses.goLiteral(scalar(value)))
 
 /**
  * `field.TooLong` as 1.32 words it for byte limits.
@@ -166,8 +154,4 @@ export const notFound = (field: string, value: unknown): Cause => ({
  * import * as FieldErrors from "./FieldErrors.ts"
  * FieldErrors.tooLong("data", 1048576).message // "Too long: may not be more than 1048576 bytes"
  */
-export const tooLong = (field: string, max: number): Cause => ({
-  reason: "FieldValueTooLong",
-  message: `Too long: may not be more than ${max} bytes`,
-  field
-})
+export const tooLong = (field: string, max: number): Cause => FieldCauses.tooLong(field, max)
