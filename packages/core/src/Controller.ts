@@ -328,7 +328,8 @@ const traced = <E, R, S>(
       "kubefx.key": item.key,
       "kubefx.attempt": info.attempt,
       "kubefx.trigger": Trigger.label(item.triggers[0]!)
-    }
+    },
+    captureStackTrace: false
   })))
 
 const settle = <E, R, S>(
