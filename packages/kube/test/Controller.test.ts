@@ -1,7 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
 import { Builtins, Conditions, Controller, Kube, ObjectMeta, Resource } from "@kubefx/kube"
-import { Effect, Ref, References, Schema } from "effect"
+import { Clock, Effect, Ref, References, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { ensure, eventually, installCrd, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const Gadget = Resource.custom({
@@ -215,6 +216,53 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Controller
       server.faults.resumeWatches()
       assert.strictEqual(ready?.status, "True")
       assert.strictEqual(ready?.reason, "Reconciled")
+    }))
+
+  // The controller runs on a TestClock of its own (the API server and this test keep real time), so
+  // its timers fire at exact virtual instants while everything else is the real machinery.
+  it.effect("on the controller's TestClock: requeueAfter runs again at exactly 60 s, a failure's retry at exactly +10 s, Ready=False meanwhile", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const clock = yield* TestClock.make()
+      const runs = yield* Ref.make<Array<number>>([])
+      const controller = yield* Controller.start(Controller.define({
+        name: "gadgets-timed",
+        for: Gadget,
+        namespace: ns,
+        retryPolicy: RetryPolicy.exponential({ initial: "10 seconds", factor: 2 }),
+        reconcile: () =>
+          Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            const done = yield* Ref.updateAndGet(runs, (xs) => [...xs, now])
+            // The first run looks again in a minute; the second fails once; the third is done.
+            if (done.length === 1) return Outcome.requeueAfter("1 minute")
+            if (done.length === 2) return yield* new ReconcileError.Transient({ message: "quota not there yet" })
+            return Outcome.done
+          })
+      })).pipe(Effect.provideService(Clock.Clock, clock), Effect.provideService(References.MinimumLogLevel, "None"))
+      const ready = Effect.map(kube.get(Gadget, "t", ns), readyOf)
+      // The run has settled and left its timer: only then is moving the clock meaningful.
+      const timerAt = (at: number) =>
+        eventually(Effect.flatMap(controller.keyStatus(`${ns}/t`), (status) =>
+          ensure(status._tag === "Some" && status.value.next?.at === at, `no timer at ${at} yet`)))
+      yield* kube.create(Gadget, gadget(ns, "t", "timed"))
+      yield* eventually(Effect.flatMap(ready, (condition) => ensure(condition?.status === "True", "first run not recorded")))
+      yield* timerAt(60_000)
+
+      yield* clock.adjust("59999 millis")
+      assert.deepStrictEqual(yield* Ref.get(runs), [0])
+      yield* clock.adjust("1 millis")
+      yield* eventually(Effect.flatMap(ready, (condition) => ensure(condition?.status === "False", "the failure is not recorded")))
+      assert.strictEqual((yield* ready)?.message, "quota not there yet")
+      yield* timerAt(70_000)
+
+      yield* clock.adjust("9999 millis")
+      assert.deepStrictEqual(yield* Ref.get(runs), [0, 60_000])
+      yield* clock.adjust("1 millis")
+      yield* eventually(Effect.flatMap(ready, (condition) => ensure(condition?.status === "True", "the retry did not recover")))
+      assert.deepStrictEqual(yield* Ref.get(runs), [0, 60_000, 70_000])
     }))
 
   it.effect("applyStatus: the next run reads the answer while the watch still lags", () =>
