@@ -98,11 +98,12 @@ const sigtermDuringReconcile = (reconcileMillis: number, shutdownMillis: number)
   })
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator on the API server", (it) => {
-  it.effect("a controller failing forever is degraded after 5, rolls back with the last good spec, never slows another, and holds its dependent until it recovers", () =>
+  it.effect("a controller failing forever is degraded after 5 (retries at exactly 5, 15, 35 and 75 ms on the operator's TestClock), rolls back with the last good spec, never slows another, and holds its dependent until it recovers", () =>
     Effect.gen(function*() {
       yield* installCrd(Flaky)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
+      const clock = yield* TestClock.make()
       const steadyRuns = yield* Ref.make(new Set<string>())
       const dependentRuns = yield* Ref.make<Array<string>>([])
       const rolledBack = yield* Deferred.make<ReadonlyArray<{ readonly key: string; readonly lastGood: Flaky }>>()
@@ -131,7 +132,9 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
         dependsOn: [flakies],
         reconcile: (object) => Ref.update(dependentRuns, (xs) => [...xs, object.metadata.name]).pipe(Effect.as(Outcome.done))
       })
-      const running = yield* Operator.start(Operator.make({ name: "isolation", controllers: [steady, dependent], http: false }))
+      const running = yield* Operator.start(Operator.make({ name: "isolation", controllers: [steady, dependent], http: false })).pipe(
+        Effect.provideService(Clock.Clock, clock)
+      )
       const handle = (name: string) => running.controllers.find((c) => c.name === name)!.controller
       yield* eventually(Effect.suspend(() => ensure(running.controllers.every((c) => c.phase() === "Running"), "not started")))
 
@@ -140,9 +143,17 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
       yield* eventually(Effect.flatMap(Ref.get(dependentRuns), (xs) => ensure(xs.includes("before"), "dependent idle")))
       yield* eventually(Effect.flatMap(handle("flakies")()!.health, (h) => ensure(h.total >= 1, "flaky not reconciled")))
 
-      // The spec goes bad: five failures in a row degrade the controller.
+      // The spec goes bad: five failures in a row degrade the controller. The first fails at once
+      // (virtual 0); the default policy retries 5, 10, 20 and 40 ms after each failure.
       yield* kube.patch(Flaky, "one", ns, { spec: { value: "bad", broken: true } }, { type: "merge" })
+      for (const at of [5, 15, 35, 75]) {
+        yield* eventually(Effect.flatMap(handle("flakies")()!.keyStatus(`${ns}/one`), (status) =>
+          ensure(status._tag === "Some" && status.value.next?.at === at, `no retry at ${at} ms yet`)))
+        assert.isFalse(handle("flakies")()!.isDegraded())
+        yield* clock.adjust(`${at - clock.currentTimeMillisUnsafe()} millis`)
+      }
       const failing = yield* Deferred.await(rolledBack)
+      assert.strictEqual(clock.currentTimeMillisUnsafe(), 75)
       assert.deepStrictEqual(failing.map((f) => [f.key, f.lastGood.spec]), [[`${ns}/one`, { value: "good-1" }]])
       const degraded = yield* handle("flakies")()!.health
       assert.isTrue(degraded.degraded)
