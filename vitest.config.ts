@@ -19,6 +19,10 @@ export default defineConfig({
   resolve: sourceCondition,
   ssr: { resolve: { conditions: sourceCondition.conditions, externalConditions: ["@kubefx/source"] } },
   test: {
+    // The long poles (packed installs, spawned operators, reliability scenarios) mostly wait on
+    // child processes and I/O: two files at once on 2 cores take the suite from about 10.4 to about
+    // 7.3 minutes here, with every timing-sensitive test still green.
+    maxWorkers: 2,
     reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }], reliabilityReporter],
     projects: [
       project("packages/core"),
