@@ -141,7 +141,10 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
       if (current === undefined) return
       const fields = writeReady ? yield* readyFields(key, current, ready, succeeded) : {}
       const status = stated === undefined ? fields : mergeStatus(stated, fields)
-      if (unchanged(status, yield* encodedStatus(current))) return
+      // Ready and observedGeneration read the same decoded as encoded; only the reconciler's own
+      // fields need the object encoded to compare, so a Ready-only run encodes nothing.
+      const held = stated === undefined ? (current as A & WithStatus).status : yield* encodedStatus(current)
+      if (unchanged(status, held)) return
       yield* apply(current, status, stated === undefined ? readyManager : fieldManager)
     })
 
