@@ -33,15 +33,16 @@ export type Website = typeof Website.schema.Type
 /** The image served when the spec names none. */
 export const defaultImage = "nginx:1.27-alpine"
 
-const nameOf = (site: Website) => site.metadata.name ?? ""
-const selector = (site: Website) => ({ "app.kubernetes.io/name": "website", "app.kubernetes.io/instance": nameOf(site) })
+type Site = Controller.Stored<Website>
+
+const selector = (site: Site) => ({ "app.kubernetes.io/name": "website", "app.kubernetes.io/instance": site.metadata.name })
 
 /** The page, in a ConfigMap named `<website>-content`. */
 export const content = Dependent.make({
   name: "content",
   resource: Builtins.ConfigMap,
-  desired: (site: Website) => ({
-    metadata: { name: `${nameOf(site)}-content`, labels: selector(site) },
+  desired: (site: Site) => ({
+    metadata: { name: `${site.metadata.name}-content`, labels: selector(site) },
     data: { "index.html": site.spec.content }
   })
 })
@@ -51,8 +52,8 @@ export const deployment = Dependent.make({
   name: "deployment",
   resource: Builtins.Deployment,
   ready: Dependent.deploymentReady,
-  desired: (site: Website) => ({
-    metadata: { name: nameOf(site), labels: selector(site) },
+  desired: (site: Site) => ({
+    metadata: { name: site.metadata.name, labels: selector(site) },
     spec: {
       replicas: site.spec.replicas ?? 1,
       selector: { matchLabels: selector(site) },
@@ -65,7 +66,7 @@ export const deployment = Dependent.make({
             ports: [{ name: "http", containerPort: 80 }],
             volumeMounts: [{ name: "content", mountPath: "/usr/share/nginx/html", readOnly: true }]
           }],
-          volumes: [{ name: "content", configMap: { name: `${nameOf(site)}-content` } }]
+          volumes: [{ name: "content", configMap: { name: `${site.metadata.name}-content` } }]
         }
       }
     }
@@ -76,8 +77,8 @@ export const deployment = Dependent.make({
 export const service = Dependent.make({
   name: "service",
   resource: Builtins.Service,
-  desired: (site: Website) => ({
-    metadata: { name: nameOf(site), labels: selector(site) },
+  desired: (site: Site) => ({
+    metadata: { name: site.metadata.name, labels: selector(site) },
     spec: { selector: selector(site), ports: [{ name: "http", port: 80, targetPort: "http" }] }
   })
 })

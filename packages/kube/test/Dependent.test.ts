@@ -44,7 +44,7 @@ const probe = (
   name: string,
   ns: string,
   runs: Ref.Ref<Array<[string, Run]>>,
-  options: { readonly owns?: boolean; readonly dependent?: Dependent.Dependent<Holder, Builtins.ConfigMap, any> } = {}
+  options: { readonly owns?: boolean; readonly dependent?: Dependent.Dependent<Holder, Builtins.ConfigMap, unknown> } = {}
 ) =>
   Controller.start(Controller.define({
     name,

@@ -4,7 +4,7 @@
  * exactly its errors plus the client's.
  */
 import { ErrorAction, type Failure, type ReconcileError, RetryPolicy } from "@kubefx/core"
-import { Builtins, Controller, type KubeError, type Resource } from "@kubefx/kube"
+import { Builtins, Controller, Dependent, type KubeError, type Resource, Workflow } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 import { describe, expectTypeOf, it } from "vitest"
 
@@ -41,3 +41,33 @@ describe("Controller.define", () => {
     expectTypeOf<Controller.RunError<QuotaExceeded>>().toEqualTypeOf<QuotaExceeded | KubeError.KubeError | Resource.DecodeError>()
   })
 })
+
+class DnsDown extends Schema.TaggedError<DnsDown>()("DnsDown", { zone: Schema.String }) {}
+
+describe("Workflow", () => {
+  it("joins dependents of several kinds and steps, keeping the primary, every error and the client's", () => {
+    type Site = typeof Builtins.ConfigMap.schema.Type
+    const content = Dependent.make({
+      name: "content",
+      resource: Builtins.ConfigMap,
+      desired: (site: Site) => ({ metadata: { name: `${site.metadata.name}-content` } }),
+      ready: (config) => {
+        expectTypeOf(config).toEqualTypeOf<typeof Builtins.ConfigMap.schema.Type>()
+        return true
+      }
+    })
+    const deployment = Dependent.make({
+      name: "deployment",
+      resource: Builtins.Deployment,
+      desired: (site: Controller.Stored<Site>) => ({ metadata: { name: site.metadata.name }, spec: {} }),
+      ready: Dependent.deploymentReady
+    })
+    const dns = Workflow.step({ name: "dns", reconcile: (_: Site) => Effect.fail(new DnsDown({ zone: "example.org" })) })
+    const site = Workflow.when((_: Site) => true, Workflow.sequence(Workflow.parallel(content, dns), deployment))
+    expectTypeOf(site).toEqualTypeOf<Workflow.Workflow<Site, DnsDown | KubeError.KubeError | Resource.DecodeError, never>>()
+    expectTypeOf(Dependent.reconcile(deployment, {} as Controller.Stored<Site>, {} as Controller.Context<Site>)).toEqualTypeOf<
+      Effect.Effect<Dependent.Reconciled<Builtins.Deployment>, KubeError.KubeError | Resource.DecodeError>
+    >()
+  })
+})
+

@@ -25,7 +25,11 @@ import type * as Resource from "../client/Resource.ts"
 /** A condition that may need effects: a boolean, or an Effect of one. */
 export type Check<E, R> = boolean | Effect.Effect<boolean, E, R>
 
-/** One secondary object of primaries of type `P`, of kind `S`; built by {@link make}. */
+/**
+ * One secondary object of primaries of type `P`, of kind `S`; built by {@link make}. Its readiness,
+ * deletion and cleanup checks are bound into `reconcile` and `remove`, so a dependent of any kind is
+ * a `Dependent<P, ObjectMeta.KubeObject, E, R>` and a workflow holds dependents of several kinds.
+ */
 export interface Dependent<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E = never, R = never> {
   readonly _tag: "Dependent"
   /** Names the node in a workflow, in its result and in the primary's conditions. */
@@ -33,16 +37,17 @@ export interface Dependent<P extends ObjectMeta.KubeObject, S extends ObjectMeta
   readonly resource: Resource.Resource<S>
   /** Owned objects carry the primary as controller owner (garbage-collected with it, their events reconcile it). */
   readonly owned: boolean
-  readonly desired: (primary: P, context: Controller.Context<P>) => Effect.Effect<Kube.ApplyBody, E, R>
-  readonly ready: ((actual: S, primary: P) => Effect.Effect<boolean, E, R>) | undefined
-  readonly reconcileWhen: ((primary: P, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
-  readonly activeWhen: ((primary: P, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
-  readonly deleteWhen: ((actual: S | undefined, primary: P) => Effect.Effect<boolean, E, R>) | undefined
-  readonly cleanup: ((actual: S, primary: P, context: Controller.Context<P>) => Effect.Effect<void, E, R>) | undefined
+  readonly desired: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Kube.ApplyBody, E, R>
+  readonly reconcileWhen: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
+  readonly activeWhen: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
+  /** What {@link reconcile} does. */
+  readonly reconcile: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Reconciled<S>, E | KubeError.KubeError | Resource.DecodeError, R>
+  /** What {@link remove} does. */
+  readonly remove: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E | KubeError.KubeError | Resource.DecodeError, R>
 }
 
 /** The errors reconciling a dependent can fail with: its own and the API's. */
-export type Error<D> = D extends Dependent<any, any, infer E, any> ? E | KubeError.KubeError | Resource.DecodeError : never
+export type Error<D> = D extends Dependent<infer _P, infer _S, infer E, infer _R> ? E | KubeError.KubeError | Resource.DecodeError : never
 
 /** What {@link make} takes; conditions may answer a boolean or an Effect of one. */
 export interface Options<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R> {
@@ -52,17 +57,17 @@ export interface Options<P extends ObjectMeta.KubeObject, S extends ObjectMeta.K
    * The object to apply: only the fields this controller owns (server-side apply semantics). The
    * namespace defaults to the primary's.
    */
-  readonly desired: (primary: P, context: Controller.Context<P>) => Kube.ApplyBody | Effect.Effect<Kube.ApplyBody, E, R>
+  readonly desired: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Kube.ApplyBody | Effect.Effect<Kube.ApplyBody, E, R>
   /** Whether the applied object is ready (for example a Deployment's rollout); default: ready once applied. */
-  readonly ready?: ((actual: S, primary: P) => Check<E, R>) | undefined
+  readonly ready?: ((actual: S, primary: Controller.Stored<P>) => Check<E, R>) | undefined
   /** Precondition: when false the object must not exist, so it is deleted (its dependents first). */
-  readonly reconcileWhen?: ((primary: P, context: Controller.Context<P>) => Check<E, R>) | undefined
+  readonly reconcileWhen?: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Check<E, R>) | undefined
   /** Activation: when false the node is neither applied nor deleted; its dependents are deleted. */
-  readonly activeWhen?: ((primary: P, context: Controller.Context<P>) => Check<E, R>) | undefined
+  readonly activeWhen?: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Check<E, R>) | undefined
   /** Delete postcondition: deletion counts as done once this holds; default: the object is gone from the cache. */
-  readonly deleteWhen?: ((actual: S | undefined, primary: P) => Check<E, R>) | undefined
+  readonly deleteWhen?: ((actual: S | undefined, primary: Controller.Stored<P>) => Check<E, R>) | undefined
   /** Deletes the object instead of a DELETE request (non-owned or external state that needs more). */
-  readonly cleanup?: ((actual: S, primary: P, context: Controller.Context<P>) => Effect.Effect<void, E, R>) | undefined
+  readonly cleanup?: ((actual: S, primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<void, E, R>) | undefined
   /**
    * Default true. Set false for objects the primary cannot own: cluster-scoped ones of a namespaced
    * primary, or ones in another namespace. Their kind must then be watched with a mapping to the
@@ -105,21 +110,42 @@ export const check = <A extends ReadonlyArray<unknown>, E, R>(
  */
 export const make = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E = never, R = never>(
   options: Options<P, S, E, R>
-): Dependent<P, S, E, R> => ({
-  _tag: "Dependent",
-  name: options.name,
-  resource: options.resource,
-  owned: options.owned ?? true,
-  desired: (primary, context) => {
-    const body = options.desired(primary, context)
-    return Effect.isEffect(body) ? body : Effect.succeed(body)
-  },
-  ready: check(options.ready),
-  reconcileWhen: check(options.reconcileWhen),
-  activeWhen: check(options.activeWhen),
-  deleteWhen: check(options.deleteWhen),
-  cleanup: options.cleanup
-})
+): Dependent<P, S, E, R> => {
+  const checks: Checks<P, S, E, R> = {
+    name: options.name,
+    resource: options.resource,
+    owned: options.owned ?? true,
+    desired: (primary, context) => {
+      const body = options.desired(primary, context)
+      return Effect.isEffect(body) ? body : Effect.succeed(body)
+    },
+    ready: check(options.ready),
+    deleteWhen: check(options.deleteWhen),
+    cleanup: options.cleanup
+  }
+  return {
+    _tag: "Dependent",
+    name: checks.name,
+    resource: checks.resource,
+    owned: checks.owned,
+    desired: checks.desired,
+    reconcileWhen: check(options.reconcileWhen),
+    activeWhen: check(options.activeWhen),
+    reconcile: (primary, context) => reconcileWith(checks, primary, context),
+    remove: (primary, context) => removeWith(checks, primary, context)
+  }
+}
+
+// What reconciling and removing use, with the checks that take the object of kind S.
+interface Checks<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R> {
+  readonly name: string
+  readonly resource: Resource.Resource<S>
+  readonly owned: boolean
+  readonly desired: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Kube.ApplyBody, E, R>
+  readonly ready: ((actual: S, primary: Controller.Stored<P>) => Effect.Effect<boolean, E, R>) | undefined
+  readonly deleteWhen: ((actual: S | undefined, primary: Controller.Stored<P>) => Effect.Effect<boolean, E, R>) | undefined
+  readonly cleanup: ((actual: S, primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<void, E, R>) | undefined
+}
 
 /** What reconciling a dependent found. */
 export interface Reconciled<S> {
@@ -133,8 +159,8 @@ export interface Reconciled<S> {
 /** The annotation holding a digest of the last applied object, so removed fields are applied too. */
 export const appliedDigestAnnotation = "kubefx.dev/applied-digest"
 
-const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject>(
-  self: Dependent<P, S, any, any>,
+const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
+  self: Checks<P, S, E, R>,
   context: Controller.Context<P>
 ): Effect.Effect<Informer.Informer<S>> => {
   const informer = context.informer(self.resource)
@@ -148,13 +174,13 @@ const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeOb
 }
 
 // Namespaced objects go to the primary's namespace unless the desired object names another.
-const namespaceOf = (self: Dependent<any, any, any, any>, primary: ObjectMeta.KubeObject, desired: Kube.ApplyBody) =>
+const namespaceOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(self: Checks<P, S, E, R>, primary: ObjectMeta.KubeObject, desired: Kube.ApplyBody) =>
   self.resource.namespaced ? desired.metadata.namespace ?? primary.metadata.namespace : undefined
 
 /** The object to apply, with namespace, owner reference and digest filled in. */
 const applyBody = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
-  self: Dependent<P, S, E, R>,
-  primary: P,
+  self: Checks<P, S, E, R>,
+  primary: Controller.Stored<P>,
   context: Controller.Context<P>
 ): Effect.Effect<Kube.ApplyBody, E, R> =>
   Effect.flatMap(self.desired(primary, context), (desired) => {
@@ -234,15 +260,21 @@ const upToDate = (actual: ObjectMeta.KubeObject, body: Kube.ApplyBody): boolean 
  *
  * @example
  * import { Effect } from "effect"
- * import { Dependent } from "@kubefx/kube"
- * declare const page: Dependent.Dependent<any, any>
- * declare const site: any
- * declare const ctx: import("@kubefx/kube").Controller.Context<any>
+ * import { Builtins, Controller, Dependent, ObjectMeta } from "@kubefx/kube"
+ * declare const page: Dependent.Dependent<ObjectMeta.KubeObject, Builtins.ConfigMap>
+ * declare const site: ObjectMeta.KubeObject
+ * declare const ctx: Controller.Context<ObjectMeta.KubeObject>
  * const run = Dependent.reconcile(page, site, ctx) // Effect<{ actual, applied, ready }>
  */
 export const reconcile = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
   self: Dependent<P, S, E, R>,
-  primary: P,
+  primary: Controller.Stored<P>,
+  context: Controller.Context<P>
+): Effect.Effect<Reconciled<S>, E | KubeError.KubeError | Resource.DecodeError, R> => self.reconcile(primary, context)
+
+const reconcileWith = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
+  self: Checks<P, S, E, R>,
+  primary: Controller.Stored<P>,
   context: Controller.Context<P>
 ): Effect.Effect<Reconciled<S>, E | KubeError.KubeError | Resource.DecodeError, R> =>
   Effect.gen(function*() {
@@ -261,15 +293,21 @@ export const reconcile = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.
  * deletion is complete: `deleteWhen` if given, otherwise whether the object is gone from the cache.
  *
  * @example
- * import { Dependent } from "@kubefx/kube"
- * declare const page: Dependent.Dependent<any, any>
- * declare const site: any
- * declare const ctx: import("@kubefx/kube").Controller.Context<any>
+ * import { Builtins, Controller, Dependent, ObjectMeta } from "@kubefx/kube"
+ * declare const page: Dependent.Dependent<ObjectMeta.KubeObject, Builtins.ConfigMap>
+ * declare const site: ObjectMeta.KubeObject
+ * declare const ctx: Controller.Context<ObjectMeta.KubeObject>
  * const gone = Dependent.remove(page, site, ctx) // Effect<boolean>
  */
 export const remove = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
   self: Dependent<P, S, E, R>,
-  primary: P,
+  primary: Controller.Stored<P>,
+  context: Controller.Context<P>
+): Effect.Effect<boolean, E | KubeError.KubeError | Resource.DecodeError, R> => self.remove(primary, context)
+
+const removeWith = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
+  self: Checks<P, S, E, R>,
+  primary: Controller.Stored<P>,
   context: Controller.Context<P>
 ): Effect.Effect<boolean, E | KubeError.KubeError | Resource.DecodeError, R> =>
   Effect.gen(function*() {
@@ -346,5 +384,5 @@ export const statefulSetReady = (statefulSet: Builtins.StatefulSet): boolean => 
  * })
  */
 export const whenServed = <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>) =>
-<P extends ObjectMeta.KubeObject>(_primary: P, context: Controller.Context<P>): boolean =>
+<P extends ObjectMeta.KubeObject>(_primary: Controller.Stored<P>, context: Controller.Context<P>): boolean =>
   context.informer(resource)?.served() ?? false

@@ -24,16 +24,16 @@ import type * as Resource from "../client/Resource.ts"
 export interface Step<P extends ObjectMeta.KubeObject, E = never, R = never> {
   readonly _tag: "Step"
   readonly name: string
-  readonly reconcile: (primary: P, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>
-  readonly ready: ((primary: P, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
-  readonly reconcileWhen: ((primary: P, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
-  readonly activeWhen: ((primary: P, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
+  readonly reconcile: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>
+  readonly ready: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
+  readonly reconcileWhen: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
+  readonly activeWhen: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
   /** Undoes the step; `requeueAfter` means still in progress. */
-  readonly cleanup: ((primary: P, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>) | undefined
+  readonly cleanup: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>) | undefined
 }
 
 /** One node of a workflow: a dependent (one object) or a plain step. Names are unique in a workflow. */
-export type Node<P extends ObjectMeta.KubeObject, E = never, R = never> = Dependent.Dependent<P, any, E, R> | Step<P, E, R>
+export type Node<P extends ObjectMeta.KubeObject, E = never, R = never> = Dependent.Dependent<P, ObjectMeta.KubeObject, E, R> | Step<P, E, R>
 
 declare const VarianceId: unique symbol
 
@@ -41,32 +41,35 @@ declare const VarianceId: unique symbol
 export interface Workflow<P extends ObjectMeta.KubeObject, E = never, R = never> {
   readonly _tag: "Workflow"
   /** In an order where every node comes after the nodes it depends on. */
-  readonly nodes: ReadonlyArray<Node<P, any, any>>
+  readonly nodes: ReadonlyArray<Node<P, E, R>>
   /** Node name -> the names of the nodes it depends on. */
   readonly dependsOn: ReadonlyMap<string, ReadonlyArray<string>>
-  readonly [VarianceId]?: { readonly _P: (primary: P) => void; readonly _E: () => E; readonly _R: () => R }
+  readonly [VarianceId]?: { readonly _P: (primary: Controller.Stored<P>) => void; readonly _E: () => E; readonly _R: () => R }
 }
 
 /** Anything a workflow is built from. */
 export type Part<P extends ObjectMeta.KubeObject, E = never, R = never> = Node<P, E, R> | Workflow<P, E, R>
 
 /** The errors of a part: a dependent's own and the API's, a step's, or a workflow's nodes'. */
-export type Error<T> = T extends Workflow<any, infer E, any> ? E
-  : T extends Dependent.Dependent<any, any, any, any> ? Dependent.Error<T>
-  : T extends Step<any, infer E, any> ? E
+export type Error<T> = T extends Workflow<infer _P, infer E, infer _R> ? E
+  : T extends Dependent.Dependent<infer _P, infer _S, infer _E, infer _R> ? Dependent.Error<T>
+  : T extends Step<infer _P, infer E, infer _R> ? E
   : never
 
 /** The requirements of a part. */
-export type Services<T> = T extends Workflow<any, any, infer R> ? R
-  : T extends Dependent.Dependent<any, any, any, infer R> ? R
-  : T extends Step<any, any, infer R> ? R
+export type Services<T> = T extends Workflow<infer _P, infer _E, infer R> ? R
+  : T extends Dependent.Dependent<infer _P, infer _S, infer _E, infer R> ? R
+  : T extends Step<infer _P, infer _E, infer R> ? R
   : never
 
 /** The primary kind the parts share. */
-export type Primary<T> = [T] extends [Part<infer P, any, any>] ? P : never
+export type Primary<T> = [T] extends [Part<infer P, unknown, unknown>] ? P : never
+
+/** Any part, whatever its primary, errors and requirements. */
+export type AnyPart = Part<never, unknown, unknown>
 
 /** A workflow of these parts. */
-export type Of<Parts extends ReadonlyArray<Part<any, any, any>>> = Workflow<
+export type Of<Parts extends ReadonlyArray<AnyPart>> = Workflow<
   Primary<Parts[number]>,
   Error<Parts[number]>,
   Services<Parts[number]>
@@ -86,11 +89,11 @@ export type Of<Parts extends ReadonlyArray<Part<any, any, any>>> = Workflow<
  */
 export const step = <P extends ObjectMeta.KubeObject, E = never, R = never>(options: {
   readonly name: string
-  readonly reconcile: (primary: P, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>
-  readonly ready?: ((primary: P, context: Controller.Context<P>) => Dependent.Check<E, R>) | undefined
-  readonly reconcileWhen?: ((primary: P, context: Controller.Context<P>) => Dependent.Check<E, R>) | undefined
-  readonly activeWhen?: ((primary: P, context: Controller.Context<P>) => Dependent.Check<E, R>) | undefined
-  readonly cleanup?: ((primary: P, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>) | undefined
+  readonly reconcile: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>
+  readonly ready?: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Dependent.Check<E, R>) | undefined
+  readonly reconcileWhen?: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Dependent.Check<E, R>) | undefined
+  readonly activeWhen?: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Dependent.Check<E, R>) | undefined
+  readonly cleanup?: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome | void, E, R>) | undefined
 }): Step<P, E, R> => ({
   _tag: "Step",
   name: options.name,
@@ -101,24 +104,25 @@ export const step = <P extends ObjectMeta.KubeObject, E = never, R = never>(opti
   cleanup: options.cleanup
 })
 
-const isWorkflow = (part: Part<any, any, any>): part is Workflow<any, any, any> => part._tag === "Workflow"
+const isWorkflow = <P extends ObjectMeta.KubeObject, E, R>(part: Part<P, E, R>): part is Workflow<P, E, R> => part._tag === "Workflow"
 
-const roots = (workflow: Workflow<any, any, any>) => workflow.nodes.filter((node) => (workflow.dependsOn.get(node.name) ?? []).length === 0)
+const roots = (workflow: Workflow<never, unknown, unknown>) => workflow.nodes.filter((node) => (workflow.dependsOn.get(node.name) ?? []).length === 0)
 
-const leaves = (workflow: Workflow<any, any, any>) => {
+const leaves = (workflow: Workflow<never, unknown, unknown>) => {
   const parents = new Set(Array.from(workflow.dependsOn.values()).flat())
   return workflow.nodes.filter((node) => !parents.has(node.name))
 }
 
-const asWorkflow = (part: Part<any, any, any>): Workflow<any, any, any> =>
+const asWorkflow = <P extends ObjectMeta.KubeObject, E, R>(part: Part<P, E, R>): Workflow<P, E, R> =>
   isWorkflow(part) ? part : { _tag: "Workflow", nodes: [part], dependsOn: new Map() }
 
-// Joins parts and extra edges; checks names and edges, and orders the nodes (Kahn, stable).
-const build = (
-  parts: ReadonlyArray<Part<any, any, any>>,
+// Joins parts and extra edges; checks names and edges, and orders the nodes (Kahn, stable). The
+// type of the whole, W, is what the parts' types make it (`Of`); joining values cannot prove it.
+const build = <W extends Workflow<never, unknown, unknown>>(
+  parts: ReadonlyArray<AnyPart>,
   edges: ReadonlyArray<readonly [node: string, parent: string]>
-): Workflow<any, any, any> => {
-  const nodes = new Map<string, Node<any, any, any>>()
+): W => {
+  const nodes = new Map<string, Node<never, unknown, unknown>>()
   const dependsOn = new Map<string, Set<string>>()
   const link = (node: string, parent: string) => {
     if (!nodes.has(node) || !nodes.has(parent)) {
@@ -138,7 +142,7 @@ const build = (
   }
   for (const [node, parent] of edges) link(node, parent)
 
-  const ordered: Array<Node<any, any, any>> = []
+  const ordered: Array<Node<never, unknown, unknown>> = []
   const placed = new Set<string>()
   while (ordered.length < nodes.size) {
     const next = Array.from(nodes.values()).filter((node) =>
@@ -153,11 +157,12 @@ const build = (
       placed.add(node.name)
     }
   }
-  return {
+  const workflow: Workflow<never, unknown, unknown> = {
     _tag: "Workflow",
     nodes: ordered,
     dependsOn: new Map(Array.from(dependsOn, ([name, parents]) => [name, Array.from(parents)]))
   }
+  return workflow as W
 }
 
 /**
@@ -172,11 +177,11 @@ const build = (
  *   dependsOn: { deployment: ["content"], service: ["deployment"] }
  * })
  */
-export const make = <const Parts extends ReadonlyArray<Part<any, any, any>>>(options: {
+export const make = <const Parts extends ReadonlyArray<AnyPart>>(options: {
   readonly nodes: Parts
   readonly dependsOn?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
 }): Of<Parts> =>
-  build(
+  build<Of<Parts>>(
     options.nodes,
     Object.entries(options.dependsOn ?? {}).flatMap(([node, parents]) => parents.map((parent) => [node, parent] as const))
   )
@@ -189,12 +194,12 @@ export const make = <const Parts extends ReadonlyArray<Part<any, any, any>>>(opt
  * declare const content: Workflow.Node<any>, deployment: Workflow.Node<any>, service: Workflow.Node<any>
  * const site = Workflow.sequence(content, deployment, service)
  */
-export const sequence = <const Parts extends ReadonlyArray<Part<any, any, any>>>(...parts: Parts): Of<Parts> => {
+export const sequence = <const Parts extends ReadonlyArray<AnyPart>>(...parts: Parts): Of<Parts> => {
   const workflows = parts.map(asWorkflow)
   const edges = workflows.slice(1).flatMap((part, i) =>
     roots(part).flatMap((root) => leaves(workflows[i]!).map((leaf) => [root.name, leaf.name] as const))
   )
-  return build(workflows, edges)
+  return build<Of<Parts>>(workflows, edges)
 }
 
 /**
@@ -205,7 +210,7 @@ export const sequence = <const Parts extends ReadonlyArray<Part<any, any, any>>>
  * declare const config: Workflow.Node<any>, secret: Workflow.Node<any>, deployment: Workflow.Node<any>
  * const app = Workflow.sequence(Workflow.parallel(config, secret), deployment)
  */
-export const parallel = <const Parts extends ReadonlyArray<Part<any, any, any>>>(...parts: Parts): Of<Parts> => build(parts, [])
+export const parallel = <const Parts extends ReadonlyArray<AnyPart>>(...parts: Parts): Of<Parts> => build<Of<Parts>>(parts, [])
 
 /**
  * Adds a precondition to every node of a part: when it is false they are not reconciled, and are
@@ -216,20 +221,23 @@ export const parallel = <const Parts extends ReadonlyArray<Part<any, any, any>>>
  * declare const ingress: Workflow.Node<{ metadata: {}; spec: { exposed: boolean } }>
  * const exposed = Workflow.when((site: { metadata: {}; spec: { exposed: boolean } }) => site.spec.exposed, ingress)
  */
-export const when = <P extends ObjectMeta.KubeObject, const T extends Part<P, any, any>, E2 = never, R2 = never>(
-  condition: (primary: P, context: Controller.Context<P>) => Dependent.Check<E2, R2>,
+export const when = <P extends ObjectMeta.KubeObject, const T extends Part<P, unknown, unknown>, E2 = never, R2 = never>(
+  condition: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Dependent.Check<E2, R2>,
   part: T
 ): Workflow<P, Error<T> | E2, Services<T> | R2> => {
   const precondition = Dependent.check(condition)!
   const workflow = asWorkflow(part)
-  const guarded = new Map(workflow.nodes.map((node) => [node.name, {
+  const guarded = workflow.nodes.map((node): Node<P, unknown, unknown> => ({
     ...node,
-    reconcileWhen: (primary: P, context: Controller.Context<P>) =>
+    reconcileWhen: (primary, context) =>
       node.reconcileWhen === undefined
         ? precondition(primary, context)
         : Effect.flatMap(precondition(primary, context), (holds) => holds ? node.reconcileWhen!(primary, context) : Effect.succeed(false))
-  } as Node<P, any, any>]))
-  return { _tag: "Workflow", nodes: workflow.nodes.map((node) => guarded.get(node.name)!), dependsOn: workflow.dependsOn }
+  }))
+  return build<Workflow<P, Error<T> | E2, Services<T> | R2>>(
+    guarded,
+    Array.from(workflow.dependsOn, ([node, parents]) => parents.map((parent) => [node, parent] as const)).flat()
+  )
 }
 
 /**
@@ -390,8 +398,8 @@ const orFailed = <R>(effect: Effect.Effect<Status<unknown>, unknown, R>): Effect
 
 // Deletes one node's object (or undoes its step); true when that is complete.
 const removeNode = <P extends ObjectMeta.KubeObject>(
-  node: Node<P, any, any>,
-  primary: P,
+  node: Node<P, unknown, unknown>,
+  primary: Controller.Stored<P>,
   context: Controller.Context<P>,
   outcomes: Array<Outcome.Outcome>
 ): Effect.Effect<boolean, unknown, unknown> => {
@@ -405,8 +413,8 @@ const removeNode = <P extends ObjectMeta.KubeObject>(
 }
 
 const reconcileNode = <P extends ObjectMeta.KubeObject>(
-  node: Node<P, any, any>,
-  primary: P,
+  node: Node<P, unknown, unknown>,
+  primary: Controller.Stored<P>,
   context: Controller.Context<P>,
   outcomes: Array<Outcome.Outcome>
 ): Effect.Effect<Status<unknown>, unknown, unknown> =>
@@ -438,7 +446,7 @@ interface Traversal {
 const traverse = <P extends ObjectMeta.KubeObject, E, R>(
   self: Workflow<P, E, R>,
   options: RunOptions,
-  visit: (node: Node<P, any, any>, traversal: Traversal) => Effect.Effect<Status<unknown>, never, unknown>
+  visit: (node: Node<P, unknown, unknown>, traversal: Traversal) => Effect.Effect<Status<unknown>, never, unknown>
 ): Effect.Effect<Result<E>, never, R> =>
   Effect.gen(function*() {
     const below = new Map<string, Array<string>>(self.nodes.map((node) => [node.name, []]))
@@ -472,7 +480,7 @@ const traverse = <P extends ObjectMeta.KubeObject, E, R>(
  */
 export const run = <P extends ObjectMeta.KubeObject, E, R>(
   self: Workflow<P, E, R>,
-  primary: P,
+  primary: Controller.Stored<P>,
   context: Controller.Context<P>,
   options: RunOptions = {}
 ): Effect.Effect<Result<E>, never, R> =>
@@ -515,7 +523,7 @@ export const run = <P extends ObjectMeta.KubeObject, E, R>(
  */
 export const runCleanup = <P extends ObjectMeta.KubeObject, E, R>(
   self: Workflow<P, E, R>,
-  primary: P,
+  primary: Controller.Stored<P>,
   context: Controller.Context<P>,
   options: RunOptions = {}
 ): Effect.Effect<Result<E>, never, R> =>
@@ -543,7 +551,7 @@ interface WithConditions {
 // Staged with the run's status write (one request with Ready), every node's condition each run:
 // the write states all the conditions the controller owns, and is not sent when none changed.
 const writeConditions = <P extends ObjectMeta.KubeObject>(
-  primary: P,
+  primary: Controller.Stored<P>,
   context: Controller.Context<P>,
   updates: ReadonlyArray<Conditions.Update>
 ): Effect.Effect<void, KubeError.KubeError | Resource.DecodeError> =>
@@ -580,7 +588,7 @@ export interface ReconcilerOptions extends RunOptions {
  * }))
  */
 export const reconciler = <P extends ObjectMeta.KubeObject, E, R>(self: Workflow<P, E, R>, options: ReconcilerOptions = {}) =>
-(primary: P, context: Controller.Context<P>): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
+(primary: Controller.Stored<P>, context: Controller.Context<P>): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
   Effect.gen(function*() {
     const result = yield* run(self, primary, context, options)
     if (options.conditions !== false) {
@@ -611,7 +619,7 @@ export interface CleanupOptions extends RunOptions {
  * const cleanup = Workflow.cleanup(site, { recheckAfter: "2 seconds" })
  */
 export const cleanup = <P extends ObjectMeta.KubeObject, E, R>(self: Workflow<P, E, R>, options: CleanupOptions = {}) =>
-(primary: P, context: Controller.Context<P>): Effect.Effect<Outcome.Outcome, E, R> =>
+(primary: Controller.Stored<P>, context: Controller.Context<P>): Effect.Effect<Outcome.Outcome, E, R> =>
   Effect.gen(function*() {
     const result = yield* runCleanup(self, primary, context, options)
     yield* failWithAll(result)
