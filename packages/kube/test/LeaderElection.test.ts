@@ -1,12 +1,13 @@
 /**
  * Leader election on the embedded API server, with short timings (1 s lease, 600 ms renew
  * deadline, 150 ms retry period): the Lease record client-go writes, hand-over on release and on
- * expiry, and three operator replicas in one process whose reconciles never overlap.
+ * expiry, and three operator replicas in one process whose reconciles never overlap. The exact
+ * times (deadlines, expiry, rejoining) are checked on a TestClock in LeaderElectionClock.test.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Kube, KubeError, LeaderElection, Operator } from "@kubefx/kube"
-import { Clock, Deferred, Effect, Exit, Metric, References, Ref } from "effect"
+import { Clock, Effect, Metric, References, Ref } from "effect"
 import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
 
 const timings = { leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" } as const
@@ -113,61 +114,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
       assert.strictEqual((yield* getLease(ns, "handover")).spec?.holderIdentity, "")
     }).pipe(quiet))
 
-  it.effect("a leader cut off from the API server stops before its deadline, and nobody leads before it", () =>
-    Effect.gen(function*() {
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      let cut = false
-      const stoppedAt = yield* Deferred.make<{ readonly at: number; readonly deadline: number }>()
-      const startedAt = yield* Deferred.make<number>()
-      const a = yield* LeaderElection.make({ leaseName: "partition", namespace: ns, identity: "a", ...timings }, {
-        onStartedLeading: Effect.void,
-        onStoppedLeading: (deadline) => Effect.flatMap(Clock.currentTimeMillis, (at) => Deferred.succeed(stoppedAt, { at, deadline }))
-      }).pipe(Effect.provideService(Kube.Kube, partitionable(kube, () => cut)))
-      yield* eventually(Effect.suspend(() => ensure(a.isLeader(), "a does not lead")))
-      yield* LeaderElection.make({ leaseName: "partition", namespace: ns, identity: "b", ...timings }, {
-        onStartedLeading: Effect.flatMap(Clock.currentTimeMillis, (at) => Deferred.succeed(startedAt, at)),
-        onStoppedLeading: () => Effect.void
-      })
-      cut = true
-      const stopped = yield* Deferred.await(stoppedAt)
-      const taken = yield* Deferred.await(startedAt)
-      assert.isBelow(stopped.at, stopped.deadline)
-      assert.isAtLeast(taken, stopped.deadline)
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(a.lost)))
-      assert.isFalse(a.isLeader())
-    }).pipe(quiet))
-
-  it.effect("with rejoin, a leader that lost the Lease campaigns again as a follower and can lead again", () =>
-    Effect.gen(function*() {
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      let cut = false
-      const log = yield* Ref.make<Array<string>>([])
-      const note = (entry: string) => Ref.update(log, (xs) => [...xs, entry])
-      const a = yield* LeaderElection.make({ leaseName: "rejoin", namespace: ns, identity: "a", rejoin: true, ...timings }, {
-        onStartedLeading: note("a started"),
-        onStoppedLeading: () => note("a stopped")
-      }).pipe(Effect.provideService(Kube.Kube, partitionable(kube, () => cut)))
-      yield* eventually(Effect.suspend(() => ensure(a.isLeader(), "a does not lead")))
-      const b = yield* LeaderElection.make({ leaseName: "rejoin", namespace: ns, identity: "b", ...timings }, {
-        onStartedLeading: note("b started"),
-        onStoppedLeading: () => note("b stopped")
-      })
-      cut = true
-      yield* eventually(Effect.suspend(() => ensure(b.isLeader(), "b does not lead")))
-      cut = false
-      yield* eventually(Effect.suspend(() => {
-        const state = a.state()
-        return ensure(state._tag === "Follower" && state.leader === "b", JSON.stringify(state))
-      }))
-      yield* b.stop
-      yield* eventually(Effect.suspend(() => ensure(a.isLeader(), "a does not lead again")))
-      assert.deepStrictEqual(yield* Ref.get(log), ["a started", "a stopped", "b started", "b stopped", "a started"])
-      yield* a.stop
-    }).pipe(quiet))
-
-  it.effect("three replicas: exactly one reconciles; stopping it hands over within lease + retry; reconciles never overlap", () =>
+  it.effect("three replicas: exactly one reconciles; stopping it hands over to one other; reconciles never overlap", () =>
     Effect.gen(function*() {
       const ns = yield* namespace
       const kube = yield* Kube.Kube
@@ -224,8 +171,6 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
       yield* replicas.get(first)!.shutdown
       yield* eventually(Effect.suspend(() => ensure(reconciledBy(stopAt).size === 1 && !reconciledBy(stopAt).has(first), "no hand-over yet")))
       const second = [...reconciledBy(stopAt)][0]!
-      const handover = Math.min(...intervals.filter((i) => i.replica === second && i.start >= stopAt).map((i) => i.start)) - stopAt
-      assert.isBelow(handover, 1000 + 150)
 
       // Cutting the new leader off: it stops, and only after its Lease expired does the last one lead.
       const cutAt = yield* Clock.currentTimeMillis
