@@ -7,8 +7,10 @@
  */
 import { Effect } from "effect"
 import type * as Admission from "./Admission.ts"
+import * as CelValidation from "./CelValidation.ts"
 import * as CustomResourceDefinition from "./CustomResourceDefinition.ts"
 import * as Defaulting from "./Defaulting.ts"
+import * as FieldCauses from "./FieldCauses.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as Pruning from "./Pruning.ts"
 import type * as Registry from "./Registry.ts"
@@ -36,8 +38,8 @@ export const schemas: Admission.Schemas = {
     return { object: pruned.value, unknown: pruned.unknownFields }
   },
   default: (resource, object) => Defaulting.apply(object, resource.type.schema),
-  validate: (resource, object) =>
-    SchemaValidation.validateCustomResource(object, {
+  validate: (resource, object, old) => {
+    const causes = SchemaValidation.validateCustomResource(object, {
       group: resource.type.group,
       version: resource.type.version,
       kind: resource.type.kind,
@@ -45,7 +47,17 @@ export const schemas: Admission.Schemas = {
       schema: resource.type.schema,
       scale: resource.type.subresources.scale
     })
+    const schema = resource.type.schema
+    if (!CelValidation.hasRules(schema)) return causes
+    // Rules run only on an object whose shape is right, as kube-apiserver's hasBlockingErr decides.
+    if (causes.some((c) => blocking.has(c.reason ?? ""))) {
+      return [...causes, FieldCauses.invalid("<nil>", null, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")]
+    }
+    return [...causes, ...CelValidation.validate(schema, object, old)]
+  }
 }
+
+const blocking = new Set(["FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid"])
 
 /**
  * The served resources of an Established CRD, one per served version (none before it is

@@ -37,5 +37,12 @@ export interface JsonSchemaProps {
   readonly "x-kubernetes-list-type"?: "atomic" | "set" | "map"
   readonly "x-kubernetes-list-map-keys"?: ReadonlyArray<string>
   readonly "x-kubernetes-map-type"?: "granular" | "atomic"
-  readonly "x-kubernetes-validations"?: ReadonlyArray<{ readonly rule: string; readonly message?: string }>
+  readonly "x-kubernetes-validations"?: ReadonlyArray<{
+    readonly rule: string
+    readonly message?: string
+    readonly messageExpression?: string
+    readonly reason?: string
+    readonly fieldPath?: string
+    readonly optionalOldSelf?: boolean
+  }>
 }

@@ -75,3 +75,32 @@ export const format = (quantity: unknown): string => {
   }
   return text
 }
+
+/**
+ * The quantity as a JavaScript number (approximate for values a double cannot hold); NaN when it
+ * does not parse.
+ *
+ * @example
+ * import * as QuantityMath from "./QuantityMath.ts"
+ * QuantityMath.toNumber("1500m") // 1.5
+ */
+export const toNumber = (quantity: unknown): number => {
+  const x = exact(quantity)
+  return x === undefined ? Number.NaN : Number(x.numerator) / Number(x.denominator)
+}
+
+const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? (a < 0n ? -a : a) : gcd(b, a % b))
+
+/**
+ * One spelling per value: equal quantities ("1Gi", "1024Mi") have the same canonical form.
+ *
+ * @example
+ * import * as QuantityMath from "./QuantityMath.ts"
+ * QuantityMath.canonical("1Gi") === QuantityMath.canonical("1024Mi") // true
+ */
+export const canonical = (quantity: unknown): string => {
+  const x = exact(quantity)
+  if (x === undefined) return String(quantity)
+  const d = gcd(x.numerator, x.denominator) || 1n
+  return `${x.numerator / d}/${x.denominator / d}`
+}

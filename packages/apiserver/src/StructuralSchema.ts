@@ -4,11 +4,12 @@
  * extensions' rules (`x-kubernetes-list-type`, `-map-type`, `-list-map-keys`, ...), structurality
  * (a type everywhere except under `x-kubernetes-preserve-unknown-fields` / `x-kubernetes-int-or-string`,
  * nothing but value validations inside `allOf`/`anyOf`/`oneOf`/`not`, metadata restricted to name
- * and generateName) and that defaults are valid and pruned. Causes carry Kubernetes' wording and
- * paths such as `spec.versions[0].schema.openAPIV3Schema.properties[spec].type`.
- *
- * Not checked: CEL rules in `x-kubernetes-validations` are not compiled (only their syntax rules).
+ * and generateName), that defaults are valid and pruned, and (once all that holds) that the CEL
+ * rules in `x-kubernetes-validations` compile within their cost limits (`CelSchemaChecks`). Causes
+ * carry Kubernetes' wording and paths such as
+ * `spec.versions[0].schema.openAPIV3Schema.properties[spec].type`.
  */
+import * as CelSchemaChecks from "./CelSchemaChecks.ts"
 import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as Pruning from "./Pruning.ts"
@@ -166,20 +167,50 @@ const listMapRules = (s: Raw, path: string, mapKeys: ReadonlyArray<string>): Rea
   return causes
 }
 
+const supportedReasons = ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"]
+
+/** Whether a rule's fieldPath names a field of the schema (`.a.b`, `['a.b']`; no list indexes). */
+const fieldPathValid = (s: Raw, fieldPath: string): boolean => {
+  let at: Raw | undefined = s
+  const segment = /^(?:\.([a-zA-Z_][a-zA-Z0-9_-]*)|\['((?:[^'\\]|\\.)*)'\])/
+  let rest = fieldPath.trim()
+  while (rest !== "") {
+    const m = segment.exec(rest)
+    if (m === null || at === undefined) return false
+    const name = m[1] ?? (m[2] ?? "").replace(/\\(.)/g, "$1")
+    const property: Raw | undefined = asRaw(asRaw(at.properties)?.[name])
+    at = property ?? (KubeObject.isObject(at.additionalProperties) ? at.additionalProperties : undefined)
+    if (at === undefined) return false
+    rest = rest.slice(m[0].length)
+  }
+  return true
+}
+
 const validationRules = (s: Raw, path: string): ReadonlyArray<Cause> =>
   list(s["x-kubernetes-validations"]).flatMap((rule, i) => {
     const at = index(child(path, "x-kubernetes-validations"), i)
     const ruleText = text(rule, "rule").trim()
     const message = text(rule, "message")
-    if (ruleText === "") return [required(child(at, "rule"), "rule is not specified")]
-    if (message !== "" && message.trim() === "") {
-      return [invalid(child(at, "message"), message, "message must be non-empty if specified")]
+    const causes: Array<Cause> = []
+    if (ruleText === "") causes.push(required(child(at, "rule"), "rule is not specified"))
+    else if (message !== "" && message.trim() === "") {
+      causes.push(invalid(child(at, "message"), message, "message must be non-empty if specified"))
+    } else if (/[\n\r]/.test(message.trim())) causes.push(invalid(child(at, "message"), message, "message must not contain line breaks"))
+    else if (/[\n\r]/.test(ruleText) && message.trim() === "") {
+      causes.push(required(child(at, "message"), "message must be specified if rule contains line breaks"))
     }
-    if (/[\n\r]/.test(message.trim())) return [invalid(child(at, "message"), message, "message must not contain line breaks")]
-    if (/[\n\r]/.test(ruleText) && message.trim() === "") {
-      return [required(child(at, "message"), "message must be specified if rule contains line breaks")]
+    const messageExpression = text(rule, "messageExpression")
+    if (messageExpression !== "" && messageExpression.trim() === "") {
+      causes.push(required(child(at, "messageExpression"), "messageExpression must be non-empty if specified"))
     }
-    return []
+    if (rule.reason !== undefined && !supportedReasons.includes(text(rule, "reason"))) {
+      causes.push(notSupported(child(at, "reason"), rule.reason, supportedReasons))
+    }
+    const fieldPath = text(rule, "fieldPath")
+    if (fieldPath !== "" && fieldPath.trim() === "") causes.push(invalid(child(at, "fieldPath"), fieldPath, "fieldPath must be non-empty if specified"))
+    if (/[\n\r]/.test(fieldPath)) causes.push(invalid(child(at, "fieldPath"), fieldPath, "fieldPath must not contain line breaks"))
+    if (fieldPath.trim() !== "" && !fieldPathValid(s, fieldPath)) causes.push(invalid(child(at, "fieldPath"), fieldPath, "fieldPath must be a valid path"))
+    return causes
   })
 
 /** validateMapListKeysMapSet: set/map items are not nullable, map keys are required or defaulted. */
@@ -548,5 +579,7 @@ export const validate = (schema: unknown, options: Options): ReadonlyArray<Cause
   const structural = validateStructural(s, path)
   causes.push(...structural)
   if (structural.length === 0) causes.push(...defaults({ ...s, "x-kubernetes-embedded-resource": true }, path, false))
+  // Rules are compiled only against a schema that is itself valid, as kube-apiserver does.
+  if (causes.length === 0) causes.push(...CelSchemaChecks.validate(s as JsonSchemaProps, path))
   return causes
 }

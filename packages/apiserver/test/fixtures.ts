@@ -73,7 +73,7 @@ export const configMap = (name: string, data: Record<string, string> = {}, metad
 })
 
 /** Creates the CRD and waits until the server serves its kind. */
-export const installCrd = async (server: Testing.TestServer, crd = crontabCrd()) => {
+export const installCrd = async (server: Testing.TestServer, crd: object = crontabCrd()) => {
   const created = await server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd })
   if (created.status !== 201) throw new Error(`CRD create failed: ${created.text}`)
   await Effect.runPromise(server.settled)

@@ -89,7 +89,45 @@ const Everything = Resource.custom({
   })
 })
 
+/** CEL rules beside the types they check: on the struct, a field and a list. */
+const Window = Resource.custom({
+  group: "demo.kubefx.dev",
+  version: "v1",
+  kind: "Window",
+  plural: "windows",
+  spec: Schema.Struct({
+    opens: Schema.Int,
+    closes: Schema.Int,
+    name: Schema.String.check(Schema.isMaxLength(63)).annotate(Crd.validations({ rule: "self.startsWith('w-')", message: "names start with w-" })),
+    hours: Schema.Array(Schema.Int).check(Schema.isMaxLength(24)).annotate(
+      Crd.validations({ rule: "self.all(h, h >= 0 && h < 24)", messageExpression: "'hours are 0-23, not ' + self.filter(h, h < 0 || h >= 24).map(h, string(h)).join(', ')" })
+    )
+  }).annotate(Crd.validations(
+    { rule: "self.opens < self.closes", message: "a window opens before it closes" },
+    { rule: "self.name == oldSelf.name", message: "name is immutable", reason: "FieldValueForbidden", fieldPath: ".name" }
+  ))
+})
+
 layer(Server, { excludeTestServices: true, timeout: "60 seconds" })("generated CRD on the embedded API server", (it) => {
+  it.effect("CEL rules declared on the Schema are enforced: on the struct, a field, a list, and as transition rules", () =>
+    Effect.gen(function*() {
+      const kube = yield* Kube.Kube
+      yield* installed(Window)
+      const window = (name: string, spec: typeof Window.schema.Type.spec) =>
+        ({ apiVersion: Window.apiVersion, kind: Window.kind, metadata: { name, namespace: "default" }, spec })
+      const created = yield* kube.create(Window, window("morning", { opens: 6, closes: 9, name: "w-morning", hours: [6, 7, 8] }))
+      const rejected = yield* kube.create(Window, window("bad", { opens: 9, closes: 6, name: "bad", hours: [7, 25, -1] })).pipe(Effect.flip)
+      expect(rejected._tag === "Invalid" ? rejected.causes : []).toEqual([
+        { reason: "FieldValueInvalid", field: "spec", message: 'Invalid value: "object": a window opens before it closes' },
+        { reason: "FieldValueInvalid", field: "spec.name", message: 'Invalid value: "string": names start with w-' },
+        { reason: "FieldValueInvalid", field: "spec.hours", message: 'Invalid value: "array": hours are 0-23, not 25, -1' }
+      ])
+      const renamed = yield* kube.replace(Window, { ...created, spec: { ...created.spec, name: "w-dawn" } }).pipe(Effect.flip)
+      expect(renamed._tag === "Invalid" ? renamed.causes : []).toEqual([
+        { reason: "FieldValueForbidden", field: "spec.name", message: "Forbidden: name is immutable" }
+      ])
+    }))
+
   it.effect("is established, serves valid widgets and rejects invalid ones with 422", () =>
     Effect.gen(function*() {
       const kube = yield* Kube.Kube
@@ -148,5 +186,18 @@ layer(Server, { excludeTestServices: true, timeout: "60 seconds" })("generated C
       const bad = yield* kubectl("bad.json", JSON.stringify(widget("d", { replicas: -1, message: "ok" })))
       expect(bad.ok).toBe(false)
       expect(bad.output).toContain("spec.replicas: Invalid value: -1")
+
+      // A CEL rule's message, as kubectl prints the 422.
+      yield* installed(Window)
+      const late = yield* kubectl("late.json", JSON.stringify({
+        apiVersion: Window.apiVersion,
+        kind: Window.kind,
+        metadata: { name: "late", namespace: "default" },
+        spec: { opens: 22, closes: 21, name: "w-late", hours: [] }
+      }))
+      expect(late).toEqual({
+        ok: false,
+        output: expect.stringContaining('The Window "late" is invalid: spec: Invalid value: "object": a window opens before it closes')
+      })
     }))
 })

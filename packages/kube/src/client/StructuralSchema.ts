@@ -50,6 +50,8 @@ export interface Validation {
   readonly messageExpression?: string
   readonly reason?: "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueRequired" | "FieldValueDuplicate"
   readonly fieldPath?: string
+  /** Runs the transition rule on creates too, `oldSelf` then an empty optional (`oldSelf.hasValue()`). */
+  readonly optionalOldSelf?: boolean
 }
 
 type Props = { -readonly [K in keyof JsonSchemaProps]: JsonSchemaProps[K] }

@@ -1,0 +1,425 @@
+/**
+ * Compiling `x-kubernetes-validations` rules as kube-apiserver 1.32 does when a CRD is written:
+ * parse each rule and messageExpression, check every name and field against the schema (an
+ * undeclared variable or a field the schema does not declare is a compile error), note whether
+ * the rule reads `oldSelf` (a transition rule), and estimate its cost from the schema's bounds
+ * (`maxItems`, `maxLength`, `maxProperties`; unbounded sizes are estimated from the 3 MiB request
+ * limit, as kube-apiserver does) times how often the rule can run per object.
+ */
+import { celEnv, type CelEnv, parse, plan } from "@bufbuild/cel"
+import * as CelLibrary from "./CelLibrary.ts"
+import * as CelValues from "./CelValues.ts"
+import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
+
+type Expr = ReturnType<typeof parse>["expr"]
+type Program = ReturnType<typeof plan>
+
+/** One rule of `x-kubernetes-validations`. */
+export interface Rule {
+  readonly rule: string
+  readonly message?: string | undefined
+  readonly messageExpression?: string | undefined
+  readonly reason?: string | undefined
+  readonly fieldPath?: string | undefined
+  readonly optionalOldSelf?: boolean | undefined
+}
+
+/** A rule ready to run. */
+export interface Compiled {
+  readonly rule: Rule
+  readonly program: Program
+  readonly message: Program | undefined
+  readonly usesOldSelf: boolean
+  /** The rule's estimated cost per evaluation, with the schema's bounds. */
+  readonly cost: number
+  readonly expr: Expr
+}
+
+/** Why a rule does not compile, as cel-go prints it (`ERROR: <input>:1:5: undefined field 'x'` and the caret lines). */
+export interface CompileError {
+  readonly detail: string
+}
+
+/** The largest request kube-apiserver takes, from which it estimates unbounded sizes. */
+const maxRequestBytes = 3 * 1024 * 1024
+
+/** Per-rule estimated cost limit (StaticEstimatedCostLimit). */
+export const ruleCostLimit = 10_000_000
+/** Per-CRD estimated cost limit (StaticEstimatedCRDCostLimit). */
+export const crdCostLimit = 100_000_000
+
+const env: CelEnv = celEnv({ funcs: [...CelLibrary.functions] })
+
+const namespaces = new Set(["optional", "format", "sets", "ip", "strings", "math"])
+
+// ---------------------------------------------------------------------------------------------
+// Sizes
+// ---------------------------------------------------------------------------------------------
+
+/** The fewest bytes one value of this schema takes in JSON, for the unbounded-list estimate. */
+const minSize = (schema: JsonSchemaProps | undefined): number => {
+  switch (schema?.type) {
+    case "string":
+      return 2
+    case "boolean":
+      return 4
+    case "object":
+    case "array":
+      return 2
+    default:
+      return 1
+  }
+}
+
+/** How many elements (items, properties, characters) a value of this schema can have at most. */
+export const maxElements = (schema: JsonSchemaProps | undefined): number => {
+  switch (schema?.type) {
+    case "array":
+      return schema.maxItems ?? Math.floor((maxRequestBytes - 2) / (minSize(schema.items) + 1))
+    case "object": {
+      if (schema.maxProperties !== undefined) return schema.maxProperties
+      if (schema.properties !== undefined && schema.additionalProperties === undefined) return Object.keys(schema.properties).length
+      const value = typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined
+      return Math.floor((maxRequestBytes - 2) / (minSize(value) + 4))
+    }
+    case "string":
+      return schema.maxLength ?? maxRequestBytes - 2
+    default:
+      return 1
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking names and fields
+// ---------------------------------------------------------------------------------------------
+
+/** What an expression's value is, as far as the schema tells: a schema, or unknown (dyn). */
+type Shape = JsonSchemaProps | undefined
+
+const isClosedObject = (schema: Shape): schema is JsonSchemaProps =>
+  schema?.type === "object" && schema.properties !== undefined && schema.additionalProperties === undefined &&
+  schema["x-kubernetes-preserve-unknown-fields"] !== true
+
+const fieldShape = (schema: Shape, field: string): { readonly shape: Shape; readonly known: boolean } => {
+  if (schema === undefined || schema.type !== "object") return { shape: undefined, known: true }
+  if (schema.properties !== undefined) {
+    const name = Object.keys(schema.properties).find((k) => CelValues.escape(k) === field)
+    if (name !== undefined) return { shape: schema.properties[name], known: true }
+  }
+  if (typeof schema.additionalProperties === "object") return { shape: schema.additionalProperties, known: true }
+  return { shape: undefined, known: !isClosedObject(schema) }
+}
+
+const elementShape = (schema: Shape): Shape =>
+  schema?.type === "array" ? schema.items : schema?.type === "object" && typeof schema.additionalProperties === "object" ? { type: "string" } : undefined
+
+interface Scope {
+  readonly vars: ReadonlyMap<string, Shape>
+  readonly positions: Readonly<Record<string, number>>
+  readonly errors: Array<{ readonly offset: number; readonly message: string }>
+}
+
+const offsetOf = (scope: Scope, expr: Expr) => scope.positions[String(expr.id)] ?? 0
+
+const check = (expr: Expr, scope: Scope): Shape => {
+  const kind = expr.exprKind
+  switch (kind.case) {
+    case "identExpr": {
+      if (scope.vars.has(kind.value.name)) return scope.vars.get(kind.value.name)
+      scope.errors.push({ offset: offsetOf(scope, expr), message: `undeclared reference to '${kind.value.name}' (in container '')` })
+      return undefined
+    }
+    case "selectExpr": {
+      const operand = kind.value.operand!
+      const shape = check(operand, scope)
+      const { shape: field, known } = fieldShape(shape, kind.value.field)
+      if (!known) scope.errors.push({ offset: offsetOf(scope, expr), message: `undefined field '${kind.value.field}'` })
+      return kind.value.testOnly ? { type: "boolean" } : field
+    }
+    case "callExpr": {
+      const target = kind.value.target
+      if (target !== undefined && !(target.exprKind.case === "identExpr" && namespaces.has(target.exprKind.value.name) && !scope.vars.has(target.exprKind.value.name))) {
+        check(target, scope)
+      }
+      const args = kind.value.args.map((arg) => check(arg, scope))
+      if (kind.value.function === "_[_]") return elementShape(args[0]) ?? (args[0]?.type === "object" ? fieldShape(args[0], "").shape : undefined)
+      return undefined
+    }
+    case "comprehensionExpr": {
+      const c = kind.value
+      const range = check(c.iterRange!, scope)
+      check(c.accuInit!, scope)
+      const vars = new Map(scope.vars)
+      vars.set(c.iterVar, elementShape(range))
+      if (c.iterVar2 !== "") vars.set(c.iterVar2, range?.type === "array" ? range.items : fieldShape(range, "").shape)
+      vars.set(c.accuVar, undefined)
+      const inner: Scope = { ...scope, vars }
+      check(c.loopCondition!, inner)
+      check(c.loopStep!, inner)
+      check(c.result!, { ...scope, vars: new Map([...scope.vars, [c.accuVar, undefined]]) })
+      return undefined
+    }
+    case "listExpr":
+      kind.value.elements.forEach((e) => check(e, scope))
+      return undefined
+    case "structExpr":
+      for (const entry of kind.value.entries) {
+        if (entry.keyKind.case === "mapKey") check(entry.keyKind.value, scope)
+        check(entry.value!, scope)
+      }
+      return undefined
+    default:
+      return undefined
+  }
+}
+
+/** Whether the expression reads `oldSelf`. */
+const reads = (expr: Expr, name: string): boolean => {
+  const kind = expr.exprKind
+  switch (kind.case) {
+    case "identExpr":
+      return kind.value.name === name
+    case "selectExpr":
+      return reads(kind.value.operand!, name)
+    case "callExpr":
+      return (kind.value.target !== undefined && reads(kind.value.target, name)) || kind.value.args.some((a) => reads(a, name))
+    case "comprehensionExpr": {
+      const c = kind.value
+      return [c.iterRange!, c.accuInit!, c.loopCondition!, c.loopStep!, c.result!].some((e) => reads(e, name))
+    }
+    case "listExpr":
+      return kind.value.elements.some((e) => reads(e, name))
+    case "structExpr":
+      return kind.value.entries.some((e) => reads(e.value!, name) || (e.keyKind.case === "mapKey" && reads(e.keyKind.value, name)))
+    default:
+      return false
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cost
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A sizes oracle: the most elements (items, properties, characters) a value of a shape can have,
+ * given that its container had at most `within` (undefined: no container known).
+ */
+export type Sizes = (shape: Shape, within: number | undefined) => number
+
+const schemaSizes: Sizes = (shape) => maxElements(shape)
+
+/**
+ * Sizes for one evaluation on an actual value whose JSON has `length` characters: nothing inside
+ * it is longer than that, nor than the schema allows.
+ */
+export const actualSizes = (length: number): Sizes => (shape, within) => Math.max(1, Math.min(maxElements(shape), within ?? length))
+
+const traversal = (n: number) => Math.ceil(n * 0.1)
+
+interface Costed {
+  readonly cost: number
+  readonly shape: Shape
+  /** Elements (characters, items) of the value, when it is a string, list or map. */
+  readonly size: number
+}
+
+const stringFunctions = new Set(["contains", "startsWith", "endsWith", "lowerAscii", "upperAscii", "trim", "indexOf", "lastIndexOf", "replace", "split", "substring", "charAt", "join", "url", "isURL", "quantity", "isQuantity", "ip", "isIP", "cidr", "isCIDR", "validate"])
+
+/**
+ * The estimated cost of one evaluation of an expression, in cel-go's units: one per variable,
+ * field and call, traversals a tenth per character or one per element, regexes by string
+ * length times pattern length, comprehensions their body times the range's size.
+ */
+export const estimate = (expr: Expr, vars: ReadonlyMap<string, Shape>, sizes: Sizes = schemaSizes): number =>
+  cost(expr, vars, sizes, new Map()).cost
+
+type Bounds = ReadonlyMap<string, number>
+
+const cost = (expr: Expr, vars: ReadonlyMap<string, Shape>, sizes: Sizes, bounds: Bounds): Costed => {
+  const kind = expr.exprKind
+  switch (kind.case) {
+    case "constExpr": {
+      const c = kind.value.constantKind
+      return { cost: 0, shape: undefined, size: c.case === "stringValue" ? c.value.length : 1 }
+    }
+    case "identExpr": {
+      const shape = vars.get(kind.value.name)
+      return { cost: 1, shape, size: sizes(shape, bounds.get(kind.value.name)) }
+    }
+    case "selectExpr": {
+      const operand = cost(kind.value.operand!, vars, sizes, bounds)
+      const shape = kind.value.testOnly ? undefined : fieldShape(operand.shape, kind.value.field).shape
+      return { cost: operand.cost + 1, shape, size: sizes(shape, operand.size) }
+    }
+    case "listExpr": {
+      const elements = kind.value.elements.map((e) => cost(e, vars, sizes, bounds))
+      return { cost: 10 + sum(elements.map((e) => e.cost)), shape: undefined, size: elements.length }
+    }
+    case "structExpr":
+      return {
+        cost: 30 + sum(kind.value.entries.map((e) => cost(e.value!, vars, sizes, bounds).cost + (e.keyKind.case === "mapKey" ? cost(e.keyKind.value, vars, sizes, bounds).cost : 0))),
+        shape: undefined,
+        size: kind.value.entries.length
+      }
+    case "comprehensionExpr": {
+      const c = kind.value
+      const range = cost(c.iterRange!, vars, sizes, bounds)
+      const inner = new Map(vars)
+      inner.set(c.iterVar, elementShape(range.shape))
+      if (c.iterVar2 !== "") inner.set(c.iterVar2, range.shape?.type === "array" ? range.shape.items : fieldShape(range.shape, "").shape)
+      inner.set(c.accuVar, undefined)
+      // The elements share their container's size: each of n elements gets at most its nth part.
+      const share = new Map(bounds)
+      const each = Math.max(1, Math.floor(sizes(undefined, range.size) / Math.max(1, range.size)))
+      share.set(c.iterVar, each)
+      if (c.iterVar2 !== "") share.set(c.iterVar2, each)
+      const body = cost(c.loopCondition!, inner, sizes, share).cost + cost(c.loopStep!, inner, sizes, share).cost
+      return { cost: range.cost + cost(c.accuInit!, vars, sizes, bounds).cost + range.size * body + 1, shape: undefined, size: range.size }
+    }
+    case "callExpr":
+      return callCost(kind.value, vars, sizes, bounds)
+    default:
+      return { cost: 1, shape: undefined, size: 1 }
+  }
+}
+
+const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
+
+const callCost = (call: Extract<Expr["exprKind"], { case: "callExpr" }>["value"], vars: ReadonlyMap<string, Shape>, sizes: Sizes, bounds: Bounds): Costed => {
+  const namespaced = call.target?.exprKind.case === "identExpr" && namespaces.has(call.target.exprKind.value.name) && !vars.has(call.target.exprKind.value.name)
+  const target = call.target === undefined || namespaced ? undefined : cost(call.target, vars, sizes, bounds)
+  const args = call.args.map((a) => cost(a, vars, sizes, bounds))
+  const base = (target?.cost ?? 0) + sum(args.map((a) => a.cost))
+  const first = target ?? args[0]
+  const name = call.function
+  if (name === "_[_]") {
+    const shape = elementShape(args[0]?.shape) ?? fieldShape(args[0]?.shape, "").shape
+    return { cost: base + 1, shape, size: sizes(shape, args[0]?.size) }
+  }
+  if (name === "matches" || name === "find" || name === "findAll") {
+    const text = first?.size ?? 1
+    const pattern = (target === undefined ? args[1] : args[0])?.size ?? 1
+    return { cost: base + traversal(text) * Math.max(1, Math.ceil(pattern * 0.25)), shape: undefined, size: text }
+  }
+  // Logic costs only its operands (cel-go charges nothing for the operator itself).
+  if (name === "_&&_" || name === "_||_" || name === "!_" || name === "_?_:_" || name === "@not_strictly_false") {
+    return { cost: base, shape: undefined, size: 1 }
+  }
+  if (name === "_==_" || name === "_!=_" || name === "_<_" || name === "_<=_" || name === "_>_" || name === "_>=_") {
+    const shorter = Math.min(args[0]?.size ?? 1, args[1]?.size ?? 1)
+    return { cost: base + 1 + (shorter > 1 ? traversal(shorter) : 0), shape: { type: "boolean" }, size: 1 }
+  }
+  if (name === "startsWith" || name === "endsWith") return { cost: base + 1 + traversal(args[0]?.size ?? 1), shape: undefined, size: 1 }
+  if (name === "@in") return { cost: base + (args[1]?.size ?? 1), shape: { type: "boolean" }, size: 1 }
+  if (name === "_+_") {
+    const size = (args[0]?.size ?? 1) + (args[1]?.size ?? 1)
+    return { cost: base + traversal(size), shape: args[0]?.shape?.type === "string" ? args[0].shape : undefined, size }
+  }
+  if (name === "sum" || name === "min" || name === "max" || name === "isSorted" || name.startsWith("sets.")) {
+    return { cost: base + (first?.size ?? 1) + (args[1]?.size ?? 0), shape: undefined, size: 1 }
+  }
+  if (stringFunctions.has(name)) return { cost: base + 1 + traversal(first?.size ?? 1), shape: undefined, size: first?.size ?? 1 }
+  return { cost: base + 1, shape: undefined, size: 1 }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiling
+// ---------------------------------------------------------------------------------------------
+
+const caret = (source: string, offset: number) => {
+  const before = source.slice(0, offset)
+  const line = before.split("\n").length
+  const column = offset - (before.lastIndexOf("\n") + 1)
+  const text = source.split("\n")[line - 1] ?? ""
+  return { line, column: column + 1, lines: `\n | ${text}\n | ${".".repeat(column)}^` }
+}
+
+const parseError = (source: string, error: unknown): CompileError => {
+  const message = error instanceof Error ? error.message : String(error)
+  const m = /^<input>:(\d+):(\d+): (.*)$/s.exec(message)
+  const offset = m === null ? 0 : source.split("\n").slice(0, Number(m[1]) - 1).join("\n").length + (Number(m[1]) > 1 ? 1 : 0) + Number(m[2]) - 1
+  const at = caret(source, offset)
+  return { detail: `compilation failed: ERROR: <input>:${at.line}:${at.column}: Syntax error: ${m?.[3] ?? message}${at.lines}` }
+}
+
+const compileExpression = (source: string, vars: ReadonlyMap<string, Shape>): { readonly expr: Expr; readonly program: Program } | CompileError => {
+  let parsed: ReturnType<typeof parse>
+  try {
+    parsed = parse(source)
+  } catch (error) {
+    return parseError(source, error)
+  }
+  const scope: Scope = { vars, positions: parsed.sourceInfo?.positions ?? {}, errors: [] }
+  check(parsed.expr, scope)
+  if (scope.errors.length > 0) {
+    return {
+      detail: `compilation failed: ${scope.errors.map((e) => {
+        const at = caret(source, e.offset)
+        return `ERROR: <input>:${at.line}:${at.column}: ${e.message}${at.lines}`
+      }).join("\n")}`
+    }
+  }
+  return { expr: parsed.expr, program: plan(env, parsed) }
+}
+
+const isError = (x: object): x is CompileError => "detail" in x
+
+/**
+ * Compiles a rule for the schema node it sits on. `root` marks the resource's top level, where
+ * `self` also has apiVersion, kind and metadata's name and generateName.
+ *
+ * @example
+ * import * as CelRules from "./CelRules.ts"
+ * const schema = { type: "object", properties: { min: { type: "integer" }, max: { type: "integer" } } } as const
+ * "detail" in CelRules.compile({ rule: "self.min <= self.max" }, schema) // false
+ * "detail" in CelRules.compile({ rule: "self.mni <= self.max" }, schema) // true: undefined field 'mni'
+ */
+export const compile = (rule: Rule, schema: JsonSchemaProps): Compiled | CompileError => {
+  const usesOldSelfVars = new Map<string, Shape>([["self", schema], ["oldSelf", rule.optionalOldSelf === true ? undefined : schema]])
+  const compiled = compileExpression(rule.rule, usesOldSelfVars)
+  if (isError(compiled)) return compiled
+  const message = rule.messageExpression === undefined || rule.messageExpression.trim() === ""
+    ? undefined
+    : compileExpression(rule.messageExpression, usesOldSelfVars)
+  if (message !== undefined && isError(message)) return { detail: `messageExpression ${message.detail}` }
+  return {
+    rule,
+    program: compiled.program,
+    message: message?.program,
+    usesOldSelf: reads(compiled.expr, "oldSelf"),
+    cost: estimate(compiled.expr, usesOldSelfVars),
+    expr: compiled.expr
+  }
+}
+
+/**
+ * The cost message kube-apiserver gives when an estimate exceeds its limit.
+ *
+ * @example
+ * import * as CelRules from "./CelRules.ts"
+ * CelRules.costMessage("estimated rule cost", 2e9, CelRules.ruleCostLimit) // "... exceeds budget by factor of more than 100x (...)"
+ */
+export const costMessage = (what: string, cost: number, limit: number): string => {
+  const factor = cost / limit
+  const shown = factor > 100 ? "more than 100x" : factor < 1.5 ? `${factor.toFixed(6)}x` : `${factor.toFixed(1)}x`
+  return `${what} exceeds budget by factor of ${shown} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`
+}
+
+/**
+ * The schema `self` has at a resource's top level: kube-apiserver adds apiVersion and kind, and
+ * of metadata only name and generateName are visible to rules.
+ *
+ * @example
+ * import * as CelRules from "./CelRules.ts"
+ * CelRules.resourceRoot({ type: "object", properties: { spec: { type: "object" } } }).properties?.metadata
+ * // { type: "object", properties: { name: { type: "string" }, generateName: { type: "string" } } }
+ */
+export const resourceRoot = (schema: JsonSchemaProps): JsonSchemaProps => ({
+  ...schema,
+  properties: {
+    ...schema.properties,
+    apiVersion: { type: "string" },
+    kind: { type: "string" },
+    metadata: { type: "object", properties: { name: { type: "string" }, generateName: { type: "string" } } }
+  }
+})
