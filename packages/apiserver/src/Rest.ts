@@ -247,6 +247,18 @@ const checkNamespace = (target: Pick<Target, "resource" | "namespace">, body: Ku
   return Effect.void
 }
 
+// The handler's checkName: a body that names another object than the URL is a 400 before anything
+// the storage would check (existence, resourceVersion).
+const checkIdentity = (target: Target, body: KubeObject.KubeObject) =>
+  Effect.gen(function*() {
+    yield* checkTypeMeta(target.resource, body)
+    yield* checkNamespace(target, body)
+    const name = KubeObject.meta(body).name
+    if (name !== undefined && name !== "" && name !== target.name) {
+      return yield* Status.badRequest(`the name of the object (${name}) does not match the name on the URL (${target.name})`)
+    }
+  })
+
 const namespaces: Status.Target = { group: "", plural: "namespaces", kind: "Namespace" }
 
 /** 404 when the namespace is missing, 403 when it is being deleted. */
@@ -365,14 +377,7 @@ export const update = Effect.fnUntraced(function*(
     if (stored === undefined) return yield* Status.notFound(resource.type, target.name)
     const current = present(env, resource, stored)
     const intended = yield* intend(current)
-    yield* checkTypeMeta(resource, intended)
-    yield* checkNamespace(target, intended)
-    const intendedName = KubeObject.meta(intended).name
-    if (intendedName !== undefined && intendedName !== "" && intendedName !== target.name) {
-      return yield* Status.badRequest(
-        `the name of the object (${intendedName}) does not match the name on the URL (${target.name})`
-      )
-    }
+    yield* checkIdentity(target, intended)
     const rv = KubeObject.meta(intended).resourceVersion
     if (rv !== undefined && rv !== "" && rv !== KubeObject.meta(current).resourceVersion) {
       return yield* Status.conflict(resource.type, target.name, Status.modified)
@@ -442,21 +447,21 @@ export const replace = (
   subresource: "status" | undefined,
   body: KubeObject.KubeObject,
   options: WriteOptions
-): Effect.Effect<Written, Status.ApiError> => {
-  const rv = KubeObject.meta(body).resourceVersion
-  if ((rv === undefined || rv === "") && !target.resource.unconditionalUpdate) {
-    return Effect.fail(
-      Status.invalid(target.resource.type, target.name, [
+): Effect.Effect<Written, Status.ApiError> =>
+  Effect.gen(function*() {
+    yield* checkIdentity(target, body)
+    const rv = KubeObject.meta(body).resourceVersion
+    if ((rv === undefined || rv === "") && !target.resource.unconditionalUpdate) {
+      return yield* Status.invalid(target.resource.type, target.name, [
         {
           reason: "FieldValueInvalid",
           message: "Invalid value: 0x0: must be specified for an update",
           field: "metadata.resourceVersion"
         }
       ])
-    )
-  }
-  return update(env, target, subresource, options, () => Effect.succeed(body))
-}
+    }
+    return yield* update(env, target, subresource, options, () => Effect.succeed(body))
+  })
 
 /**
  * Deletes an object. Without finalizers it is removed at once (200 with a Status); otherwise

@@ -32,6 +32,18 @@ describe("400 BadRequest", () => {
     expectStatus(reply, 400, "BadRequest")
     expect(reply.json.message).toBe("the name of the object (other) does not match the name on the URL (named)")
   })
+  it("for a PUT naming another object, before the existence and resourceVersion checks (1.32's order)", async () => {
+    await server.request("POST", cts, { body: crontab("put-named") })
+    // A custom resource without a resourceVersion would be a 422, a missing object a 404: the name comes first.
+    for (const [path, body] of [[`${cts}/put-named`, crontab("other")], [`${cts}/put-missing`, crontab("other")], [`${cms}/put-missing`, configMap("other")]] as const) {
+      const reply = await server.request("PUT", path, { body })
+      expectStatus(reply, 400, "BadRequest")
+      expect(reply.json.message).toBe(`the name of the object (other) does not match the name on the URL (${path.split("/").pop()})`)
+    }
+    const elsewhere = await server.request("PUT", `${cms}/put-missing`, { body: configMap("put-missing", {}, { namespace: "default" }) })
+    expectStatus(elsewhere, 400, "BadRequest")
+    expect(elsewhere.json.message).toBe("the namespace of the provided object does not match the namespace sent on the request")
+  })
   it("for a namespace that differs from the URL's", async () => {
     expectStatus(await server.request("POST", cms, { body: configMap("x", {}, { namespace: "default" }) }), 400, "BadRequest")
   })

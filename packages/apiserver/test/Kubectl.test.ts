@@ -156,6 +156,21 @@ describe("kubectl", () => {
     expect(lines).toContain("MODIFIED watched")
   })
 
+  it("prints a built-in kind's server-side columns, in get and in get -w", async () => {
+    await ok("create", "-f", file("two-keys.json", configMap("two-keys", { a: "1", b: "2" })))
+    const out = await ok("get", "configmaps", "two-keys")
+    expect(out).toMatch(/^NAME\s+DATA\s+AGE\s*$/m)
+    expect(out).toMatch(/^two-keys\s+2\s+\d+s\s*$/m)
+    const watch = background("get", "configmaps", "-w")
+    await watch.waitForLines(2)
+    await ok("create", "-f", file("three-keys.json", configMap("three-keys", { a: "1", b: "2", c: "3" })))
+    const lines = await watch.waitForLines(4)
+    watch.child.kill("SIGTERM")
+    await watch.exited
+    expect(lines[0]).toMatch(/^NAME\s+DATA\s+AGE\s*$/)
+    expect(lines.find((l) => l.startsWith("three-keys"))).toMatch(/^three-keys\s+3\s+\d+s\s*$/)
+  })
+
   it("deletes with finalizers and --wait, returning once the finalizer is removed", async () => {
     await ok("create", "-f", file("held.json", configMap("held", {}, { finalizers: ["example.com/hold"] })))
     const deletion = background("delete", "cm", "held", "--wait=true", "--timeout=30s")
