@@ -35,6 +35,14 @@ export interface Schemas {
   ) => ReadonlyArray<Status.StatusCause>
 }
 
+/** The admission webhooks a write reaches (none when no configuration exists). */
+export interface Hooks {
+  /** Mutating webhooks, on the defaulted object. */
+  readonly mutate: (object: KubeObject.KubeObject) => Effect.Effect<Admitted, Status.ApiError>
+  /** Validating webhooks, on the object that passed every other check. */
+  readonly validate: (object: KubeObject.KubeObject) => Effect.Effect<ReadonlyArray<string>, Status.ApiError>
+}
+
 /**
  * Parses the `fieldValidation` parameter (default Warn), or fails with a 400.
  *
@@ -66,24 +74,18 @@ export const admit = Effect.fnUntraced(function*(
   resource: Registry.Resource,
   object: KubeObject.KubeObject,
   old: KubeObject.KubeObject | undefined,
-  fieldValidation: FieldValidation
+  fieldValidation: FieldValidation,
+  hooks?: Hooks
 ) {
   const name = KubeObject.meta(object).name ?? ""
-  let current = object
-  const warnings: Array<string> = []
-  if (resource.type.custom) {
-    // kube-apiserver's order: defaults, then pruning, then validation.
-    const pruned = schemas.prune(resource, schemas.default(resource, current))
-    if (pruned.unknown.length > 0) {
-      const messages = pruned.unknown.map((path) => `unknown field "${path}"`)
-      if (fieldValidation === "Strict") return yield* Status.badRequest(`strict decoding error: ${messages.join(", ")}`)
-      if (fieldValidation === "Warn") warnings.push(...messages)
-    }
-    current = pruned.object
-  } else {
-    const decoded = yield* decodeBuiltin(resource, current, fieldValidation)
-    current = decoded.object
-    warnings.push(...decoded.warnings)
+  const decoded = yield* decode(schemas, resource, object, fieldValidation)
+  let current = decoded.object
+  const warnings = [...decoded.warnings]
+  if (hooks !== undefined) {
+    // Mutating webhooks see the defaulted object; what they return is decoded and defaulted again.
+    const mutated = yield* hooks.mutate(current)
+    warnings.push(...mutated.warnings)
+    if (mutated.object !== current) current = (yield* decode(schemas, resource, mutated.object, "Ignore")).object
   }
   if (resource.defaults !== undefined) current = resource.defaults(current, old)
   const causes = [
@@ -93,8 +95,23 @@ export const admit = Effect.fnUntraced(function*(
     ...(resource.type.custom ? schemas.validate(resource, current, old) : [])
   ]
   if (causes.length > 0) return yield* Status.invalid(resource.type, name, causes)
+  if (hooks !== undefined) warnings.push(...(yield* hooks.validate(current)))
   return { object: current, warnings } satisfies Admitted
 })
+
+// A custom resource: defaults, then pruning (kube-apiserver's order); a built-in: its Go type.
+const decode = (
+  schemas: Schemas,
+  resource: Registry.Resource,
+  object: KubeObject.KubeObject,
+  fieldValidation: FieldValidation
+): Effect.Effect<Admitted, Status.ApiError> => {
+  if (!resource.type.custom) return decodeBuiltin(resource, object, fieldValidation)
+  const pruned = schemas.prune(resource, schemas.default(resource, object))
+  const messages = pruned.unknown.map((path) => `unknown field "${path}"`)
+  if (messages.length > 0 && fieldValidation === "Strict") return Effect.fail(Status.badRequest(`strict decoding error: ${messages.join(", ")}`))
+  return Effect.succeed({ object: pruned.object, warnings: fieldValidation === "Warn" ? messages : [] })
+}
 
 /**
  * A built-in kind's write as kube-apiserver decodes it into the served version's Go type: a value

@@ -6,6 +6,7 @@
  */
 import { Duration, Effect } from "effect"
 import * as Admission from "./Admission.ts"
+import * as Authentication from "./Authentication.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as Lists from "./Lists.ts"
 import * as Metadata from "./Metadata.ts"
@@ -14,6 +15,7 @@ import * as ResourceType from "./ResourceType.ts"
 import * as Selectors from "./Selectors.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
+import * as Webhooks from "./Webhooks.ts"
 
 /** How the server records field ownership for writes that are not server-side apply. */
 export interface FieldManagement {
@@ -259,6 +261,34 @@ const checkIdentity = (target: Target, body: KubeObject.KubeObject) =>
     }
   })
 
+/** The admission webhooks a write reaches, when any webhook configuration exists. */
+const webhooks = (
+  env: Env,
+  target: Target,
+  subresource: string | undefined,
+  operation: "CREATE" | "UPDATE",
+  oldObject: KubeObject.KubeObject | undefined,
+  options: WriteOptions
+): Admission.Hooks | undefined => {
+  if (!Webhooks.configured(env.store)) return undefined
+  const attributes = (object: KubeObject.KubeObject): Webhooks.Attributes => ({
+    operation,
+    resource: target.resource,
+    subresource,
+    name: target.name,
+    namespace: target.resource.type.namespaced ? target.namespace : undefined,
+    object,
+    oldObject,
+    dryRun: options.dryRun,
+    user: Authentication.admin
+  })
+  return {
+    mutate: (object) =>
+      Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({ object: mutated.object ?? object, warnings: mutated.warnings })),
+    validate: (object) => Webhooks.validate(env.store, attributes(object))
+  }
+}
+
 const namespaces: Status.Target = { group: "", plural: "namespaces", kind: "Namespace" }
 
 /** 404 when the namespace is missing, 403 when it is being deleted. */
@@ -329,7 +359,8 @@ export const create = Effect.fnUntraced(function*(
   )
   if (resource.type.subresources.status) delete object.status
   if (resource.prepareCreate !== undefined) object = resource.prepareCreate(object)
-  const admitted = yield* Admission.admit(env.schemas, resource, object, undefined, options.fieldValidation)
+  const hooks = webhooks(env, { resource, namespace, name }, undefined, "CREATE", undefined, options)
+  const admitted = yield* Admission.admit(env.schemas, resource, object, undefined, options.fieldValidation, hooks)
   const owned = managed === undefined
     ? yield* env.fields.update(resource, undefined, admitted.object, options.fieldManager, undefined)
     : yield* managed(admitted.object)
@@ -408,7 +439,8 @@ export const update = Effect.fnUntraced(function*(
     next = Metadata.preserveOnUpdate(current, next)
     next = KubeObject.withMeta(next, { resourceVersion: KubeObject.meta(current).resourceVersion })
     if (resource.prepareUpdate !== undefined && subresource === undefined) next = resource.prepareUpdate(next, current)
-    const admitted = yield* Admission.admit(env.schemas, resource, next, current, options.fieldValidation)
+    const hooks = webhooks(env, target, subresource, "UPDATE", current, options)
+    const admitted = yield* Admission.admit(env.schemas, resource, next, current, options.fieldValidation, hooks)
     next = Metadata.nextGeneration(resource, current, admitted.object)
     next = managed === undefined
       ? yield* env.fields.update(resource, current, next, options.fieldManager, subresource)
@@ -494,6 +526,21 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
         target.name,
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`
       )
+    }
+    if (attempt === 0 && Webhooks.configured(env.store)) {
+      const attributes: Webhooks.Attributes = {
+        operation: "DELETE",
+        resource,
+        subresource: undefined,
+        name: target.name,
+        namespace: resource.type.namespaced ? target.namespace : undefined,
+        object: undefined,
+        oldObject: present(env, resource, stored),
+        dryRun: options.dryRun,
+        user: Authentication.admin
+      }
+      yield* Webhooks.mutate(env.store, attributes)
+      yield* Webhooks.validate(env.store, attributes)
     }
     if (m.deletionTimestamp !== undefined) {
       return { body: present(env, resource, stored), removed: false } satisfies Deleted

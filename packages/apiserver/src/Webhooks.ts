@@ -1,0 +1,376 @@
+/**
+ * Admission webhooks as kube-apiserver 1.32 calls them: the stored Mutating- and
+ * ValidatingWebhookConfigurations (ordered by name) select webhooks by their rules (operations,
+ * groups, versions, resources and subresources, scope), namespaceSelector and objectSelector;
+ * each is sent an AdmissionReview v1 over HTTPS, trusting its caBundle, within timeoutSeconds
+ * (default 10). Mutating webhooks run one after another and their JSON patches apply in turn;
+ * validating webhooks run together after the object passed its schema. A webhook that cannot be
+ * reached, times out or answers something that is not an AdmissionReview fails the request with
+ * 1.32's 500 under failurePolicy Fail (the default) and is skipped under Ignore; a denial is the
+ * webhook's status, at least 400, its message prefixed `admission webhook "<name>" denied the
+ * request`. A dry-run request reaches only webhooks whose sideEffects are None or NoneOnDryRun.
+ * The configuration kinds themselves never go through webhooks, so no webhook can lock them.
+ */
+import { Effect, Result } from "effect"
+import { randomUUID } from "node:crypto"
+import { request as httpsRequest } from "node:https"
+import * as Json from "./Json.ts"
+import * as KubeObject from "./KubeObject.ts"
+import * as Patch from "./Patch.ts"
+import type * as Registry from "./Registry.ts"
+import * as Scale from "./Scale.ts"
+import * as Selectors from "./Selectors.ts"
+import * as Status from "./Status.ts"
+import type * as Store from "./Store.ts"
+
+/** What is being admitted. */
+export interface Attributes {
+  readonly operation: "CREATE" | "UPDATE" | "DELETE"
+  readonly resource: Registry.Resource
+  readonly subresource: string | undefined
+  readonly name: string
+  readonly namespace: string | undefined
+  readonly object: KubeObject.KubeObject | undefined
+  readonly oldObject: KubeObject.KubeObject | undefined
+  readonly dryRun: boolean
+  readonly user: { readonly username: string; readonly groups: ReadonlyArray<string> }
+}
+
+const mutatingStorage = "mutatingwebhookconfigurations.admissionregistration.k8s.io"
+const validatingStorage = "validatingwebhookconfigurations.admissionregistration.k8s.io"
+
+type Webhook = KubeObject.KubeObject
+
+const strings = (u: unknown): ReadonlyArray<string> => Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : []
+
+const webhooksOf = (store: Store.Store, storage: string): ReadonlyArray<Webhook> =>
+  [...store.list(storage, undefined)]
+    .sort((a, b) => (KubeObject.meta(a).name ?? "").localeCompare(KubeObject.meta(b).name ?? ""))
+    .flatMap((configuration) => KubeObject.records(configuration.webhooks))
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+// ---------------------------------------------------------------------------------------------
+
+const anyOf = (values: ReadonlyArray<string>, value: string) => values.includes("*") || values.includes(value)
+
+const resourceMatches = (patterns: ReadonlyArray<string>, plural: string, subresource: string | undefined) =>
+  patterns.some((pattern) => {
+    if (pattern === "*/*") return true
+    const [resource, sub] = pattern.split("/", 2) as [string, string | undefined]
+    const resourceOk = resource === "*" || resource === plural
+    if (subresource === undefined) return resourceOk && sub === undefined
+    return resourceOk && (sub === "*" || sub === subresource)
+  })
+
+const ruleMatches = (rule: KubeObject.KubeObject, at: Attributes): boolean => {
+  const type = at.resource.type
+  const scope = typeof rule.scope === "string" ? rule.scope : "*"
+  return anyOf(strings(rule.operations), at.operation) &&
+    anyOf(strings(rule.apiGroups), type.group) &&
+    anyOf(strings(rule.apiVersions), type.version) &&
+    resourceMatches(strings(rule.resources), type.plural, at.subresource) &&
+    (scope === "*" || (scope === "Namespaced") === type.namespaced)
+}
+
+const selects = (selector: unknown, labels: Readonly<Record<string, string>> | undefined): boolean => {
+  if (!KubeObject.isObject(selector)) return true
+  const parsed = Selectors.parseLabelSelector(Scale.selectorString(selector))
+  return Result.isSuccess(parsed) && Selectors.matchesLabels(parsed.success, labels)
+}
+
+const labelsOf = (object: KubeObject.KubeObject | undefined) => KubeObject.meta(object ?? {}).labels as Readonly<Record<string, string>> | undefined
+
+const namespaceLabels = (store: Store.Store, at: Attributes) => {
+  if (at.resource.type.group === "" && at.resource.type.plural === "namespaces") return labelsOf(at.object ?? at.oldObject)
+  if (at.namespace === undefined) return undefined
+  return labelsOf(store.get("namespaces", "", at.namespace))
+}
+
+const exempt = (at: Attributes) =>
+  at.resource.type.group === "admissionregistration.k8s.io"
+
+/** The webhooks of these configurations that this request reaches. */
+const selected = (store: Store.Store, storage: string, at: Attributes): ReadonlyArray<Webhook> => {
+  if (exempt(at)) return []
+  return webhooksOf(store, storage).filter((hook) => {
+    if (!KubeObject.records(hook.rules).some((rule) => ruleMatches(rule, at))) return false
+    const clusterScoped = !at.resource.type.namespaced && at.resource.type.plural !== "namespaces"
+    if (!clusterScoped && !selects(hook.namespaceSelector, namespaceLabels(store, at))) return false
+    return selects(hook.objectSelector, labelsOf(at.object)) || selects(hook.objectSelector, labelsOf(at.oldObject))
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calling
+// ---------------------------------------------------------------------------------------------
+
+/** Why a webhook could not be used: a failure of the call, not a denial. */
+interface CallFailure {
+  readonly _tag: "CallFailure"
+  readonly reason: string
+}
+
+const callFailure = (reason: string): CallFailure => ({ _tag: "CallFailure", reason })
+
+const urlOf = (hook: Webhook): string | undefined => {
+  const config = KubeObject.record(hook.clientConfig)
+  if (typeof config.url === "string") return config.url
+  const service = KubeObject.record(config.service)
+  if (typeof service.name !== "string") return undefined
+  const port = typeof service.port === "number" ? service.port : 443
+  return `https://${service.name}.${service.namespace}.svc:${port}${typeof service.path === "string" ? service.path : ""}`
+}
+
+const timeoutOf = (hook: Webhook) => typeof hook.timeoutSeconds === "number" ? hook.timeoutSeconds : 10
+
+/** Go's net/http wording for a failed POST. */
+const transportError = (url: string, error: NodeJS.ErrnoException): string => {
+  const target = new URL(url)
+  const host = `${target.hostname}:${target.port || "443"}`
+  const what = error.code === "ECONNREFUSED"
+    ? `dial tcp ${host}: connect: connection refused`
+    : error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
+    ? `dial tcp: lookup ${target.hostname}: no such host`
+    : error.code === "DEPTH_ZERO_SELF_SIGNED_CERT" || error.code === "UNABLE_TO_VERIFY_LEAF_SIGNATURE" || error.code === "SELF_SIGNED_CERT_IN_CHAIN"
+    ? "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+    : error.code === "ERR_TLS_CERT_ALTNAME_INVALID"
+    ? `tls: failed to verify certificate: x509: certificate is valid for other names, not ${target.hostname}`
+    : error.message
+  return `Post "${url}": ${what}`
+}
+
+const post = (hook: Webhook, body: string): Effect.Effect<unknown, CallFailure> => {
+  const base = urlOf(hook)
+  if (base === undefined) return Effect.fail(callFailure("could not get REST client: no clientConfig url or service"))
+  const seconds = timeoutOf(hook)
+  const url = `${base}${base.includes("?") ? "&" : "?"}timeout=${seconds}s`
+  const caBundle = KubeObject.record(hook.clientConfig).caBundle
+  return Effect.callback<unknown, CallFailure>((resume, signal) => {
+    const timer = setTimeout(() => {
+      request.destroy()
+      resume(Effect.fail(callFailure(`failed to call webhook: Post "${url}": context deadline exceeded`)))
+    }, seconds * 1000)
+    const request = httpsRequest(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      ...(typeof caBundle === "string" ? { ca: Buffer.from(caBundle, "base64").toString("utf8") } : {}),
+      signal
+    }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => {
+        clearTimeout(timer)
+        const text = Buffer.concat(chunks).toString("utf8")
+        const status = response.statusCode ?? 0
+        if (status < 200 || status > 299) {
+          return resume(Effect.fail(callFailure(
+            `failed to call webhook: an error on the server (${JSON.stringify(text.trim())}) has prevented the request from succeeding`
+          )))
+        }
+        const parsed = Json.parse(text)
+        resume(Result.isSuccess(parsed)
+          ? Effect.succeed(parsed.success)
+          : Effect.fail(callFailure(`failed to call webhook: ${parsed.failure}`)))
+      })
+    })
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      if (!signal.aborted) resume(Effect.fail(callFailure(`failed to call webhook: ${transportError(url, error)}`)))
+    })
+    request.end(body)
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      request.destroy()
+    })
+  })
+}
+
+interface Answer {
+  readonly allowed: boolean
+  readonly result: KubeObject.KubeObject | undefined
+  readonly patch: string | undefined
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** The AdmissionReview's response, as VerifyAdmissionResponse accepts it. */
+const verify = (uid: string, mutating: boolean, review: unknown): Result.Result<Answer, string> => {
+  const r = KubeObject.record(review)
+  if (!KubeObject.isObject(r.response)) return Result.fail("webhook response was absent")
+  const response = r.response
+  if (response.uid !== uid) return Result.fail(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? "")}`)
+  if (r.apiVersion !== "admission.k8s.io/v1" || r.kind !== "AdmissionReview") {
+    const [group, version] = String(r.apiVersion ?? "").includes("/") ? String(r.apiVersion).split("/") : ["", String(r.apiVersion ?? "")]
+    return Result.fail(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${group}/${version}, Kind=${String(r.kind ?? "")}`)
+  }
+  const patch = typeof response.patch === "string" && response.patch !== "" ? response.patch : undefined
+  if (mutating) {
+    if (patch !== undefined && response.patchType === undefined) return Result.fail("webhook returned response.patch but not response.patchType")
+    if (patch === undefined && response.patchType !== undefined) return Result.fail("webhook returned response.patchType but not response.patch")
+    if (response.patchType !== undefined && response.patchType !== "JSONPatch") {
+      return Result.fail(`webhook returned invalid response.patchType of ${JSON.stringify(response.patchType)}`)
+    }
+  } else {
+    if (patch !== undefined) return Result.fail("validating webhook may not return response.patch")
+    if (response.patchType !== undefined) return Result.fail("validating webhook may not return response.patchType")
+  }
+  return Result.succeed({
+    allowed: response.allowed === true,
+    result: KubeObject.isObject(response.status) ? response.status : undefined,
+    patch,
+    warnings: strings(response.warnings)
+  })
+}
+
+const optionsKind = { CREATE: "CreateOptions", UPDATE: "UpdateOptions", DELETE: "DeleteOptions" } as const
+
+const review = (uid: string, at: Attributes) => {
+  const type = at.resource.type
+  const kind = { group: type.group, version: type.version, kind: type.kind }
+  const resource = { group: type.group, version: type.version, resource: type.plural }
+  return {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind,
+      resource,
+      ...(at.subresource === undefined ? {} : { subResource: at.subresource, requestSubResource: at.subresource }),
+      requestKind: kind,
+      requestResource: resource,
+      name: at.name,
+      ...(at.namespace === undefined ? {} : { namespace: at.namespace }),
+      operation: at.operation,
+      userInfo: { username: at.user.username, groups: at.user.groups },
+      object: at.object ?? null,
+      oldObject: at.oldObject ?? null,
+      dryRun: at.dryRun,
+      options: { apiVersion: "meta.k8s.io/v1", kind: optionsKind[at.operation] }
+    }
+  }
+}
+
+/** `webhookerrors.ToStatusErr`: a denial as the webhook's status, at least a 400, named. */
+const denial = (name: string, result: KubeObject.KubeObject | undefined): Status.ApiError => {
+  const status = result ?? {}
+  const code = typeof status.code === "number" && status.code >= 400 ? status.code : 400
+  const deniedBy = `admission webhook ${JSON.stringify(name)} denied the request`
+  const message = typeof status.message === "string" && status.message !== ""
+    ? `${deniedBy}: ${status.message}`
+    : typeof status.reason === "string" && status.reason !== ""
+    ? `${deniedBy}: ${status.reason}`
+    : `${deniedBy} without explanation`
+  return new Status.ApiError({
+    code,
+    reason: typeof status.reason === "string" ? status.reason : "",
+    message,
+    ...(KubeObject.isObject(status.details) ? { details: status.details as Status.StatusDetails } : {})
+  })
+}
+
+type Outcome =
+  | { readonly _tag: "Answered"; readonly answer: Answer }
+  | { readonly _tag: "Skipped" }
+
+/** Calls one webhook; a call failure fails the request or is skipped, by failurePolicy. */
+const call = (hook: Webhook, at: Attributes, mutating: boolean): Effect.Effect<Outcome, Status.ApiError> => {
+  const name = String(hook.name ?? "")
+  const failOpen = hook.failurePolicy === "Ignore"
+  const failed = (failure: CallFailure): Effect.Effect<Outcome, Status.ApiError> =>
+    failOpen
+      ? Effect.as(Effect.logWarning(`Failed calling webhook, failing open ${name}: ${failure.reason}`), { _tag: "Skipped" } as const)
+      : Effect.fail(Status.internal(`failed calling webhook ${JSON.stringify(name)}: ${failure.reason}`))
+  if (at.dryRun) {
+    if (hook.sideEffects === undefined) return failed(callFailure("Webhook SideEffects is nil"))
+    if (hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun") {
+      return Effect.fail(Status.badRequest(`admission webhook ${JSON.stringify(name)} does not support dry run`))
+    }
+  }
+  const uid = randomUUID()
+  return post(hook, JSON.stringify(review(uid, at))).pipe(
+    Effect.flatMap((answer) => {
+      const verified = verify(uid, mutating, answer)
+      return Result.isSuccess(verified)
+        ? Effect.succeed<Outcome>({ _tag: "Answered", answer: verified.success })
+        : Effect.fail(callFailure(`received invalid webhook response: ${verified.failure}`))
+    }),
+    Effect.catch(failed)
+  )
+}
+
+const applyPatch = (object: KubeObject.KubeObject, patch: string): Result.Result<KubeObject.KubeObject, string> => {
+  const operations = Json.parse(Buffer.from(patch, "base64").toString("utf8"))
+  if (Result.isFailure(operations)) return Result.fail(operations.failure)
+  const patched = Patch.jsonPatch(object as Json.Json, operations.success)
+  if (Result.isFailure(patched)) return Result.fail(patched.failure.message)
+  return Json.isObject(patched.success) ? Result.succeed(patched.success as KubeObject.KubeObject) : Result.fail("the patched document is not an object")
+}
+
+/** What admission webhooks made of a request: the object to store and warnings for the client. */
+export interface Admitted {
+  readonly object: KubeObject.KubeObject | undefined
+  readonly warnings: ReadonlyArray<string>
+}
+
+/**
+ * Runs the mutating webhooks this request reaches, in order, each seeing the previous one's patch.
+ *
+ * @example
+ * import * as Webhooks from "./Webhooks.ts"
+ * declare const store: import("./Store.ts").Store
+ * declare const attributes: Webhooks.Attributes
+ * const mutated = Webhooks.mutate(store, attributes) // Effect<{ object, warnings }, ApiError>
+ */
+export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitted, Status.ApiError> =>
+  Effect.gen(function*() {
+    let object = at.object
+    const warnings: Array<string> = []
+    for (const hook of selected(store, mutatingStorage, at)) {
+      const outcome = yield* call(hook, { ...at, object }, true)
+      if (outcome._tag === "Skipped") continue
+      const { answer } = outcome
+      warnings.push(...answer.warnings)
+      if (!answer.allowed) return yield* denial(String(hook.name ?? ""), answer.result)
+      if (answer.patch === undefined || object === undefined) continue
+      const patched = applyPatch(object, answer.patch)
+      if (Result.isFailure(patched)) return yield* Status.internal(patched.failure)
+      object = patched.success
+    }
+    return { object, warnings }
+  })
+
+/**
+ * Runs the validating webhooks this request reaches, concurrently; the first denial or failure
+ * (in configuration order) fails the request.
+ *
+ * @example
+ * import * as Webhooks from "./Webhooks.ts"
+ * declare const store: import("./Store.ts").Store
+ * declare const attributes: Webhooks.Attributes
+ * const checked = Webhooks.validate(store, attributes) // Effect<warnings, ApiError>
+ */
+export const validate = (store: Store.Store, at: Attributes): Effect.Effect<ReadonlyArray<string>, Status.ApiError> =>
+  Effect.gen(function*() {
+    const hooks = selected(store, validatingStorage, at)
+    const outcomes = yield* Effect.forEach(hooks, (hook) => Effect.result(call(hook, at, false)), { concurrency: "unbounded" })
+    const warnings: Array<string> = []
+    for (const [i, outcome] of outcomes.entries()) {
+      if (Result.isFailure(outcome)) return yield* outcome.failure
+      if (outcome.success._tag === "Skipped") continue
+      const { answer } = outcome.success
+      warnings.push(...answer.warnings)
+      if (!answer.allowed) return yield* denial(String(hooks[i]!.name ?? ""), answer.result)
+    }
+    return warnings
+  })
+
+/**
+ * Whether any webhook configuration exists (a write skips the webhook machinery otherwise).
+ *
+ * @example
+ * import * as Webhooks from "./Webhooks.ts"
+ * declare const store: import("./Store.ts").Store
+ * Webhooks.configured(store) // false on a fresh server
+ */
+export const configured = (store: Store.Store): boolean =>
+  store.list(mutatingStorage, undefined).length > 0 || store.list(validatingStorage, undefined).length > 0

@@ -1,0 +1,263 @@
+/**
+ * Admission webhooks as kube-apiserver 1.32 calls them, against a local HTTPS webhook server:
+ * allow, deny, mutate (mutating before validating), failurePolicy both ways, timeouts, answers that
+ * are not AdmissionReviews, namespace and object selectors, rules on operations and subresources,
+ * and dry runs.
+ */
+import { createServer, type Server } from "node:https"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Certificate from "../src/Certificate.ts"
+import * as Testing from "../src/Testing.ts"
+import { configMap, createNamespace, crontab, installCrd } from "./fixtures.ts"
+
+interface Review {
+  readonly request: {
+    readonly uid: string
+    readonly operation: string
+    readonly name: string
+    readonly namespace?: string
+    readonly subResource?: string
+    readonly dryRun: boolean
+    readonly kind: { readonly group: string; readonly version: string; readonly kind: string }
+    readonly resource: { readonly group: string; readonly version: string; readonly resource: string }
+    readonly userInfo: { readonly username: string }
+    readonly object: { readonly metadata: { readonly name: string; readonly labels?: Record<string, string> }; readonly data?: Record<string, string> } | null
+    readonly oldObject: { readonly data?: Record<string, string> } | null
+  }
+}
+
+const certificate = Certificate.selfSigned(["127.0.0.1"])
+const caBundle = Buffer.from(certificate.cert).toString("base64")
+const received: Array<{ readonly path: string; readonly review: Review }> = []
+
+const respond = (review: Review, response: Record<string, unknown>) => ({
+  apiVersion: "admission.k8s.io/v1",
+  kind: "AdmissionReview",
+  response: { uid: review.request.uid, ...response }
+})
+
+const patch = (operations: ReadonlyArray<unknown>) => ({ patchType: "JSONPatch", patch: Buffer.from(JSON.stringify(operations)).toString("base64") })
+
+/** The webhook server's behaviours, by path. */
+const handlers: Record<string, (review: Review) => unknown> = {
+  "/allow": (review) => respond(review, { allowed: true, warnings: ["checked by allow"] }),
+  "/deny": (review) => respond(review, { allowed: false, status: { code: 403, reason: "Forbidden", message: "colour red is not allowed" } }),
+  "/deny-bare": (review) => respond(review, { allowed: false }),
+  "/no-red": (review) =>
+    respond(review, review.request.object?.data?.colour === "red"
+      ? { allowed: false, status: { message: `${review.request.object.metadata.name} is red` } }
+      : { allowed: true }),
+  "/label": (review) => respond(review, { allowed: true, ...patch([{ op: "add", path: "/metadata/labels", value: { mutated: "yes" } }]) }),
+  "/colour": (review) => respond(review, { allowed: true, ...patch([{ op: "add", path: "/data/colour", value: "red" }]) }),
+  "/garbage": () => "this is not JSON",
+  "/wrong-uid": (review) => ({ ...respond(review, { allowed: true }), response: { uid: "nope", allowed: true } }),
+  "/validating-patch": (review) => respond(review, { allowed: true, ...patch([]) })
+}
+
+let webhooks: Server
+let webhookUrl: string
+let server: Testing.TestServer
+
+beforeAll(async () => {
+  webhooks = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const path = (req.url ?? "").split("?")[0]!
+      if (path === "/slow") return // never answers: the caller's timeout decides
+      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Review
+      received.push({ path, review })
+      const answer = handlers[path]?.(review)
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(typeof answer === "string" ? answer : JSON.stringify(answer))
+    })
+  })
+  await new Promise<void>((resolve) => webhooks.listen(0, "127.0.0.1", resolve))
+  webhookUrl = `https://127.0.0.1:${(webhooks.address() as AddressInfo).port}`
+  server = await Testing.start()
+  await installCrd(server)
+  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry"]) await createNamespace(server, `wh-${ns}`)
+})
+afterAll(async () => {
+  await server.close()
+  webhooks.closeAllConnections()
+  await new Promise((resolve) => webhooks.close(resolve))
+})
+
+interface HookOptions {
+  readonly path?: string
+  readonly url?: string
+  readonly namespace: string
+  readonly resources?: ReadonlyArray<string>
+  readonly operations?: ReadonlyArray<string>
+  readonly apiGroups?: ReadonlyArray<string>
+  readonly failurePolicy?: "Fail" | "Ignore"
+  readonly timeoutSeconds?: number
+  readonly sideEffects?: string
+  readonly objectSelector?: unknown
+}
+
+const webhook = (name: string, o: HookOptions) => ({
+  name,
+  clientConfig: { url: o.url ?? `${webhookUrl}${o.path ?? "/allow"}`, caBundle },
+  rules: [{ operations: o.operations ?? ["CREATE", "UPDATE"], apiGroups: o.apiGroups ?? [""], apiVersions: ["v1"], resources: o.resources ?? ["configmaps"] }],
+  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": o.namespace } },
+  ...(o.objectSelector === undefined ? {} : { objectSelector: o.objectSelector }),
+  ...(o.failurePolicy === undefined ? {} : { failurePolicy: o.failurePolicy }),
+  ...(o.timeoutSeconds === undefined ? {} : { timeoutSeconds: o.timeoutSeconds }),
+  sideEffects: o.sideEffects ?? "None",
+  admissionReviewVersions: ["v1"]
+})
+
+const configure = async (kind: "Validating" | "Mutating", name: string, hooks: ReadonlyArray<unknown>) => {
+  const plural = kind === "Validating" ? "validatingwebhookconfigurations" : "mutatingwebhookconfigurations"
+  const reply = await server.request("POST", `/apis/admissionregistration.k8s.io/v1/${plural}`, {
+    body: { apiVersion: "admissionregistration.k8s.io/v1", kind: `${kind}WebhookConfiguration`, metadata: { name }, webhooks: hooks }
+  })
+  expect(reply.status, reply.text).toBe(201)
+}
+
+const cms = (ns: string) => `/api/v1/namespaces/wh-${ns}/configmaps`
+const reviewsOf = (path: string, name: string) => received.filter((r) => r.path === path && r.review.request.name === name)
+
+describe("validating webhooks", () => {
+  it("an allowing webhook is sent an AdmissionReview v1 of the request and its warnings reach the client", async () => {
+    await configure("Validating", "allow", [webhook("allow.example.com", { path: "/allow", namespace: "wh-allow" })])
+    const created = await server.request("POST", cms("allow"), { body: configMap("a", { k: "1" }) })
+    expect(created.status, created.text).toBe(201)
+    expect(created.headers.get("warning")).toContain("checked by allow")
+    const updated = await server.request("PUT", `${cms("allow")}/a`, { body: { ...created.json, data: { k: "2" } } })
+    expect(updated.status).toBe(200)
+    const [create, update] = reviewsOf("/allow", "a").map((r) => r.review.request)
+    expect(create).toMatchObject({
+      operation: "CREATE",
+      namespace: "wh-allow",
+      kind: { group: "", version: "v1", kind: "ConfigMap" },
+      resource: { group: "", version: "v1", resource: "configmaps" },
+      userInfo: { username: "kubefx-admin" },
+      dryRun: false,
+      object: { data: { k: "1" } },
+      oldObject: null
+    })
+    expect(update).toMatchObject({ operation: "UPDATE", object: { data: { k: "2" } }, oldObject: { data: { k: "1" } } })
+  })
+
+  it("a denial is the webhook's status, its message prefixed with the webhook's name", async () => {
+    await configure("Validating", "deny", [
+      webhook("deny.example.com", { path: "/deny", namespace: "wh-deny", objectSelector: { matchLabels: { bare: "no" } } }),
+      webhook("deny-bare.example.com", { path: "/deny-bare", namespace: "wh-deny", objectSelector: { matchLabels: { bare: "yes" } } })
+    ])
+    const denied = await server.request("POST", cms("deny"), { body: configMap("red", {}, { labels: { bare: "no" } }) })
+    expect(denied.status).toBe(403)
+    expect(denied.json).toMatchObject({ kind: "Status", code: 403, reason: "Forbidden", message: 'admission webhook "deny.example.com" denied the request: colour red is not allowed' })
+    const bare = await server.request("POST", cms("deny"), { body: configMap("bare", {}, { labels: { bare: "yes" } }) })
+    expect(bare.status).toBe(400)
+    expect(bare.json.message).toBe('admission webhook "deny-bare.example.com" denied the request without explanation')
+    expect((await server.request("GET", `${cms("deny")}/red`)).status).toBe(404)
+  })
+})
+
+describe("mutating webhooks", () => {
+  it("patches apply in order, the object is stored as mutated, and validating webhooks see the mutation", async () => {
+    await configure("Mutating", "mutate-1-label", [webhook("label.example.com", { path: "/label", namespace: "wh-mutate" })])
+    await configure("Mutating", "mutate-2-colour", [webhook("colour.example.com", { path: "/colour", namespace: "wh-mutate", objectSelector: { matchLabels: { paint: "yes" } } })])
+    await configure("Validating", "no-red", [webhook("no-red.example.com", { path: "/no-red", namespace: "wh-mutate" })])
+    const plain = await server.request("POST", cms("mutate"), { body: configMap("plain", { size: "1" }) })
+    expect(plain.status, plain.text).toBe(201)
+    expect(plain.json.metadata.labels).toEqual({ mutated: "yes" })
+    expect((await server.request("GET", `${cms("mutate")}/plain`)).json.metadata.labels).toEqual({ mutated: "yes" })
+    // The colour webhook runs after the label webhook (configurations by name) and sees its patch.
+    const painted = await server.request("POST", cms("mutate"), { body: configMap("painted", {}, { labels: { paint: "yes" } }) })
+    expect(painted.status).toBe(400)
+    expect(painted.json.message).toBe('admission webhook "no-red.example.com" denied the request: painted is red')
+    expect(reviewsOf("/colour", "painted")[0]?.review.request.object?.metadata.labels).toEqual({ mutated: "yes" })
+  })
+})
+
+describe("webhooks that fail", () => {
+  it("failurePolicy Fail: a webhook that is down fails the request with 1.32's 500", async () => {
+    const down = "https://127.0.0.1:1/down"
+    await configure("Validating", "fail", [webhook("down.example.com", { url: down, namespace: "wh-fail" })])
+    const reply = await server.request("POST", cms("fail"), { body: configMap("a") })
+    expect(reply.status).toBe(500)
+    expect(reply.json).toMatchObject({
+      reason: "InternalError",
+      message: `Internal error occurred: failed calling webhook "down.example.com": failed to call webhook: Post "${down}?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused`
+    })
+  })
+
+  it("failurePolicy Ignore: the same webhook is skipped and the write goes through", async () => {
+    await configure("Validating", "ignore", [webhook("down-ignored.example.com", { url: "https://127.0.0.1:1/down", namespace: "wh-ignore", failurePolicy: "Ignore" })])
+    expect((await server.request("POST", cms("ignore"), { body: configMap("a") })).status).toBe(201)
+  })
+
+  it("a webhook slower than timeoutSeconds fails the request at the timeout", async () => {
+    await configure("Validating", "slow", [webhook("slow.example.com", { path: "/slow", namespace: "wh-slow", timeoutSeconds: 1 })])
+    const reply = await server.request("POST", cms("slow"), { body: configMap("a") })
+    expect(reply.status).toBe(500)
+    expect(reply.json.message).toBe(`Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "${webhookUrl}/slow?timeout=1s": context deadline exceeded`)
+  })
+
+  it("an answer that is not JSON, or names another request, or patches from a validating webhook, fails the request", async () => {
+    await configure("Validating", "garbage", [
+      webhook("garbage.example.com", { path: "/garbage", namespace: "wh-garbage", objectSelector: { matchLabels: { answer: "garbage" } } }),
+      webhook("wrong-uid.example.com", { path: "/wrong-uid", namespace: "wh-garbage", objectSelector: { matchLabels: { answer: "uid" } } }),
+      webhook("patching.example.com", { path: "/validating-patch", namespace: "wh-garbage", objectSelector: { matchLabels: { answer: "patch" } } })
+    ])
+    const answer = async (kind: string) =>
+      (await server.request("POST", cms("garbage"), { body: configMap(kind, {}, { labels: { answer: kind } }) })).json.message as string
+    expect(await answer("garbage")).toMatch(/^Internal error occurred: failed calling webhook "garbage\.example\.com": failed to call webhook: /)
+    expect(await answer("uid")).toMatch(/^Internal error occurred: failed calling webhook "wrong-uid\.example\.com": received invalid webhook response: expected response\.uid="[0-9a-f-]+", got "nope"$/)
+    expect(await answer("patch")).toBe('Internal error occurred: failed calling webhook "patching.example.com": received invalid webhook response: validating webhook may not return response.patch')
+  })
+})
+
+describe("which requests reach a webhook", () => {
+  it("namespaceSelector and objectSelector: only matching objects are sent", async () => {
+    await configure("Validating", "selectors", [webhook("selected.example.com", { path: "/deny", namespace: "wh-selectors", objectSelector: { matchExpressions: [{ key: "checked", operator: "In", values: ["yes"] }] } })])
+    expect((await server.request("POST", cms("selectors"), { body: configMap("unchecked") })).status).toBe(201)
+    expect((await server.request("POST", cms("selectors"), { body: configMap("checked", {}, { labels: { checked: "yes" } }) })).status).toBe(403)
+    // Another namespace is not selected at all.
+    expect((await server.request("POST", cms("rules"), { body: configMap("checked", {}, { labels: { checked: "yes" } }) })).status).toBe(201)
+  })
+
+  it("rules: operations, resources and subresources", async () => {
+    await configure("Validating", "rules", [
+      webhook("create-only.example.com", { path: "/deny", namespace: "wh-rules", operations: ["CREATE"], resources: ["secrets"] }),
+      webhook("crontab-status.example.com", { path: "/deny", namespace: "wh-rules", operations: ["UPDATE"], apiGroups: ["stable.example.com"], resources: ["crontabs/status"] })
+    ])
+    expect((await server.request("POST", cms("rules"), { body: configMap("not-a-secret") })).status).toBe(201)
+    const secret = await server.request("POST", "/api/v1/namespaces/wh-rules/secrets", { body: { apiVersion: "v1", kind: "Secret", metadata: { name: "s" } } })
+    expect(secret.json.message).toBe('admission webhook "create-only.example.com" denied the request: colour red is not allowed')
+    const crontabs = "/apis/stable.example.com/v1/namespaces/wh-rules/crontabs"
+    const created = await server.request("POST", crontabs, { body: crontab("c") })
+    expect(created.status).toBe(201)
+    const updated = await server.request("PUT", `${crontabs}/c`, { body: { ...created.json, spec: { ...created.json.spec, color: "blue" } } })
+    expect(updated.status).toBe(200)
+    const status = await server.request("PUT", `${crontabs}/c/status`, { body: { ...updated.json, status: { phase: "Ready" } } })
+    expect(status.status).toBe(403)
+    expect(received.find((r) => r.review.request.name === "c")?.review.request).toMatchObject({
+      subResource: "status",
+      kind: { group: "stable.example.com", version: "v1", kind: "CronTab" },
+      resource: { group: "stable.example.com", version: "v1", resource: "crontabs" }
+    })
+  })
+
+  it("deletes reach webhooks of DELETE, with the object as oldObject", async () => {
+    await configure("Validating", "rules-delete", [webhook("no-delete.example.com", { path: "/deny", namespace: "wh-rules", operations: ["DELETE"], objectSelector: { matchLabels: { keep: "yes" } } })])
+    await server.request("POST", cms("rules"), { body: configMap("kept", { k: "v" }, { labels: { keep: "yes" } }) })
+    const refused = await server.request("DELETE", `${cms("rules")}/kept`)
+    expect(refused.status).toBe(403)
+    expect(reviewsOf("/deny", "kept")[0]?.review.request).toMatchObject({ operation: "DELETE", object: null, oldObject: { data: { k: "v" } } })
+    expect((await server.request("GET", `${cms("rules")}/kept`)).status).toBe(200)
+  })
+
+  it("a dry run reaches webhooks (v1 webhooks declare no side effects), told so, and stores nothing", async () => {
+    await configure("Validating", "dry", [webhook("pure.example.com", { path: "/allow", namespace: "wh-dry", sideEffects: "NoneOnDryRun" })])
+    const dry = await server.request("POST", `${cms("dry")}?dryRun=All`, { body: configMap("dry") })
+    expect(dry.status).toBe(201)
+    expect(reviewsOf("/allow", "dry")[0]?.review.request.dryRun).toBe(true)
+    expect((await server.request("GET", `${cms("dry")}/dry`)).status).toBe(404)
+  })
+})
