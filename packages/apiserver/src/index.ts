@@ -1,4 +1,5 @@
 export * as ApiServer from "./ApiServer.ts"
+export * as Certificate from "./Certificate.ts"
 export * as Faults from "./Faults.ts"
 export * as Kubeconfig from "./Kubeconfig.ts"
 export * as Status from "./Status.ts"

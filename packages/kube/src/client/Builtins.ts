@@ -72,6 +72,7 @@ export const LabelSelector = open({
   matchLabels: opt(StringMap),
   matchExpressions: opt(Schema.Array(open({ key: Schema.String, operator: Schema.String, values: opt(Strings) })))
 })
+export type LabelSelector = typeof LabelSelector.Type
 
 /** The condition shape workloads use (with lastUpdateTime), not metav1.Condition. */
 const WorkloadCondition = open({

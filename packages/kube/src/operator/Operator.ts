@@ -33,6 +33,7 @@ import * as OperatorHttp from "./OperatorHttp.ts"
 import type * as Rbac from "./Rbac.ts"
 import * as SharedInformers from "../cache/SharedInformers.ts"
 import * as Telemetry from "./Telemetry.ts"
+import * as WebhookServer from "./WebhookServer.ts"
 
 export class OperatorError extends Schema.TaggedError<OperatorError>()("OperatorError", { message: Schema.String }) {}
 
@@ -56,6 +57,8 @@ export interface Options<R> {
   readonly shutdownTimeout?: Duration.Input | undefined
   /** Permissions the operator needs beyond its controllers' (for `Rbac`). */
   readonly rbac?: ReadonlyArray<Rbac.PolicyRule> | undefined
+  /** Admission webhooks, served over HTTPS (default 127.0.0.1:9443) by every replica. */
+  readonly webhooks?: WebhookServer.Options<R> | undefined
 }
 
 /** An operator, declared: a value that `run` starts, and that `Rbac` and `kubefx rbac` read. */
@@ -169,6 +172,8 @@ export interface Running {
   readonly reports: Stream.Stream<Engine.RunReport>
   /** The HTTP server's address ("http://127.0.0.1:8080"), when it serves. */
   readonly url: string | undefined
+  /** The webhook server's address ("https://127.0.0.1:9443"), when the operator has webhooks. */
+  readonly webhookUrl: string | undefined
   /** Graceful shutdown (also run when the operator's scope closes); idempotent. */
   readonly shutdown: Effect.Effect<void>
   /** Completes once shut down; fails if this replica lost the Lease and does not rejoin. */
@@ -289,6 +294,7 @@ export const start = <R>(
     }
 
     const server = options.http === false ? undefined : yield* OperatorHttp.serve(view, options.http ?? {})
+    const webhookServer = options.webhooks === undefined ? undefined : yield* WebhookServer.serve(options.webhooks)
 
     for (const definition of operator.controllers) {
       yield* Effect.forkIn(startController(definition), scope, { startImmediately: true })
@@ -349,6 +355,7 @@ export const start = <R>(
       checks: view.checks,
       reports: view.reports,
       url: server?.url,
+      webhookUrl: webhookServer?.url,
       shutdown,
       done: Deferred.await(stopped)
     } satisfies Running

@@ -1,0 +1,86 @@
+/**
+ * The operator's HTTPS server for admission webhooks: each webhook at its path, answering the
+ * AdmissionReview the API server POSTs. Its certificate and key come from the options, or from
+ * `tls.crt` and `tls.key` in `$KUBEFX_WEBHOOK_CERT_DIR` (default
+ * `/tmp/k8s-webhook-server/serving-certs`, where controller-runtime looks too), the Secret
+ * `kubefx manifests` mounts there. Every replica serves webhooks, leading or not.
+ *
+ * Internal to the operator: not exported from `@kubefx/kube`.
+ *
+ * @since 0.1.0
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Config, Context, Effect, Layer, type Scope } from "effect"
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { readFileSync } from "node:fs"
+import { createServer } from "node:https"
+import { join } from "node:path"
+import { OperatorHttpError } from "./OperatorHttp.ts"
+import type * as Webhook from "./Webhook.ts"
+
+export interface Options<R> {
+  readonly handlers: ReadonlyArray<Webhook.Webhook<R>>
+  /** Default `$KUBEFX_WEBHOOK_HOST`, else 127.0.0.1 (in a pod, 0.0.0.0: `kubefx manifests` sets it). */
+  readonly host?: string | undefined
+  /** Default `$KUBEFX_WEBHOOK_PORT`, else 9443; 0 picks a free port. */
+  readonly port?: number | undefined
+  /** PEM certificate (with its chain) and key; default read from `$KUBEFX_WEBHOOK_CERT_DIR`. */
+  readonly tls?: { readonly cert: string; readonly key: string } | undefined
+}
+
+const fromEnv = Config.all({
+  host: Config.String("KUBEFX_WEBHOOK_HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: Config.Int("KUBEFX_WEBHOOK_PORT").pipe(Config.withDefault(9443)),
+  certDir: Config.String("KUBEFX_WEBHOOK_CERT_DIR").pipe(Config.withDefault("/tmp/k8s-webhook-server/serving-certs"))
+})
+
+const readTls = (dir: string) =>
+  Effect.try({
+    try: () => ({ cert: readFileSync(join(dir, "tls.crt"), "utf8"), key: readFileSync(join(dir, "tls.key"), "utf8") }),
+    catch: (error) => new OperatorHttpError({ message: `webhook certificate: ${(error as Error).message}` })
+  })
+
+// Each handler comes with what it needs already provided, so the router requires nothing.
+type Served = { readonly path: `/${string}`; readonly review: (review: unknown) => Effect.Effect<unknown> }
+
+const routes = (handlers: ReadonlyArray<Served>): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  HttpRouter.use(Effect.fn(function*(router) {
+    for (const hook of handlers) {
+      yield* router.add("POST", hook.path, Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const body = yield* Effect.orElseSucceed(request.json, () => undefined)
+        return HttpServerResponse.jsonUnsafe(yield* hook.review(body))
+      }))
+    }
+  }))
+
+/**
+ * Serves the webhooks over HTTPS in the current scope; answers its URL (scheme, host, port).
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as WebhookServer from "./WebhookServer.ts"
+ * declare const hooks: ReadonlyArray<import("./Webhook.ts").Webhook>
+ * declare const tls: { cert: string; key: string }
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const server = yield* WebhookServer.serve({ handlers: hooks, port: 0, tls })
+ *   yield* Effect.log(`webhooks on ${server.url}`)
+ * }))
+ */
+export const serve = <R>(options: Options<R>): Effect.Effect<{ readonly url: string }, OperatorHttpError, R | Scope.Scope> =>
+  Effect.gen(function*() {
+    const env = yield* Effect.mapError(fromEnv, (error) => new OperatorHttpError({ message: `KUBEFX_WEBHOOK_*: ${error.message}` }))
+    const host = options.host ?? env.host
+    const port = options.port ?? env.port
+    const tls = options.tls ?? (yield* readTls(env.certDir))
+    const context = yield* Effect.context<R>()
+    const served = options.handlers.map((hook): Served => ({ path: hook.path, review: (body) => Effect.provideContext(hook.review(body), context) }))
+    const server = HttpRouter.serve(routes(served), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => createServer({ cert: tls.cert, key: tls.key }), { host, port, gracefulShutdownTimeout: "1 second" }))
+    )
+    const built = yield* Layer.build(server).pipe(
+      Effect.mapError((error) => new OperatorHttpError({ message: `cannot serve webhooks on ${host}:${port}: ${String(error)}` }))
+    )
+    const address = HttpServer.formatAddress(Context.get(built, HttpServer.HttpServer).address)
+    return { url: address.replace(/^http:/, "https:") }
+  })
