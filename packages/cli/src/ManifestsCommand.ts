@@ -3,11 +3,14 @@
  * export, as one YAML stream for `kubectl apply -f -`: its CRDs, a Namespace, a ServiceAccount, the
  * least-privilege ClusterRole and its binding, the Deployment (probes on the operator's HTTP server,
  * bound to 0.0.0.0 through KUBEFX_HTTP_HOST; a restricted security context; requests and limits) and
- * a Service for its metrics.
+ * a Service for its metrics; with webhooks, their Service, a Secret holding a serving certificate
+ * for its DNS names (mounted where the webhook server reads it) and the webhook configurations
+ * trusting it. Each run makes a new certificate: apply the Secret and the configurations together.
  *
  * @since 0.1.0
  */
-import { Controller, Crd, Operator, Rbac, Yaml } from "@kubefx/kube"
+import { Certificate } from "@kubefx/apiserver"
+import { Controller, Crd, Operator, Rbac, Webhook, Yaml } from "@kubefx/kube"
 import { Console, Effect, Option, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as CrdCommand from "./CrdCommand.ts"
@@ -33,6 +36,42 @@ export interface Options {
 /** The port of the operator's HTTP server in the pod: probes, metrics, /controllers. */
 export const httpPort = 8080
 
+/** The port of the operator's webhook server in the pod (controller-runtime's default). */
+export const webhookPort = 9443
+
+/** Where the webhook server reads its certificate in the pod. */
+export const webhookCertDir = "/tmp/k8s-webhook-server/serving-certs"
+
+/**
+ * What webhooks add: a Secret with a serving certificate for the webhook Service's DNS names, the
+ * Service, and the configurations trusting that certificate; plus what the Deployment needs.
+ */
+const webhookObjects = (operator: Operator.Operator<any>, namespace: string, labels: Record<string, string>) => {
+  const handlers = operator.options.webhooks?.handlers ?? []
+  if (handlers.length === 0) return undefined
+  const service = `${operator.name}-webhook`
+  const secret = `${operator.name}-webhook-tls`
+  const certificate = Certificate.selfSigned([`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`])
+  const base64 = (text: string) => Buffer.from(text).toString("base64")
+  return {
+    objects: [
+      { apiVersion: "v1", kind: "Secret", metadata: { name: secret, namespace, labels }, type: "kubernetes.io/tls", data: { "tls.crt": base64(certificate.cert), "tls.key": base64(certificate.key) } },
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: service, namespace, labels },
+        spec: { selector: { "app.kubernetes.io/name": operator.name }, ports: [{ name: "https-webhook", port: 443, targetPort: "webhook", protocol: "TCP" }] }
+      },
+      ...Webhook.configurations(operator.name, handlers, { _tag: "Service", name: service, namespace, port: 443 }, base64(certificate.cert))
+        .map((configuration) => ({ ...configuration, metadata: { ...configuration.metadata, labels } }))
+    ],
+    env: [{ name: "KUBEFX_WEBHOOK_HOST", value: "0.0.0.0" }, { name: "KUBEFX_WEBHOOK_PORT", value: `${webhookPort}` }, { name: "KUBEFX_WEBHOOK_CERT_DIR", value: webhookCertDir }],
+    port: { name: "webhook", containerPort: webhookPort, protocol: "TCP" },
+    volume: { name: "webhook-tls", secret: { secretName: secret } },
+    mount: { name: "webhook-tls", mountPath: webhookCertDir, readOnly: true }
+  }
+}
+
 /**
  * The objects a cluster needs for `operator` besides its CRDs, in the order `kubectl apply` needs them.
  *
@@ -49,6 +88,7 @@ export const objects = (
   const namespace = options.namespace ?? name
   const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "kubefx" }
   const role = Rbac.clusterRole(operator)
+  const webhooks = webhookObjects(operator, namespace, labels)
   return [
     { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels } },
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
@@ -80,9 +120,11 @@ export const objects = (
               env: [
                 { name: "KUBEFX_HTTP_HOST", value: "0.0.0.0" },
                 { name: "KUBEFX_HTTP_PORT", value: `${httpPort}` },
-                { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } }
+                { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+                ...(webhooks?.env ?? [])
               ],
-              ports: [{ name: "http", containerPort: httpPort, protocol: "TCP" }],
+              ports: [{ name: "http", containerPort: httpPort, protocol: "TCP" }, ...(webhooks === undefined ? [] : [webhooks.port])],
+              ...(webhooks === undefined ? {} : { volumeMounts: [webhooks.mount] }),
               startupProbe: { httpGet: { path: "/startupz", port: "http" }, periodSeconds: 2, failureThreshold: 60 },
               livenessProbe: { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 10, failureThreshold: 3 },
               readinessProbe: { httpGet: { path: "/readyz", port: "http" }, periodSeconds: 5 },
@@ -93,7 +135,8 @@ export const objects = (
                 runAsNonRoot: true,
                 capabilities: { drop: ["ALL"] }
               }
-            }]
+            }],
+            ...(webhooks === undefined ? {} : { volumes: [webhooks.volume] })
           }
         }
       }
@@ -106,7 +149,8 @@ export const objects = (
         selector: { "app.kubernetes.io/name": name },
         ports: [{ name: "http-metrics", port: httpPort, targetPort: "http", protocol: "TCP" }]
       }
-    }
+    },
+    ...(webhooks?.objects ?? [])
   ]
 }
 

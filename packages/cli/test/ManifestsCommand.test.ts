@@ -5,6 +5,7 @@
  */
 import { Testing } from "@kubefx/apiserver"
 import { execFile } from "node:child_process"
+import { X509Certificate } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -82,6 +83,45 @@ describe("kubefx manifests", () => {
     expect(applied.stdout.trim().split("\n")).toHaveLength(7)
     const deployment = JSON.parse((await kubectl("get", "deployment", "buckets-operator", "-n", "buckets-operator", "-o", "json")).stdout)
     expect(deployment.spec.template.spec.containers[0].ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }])
+  })
+
+  it("with webhooks: a serving certificate Secret for the webhook Service's names, mounted where the server reads it, and configurations trusting it", async () => {
+    const result = await kubefx("manifests", "fixtures/webhooks.ts", "--image", "ghcr.io/acme/gadgets:1.0.0")
+    expect(result.code, result.stderr).toBe(0)
+    const objects = documents(result.stdout) as Array<any>
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`).slice(-5)).toEqual([
+      "Service/gadgets-operator-metrics",
+      "Secret/gadgets-operator-webhook-tls",
+      "Service/gadgets-operator-webhook",
+      "MutatingWebhookConfiguration/gadgets-operator",
+      "ValidatingWebhookConfiguration/gadgets-operator"
+    ])
+    const secret = objects.find((o) => o.kind === "Secret")
+    const cert = new X509Certificate(Buffer.from(secret.data["tls.crt"], "base64"))
+    expect(cert.subjectAltName).toContain("DNS:gadgets-operator-webhook.gadgets-operator.svc")
+    const validating = objects.find((o) => o.kind === "ValidatingWebhookConfiguration")
+    expect(validating.webhooks[0]).toMatchObject({
+      name: "vgadget.hooks.kubefx.dev",
+      failurePolicy: "Fail",
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+      clientConfig: { service: { name: "gadgets-operator-webhook", namespace: "gadgets-operator", port: 443, path: "/validate-gadgets" }, caBundle: secret.data["tls.crt"] },
+      rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: ["hooks.kubefx.dev"], apiVersions: ["v1"], resources: ["gadgets"], scope: "Namespaced" }]
+    })
+    const pod = objects.find((o) => o.kind === "Deployment").spec.template.spec
+    expect(pod.volumes).toEqual([{ name: "webhook-tls", secret: { secretName: "gadgets-operator-webhook-tls" } }])
+    expect(pod.containers[0].volumeMounts).toEqual([{ name: "webhook-tls", mountPath: "/tmp/k8s-webhook-server/serving-certs", readOnly: true }])
+    expect(pod.containers[0].ports).toContainEqual({ name: "webhook", containerPort: 9443, protocol: "TCP" })
+    expect(pod.containers[0].env).toContainEqual({ name: "KUBEFX_WEBHOOK_HOST", value: "0.0.0.0" })
+    const service = objects.find((o) => o.kind === "Service" && o.metadata.name === "gadgets-operator-webhook")
+    expect(service.spec.ports).toEqual([{ name: "https-webhook", port: 443, targetPort: "webhook", protocol: "TCP" }])
+    // The API server accepts every object as a 1.32 cluster would.
+    const file = join(server.dir, "webhook-manifests.yaml")
+    writeFileSync(file, result.stdout)
+    expect((await kubectl("create", "namespace", "gadgets-operator", "--save-config")).code).toBe(0)
+    const dryRun = await kubectl("apply", "--dry-run=server", "-f", file)
+    expect(dryRun.stderr).toBe("")
+    expect(dryRun.stdout).toContain("validatingwebhookconfiguration.admissionregistration.k8s.io/gadgets-operator created (server dry run)")
   })
 
   it("names an operator given as bare controllers with --name, and says what is missing otherwise", async () => {
