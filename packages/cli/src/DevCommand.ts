@@ -7,8 +7,8 @@
  * prints a live summary until Ctrl-C or SIGTERM, then shuts down gracefully. Logs go to
  * `.kubefx/dev.log` so the summary stays readable.
  */
-import { ApiServer, WorkloadSimulator } from "@kubefx/apiserver"
-import { Crd, Kube, type KubeError, Operator, Resource, Telemetry } from "@kubefx/kube"
+import { ApiServer, Certificate, WorkloadSimulator } from "@kubefx/apiserver"
+import { Crd, Kube, type KubeError, Operator, Resource, Telemetry, Webhook } from "@kubefx/kube"
 import { ConfigProvider, Console, Effect, Layer, Logger, Option, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs"
@@ -140,6 +140,27 @@ const cluster = Effect.fnUntraced(function*(flags: Flags) {
   return kubeconfigPath
 })
 
+const configurationPaths = {
+  MutatingWebhookConfiguration: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+  ValidatingWebhookConfiguration: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
+} as const
+
+// Registers the session's webhooks (replacing those of an earlier session on a --data-dir server)
+// and removes them when the session ends, so no write waits on a webhook that is gone.
+const registerWebhooks = Effect.fnUntraced(function*(hooks: ReadonlyArray<Webhook.Webhook<unknown>>, url: string, cert: string) {
+  const kube = yield* Kube.Kube
+  const configurations = Webhook.configurations("kubefx-dev", hooks, { _tag: "Url", url }, Buffer.from(cert).toString("base64"))
+  for (const configuration of configurations) {
+    const collection = configurationPaths[configuration.kind as keyof typeof configurationPaths]
+    const path = `${collection}/${configuration.metadata.name}`
+    yield* kube.request({ method: "DELETE", path }).pipe(Effect.catchTag("NotFound", () => Effect.void))
+    yield* Effect.acquireRelease(
+      kube.request({ method: "POST", path: collection, body: configuration }),
+      () => Effect.ignore(kube.request({ method: "DELETE", path }))
+    )
+  }
+})
+
 // --watch: this process keeps the API server; a child runs the operator and restarts on changes.
 const watching = Effect.fn("DevCommand.watching")(function*(flags: Flags, files: ReadonlyArray<string>) {
   const busy = yield* Ports.busy("127.0.0.1", Option.isSome(flags.kubeconfig) ? [] : [{ port: flags.port, flag: "--port" }])
@@ -182,12 +203,20 @@ const run = Effect.fn("DevCommand")(function*(flags: Flags) {
 
   return yield* Effect.gen(function*() {
     yield* Crd.install(resources, { fieldManager: samplesFieldManager })
+    // A cluster of --kubeconfig cannot call back to this machine's loopback: webhooks run only on the embedded server.
+    const hooks = Option.isSome(flags.kubeconfig) ? [] : modules.flatMap((module) => module.webhooks)
+    const tls = hooks.length === 0 ? undefined : Certificate.selfSigned(["127.0.0.1"])
     const running = yield* Operator.start(Operator.make({
       name: "kubefx-dev",
       controllers: modules.flatMap((module) => module.definitions),
-      http: { port: flags.httpPort, host: "127.0.0.1" }
+      http: { port: flags.httpPort, host: "127.0.0.1" },
+      ...(tls === undefined ? {} : { webhooks: { handlers: hooks, host: "127.0.0.1", port: 0, tls } })
     }))
     yield* Console.log(`kubefx dev: operator ${running.url} (dashboard /, /metrics, /controllers, /readyz)`)
+    if (tls !== undefined && running.webhookUrl !== undefined) {
+      yield* registerWebhooks(hooks, running.webhookUrl, tls.cert)
+      yield* Console.log(`kubefx dev: ${hooks.length} admission webhooks on ${running.webhookUrl}, registered as kubefx-dev`)
+    }
     const samples = modules.flatMap((module) => module.samples)
     yield* Effect.forEach(samples, (sample) => applySample(resources, sample.document), { discard: true })
     yield* Console.log(`kubefx dev: applied ${samples.length} samples; logs in ${logFile}; Ctrl-C to stop`)

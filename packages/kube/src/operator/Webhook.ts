@@ -248,6 +248,17 @@ export const mutating = <A extends ObjectMeta.KubeObject, E = never, R = never>(
     }))
 })
 
+/**
+ * Whether a value (a module's export, say) is a webhook made by `validating` or `mutating`.
+ *
+ * @example
+ * import { Webhook } from "@kubefx/kube"
+ * Webhook.isWebhook({}) // false
+ */
+export const isWebhook = (value: unknown): value is Webhook<unknown> =>
+  typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "Webhook" &&
+  typeof (value as { review?: unknown }).review === "function"
+
 /** Where the API server reaches the operator's webhook server. */
 export type ClientConfig =
   | { readonly _tag: "Url"; readonly url: string }
