@@ -13,7 +13,6 @@
  */
 import { Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
-import { request as httpsRequest } from "node:https"
 import * as Json from "./Json.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as Patch from "./Patch.ts"
@@ -22,6 +21,7 @@ import * as Scale from "./Scale.ts"
 import * as Selectors from "./Selectors.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
+import * as WebhookClient from "./WebhookClient.ts"
 
 /** What is being admitted. */
 export interface Attributes {
@@ -113,78 +113,10 @@ interface CallFailure {
 
 const callFailure = (reason: string): CallFailure => ({ _tag: "CallFailure", reason })
 
-const urlOf = (hook: Webhook): string | undefined => {
-  const config = KubeObject.record(hook.clientConfig)
-  if (typeof config.url === "string") return config.url
-  const service = KubeObject.record(config.service)
-  if (typeof service.name !== "string") return undefined
-  const port = typeof service.port === "number" ? service.port : 443
-  return `https://${service.name}.${service.namespace}.svc:${port}${typeof service.path === "string" ? service.path : ""}`
-}
-
-const timeoutOf = (hook: Webhook) => typeof hook.timeoutSeconds === "number" ? hook.timeoutSeconds : 10
-
-/** Go's net/http wording for a failed POST. */
-const transportError = (url: string, error: NodeJS.ErrnoException): string => {
-  const target = new URL(url)
-  const host = `${target.hostname}:${target.port || "443"}`
-  const what = error.code === "ECONNREFUSED"
-    ? `dial tcp ${host}: connect: connection refused`
-    : error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
-    ? `dial tcp: lookup ${target.hostname}: no such host`
-    : error.code === "DEPTH_ZERO_SELF_SIGNED_CERT" || error.code === "UNABLE_TO_VERIFY_LEAF_SIGNATURE" || error.code === "SELF_SIGNED_CERT_IN_CHAIN"
-    ? "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-    : error.code === "ERR_TLS_CERT_ALTNAME_INVALID"
-    ? `tls: failed to verify certificate: x509: certificate is valid for other names, not ${target.hostname}`
-    : error.message
-  return `Post "${url}": ${what}`
-}
-
-const post = (hook: Webhook, body: string): Effect.Effect<unknown, CallFailure> => {
-  const base = urlOf(hook)
-  if (base === undefined) return Effect.fail(callFailure("could not get REST client: no clientConfig url or service"))
-  const seconds = timeoutOf(hook)
-  const url = `${base}${base.includes("?") ? "&" : "?"}timeout=${seconds}s`
-  const caBundle = KubeObject.record(hook.clientConfig).caBundle
-  return Effect.callback<unknown, CallFailure>((resume, signal) => {
-    const timer = setTimeout(() => {
-      request.destroy()
-      resume(Effect.fail(callFailure(`failed to call webhook: Post "${url}": context deadline exceeded`)))
-    }, seconds * 1000)
-    const request = httpsRequest(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      ...(typeof caBundle === "string" ? { ca: Buffer.from(caBundle, "base64").toString("utf8") } : {}),
-      signal
-    }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () => {
-        clearTimeout(timer)
-        const text = Buffer.concat(chunks).toString("utf8")
-        const status = response.statusCode ?? 0
-        if (status < 200 || status > 299) {
-          return resume(Effect.fail(callFailure(
-            `failed to call webhook: an error on the server (${JSON.stringify(text.trim())}) has prevented the request from succeeding`
-          )))
-        }
-        const parsed = Json.parse(text)
-        resume(Result.isSuccess(parsed)
-          ? Effect.succeed(parsed.success)
-          : Effect.fail(callFailure(`failed to call webhook: ${parsed.failure}`)))
-      })
-    })
-    request.on("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer)
-      if (!signal.aborted) resume(Effect.fail(callFailure(`failed to call webhook: ${transportError(url, error)}`)))
-    })
-    request.end(body)
-    return Effect.sync(() => {
-      clearTimeout(timer)
-      request.destroy()
-    })
-  })
-}
+const post = (hook: Webhook, body: string): Effect.Effect<unknown, CallFailure> =>
+  WebhookClient.post(KubeObject.record(hook.clientConfig), typeof hook.timeoutSeconds === "number" ? hook.timeoutSeconds : 10, body).pipe(
+    Effect.mapError(callFailure)
+  )
 
 interface Answer {
   readonly allowed: boolean
