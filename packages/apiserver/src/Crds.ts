@@ -8,6 +8,7 @@
 import { Effect } from "effect"
 import type * as Admission from "./Admission.ts"
 import * as CelValidation from "./CelValidation.ts"
+import * as Conversion from "./Conversion.ts"
 import * as CustomResourceDefinition from "./CustomResourceDefinition.ts"
 import * as Defaulting from "./Defaulting.ts"
 import * as FieldCauses from "./FieldCauses.ts"
@@ -76,13 +77,15 @@ export const resources = (crd: KubeObject.KubeObject): ReadonlyArray<Registry.Re
   const spec = KubeObject.record(crd.spec)
   const versions = Array.isArray(spec.versions) ? spec.versions.map(KubeObject.record) : []
   const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? versions[0]?.name ?? "")
+  const converter = Conversion.webhook(crd)
   return CustomResourceDefinition.resourceTypes(crd).map((type): Registry.Resource => ({
     type,
     storage: storageOf(crd),
     generation: true,
     unconditionalUpdate: false,
     crd: String(KubeObject.meta(crd).name ?? ""),
-    toStorage: (object) => ({ ...object, apiVersion: `${type.group}/${storageVersion}`, kind: type.kind })
+    toStorage: (object) => ({ ...object, apiVersion: `${type.group}/${storageVersion}`, kind: type.kind }),
+    ...(converter === undefined ? {} : { convert: { storageApiVersion: `${type.group}/${storageVersion}`, converter } })
   }))
 }
 

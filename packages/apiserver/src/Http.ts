@@ -452,6 +452,7 @@ const resourceRequest = Effect.fnUntraced(function*(
     case "watch": {
       const selectors = yield* parseSelectors(resource, query)
       const pinned = path.name === undefined ? [] : [{ field: "metadata.name", op: "=" as const, value: path.name }]
+      const conversion = resource.convert
       const body = yield* context.watches.stream({
         resource,
         namespace: path.namespace,
@@ -465,7 +466,8 @@ const resourceRequest = Effect.fnUntraced(function*(
         present: asTable
           ? (o) => Table.fromObjects(resource, [Rest.present(env, resource, o)], undefined)
           : (o) => Rest.present(env, resource, o),
-        representation: representation
+        representation: representation,
+        ...(conversion === undefined ? {} : { convert: (objects) => conversion.converter(objects, `${resource.type.group}/${resource.type.version}`) })
       })
       return HttpServerResponse.stream(body as Stream.Stream<Uint8Array>, { contentType: "application/json" })
     }

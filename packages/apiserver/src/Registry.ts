@@ -4,6 +4,7 @@
  * group/version/resource maps to a storage key shared by all versions of that resource (and by
  * core/v1 and events.k8s.io/v1 Events, which are one stored object seen two ways).
  */
+import type * as Conversion from "./Conversion.ts"
 import type * as CreateOnly from "./CreateOnly.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as ResourceType from "./ResourceType.ts"
@@ -23,6 +24,11 @@ export interface Resource {
   readonly fromStorage?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** A written object as it is stored, with the storage apiVersion (default: the served one). */
   readonly toStorage?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
+  /**
+   * For a CRD whose versions convert by webhook: converts objects to an apiVersion (stored objects
+   * to the served one on reads and watches, written ones to the storage version on writes).
+   */
+  readonly convert?: { readonly storageApiVersion: string; readonly converter: Conversion.Converter } | undefined
   /** Kind-specific defaults the server sets on create (e.g. a Namespace's phase). */
   readonly prepareCreate?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Kind-specific preparation of an update (e.g. a CRD's defaults and storedVersions). */

@@ -109,6 +109,43 @@ export const present = (env: Env, resource: Registry.Resource, stored: KubeObjec
   return resource.type.custom ? env.schemas.default(resource, served) : served
 }
 
+/**
+ * Stored objects as `resource` serves them; a CRD that converts by webhook converts those stored
+ * in another version first (one ConversionReview for all).
+ *
+ * @example
+ * import * as Rest from "./Rest.ts"
+ * declare const env: Rest.Env
+ * declare const resource: import("./Registry.ts").Resource
+ * const served = Rest.presentAll(env, resource, []) // Effect<[], ApiError>
+ */
+export const presentAll = (
+  env: Env,
+  resource: Registry.Resource,
+  stored: ReadonlyArray<KubeObject.KubeObject>
+): Effect.Effect<ReadonlyArray<KubeObject.KubeObject>, Status.ApiError> =>
+  resource.convert === undefined
+    ? Effect.succeed(stored.map((o) => present(env, resource, o)))
+    : Effect.map(
+      resource.convert.converter(stored, ResourceType.groupVersion(resource.type)),
+      (converted) => converted.map((o) => present(env, resource, o))
+    )
+
+const presentOne = (env: Env, resource: Registry.Resource, stored: KubeObject.KubeObject) =>
+  Effect.map(presentAll(env, resource, [stored]), (served) => served[0]!)
+
+// A written object as it is stored: converted to the storage version by the CRD's webhook, if any.
+const storable = (resource: Registry.Resource, written: KubeObject.KubeObject): Effect.Effect<KubeObject.KubeObject, Status.ApiError> =>
+  resource.convert === undefined
+    ? Effect.succeed(Registry.stored(resource, written))
+    : Effect.map(
+      resource.convert.converter(
+        [{ ...written, apiVersion: ResourceType.groupVersion(resource.type), kind: resource.type.kind }],
+        resource.convert.storageApiVersion
+      ),
+      (converted) => Registry.stored(resource, converted[0]!)
+    )
+
 const revisionOf = (object: KubeObject.KubeObject): number => Number(KubeObject.meta(object).resourceVersion ?? 0)
 
 const namespaceOf = (target: Target): string => target.namespace ?? ""
@@ -127,7 +164,7 @@ export const get = (env: Env, target: Target): Effect.Effect<KubeObject.KubeObje
   const stored = env.store.get(target.resource.storage, namespaceOf(target), target.name)
   return stored === undefined
     ? Effect.fail(Status.notFound(target.resource.type, target.name))
-    : Effect.succeed(present(env, target.resource, stored))
+    : presentOne(env, target.resource, stored)
 }
 
 // As kube-apiserver's cache: a resourceVersion the store has not reached yet (one from before a
@@ -217,7 +254,7 @@ export const list = Effect.fnUntraced(function*(
     countRemaining: options.labelSelector.length === 0 && options.fieldSelector.length === 0
   })
   return {
-    items: page.items.map((o) => present(env, resource, o)),
+    items: yield* presentAll(env, resource, page.items),
     revision,
     continue: page.continue,
     remaining: page.remaining
@@ -370,10 +407,10 @@ export const create = Effect.fnUntraced(function*(
   if (env.store.get(resource.storage, namespace ?? "", name) !== undefined) {
     return yield* Status.alreadyExists(resource.type, name)
   }
-  const result = env.store.put(resource.storage, Registry.stored(resource, owned), 0)
+  const result = env.store.put(resource.storage, yield* storable(resource, owned), 0)
   if (result._tag === "Conflict") return yield* Status.alreadyExists(resource.type, name)
   yield* env.durable(result.event.revision)
-  return { object: present(env, resource, result.object), created: true, warnings: admitted.warnings } satisfies Written
+  return { object: yield* presentOne(env, resource, result.object), created: true, warnings: admitted.warnings } satisfies Written
 })
 
 /**
@@ -406,7 +443,7 @@ export const update = Effect.fnUntraced(function*(
   for (let attempt = 0;; attempt++) {
     const stored = env.store.get(resource.storage, namespaceOf(target), target.name)
     if (stored === undefined) return yield* Status.notFound(resource.type, target.name)
-    const current = present(env, resource, stored)
+    const current = yield* presentOne(env, resource, stored)
     const intended = yield* intend(current)
     yield* checkIdentity(target, intended)
     const rv = KubeObject.meta(intended).resourceVersion
@@ -449,13 +486,13 @@ export const update = Effect.fnUntraced(function*(
       return { object: current, created: false, warnings: admitted.warnings } satisfies Written
     }
     if (options.dryRun) return { object: next, created: false, warnings: admitted.warnings } satisfies Written
-    const toStore = Registry.stored(resource, next)
+    const toStore = yield* storable(resource, next)
     const result = Metadata.readyToRemove(next)
       ? env.store.remove(resource.storage, namespaceOf(target), target.name, revisionOf(stored), toStore)
       : env.store.put(resource.storage, toStore, revisionOf(stored))
     if (result._tag === "Written") {
       yield* env.durable(result.event.revision)
-      return { object: present(env, resource, result.object), created: false, warnings: admitted.warnings } satisfies Written
+      return { object: yield* presentOne(env, resource, result.object), created: false, warnings: admitted.warnings } satisfies Written
     }
     if (attempt >= 10) return yield* Status.conflict(resource.type, target.name, Status.modified)
   }
@@ -535,7 +572,7 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
         name: target.name,
         namespace: resource.type.namespaced ? target.namespace : undefined,
         object: undefined,
-        oldObject: present(env, resource, stored),
+        oldObject: yield* presentOne(env, resource, stored),
         dryRun: options.dryRun,
         user: Authentication.admin
       }
@@ -543,7 +580,7 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
       yield* Webhooks.validate(env.store, attributes)
     }
     if (m.deletionTimestamp !== undefined) {
-      return { body: present(env, resource, stored), removed: false } satisfies Deleted
+      return { body: yield* presentOne(env, resource, stored), removed: false } satisfies Deleted
     }
     const added = (resource.deleteFinalizers ?? []).filter((f) => !(m.finalizers ?? []).includes(f))
     const finalizers = withPropagation([...(m.finalizers ?? []), ...added], options.propagationPolicy)
@@ -558,14 +595,14 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
         finalizers,
         ...(resource.generation ? { generation: (m.generation ?? 1) + 1 } : {})
       })
-      if (options.dryRun) return { body: present(env, resource, marked), removed: false } satisfies Deleted
+      if (options.dryRun) return { body: yield* presentOne(env, resource, marked), removed: false } satisfies Deleted
       result = env.store.put(resource.storage, marked, revisionOf(stored))
     }
     if (result._tag === "Written") {
       yield* env.durable(result.event.revision)
       return result.event.type === "DELETED"
         ? { body: Status.success(resource.type, target.name, m.uid), removed: true } satisfies Deleted
-        : { body: present(env, resource, result.object), removed: false } satisfies Deleted
+        : { body: yield* presentOne(env, resource, result.object), removed: false } satisfies Deleted
     }
     if (attempt >= 10) return yield* Status.conflict(resource.type, target.name, Status.modified)
   }

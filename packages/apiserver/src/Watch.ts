@@ -46,6 +46,11 @@ export interface Request {
   readonly present: (stored: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Names what `present` produces ("json", "table"): watches with the same one share encodings. */
   readonly representation: string
+  /**
+   * Converts stored objects to the served version before `present` (a CRD's conversion webhook),
+   * one call per delivered batch; its failure ends the watch with an ERROR event.
+   */
+  readonly convert?: ((stored: ReadonlyArray<KubeObject.KubeObject>) => Effect.Effect<ReadonlyArray<KubeObject.KubeObject>, Status.ApiError>) | undefined
 }
 
 type Item =
@@ -253,10 +258,20 @@ export const make = (options: Options): Watches => {
 
       const head: Array<Item> = snapshot.map((object) => ({ type: "ADDED", object }))
       if (request.sendInitialEvents === true) head.push({ type: "BOOKMARK", revision: startRevision, initialEnd: true })
+      const converted = (items: ReadonlyArray<Item>): Effect.Effect<ReadonlyArray<Item>, Status.ApiError> => {
+        const convert = request.convert
+        if (convert === undefined) return Effect.succeed(items)
+        const objects = items.flatMap((item) => "object" in item ? [item.object] : [])
+        return Effect.map(convert(objects), (served) => {
+          let next = 0
+          return items.map((item) => "object" in item ? { ...item, object: served[next++]! } : item)
+        })
+      }
       const deliver = (items: ReadonlyArray<Item>) =>
         durable(highest(items)).pipe(
           Effect.andThen(faults.awaitDelivery(handle)),
-          Effect.as([Buffer.from(items.map(encode).join("")) as Uint8Array] as const),
+          Effect.andThen(converted(items)),
+          Effect.map((ready) => [Buffer.from(ready.map(encode).join("")) as Uint8Array] as const),
           Effect.catch((error) =>
             Effect.sync(() => {
               stop()

@@ -1,0 +1,185 @@
+/**
+ * A CRD with two versions converted by a webhook (strategy Webhook), as kube-apiserver 1.32 runs
+ * it: objects are stored in the storage version, converted for reads, lists, watches and writes in
+ * the other version, round trips are lossless, and a conversion webhook that fails gives 1.32's
+ * error.
+ */
+import { createServer, type Server } from "node:https"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Certificate from "../src/Certificate.ts"
+import * as Testing from "../src/Testing.ts"
+import { createNamespace, installCrd, watch } from "./fixtures.ts"
+
+const group = "convert.example.com"
+const certificate = Certificate.selfSigned(["127.0.0.1"])
+
+interface Review {
+  readonly request: { readonly uid: string; readonly desiredAPIVersion: string; readonly objects: ReadonlyArray<any> }
+}
+
+/** v1: spec.size; v2: spec.dimensions.size and spec.unit (kept in an annotation when stored as v1). */
+const convert = (object: any, to: string): any => {
+  const from = object.apiVersion
+  if (from === to) return object
+  if (to === `${group}/v2`) {
+    const { "convert.example.com/unit": unit, ...annotations } = object.metadata.annotations ?? {}
+    return {
+      ...object,
+      apiVersion: to,
+      metadata: { ...object.metadata, annotations },
+      spec: { dimensions: { size: object.spec.size }, ...(unit === undefined ? {} : { unit }) }
+    }
+  }
+  return {
+    ...object,
+    apiVersion: to,
+    metadata: {
+      ...object.metadata,
+      annotations: { ...object.metadata.annotations, ...(object.spec.unit === undefined ? {} : { "convert.example.com/unit": object.spec.unit }) }
+    },
+    spec: { size: object.spec.dimensions.size }
+  }
+}
+
+let mode: "convert" | "fail" = "convert"
+const calls: Array<Review["request"]> = []
+
+let webhook: Server
+let webhookUrl: string
+let server: Testing.TestServer
+
+const crd = (url: string) => ({
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: `gizmos.${group}` },
+  spec: {
+    group,
+    scope: "Namespaced",
+    names: { plural: "gizmos", singular: "gizmo", kind: "Gizmo" },
+    conversion: {
+      strategy: "Webhook",
+      webhook: { conversionReviewVersions: ["v1"], clientConfig: { url: `${url}/convert`, caBundle: Buffer.from(certificate.cert).toString("base64") } }
+    },
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer" } } } } } }
+      },
+      {
+        name: "v2",
+        served: true,
+        storage: false,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: {
+              spec: { type: "object", properties: { dimensions: { type: "object", properties: { size: { type: "integer" } } }, unit: { type: "string" } } }
+            }
+          }
+        }
+      }
+    ]
+  }
+})
+
+beforeAll(async () => {
+  webhook = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Review
+      calls.push(review.request)
+      const response = mode === "fail"
+        ? { uid: review.request.uid, result: { status: "Failure", message: "cannot convert gizmos today" } }
+        : { uid: review.request.uid, result: { status: "Success" }, convertedObjects: review.request.objects.map((o) => convert(o, review.request.desiredAPIVersion)) }
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ apiVersion: "apiextensions.k8s.io/v1", kind: "ConversionReview", response }))
+    })
+  })
+  await new Promise<void>((resolve) => webhook.listen(0, "127.0.0.1", resolve))
+  webhookUrl = `https://127.0.0.1:${(webhook.address() as AddressInfo).port}`
+  server = await Testing.start()
+  await installCrd(server, crd(webhookUrl))
+  await createNamespace(server, "gizmos")
+})
+afterAll(async () => {
+  await server.close()
+  webhook.closeAllConnections()
+  await new Promise((resolve) => webhook.close(resolve))
+})
+
+const v1 = `/apis/${group}/v1/namespaces/gizmos/gizmos`
+const v2 = `/apis/${group}/v2/namespaces/gizmos/gizmos`
+
+describe("conversion webhook", () => {
+  it("a write in v2 is stored in v1; each version reads its own shape; the round trip is lossless", async () => {
+    mode = "convert"
+    const created = await server.request("POST", v2, {
+      body: { apiVersion: `${group}/v2`, kind: "Gizmo", metadata: { name: "a", labels: { team: "x" } }, spec: { dimensions: { size: 3 }, unit: "cm" } }
+    })
+    expect(created.status, created.text).toBe(201)
+    expect(created.json).toMatchObject({ apiVersion: `${group}/v2`, spec: { dimensions: { size: 3 }, unit: "cm" } })
+    expect(created.json.metadata.annotations ?? {}).toEqual({})
+    // Stored as v1: the v1 endpoint reads it without calling the webhook.
+    const before = calls.length
+    const stored = await server.request("GET", `${v1}/a`)
+    expect(calls.length).toBe(before)
+    expect(stored.json).toMatchObject({ apiVersion: `${group}/v1`, spec: { size: 3 }, metadata: { annotations: { "convert.example.com/unit": "cm" }, labels: { team: "x" } } })
+    const read = await server.request("GET", `${v2}/a`)
+    expect(read.json.spec).toEqual({ dimensions: { size: 3 }, unit: "cm" })
+    expect(read.json.metadata).toEqual(created.json.metadata)
+    expect(calls.at(-1)).toMatchObject({ desiredAPIVersion: `${group}/v2`, objects: [{ apiVersion: `${group}/v1`, metadata: { name: "a" } }] })
+  })
+
+  it("a list converts every item in one review; a watch sends converted events", async () => {
+    mode = "convert"
+    await server.request("POST", v1, { body: { apiVersion: `${group}/v1`, kind: "Gizmo", metadata: { name: "b" }, spec: { size: 5 } } })
+    const before = calls.length
+    const list = await server.request("GET", v2)
+    expect(calls.length).toBe(before + 1)
+    expect(list.json.apiVersion).toBe(`${group}/v2`)
+    expect(list.json.items.map((i: any) => [i.metadata.name, i.apiVersion, i.spec.dimensions.size])).toEqual([["a", `${group}/v2`, 3], ["b", `${group}/v2`, 5]])
+    const watched = await watch(server, `${v2}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`, 1, 5_000, async () => {
+      await server.request("POST", v1, { body: { apiVersion: `${group}/v1`, kind: "Gizmo", metadata: { name: "c" }, spec: { size: 7 } } })
+    })
+    expect(watched.events.map((e) => [e.type, e.object.apiVersion, e.object.spec])).toEqual([["ADDED", `${group}/v2`, { dimensions: { size: 7 } }]])
+  })
+
+  it("updates and server-side applies in v2 convert both ways", async () => {
+    mode = "convert"
+    const current = await server.request("GET", `${v2}/b`)
+    const updated = await server.request("PUT", `${v2}/b`, { body: { ...current.json, spec: { dimensions: { size: 6 }, unit: "mm" } } })
+    expect(updated.status, updated.text).toBe(200)
+    expect(updated.json.spec).toEqual({ dimensions: { size: 6 }, unit: "mm" })
+    const applied = await server.request("PATCH", `${v2}/b?fieldManager=test&force=true`, {
+      body: JSON.stringify({ apiVersion: `${group}/v2`, kind: "Gizmo", metadata: { name: "b" }, spec: { dimensions: { size: 8 } } }),
+      headers: { "content-type": "application/apply-patch+yaml" }
+    })
+    expect(applied.status, applied.text).toBe(200)
+    expect(applied.json.spec.dimensions).toEqual({ size: 8 })
+    expect((await server.request("GET", `${v1}/b`)).json.spec).toEqual({ size: 8 })
+  })
+
+  it("a webhook that fails, or cannot be reached, fails the request with 1.32's error", async () => {
+    mode = "fail"
+    const failed = await server.request("GET", `${v2}/a`)
+    expect(failed.status).toBe(500)
+    expect(failed.json).toMatchObject({
+      reason: "InternalError",
+      message: `Internal error occurred: conversion webhook for ${group}/v1, Kind=Gizmo failed: response.result.status was 'Failure', not 'Success': cannot convert gizmos today`
+    })
+    mode = "convert"
+    webhook.closeAllConnections()
+    await new Promise((resolve) => webhook.close(resolve))
+    const down = await server.request("GET", `${v2}/a`)
+    expect(down.status).toBe(500)
+    expect(down.json.message).toBe(
+      `Internal error occurred: conversion webhook for ${group}/v1, Kind=Gizmo failed: Post "${webhookUrl}/convert?timeout=30s": dial tcp 127.0.0.1:${new URL(webhookUrl).port}: connect: connection refused`
+    )
+    // Reads in the storage version do not need the webhook.
+    expect((await server.request("GET", `${v1}/a`)).status).toBe(200)
+  })
+})
