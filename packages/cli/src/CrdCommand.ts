@@ -61,7 +61,7 @@ export const customResources = (
  */
 export const render = Effect.fn("CrdCommand.render")(function*(module: string, name: Option.Option<string>) {
   const resources = yield* customResources(yield* ModuleLoader.load(module), name)
-  return Crd.toYaml(resources.map(Crd.make))
+  return Crd.toYaml(resources.map((resource) => Crd.make(resource)))
 })
 
 /**

@@ -214,8 +214,15 @@ const run = Effect.fn("DevCommand")(function*(flags: Flags) {
     }))
     yield* Console.log(`kubefx dev: operator ${running.url} (dashboard /, /metrics, /controllers, /readyz)`)
     if (tls !== undefined && running.webhookUrl !== undefined) {
-      yield* registerWebhooks(hooks, running.webhookUrl, tls.cert)
-      yield* Console.log(`kubefx dev: ${hooks.length} admission webhooks on ${running.webhookUrl}, registered as kubefx-dev`)
+      const caBundle = Buffer.from(tls.cert).toString("base64")
+      const admission = hooks.filter(Webhook.isWebhook)
+      yield* registerWebhooks(admission, running.webhookUrl, tls.cert)
+      const converted = hooks.flatMap((hook) => hook._tag === "Conversion" ? hook.resources : []).filter(Crd.isCustom)
+      yield* Crd.install(converted, {
+        fieldManager: samplesFieldManager,
+        conversion: { url: `${running.webhookUrl}/convert`, caBundle }
+      })
+      yield* Console.log(`kubefx dev: webhooks on ${running.webhookUrl} (${admission.length} admission, ${converted.length} conversion), registered for the session`)
     }
     const samples = modules.flatMap((module) => module.samples)
     yield* Effect.forEach(samples, (sample) => applySample(resources, sample.document), { discard: true })

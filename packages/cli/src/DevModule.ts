@@ -4,8 +4,9 @@
  * - `definition` (or `definitions`): controllers declared with `Controller.define`;
  * - custom resources (any export declared with `Resource.custom`): their CRDs are installed;
  * - `samples`: a directory URL whose `*.yaml` files are applied once everything runs;
- * - `webhooks` (optional): admission webhooks (`Webhook.validating`, `Webhook.mutating`), served
- *   over HTTPS and registered with the embedded API server for the session;
+ * - `webhooks` (optional): admission webhooks (`Webhook.validating`, `Webhook.mutating`) and the
+ *   conversion webhook of resources with several versions (`Webhook.conversion`), served over
+ *   HTTPS and registered with the embedded API server for the session;
  * - `layer` (optional): services the controllers need, built for the life of the session.
  *
  * Without module arguments, `kubefx dev` runs every `examples/<name>/src/index.ts` under the
@@ -35,7 +36,7 @@ export interface DevModule {
   readonly resources: ReadonlyArray<Crd.CustomResource>
   /** The sample documents, parsed, in file order. */
   readonly samples: ReadonlyArray<{ readonly file: string; readonly document: Record<string, unknown> }>
-  readonly webhooks: ReadonlyArray<Webhook.Webhook<unknown>>
+  readonly webhooks: ReadonlyArray<Webhook.Webhook<unknown> | Webhook.Conversion>
   readonly layer: Layer.Layer<any, unknown> | undefined
 }
 
@@ -80,7 +81,9 @@ export const load = (file: string): Effect.Effect<DevModule, DevModuleError | Mo
       definitions,
       resources,
       samples,
-      webhooks: Array.isArray(exports.webhooks) ? exports.webhooks.filter(Webhook.isWebhook) : [],
+      webhooks: Array.isArray(exports.webhooks)
+        ? exports.webhooks.filter((w: unknown) => Webhook.isWebhook(w) || Webhook.isConversion(w))
+        : [],
       layer: Layer.isLayer(exports.layer) ? exports.layer as Layer.Layer<any, unknown> : undefined
     }
   })

@@ -47,8 +47,9 @@ export const webhookCertDir = "/tmp/k8s-webhook-server/serving-certs"
  * Service, and the configurations trusting that certificate; plus what the Deployment needs.
  */
 const webhookObjects = (operator: Operator.Operator<any>, namespace: string, labels: Record<string, string>) => {
-  const handlers = operator.options.webhooks?.handlers ?? []
-  if (handlers.length === 0) return undefined
+  const all = operator.options.webhooks?.handlers ?? []
+  const handlers = all.filter(Webhook.isWebhook)
+  if (all.length === 0) return undefined
   const service = `${operator.name}-webhook`
   const secret = `${operator.name}-webhook-tls`
   const certificate = Certificate.selfSigned([`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`])
@@ -68,7 +69,12 @@ const webhookObjects = (operator: Operator.Operator<any>, namespace: string, lab
     env: [{ name: "KUBEFX_WEBHOOK_HOST", value: "0.0.0.0" }, { name: "KUBEFX_WEBHOOK_PORT", value: `${webhookPort}` }, { name: "KUBEFX_WEBHOOK_CERT_DIR", value: webhookCertDir }],
     port: { name: "webhook", containerPort: webhookPort, protocol: "TCP" },
     volume: { name: "webhook-tls", secret: { secretName: secret } },
-    mount: { name: "webhook-tls", mountPath: webhookCertDir, readOnly: true }
+    mount: { name: "webhook-tls", mountPath: webhookCertDir, readOnly: true },
+    // The conversion webhook's client config, for the CRDs of the resources it converts.
+    conversion: {
+      resources: all.flatMap((handler) => handler._tag === "Conversion" ? handler.resources : []),
+      clientConfig: { service: { name: service, namespace, path: "/convert", port: 443 }, caBundle: base64(certificate.cert) }
+    }
   }
 }
 
@@ -82,14 +88,19 @@ const webhookObjects = (operator: Operator.Operator<any>, namespace: string, lab
  */
 export const objects = (
   operator: Operator.Operator<any>,
-  options: Options
+  options: Options,
+  resources: ReadonlyArray<Crd.CustomResource> = []
 ): ReadonlyArray<Record<string, unknown>> => {
   const name = operator.name
   const namespace = options.namespace ?? name
   const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "kubefx" }
   const role = Rbac.clusterRole(operator)
   const webhooks = webhookObjects(operator, namespace, labels)
+  const converted = new Set<unknown>(webhooks?.conversion.resources ?? [])
   return [
+    ...resources.map((resource): Record<string, unknown> => ({
+      ...Crd.make(resource, converted.has(resource) && webhooks !== undefined ? { conversion: webhooks.conversion.clientConfig } : {})
+    })),
     { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels } },
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
     { ...role, metadata: { ...role.metadata, labels } },
@@ -209,12 +220,11 @@ export const render = Effect.fn("ManifestsCommand.render")(function*(
     Effect.forEach(exports, (e) => CrdCommand.customResources(e, Option.none()).pipe(Effect.orElseSucceed(() => []))),
     (found) => [...new Set(found.flat())]
   )
-  const rest = objects(operator, {
+  return Yaml.stringify(objects(operator, {
     image: flags.image.value,
     namespace: Option.getOrUndefined(flags.namespace),
     replicas: flags.replicas
-  })
-  return Yaml.stringify([...resources.map(Crd.make), ...rest])
+  }, resources))
 })
 
 /**

@@ -33,10 +33,19 @@ export interface CustomResourceDefinition {
       readonly name: string
       readonly served: boolean
       readonly storage: boolean
+      readonly deprecated?: boolean
+      readonly deprecationWarning?: string
       readonly schema: { readonly openAPIV3Schema: StructuralSchema.JsonSchemaProps }
       readonly subresources?: { readonly status: {} }
       readonly additionalPrinterColumns?: ReadonlyArray<Resource.PrinterColumn>
     }>
+    readonly conversion?: {
+      readonly strategy: "None" | "Webhook"
+      readonly webhook?: {
+        readonly conversionReviewVersions: ReadonlyArray<string>
+        readonly clientConfig: ConversionClientConfig
+      }
+    }
   }
 }
 
@@ -157,6 +166,10 @@ const definitionOf = (resource: Resource.Resource): Resource.CustomDefinition =>
  */
 export const openApiSchema = (resource: Resource.Resource): StructuralSchema.JsonSchemaProps => {
   const { spec, status } = definitionOf(resource)
+  return objectSchema(spec, status)
+}
+
+const objectSchema = (spec: Schema.Top, status: Schema.Top | undefined): StructuralSchema.JsonSchemaProps => {
   return {
     type: "object",
     properties: {
@@ -171,8 +184,10 @@ export const openApiSchema = (resource: Resource.Resource): StructuralSchema.Jso
 }
 
 /**
- * The CustomResourceDefinition of a custom resource: named `<plural>.<group>`, one served and
- * stored version, the status subresource when a status schema exists, and printer columns.
+ * The CustomResourceDefinition of a custom resource: named `<plural>.<group>`, its version and
+ * those of `Resource.withVersions` (each served, the storage one marked, deprecated ones with their
+ * warning), the status subresource when a status schema exists, printer columns, and with
+ * `conversion` the conversion webhook's client config.
  * Throws for a built-in kind (see {@link isCustom}).
  *
  * @example
@@ -181,8 +196,17 @@ export const openApiSchema = (resource: Resource.Resource): StructuralSchema.Jso
  * const Widget = Resource.custom({ group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets", spec: Schema.Struct({ size: Schema.Int }) })
  * Crd.make(Widget).metadata.name // "widgets.demo.kubefx.dev"
  */
-export const make = (resource: Resource.Resource): CustomResourceDefinition => {
+export const make = (resource: Resource.Resource, options: MakeOptions = {}): CustomResourceDefinition => {
   const custom = definitionOf(resource)
+  const version = (name: string, spec: Schema.Top, status: Schema.Top | undefined, deprecationWarning: string | undefined) => ({
+    name,
+    served: true,
+    storage: name === custom.storageVersion,
+    ...(deprecationWarning === undefined ? {} : { deprecated: true, deprecationWarning }),
+    schema: { openAPIV3Schema: objectSchema(spec, status) },
+    ...(status === undefined ? {} : { subresources: { status: {} } }),
+    ...(custom.printerColumns.length > 0 ? { additionalPrinterColumns: custom.printerColumns } : {})
+  })
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -198,16 +222,28 @@ export const make = (resource: Resource.Resource): CustomResourceDefinition => {
         ...(custom.categories.length > 0 ? { categories: custom.categories } : {})
       },
       scope: resource.namespaced ? "Namespaced" : "Cluster",
-      versions: [{
-        name: resource.version,
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: openApiSchema(resource) },
-        ...(custom.status === undefined ? {} : { subresources: { status: {} } }),
-        ...(custom.printerColumns.length > 0 ? { additionalPrinterColumns: custom.printerColumns } : {})
-      }]
+      versions: [
+        version(resource.version, custom.spec, custom.status, undefined),
+        ...custom.versions.map((v) => version(v.name, v.spec, v.status, v.deprecationWarning))
+      ],
+      ...(custom.versions.length === 0 || options.conversion === undefined ? {} : {
+        conversion: { strategy: "Webhook", webhook: { conversionReviewVersions: ["v1"], clientConfig: options.conversion } }
+      })
     }
   }
+}
+
+/** Where the API server reaches the conversion webhook (`Webhook.conversion`), and the CA it trusts. */
+export type ConversionClientConfig =
+  | { readonly url: string; readonly caBundle: string }
+  | { readonly service: { readonly name: string; readonly namespace: string; readonly path: string; readonly port: number }; readonly caBundle: string }
+
+export interface MakeOptions {
+  /**
+   * For a resource with several versions: the conversion webhook's client config. Without it the
+   * CRD converts with strategy None (only apiVersion changes), which suits versions of one shape.
+   */
+  readonly conversion?: ConversionClientConfig | undefined
 }
 
 /**
@@ -232,12 +268,12 @@ export const toYaml = (crds: ReadonlyArray<CustomResourceDefinition>): string =>
  */
 export const install = (
   resources: ReadonlyArray<CustomResource>,
-  options: { readonly fieldManager?: string | undefined; readonly timeout?: Duration.Input | undefined } = {}
+  options: MakeOptions & { readonly fieldManager?: string | undefined; readonly timeout?: Duration.Input | undefined } = {}
 ): Effect.Effect<void, KubeError.KubeError | Resource.DecodeError, Kube.Kube> =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
     yield* Effect.forEach(resources, (resource) => {
-      const crd = make(resource)
+      const crd = make(resource, options)
       return kube.request({
         method: "PATCH",
         path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Effect, Schema, SchemaTransformation } from "effect"
 import * as ObjectMeta from "./ObjectMeta.ts"
 
 /** A printer column of a custom resource (`kubectl get` output). */
@@ -17,10 +17,28 @@ export interface PrinterColumn {
   readonly priority?: number
 }
 
+/**
+ * Another version a custom resource serves besides the one its `Resource` value reads (the hub),
+ * with a codec whose encoded side is this version's `{ spec, status }` and whose type is the hub's:
+ * decoding converts to the hub, encoding converts back. Made by {@link version}.
+ */
+export interface Version {
+  readonly name: string
+  readonly spec: Schema.Top
+  readonly status: Schema.Top | undefined
+  readonly parts: Schema.Codec<unknown, unknown>
+  /** The warning clients get for using this version, if it is deprecated. */
+  readonly deprecationWarning: string | undefined
+}
+
 /** What a custom resource adds to its declaration: the parts its CRD is generated from. */
 export interface CustomDefinition {
   readonly spec: Schema.Top
   readonly status: Schema.Top | undefined
+  /** The other served versions, converted to and from this one by the operator's conversion webhook. */
+  readonly versions: ReadonlyArray<Version>
+  /** The version objects are stored in (this one unless another is named). */
+  readonly storageVersion: string
   readonly singular: string
   readonly listKind: string
   readonly shortNames: ReadonlyArray<string>
@@ -104,6 +122,8 @@ export const custom = <Spec extends Schema.Top, Status extends Schema.Top = Sche
     custom: {
       spec: options.spec,
       status: options.status,
+      versions: [],
+      storageVersion: options.version,
       singular: options.singular ?? options.kind.toLowerCase(),
       listKind: `${options.kind}List`,
       shortNames: options.shortNames ?? [],
@@ -111,6 +131,85 @@ export const custom = <Spec extends Schema.Top, Status extends Schema.Top = Sche
       printerColumns: options.printerColumns ?? []
     }
   }
+}
+
+/** A version's `{ spec, status }`, as its schemas decode them. */
+export interface Parts<Spec, Status> {
+  readonly spec: Spec
+  readonly status?: Status
+}
+
+/**
+ * Another version of a custom resource, converted to and from the hub (the version `hub` reads)
+ * by a Schema transformation (`SchemaTransformation.transform` of `conversion`): `decode` turns this
+ * version's `{ spec, status }` into the hub's, `encode` turns the hub's back. Add it with
+ * {@link withVersions}.
+ *
+ * @example
+ * import { Schema } from "effect"
+ * import { Resource } from "@kubefx/kube"
+ * declare const WidgetV2: Resource.Resource<Resource.CustomObject<{ size: { value: number } }, never>> & { custom: Resource.CustomDefinition }
+ * const v1 = Resource.version(WidgetV2, {
+ *   name: "v1",
+ *   spec: Schema.Struct({ size: Schema.Int }),
+ *   conversion: {
+ *     decode: (v1) => ({ spec: { size: { value: v1.spec.size } } }),
+ *     encode: (v2) => ({ spec: { size: v2.spec.size.value } })
+ *   }
+ * })
+ */
+export const version = <A extends CustomObject<unknown, unknown>, Spec extends Schema.Top, Status extends Schema.Top = Schema.Struct<{}>>(
+  hub: Resource<A> & { readonly custom: CustomDefinition },
+  options: {
+    readonly name: string
+    readonly spec: Spec
+    readonly status?: Status
+    /** The transformation's two directions: to the hub's parts, and back. */
+    readonly conversion: {
+      readonly decode: (parts: Parts<Spec["Type"], Status["Type"]>) => Parts<A["spec"], NonNullable<A["status"]>>
+      readonly encode: (hub: Parts<A["spec"], NonNullable<A["status"]>>) => Parts<Spec["Type"], Status["Type"]>
+    }
+    readonly deprecationWarning?: string
+  }
+): Version => {
+  const ownParts = Schema.Struct({
+    spec: options.spec,
+    status: Schema.optionalKey(options.status ?? hub.custom.status ?? Schema.Unknown)
+  })
+  const hubParts = Schema.Struct({
+    spec: hub.custom.spec,
+    status: Schema.optionalKey(hub.custom.status ?? Schema.Unknown)
+  })
+  return {
+    name: options.name,
+    spec: options.spec,
+    status: options.status ?? hub.custom.status,
+    // The transformation's types are the parts' own: only the generic Top schemas hide it here.
+    parts: ownParts.pipe(Schema.decodeTo(Schema.toType(hubParts), SchemaTransformation.transform(options.conversion) as never)) as unknown as Schema.Codec<unknown, unknown>,
+    deprecationWarning: options.deprecationWarning
+  }
+}
+
+/**
+ * The resource serving other versions too, stored in `storage` (default: the hub's version).
+ * Controllers keep reading the hub's version only; the operator's conversion webhook
+ * (`Webhook.conversion`) converts between the versions for the API server.
+ *
+ * @example
+ * import { Resource } from "@kubefx/kube"
+ * declare const WidgetV2: Resource.Resource<Resource.CustomObject<{ size: { value: number } }, never>> & { custom: Resource.CustomDefinition }
+ * declare const v1: Resource.Version
+ * export const Widget = Resource.withVersions(WidgetV2, { versions: [v1], storage: "v1" })
+ */
+export const withVersions = <A extends ObjectMeta.KubeObject>(
+  hub: Resource<A> & { readonly custom: CustomDefinition },
+  options: { readonly versions: ReadonlyArray<Version>; readonly storage?: string | undefined }
+): Resource<A> & { readonly custom: CustomDefinition } => {
+  const names = [hub.version, ...options.versions.map((v) => v.name)]
+  const storage = options.storage ?? hub.version
+  if (!names.includes(storage)) throw new Error(`${hub.kind}: storage version ${storage} is not one of ${names.join(", ")}`)
+  if (new Set(names).size !== names.length) throw new Error(`${hub.kind}: versions ${names.join(", ")} repeat a name`)
+  return { ...hub, custom: { ...hub.custom, versions: options.versions, storageVersion: storage } }
 }
 
 /**
@@ -160,7 +259,7 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError"
  * Decodes an API object.
  *
  * @example
- * import { Effect, Schema } from "effect"
+ * import { Effect, Schema, SchemaTransformation } from "effect"
  * import { Resource } from "@kubefx/kube"
  * const Widget = Resource.custom({ group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets", spec: Schema.Struct({ size: Schema.Int }) })
  * const widget = Resource.decode(Widget, { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: { size: 1 } })
@@ -180,7 +279,7 @@ export const decode = <A extends ObjectMeta.KubeObject>(resource: Resource<A>, v
  * Encodes a typed object into the JSON the API server accepts, with apiVersion and kind set.
  *
  * @example
- * import { Effect, Schema } from "effect"
+ * import { Effect, Schema, SchemaTransformation } from "effect"
  * import { Resource } from "@kubefx/kube"
  * const Widget = Resource.custom({ group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets", spec: Schema.Struct({ size: Schema.Int }) })
  * const json = Resource.encode(Widget, { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: { size: 1 } })

@@ -248,6 +248,81 @@ export const mutating = <A extends ObjectMeta.KubeObject, E = never, R = never>(
     }))
 })
 
+/** The conversion webhook of custom resources with several versions; made by {@link conversion}. */
+export interface Conversion {
+  readonly _tag: "Conversion"
+  readonly path: `/${string}`
+  readonly resources: ReadonlyArray<Resource.Resource>
+  /** Answers a ConversionReview v1 (JSON) with one; never fails. */
+  readonly review: (review: unknown) => Effect.Effect<unknown>
+}
+
+const ConversionReview = Schema.Struct({
+  request: Schema.Struct({
+    uid: Schema.String,
+    desiredAPIVersion: Schema.String,
+    objects: Schema.Array(Schema.Record(Schema.String, Schema.Unknown))
+  })
+})
+
+const converted = (uid: string, result: Record<string, unknown>) => ({
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "ConversionReview",
+  response: { uid, ...result }
+})
+
+/** Converts one object's spec and status from its version to `to`, through the hub. */
+const convertOne = (resource: Resource.Resource, custom: Resource.CustomDefinition, object: Record<string, unknown>, to: string) =>
+  Effect.gen(function*() {
+    const from = String(object.apiVersion ?? "").split("/")[1] ?? ""
+    if (from === to) return object
+    const hubParts = Schema.Struct({ spec: custom.spec, status: Schema.optionalKey(custom.status ?? Schema.Unknown) }) as unknown as Schema.Codec<unknown, unknown>
+    const codecOf = (version: string) => {
+      if (version === resource.version) return Effect.succeed(hubParts)
+      const found = custom.versions.find((v) => v.name === version)
+      return found === undefined ? Effect.fail(new Error(`${resource.kind} has no version ${version}`)) : Effect.succeed(found.parts)
+    }
+    const parts = { spec: object.spec, ...(object.status === undefined ? {} : { status: object.status }) }
+    const hub = yield* Schema.decodeUnknownEffect(yield* codecOf(from))(parts)
+    const out = (yield* Schema.encodeUnknownEffect(yield* codecOf(to))(hub)) as { readonly spec: unknown; readonly status?: unknown }
+    const { status: _, ...rest } = object
+    return { ...rest, apiVersion: `${resource.group}/${to}`, spec: out.spec, ...(out.status === undefined ? {} : { status: out.status }) }
+  })
+
+/**
+ * The conversion webhook for custom resources with several versions (`Resource.withVersions`):
+ * served at `/convert`, it converts each object through the hub version with the versions' Schema
+ * transformations. An object that does not decode, or of a kind it does not know, fails the whole
+ * review with its message (the API server then fails the request).
+ *
+ * @example
+ * import { Webhook } from "@kubefx/kube"
+ * declare const Widget: import("@kubefx/kube").Resource.Resource
+ * export const conversion = Webhook.conversion(Widget)
+ */
+export const conversion = (...resources: ReadonlyArray<Resource.Resource>): Conversion => ({
+  _tag: "Conversion",
+  path: "/convert",
+  resources,
+  review: (review) =>
+    Effect.gen(function*() {
+      const parsed = yield* Effect.result(Schema.decodeUnknownEffect(ConversionReview)(review))
+      if (parsed._tag === "Failure") return converted("", { result: { status: "Failure", message: `invalid ConversionReview: ${parsed.failure.message}` } })
+      const request = parsed.success.request
+      const [group, to = ""] = request.desiredAPIVersion.split("/")
+      return yield* Effect.forEach(request.objects, (object) => {
+        const resource = resources.find((r) => r.group === group && r.kind === object.kind)
+        return resource?.custom === undefined
+          ? Effect.fail(new Error(`no conversion for ${String(object.kind)} in ${group}`))
+          : convertOne(resource, resource.custom, object, to)
+      }).pipe(
+        Effect.map((objects) => converted(request.uid, { result: { status: "Success" }, convertedObjects: objects })),
+        // A conversion that fails or throws is the review's failure, with its message.
+        Effect.catchCause((cause) => Effect.succeed(converted(request.uid, { result: { status: "Failure", message: messageOf(cause) } })))
+      )
+    })
+})
+
 /**
  * Whether a value (a module's export, say) is a webhook made by `validating` or `mutating`.
  *
@@ -257,6 +332,17 @@ export const mutating = <A extends ObjectMeta.KubeObject, E = never, R = never>(
  */
 export const isWebhook = (value: unknown): value is Webhook<unknown> =>
   typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "Webhook" &&
+  typeof (value as { review?: unknown }).review === "function"
+
+/**
+ * Whether a value is a conversion webhook made by `conversion`.
+ *
+ * @example
+ * import { Webhook } from "@kubefx/kube"
+ * Webhook.isConversion({}) // false
+ */
+export const isConversion = (value: unknown): value is Conversion =>
+  typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "Conversion" &&
   typeof (value as { review?: unknown }).review === "function"
 
 /** Where the API server reaches the operator's webhook server. */

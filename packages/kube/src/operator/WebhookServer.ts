@@ -19,7 +19,7 @@ import { OperatorHttpError } from "./OperatorHttp.ts"
 import type * as Webhook from "./Webhook.ts"
 
 export interface Options<R> {
-  readonly handlers: ReadonlyArray<Webhook.Webhook<R>>
+  readonly handlers: ReadonlyArray<Webhook.Webhook<R> | Webhook.Conversion>
   /** Default `$KUBEFX_WEBHOOK_HOST`, else 127.0.0.1 (in a pod, 0.0.0.0: `kubefx manifests` sets it). */
   readonly host?: string | undefined
   /** Default `$KUBEFX_WEBHOOK_PORT`, else 9443; 0 picks a free port. */
