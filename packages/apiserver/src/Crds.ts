@@ -78,6 +78,7 @@ export const resources = (crd: KubeObject.KubeObject): ReadonlyArray<Registry.Re
   const versions = Array.isArray(spec.versions) ? spec.versions.map(KubeObject.record) : []
   const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? versions[0]?.name ?? "")
   const converter = Conversion.webhook(crd)
+  const fingerprint = JSON.stringify([storageVersion, spec.conversion ?? null])
   return CustomResourceDefinition.resourceTypes(crd).map((type): Registry.Resource => ({
     type,
     storage: storageOf(crd),
@@ -85,6 +86,7 @@ export const resources = (crd: KubeObject.KubeObject): ReadonlyArray<Registry.Re
     unconditionalUpdate: false,
     crd: String(KubeObject.meta(crd).name ?? ""),
     toStorage: (object) => ({ ...object, apiVersion: `${type.group}/${storageVersion}`, kind: type.kind }),
+    fingerprint,
     ...(converter === undefined ? {} : { convert: { storageApiVersion: `${type.group}/${storageVersion}`, converter } })
   }))
 }
@@ -206,6 +208,11 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Op
         unregister(name)
         owners.delete(crdStorage)
       } else {
+        // An update of an established CRD (a new version, a conversion webhook) serves as soon as
+        // it is written, so the next request sees it; establishing a new one is the worker's.
+        if (event.type === "MODIFIED" && KubeObject.meta(event.object).deletionTimestamp === undefined && resources(event.object).length > 0) {
+          registry.registerCrd(name, resources(event.object))
+        }
         worker.enqueue(name)
       }
     } else if (event.type === "DELETED") {

@@ -29,6 +29,8 @@ export interface Resource {
    * to the served one on reads and watches, written ones to the storage version on writes).
    */
   readonly convert?: { readonly storageApiVersion: string; readonly converter: Conversion.Converter } | undefined
+  /** For a CRD's resources: what else decides how they are served (storage version, conversion), to notice its change. */
+  readonly fingerprint?: string | undefined
   /** Kind-specific defaults the server sets on create (e.g. a Namespace's phase). */
   readonly prepareCreate?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Kind-specific preparation of an update (e.g. a CRD's defaults and storedVersions). */
@@ -127,7 +129,7 @@ export const make = (builtins: ReadonlyArray<Resource>): Registry => {
     registerCrd: (crd, resources) => {
       const before = crds.get(crd)
       const same = before !== undefined && before.length === resources.length &&
-        before.every((r, i) => KubeObject.equals(r.type, resources[i]!.type))
+        before.every((r, i) => KubeObject.equals(r.type, resources[i]!.type) && r.fingerprint === resources[i]!.fingerprint)
       if (same) return
       for (const r of before ?? []) byId.delete(id(r.type.group, r.type.version, r.type.plural))
       for (const r of resources) byId.set(id(r.type.group, r.type.version, r.type.plural), r)

@@ -45,16 +45,30 @@ export const applySample = (
   document: Record<string, unknown>
 ): Effect.Effect<void, SampleError | KubeError.KubeError | Resource.DecodeError, Kube.Kube> =>
   Effect.gen(function*() {
-    const resource = resources.find((r) => r.apiVersion === document.apiVersion && r.kind === document.kind)
+    const [group, version] = String(document.apiVersion ?? "").split("/")
+    // A sample may be written in any version the resource serves (the API server converts it).
+    const resource = resources.find((r) =>
+      r.group === group && r.kind === document.kind && (r.version === version || (r.custom?.versions ?? []).some((v) => v.name === version))
+    )
     const metadata = document.metadata as { name?: string; namespace?: string } | undefined
     if (resource === undefined || metadata?.name === undefined) {
       return yield* new SampleError({ message: `no module serves ${String(document.apiVersion)} ${String(document.kind)}` })
     }
     const kube = yield* Kube.Kube
-    yield* kube.apply(resource, {
-      ...document,
-      metadata: { ...metadata, name: metadata.name, namespace: resource.namespaced ? metadata.namespace ?? "default" : undefined }
-    }, { fieldManager: samplesFieldManager, force: true })
+    const namespace = resource.namespaced ? metadata.namespace ?? "default" : undefined
+    const body = { ...document, metadata: { ...metadata, name: metadata.name, namespace } }
+    if (resource.version === version) {
+      yield* kube.apply(resource, body, { fieldManager: samplesFieldManager, force: true })
+      return
+    }
+    const collection = `/apis/${group}/${version}${namespace === undefined ? "" : `/namespaces/${namespace}`}/${resource.plural}`
+    yield* kube.request({
+      method: "PATCH",
+      path: `${collection}/${metadata.name}`,
+      query: { fieldManager: samplesFieldManager, force: "true" },
+      contentType: "application/apply-patch+yaml",
+      body
+    })
   })
 
 // Logs of the session go to a file: JSON lines, as `Telemetry.jsonLogger` writes them.
@@ -140,27 +154,6 @@ const cluster = Effect.fnUntraced(function*(flags: Flags) {
   return kubeconfigPath
 })
 
-const configurationPaths = {
-  MutatingWebhookConfiguration: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
-  ValidatingWebhookConfiguration: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
-} as const
-
-// Registers the session's webhooks (replacing those of an earlier session on a --data-dir server)
-// and removes them when the session ends, so no write waits on a webhook that is gone.
-const registerWebhooks = Effect.fnUntraced(function*(hooks: ReadonlyArray<Webhook.Webhook<unknown>>, url: string, cert: string) {
-  const kube = yield* Kube.Kube
-  const configurations = Webhook.configurations("kubefx-dev", hooks, { _tag: "Url", url }, Buffer.from(cert).toString("base64"))
-  for (const configuration of configurations) {
-    const collection = configurationPaths[configuration.kind as keyof typeof configurationPaths]
-    const path = `${collection}/${configuration.metadata.name}`
-    yield* kube.request({ method: "DELETE", path }).pipe(Effect.catchTag("NotFound", () => Effect.void))
-    yield* Effect.acquireRelease(
-      kube.request({ method: "POST", path: collection, body: configuration }),
-      () => Effect.ignore(kube.request({ method: "DELETE", path }))
-    )
-  }
-})
-
 // --watch: this process keeps the API server; a child runs the operator and restarts on changes.
 const watching = Effect.fn("DevCommand.watching")(function*(flags: Flags, files: ReadonlyArray<string>) {
   const busy = yield* Ports.busy("127.0.0.1", Option.isSome(flags.kubeconfig) ? [] : [{ port: flags.port, flag: "--port" }])
@@ -214,15 +207,8 @@ const run = Effect.fn("DevCommand")(function*(flags: Flags) {
     }))
     yield* Console.log(`kubefx dev: operator ${running.url} (dashboard /, /metrics, /controllers, /readyz)`)
     if (tls !== undefined && running.webhookUrl !== undefined) {
-      const caBundle = Buffer.from(tls.cert).toString("base64")
-      const admission = hooks.filter(Webhook.isWebhook)
-      yield* registerWebhooks(admission, running.webhookUrl, tls.cert)
-      const converted = hooks.flatMap((hook) => hook._tag === "Conversion" ? hook.resources : []).filter(Crd.isCustom)
-      yield* Crd.install(converted, {
-        fieldManager: samplesFieldManager,
-        conversion: { url: `${running.webhookUrl}/convert`, caBundle }
-      })
-      yield* Console.log(`kubefx dev: webhooks on ${running.webhookUrl} (${admission.length} admission, ${converted.length} conversion), registered for the session`)
+      yield* Webhook.register("kubefx-dev", hooks, { url: running.webhookUrl, caBundle: Buffer.from(tls.cert).toString("base64") })
+      yield* Console.log(`kubefx dev: ${hooks.length} webhooks on ${running.webhookUrl}, registered for the session`)
     }
     const samples = modules.flatMap((module) => module.samples)
     yield* Effect.forEach(samples, (sample) => applySample(resources, sample.document), { discard: true })

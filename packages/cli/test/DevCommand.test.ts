@@ -37,7 +37,7 @@ afterAll(async () => {
 
 describe("kubefx dev", () => {
   it("brings every example's samples to Ready=True", async () => {
-    for (const plural of ["widgets", "buckets", "flakies", "releases", "websites"]) {
+    for (const plural of ["widgets", "buckets", "flakies", "releases", "websites", "volumes"]) {
       await eventually(async () => {
         const list: Listed = await kubectlJson("get", plural, "-A")
         assert.isAbove(list.items.length, 0, plural)
@@ -45,6 +45,15 @@ describe("kubefx dev", () => {
       })
     }
   }, 60_000)
+
+  it("serves the volumes example's webhooks and registers them: mutation, conversion to v1, a denial", async () => {
+    const data = await kubectlJson("get", "volumes", "data", "-n", "default")
+    assert.strictEqual(data.spec.storageClass, "standard")
+    const legacy = await kubectlJson("get", "volumes.v1.demo.kubefx.dev", "legacy", "-n", "default")
+    assert.deepStrictEqual([legacy.apiVersion, legacy.spec.size], ["demo.kubefx.dev/v1", "512Mi"])
+    const denied = await dev.kubectl(["delete", "volume", "data", "-n", "default"]).then(() => "", (error: { stderr?: string }) => error.stderr ?? String(error))
+    assert.include(denied, 'admission webhook "vvolume.demo.kubefx.dev" denied the request: volume data is protected')
+  })
 
   it("shows a Flaky with failTimes 3 as Ready=False/ReconcileError, then Ready=True, counting 3 errors", async () => {
     const watcher = spawn("kubectl", [

@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import { ApiServer, type Faults } from "@kubefx/apiserver"
-import { Builtins, type Controller, Crd, Kube, type KubeError, Operator, type Resource } from "@kubefx/kube"
+import { ApiServer, Certificate, type Faults } from "@kubefx/apiserver"
+import { Builtins, type Controller, Crd, Kube, type KubeError, Operator, type Resource, Webhook } from "@kubefx/kube"
 import { Context, Effect, Layer, Schedule, type Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -35,6 +35,11 @@ export interface Options<R = never> {
   readonly controllers?: ReadonlyArray<Controller.Any<R>>
   /** Extra in-process controllers of the server itself, e.g. `WorkloadSimulator.controller`. */
   readonly serverControllers?: ApiServer.Options["controllers"]
+  /**
+   * Admission and conversion webhooks, served over HTTPS by the layer's operator (with a fresh
+   * certificate) and registered with the server, as a cluster would call them.
+   */
+  readonly webhooks?: ReadonlyArray<Webhook.Webhook<R> | Webhook.Conversion>
 }
 
 const temporaryDirectory = Effect.acquireRelease(
@@ -54,9 +59,19 @@ const cluster = <R>(options: Options<R>) =>
     const kube = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfigPath }))
     const withKube = <A, E, R2>(effect: Effect.Effect<A, E, R2>) => Effect.provide(effect, kube)
     yield* withKube(Crd.install(options.resources ?? [], { fieldManager: "kubefx-testing" }))
-    const operator = options.controllers === undefined || options.controllers.length === 0
+    const hooks = options.webhooks ?? []
+    const tls = hooks.length === 0 ? undefined : Certificate.selfSigned(["127.0.0.1"])
+    const operator = (options.controllers ?? []).length === 0 && tls === undefined
       ? undefined
-      : yield* withKube(Operator.start(Operator.make({ name: "kubefx-testing", controllers: options.controllers, http: false })))
+      : yield* withKube(Operator.start(Operator.make({
+        name: "kubefx-testing",
+        controllers: options.controllers ?? [],
+        http: false,
+        ...(tls === undefined ? {} : { webhooks: { handlers: hooks, host: "127.0.0.1", port: 0, tls } })
+      })))
+    if (tls !== undefined && operator?.webhookUrl !== undefined) {
+      yield* withKube(Webhook.register("kubefx-testing", hooks, { url: operator.webhookUrl, caBundle: Buffer.from(tls.cert).toString("base64") }))
+    }
     // Tests start once every controller runs with its caches synced, as they would in a cluster.
     if (operator !== undefined) {
       yield* Effect.sync(() => operator.checks.readiness()).pipe(

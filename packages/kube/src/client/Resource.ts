@@ -158,7 +158,12 @@ export interface Parts<Spec, Status> {
  *   }
  * })
  */
-export const version = <A extends CustomObject<unknown, unknown>, Spec extends Schema.Top, Status extends Schema.Top = Schema.Struct<{}>>(
+export const version = <
+  A extends CustomObject<unknown, unknown>,
+  Spec extends Schema.Top,
+  // Without a status schema of its own, the version shares the hub's.
+  Status extends Schema.Top = Schema.Codec<NonNullable<A["status"]>, unknown>
+>(
   hub: Resource<A> & { readonly custom: CustomDefinition },
   options: {
     readonly name: string

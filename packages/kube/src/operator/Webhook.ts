@@ -11,8 +11,11 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, JsonPatch, Schema } from "effect"
+import { Cause, Effect, JsonPatch, Schema, type Scope } from "effect"
 import type * as Builtins from "../client/Builtins.ts"
+import * as Crd from "../client/Crd.ts"
+import * as Kube from "../client/Kube.ts"
+import type * as KubeError from "../client/KubeError.ts"
 import type * as ObjectMeta from "../client/ObjectMeta.ts"
 import * as Resource from "../client/Resource.ts"
 
@@ -398,3 +401,44 @@ export const configurations = (
       webhooks: ofKind.map((hook) => webhookEntry(hook, client, caBundle))
     }]
   })
+
+const configurationPaths: Readonly<Record<string, string>> = {
+  MutatingWebhookConfiguration: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+  ValidatingWebhookConfiguration: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations"
+}
+
+/**
+ * Registers webhooks served at `url` with the cluster for the current scope: their
+ * configurations, named `name` (replacing earlier ones of that name, removed when the scope
+ * closes), and the conversion webhook in the CRDs of the resources it converts. For development
+ * and tests against a server that reaches `url`; in a cluster, `kubefx manifests` registers them.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Webhook } from "@kubefx/kube"
+ * declare const hooks: ReadonlyArray<Webhook.Webhook | Webhook.Conversion>
+ * const registered = Webhook.register("my-operator", hooks, { url: "https://127.0.0.1:9443", caBundle: "LS0t..." })
+ */
+export const register = (
+  name: string,
+  hooks: ReadonlyArray<Webhook<unknown> | Conversion>,
+  server: { readonly url: string; readonly caBundle: string }
+): Effect.Effect<void, KubeError.KubeError | Resource.DecodeError, Kube.Kube | Scope.Scope> =>
+  Effect.gen(function*() {
+    const kube = yield* Kube.Kube
+    const admission = hooks.filter(isWebhook)
+    for (const configuration of configurations(name, admission, { _tag: "Url", url: server.url }, server.caBundle)) {
+      const collection = configurationPaths[configuration.kind]!
+      const path = `${collection}/${configuration.metadata.name}`
+      yield* kube.request({ method: "DELETE", path }).pipe(Effect.catchTag("NotFound", () => Effect.void))
+      yield* Effect.acquireRelease(
+        kube.request({ method: "POST", path: collection, body: configuration }),
+        () => Effect.ignore(kube.request({ method: "DELETE", path }))
+      )
+    }
+    const converted = hooks.flatMap((hook) => hook._tag === "Conversion" ? hook.resources : []).filter(Crd.isCustom)
+    if (converted.length > 0) {
+      yield* Crd.install(converted, { fieldManager: name, conversion: { url: `${server.url}/convert`, caBundle: server.caBundle } })
+    }
+  })
+
