@@ -98,14 +98,14 @@ const flakyFailures = () => text(`${card} [data-field="failed"]`).then(Number)
 describe("Control Center", () => {
   it("shows every controller of kubefx dev, and its samples' objects Ready", async () => {
     needChromium()
-    await until("five controller cards", () =>
-      page.waitForFunction(() => document.querySelectorAll(".card").length === 5, undefined, polling))
+    await until("six controller cards", () =>
+      page.waitForFunction(() => document.querySelectorAll(".card").length === 6, undefined, polling))
     const names = await page.locator(".card").evaluateAll((cards) => cards.map((c) => (c as unknown as PageElement).dataset.controller).sort())
-    assert.deepStrictEqual(names, ["buckets", "flaky", "releases", "websites", "widgets"])
+    assert.deepStrictEqual(names, ["buckets", "flaky", "releases", "volumes", "websites", "widgets"])
     await until("the samples Ready", () =>
       page.waitForFunction(() => {
         const ready = [...document.querySelectorAll(`#objects td[data-field="ready"]`)].map((td) => td.dataset.status)
-        return ready.length >= 6 && ready.every((status) => status === "True")
+        return ready.length >= 8 && ready.every((status) => status === "True")
       }, undefined, polling))
     assert.strictEqual(await page.locator(`.card[data-controller="releases"] .chip`, { hasText: "→ flaky" }).count(), 1)
     assert.strictEqual(await page.locator("#connection").getAttribute("data-state"), "live")
