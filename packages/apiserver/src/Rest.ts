@@ -298,6 +298,22 @@ const checkIdentity = (target: Target, body: KubeObject.KubeObject) =>
     }
   })
 
+/** The other served versions of a resource, for webhooks of matchPolicy Equivalent. */
+const equivalentsOf = (env: Env, resource: Registry.Resource): Webhooks.Attributes["equivalents"] => {
+  const others = env.registry.byStorage(resource.storage).filter((r) => r !== resource && r.type.kind === resource.type.kind)
+  if (others.length === 0) return undefined
+  return {
+    resources: others,
+    convert: (objects, to) =>
+      to.convert !== undefined
+        ? to.convert.converter(objects, ResourceType.groupVersion(to.type))
+        : Effect.succeed(objects.map((o) => {
+          const from = [resource, ...others].find((r) => ResourceType.groupVersion(r.type) === o.apiVersion) ?? resource
+          return Registry.served(to, Registry.stored(from, o))
+        }))
+  }
+}
+
 /** The admission webhooks a write reaches, when any webhook configuration exists. */
 const webhooks = (
   env: Env,
@@ -317,7 +333,8 @@ const webhooks = (
     object,
     oldObject,
     dryRun: options.dryRun,
-    user: Authentication.admin
+    user: Authentication.admin,
+    equivalents: equivalentsOf(env, target.resource)
   })
   return {
     mutate: (object) =>
@@ -574,7 +591,8 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
         object: undefined,
         oldObject: yield* presentOne(env, resource, stored),
         dryRun: options.dryRun,
-        user: Authentication.admin
+        user: Authentication.admin,
+        equivalents: equivalentsOf(env, resource)
       }
       yield* Webhooks.mutate(env.store, attributes)
       yield* Webhooks.validate(env.store, attributes)

@@ -34,6 +34,15 @@ export interface Attributes {
   readonly oldObject: KubeObject.KubeObject | undefined
   readonly dryRun: boolean
   readonly user: { readonly username: string; readonly groups: ReadonlyArray<string> }
+  /**
+   * The other served versions of the same resource, and how to convert objects between versions:
+   * a webhook with matchPolicy Equivalent (the default) whose rules name another version gets the
+   * request in that version.
+   */
+  readonly equivalents?: {
+    readonly resources: ReadonlyArray<Registry.Resource>
+    readonly convert: (objects: ReadonlyArray<KubeObject.KubeObject>, to: Registry.Resource) => Effect.Effect<ReadonlyArray<KubeObject.KubeObject>, Status.ApiError>
+  } | undefined
 }
 
 const mutatingStorage = "mutatingwebhookconfigurations.admissionregistration.k8s.io"
@@ -63,8 +72,8 @@ const resourceMatches = (patterns: ReadonlyArray<string>, plural: string, subres
     return resourceOk && (sub === "*" || sub === subresource)
   })
 
-const ruleMatches = (rule: KubeObject.KubeObject, at: Attributes): boolean => {
-  const type = at.resource.type
+const ruleMatches = (rule: KubeObject.KubeObject, at: Attributes, resource: Registry.Resource): boolean => {
+  const type = resource.type
   const scope = typeof rule.scope === "string" ? rule.scope : "*"
   return anyOf(strings(rule.operations), at.operation) &&
     anyOf(strings(rule.apiGroups), type.group) &&
@@ -90,14 +99,45 @@ const namespaceLabels = (store: Store.Store, at: Attributes) => {
 const exempt = (at: Attributes) =>
   at.resource.type.group === "admissionregistration.k8s.io"
 
+/** A webhook this request reaches, and the version it is sent in. */
+interface Reached {
+  readonly hook: Webhook
+  readonly as: Registry.Resource
+}
+
+// Exact: the request's version only; Equivalent: else the first other served version the rules name.
+const versionFor = (hook: Webhook, at: Attributes): Registry.Resource | undefined => {
+  const rules = KubeObject.records(hook.rules)
+  if (rules.some((rule) => ruleMatches(rule, at, at.resource))) return at.resource
+  if (hook.matchPolicy === "Exact") return undefined
+  return at.equivalents?.resources.find((other) => rules.some((rule) => ruleMatches(rule, at, other)))
+}
+
 /** The webhooks of these configurations that this request reaches. */
-const selected = (store: Store.Store, storage: string, at: Attributes): ReadonlyArray<Webhook> => {
+const selected = (store: Store.Store, storage: string, at: Attributes): ReadonlyArray<Reached> => {
   if (exempt(at)) return []
-  return webhooksOf(store, storage).filter((hook) => {
-    if (!KubeObject.records(hook.rules).some((rule) => ruleMatches(rule, at))) return false
+  return webhooksOf(store, storage).flatMap((hook) => {
+    const as = versionFor(hook, at)
+    if (as === undefined) return []
     const clusterScoped = !at.resource.type.namespaced && at.resource.type.plural !== "namespaces"
-    if (!clusterScoped && !selects(hook.namespaceSelector, namespaceLabels(store, at))) return false
-    return selects(hook.objectSelector, labelsOf(at.object)) || selects(hook.objectSelector, labelsOf(at.oldObject))
+    if (!clusterScoped && !selects(hook.namespaceSelector, namespaceLabels(store, at))) return []
+    return selects(hook.objectSelector, labelsOf(at.object)) || selects(hook.objectSelector, labelsOf(at.oldObject)) ? [{ hook, as }] : []
+  })
+}
+
+/** The request as the webhook sees it: in the version its rules name, converted if need be. */
+const inVersion = (at: Attributes, as: Registry.Resource): Effect.Effect<Attributes, Status.ApiError> => {
+  if (as === at.resource || at.equivalents === undefined) return Effect.succeed(at)
+  const present = [at.object, at.oldObject].filter((o): o is KubeObject.KubeObject => o !== undefined)
+  return Effect.map(at.equivalents.convert(present, as), (converted) => {
+    let next = 0
+    return {
+      ...at,
+      requested: at.resource,
+      resource: as,
+      object: at.object === undefined ? undefined : converted[next++],
+      oldObject: at.oldObject === undefined ? undefined : converted[next++]
+    }
   })
 }
 
@@ -156,10 +196,13 @@ const verify = (uid: string, mutating: boolean, review: unknown): Result.Result<
 
 const optionsKind = { CREATE: "CreateOptions", UPDATE: "UpdateOptions", DELETE: "DeleteOptions" } as const
 
-const review = (uid: string, at: Attributes) => {
+const review = (uid: string, at: Attributes & { readonly requested?: Registry.Resource }) => {
   const type = at.resource.type
   const kind = { group: type.group, version: type.version, kind: type.kind }
   const resource = { group: type.group, version: type.version, resource: type.plural }
+  const requestedType = (at.requested ?? at.resource).type
+  const requestKind = { group: requestedType.group, version: requestedType.version, kind: requestedType.kind }
+  const requestResource = { group: requestedType.group, version: requestedType.version, resource: requestedType.plural }
   return {
     apiVersion: "admission.k8s.io/v1",
     kind: "AdmissionReview",
@@ -168,8 +211,8 @@ const review = (uid: string, at: Attributes) => {
       kind,
       resource,
       ...(at.subresource === undefined ? {} : { subResource: at.subresource, requestSubResource: at.subresource }),
-      requestKind: kind,
-      requestResource: resource,
+      requestKind,
+      requestResource,
       name: at.name,
       ...(at.namespace === undefined ? {} : { namespace: at.namespace }),
       operation: at.operation,
@@ -257,16 +300,20 @@ export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitt
   Effect.gen(function*() {
     let object = at.object
     const warnings: Array<string> = []
-    for (const hook of selected(store, mutatingStorage, at)) {
-      const outcome = yield* call(hook, { ...at, object }, true)
+    for (const { hook, as } of selected(store, mutatingStorage, at)) {
+      const sent = yield* inVersion({ ...at, object }, as)
+      const outcome = yield* call(hook, sent, true)
       if (outcome._tag === "Skipped") continue
       const { answer } = outcome
       warnings.push(...answer.warnings)
       if (!answer.allowed) return yield* denial(String(hook.name ?? ""), answer.result)
-      if (answer.patch === undefined || object === undefined) continue
-      const patched = applyPatch(object, answer.patch)
+      if (answer.patch === undefined || sent.object === undefined) continue
+      const patched = applyPatch(sent.object, answer.patch)
       if (Result.isFailure(patched)) return yield* Status.internal(patched.failure)
-      object = patched.success
+      // The patch is in the webhook's version; the request goes on in its own.
+      object = as === at.resource || at.equivalents === undefined
+        ? patched.success
+        : (yield* at.equivalents.convert([patched.success], at.resource))[0]
     }
     return { object, warnings }
   })
@@ -284,14 +331,18 @@ export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitt
 export const validate = (store: Store.Store, at: Attributes): Effect.Effect<ReadonlyArray<string>, Status.ApiError> =>
   Effect.gen(function*() {
     const hooks = selected(store, validatingStorage, at)
-    const outcomes = yield* Effect.forEach(hooks, (hook) => Effect.result(call(hook, at, false)), { concurrency: "unbounded" })
+    const outcomes = yield* Effect.forEach(
+      hooks,
+      ({ hook, as }) => Effect.result(Effect.flatMap(inVersion(at, as), (sent) => call(hook, sent, false))),
+      { concurrency: "unbounded" }
+    )
     const warnings: Array<string> = []
     for (const [i, outcome] of outcomes.entries()) {
       if (Result.isFailure(outcome)) return yield* outcome.failure
       if (outcome.success._tag === "Skipped") continue
       const { answer } = outcome.success
       warnings.push(...answer.warnings)
-      if (!answer.allowed) return yield* denial(String(hooks[i]!.name ?? ""), answer.result)
+      if (!answer.allowed) return yield* denial(String(hooks[i]!.hook.name ?? ""), answer.result)
     }
     return warnings
   })

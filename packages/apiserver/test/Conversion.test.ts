@@ -44,6 +44,7 @@ const convert = (object: any, to: string): any => {
 
 let mode: "convert" | "fail" = "convert"
 const calls: Array<Review["request"]> = []
+const admissions: Array<any> = []
 
 let webhook: Server
 let webhookUrl: string
@@ -90,6 +91,18 @@ beforeAll(async () => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => {
+      if ((req.url ?? "").startsWith("/validate")) {
+        const admission = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+        admissions.push(admission.request)
+        const size = admission.request.object?.spec?.dimensions?.size ?? 0
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({
+          apiVersion: "admission.k8s.io/v1",
+          kind: "AdmissionReview",
+          response: { uid: admission.request.uid, allowed: size <= 100, status: { message: `size ${size} is over 100` } }
+        }))
+        return
+      }
       const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Review
       calls.push(review.request)
       const response = mode === "fail"
@@ -161,6 +174,38 @@ describe("conversion webhook", () => {
     expect(applied.status, applied.text).toBe(200)
     expect(applied.json.spec.dimensions).toEqual({ size: 8 })
     expect((await server.request("GET", `${v1}/b`)).json.spec).toEqual({ size: 8 })
+  })
+
+  it("a validating webhook registered for v2 (matchPolicy Equivalent) gets v1 writes converted to v2; Exact does not", async () => {
+    mode = "convert"
+    const hook = (name: string, matchPolicy: string, path: string) => ({
+      name,
+      matchPolicy,
+      clientConfig: { url: `${webhookUrl}${path}`, caBundle: Buffer.from(certificate.cert).toString("base64") },
+      rules: [{ operations: ["CREATE"], apiGroups: [group], apiVersions: ["v2"], resources: ["gizmos"] }],
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"]
+    })
+    const configured = await server.request("POST", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", {
+      body: {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingWebhookConfiguration",
+        metadata: { name: "gizmo-sizes" },
+        webhooks: [hook("equivalent.example.com", "Equivalent", "/validate-equivalent"), hook("exact.example.com", "Exact", "/validate-exact")]
+      }
+    })
+    expect(configured.status, configured.text).toBe(201)
+    const big = await server.request("POST", v1, { body: { apiVersion: `${group}/v1`, kind: "Gizmo", metadata: { name: "big" }, spec: { size: 500 } } })
+    expect(big.status).toBe(400)
+    expect(big.json.message).toBe('admission webhook "equivalent.example.com" denied the request: size 500 is over 100')
+    const sent = admissions.find((a) => a.name === "big")
+    expect(sent).toMatchObject({
+      kind: { group, version: "v2", kind: "Gizmo" },
+      requestKind: { group, version: "v1", kind: "Gizmo" },
+      object: { apiVersion: `${group}/v2`, spec: { dimensions: { size: 500 } } }
+    })
+    expect(admissions.filter((a) => a.name === "big").length).toBe(1)
+    expect((await server.request("DELETE", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/gizmo-sizes")).status).toBe(200)
   })
 
   it("a webhook that fails, or cannot be reached, fails the request with 1.32's error", async () => {
