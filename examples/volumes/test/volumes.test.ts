@@ -35,6 +35,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("volumes", 
       assert.deepStrictEqual(legacy.spec, { size: { value: 512, unit: "Mi" }, replicas: 1, storageClass: "fast", accessModes: ["ReadWriteOnce"] })
       const asV1 = yield* kubectl("get", "volumes.v1.demo.kubefx.dev", "legacy", "-o", "json")
       assert.isTrue(asV1.ok, asV1.stderr)
+      // v1 is deprecated: every answer from it carries the warning, which kubectl prints.
+      assert.include(asV1.stderr, "Warning: demo.kubefx.dev/v1 Volume is deprecated; use demo.kubefx.dev/v2")
       const v1 = JSON.parse(asV1.stdout) as { apiVersion: string; spec: unknown; status: { capacity: string } }
       assert.strictEqual(v1.apiVersion, "demo.kubefx.dev/v1")
       assert.deepStrictEqual(v1.spec, { size: "512Mi", storageClass: "fast", accessModes: ["ReadWriteOnce"] })

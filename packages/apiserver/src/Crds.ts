@@ -87,9 +87,16 @@ export const resources = (crd: KubeObject.KubeObject): ReadonlyArray<Registry.Re
     crd: String(KubeObject.meta(crd).name ?? ""),
     toStorage: (object) => ({ ...object, apiVersion: `${type.group}/${storageVersion}`, kind: type.kind }),
     fingerprint,
+    ...deprecation(versions.find((v) => v.name === type.version), `${type.group}/${type.version} ${type.kind} is deprecated`),
     ...(converter === undefined ? {} : { convert: { storageApiVersion: `${type.group}/${storageVersion}`, converter } })
   }))
 }
+
+// A deprecated version warns with its deprecationWarning, or kube-apiserver's default sentence.
+const deprecation = (version: KubeObject.KubeObject | undefined, fallback: string) =>
+  version?.deprecated === true
+    ? { deprecationWarning: typeof version.deprecationWarning === "string" ? version.deprecationWarning : fallback }
+    : {}
 
 /** The storage key of a CRD's custom resources: `<plural>.<group>`. */
 const storageOf = (crd: KubeObject.KubeObject): string => {

@@ -286,10 +286,18 @@ export const routes = (context: Context): Layer.Layer<never, never, HttpRouter.H
     const resources = discovery(({ path }) => path._tag === "Resources" ? Discovery.resourceList(registry, path.group, path.version) : undefined)
     const resource = (call: Call) =>
       call.path._tag === "Resource"
-        ? resourceRequest(context, call.request, call.path, call.query, call.user)
+        ? Effect.map(resourceRequest(context, call.request, call.path, call.query, call.user), (response) => deprecated(call.path, response))
         : call.path._tag === "Resources"
         ? resources(call)
         : Effect.fail(Status.pathNotFound())
+    // Every answer from a deprecated version carries its warning (kubectl prints it), as 1.32 does.
+    const deprecated = (path: Call["path"], response: HttpServerResponse.HttpServerResponse) => {
+      const warning = path._tag === "Resource" ? registry.lookup(path.group, path.version, path.plural)?.deprecationWarning : undefined
+      if (warning === undefined) return response
+      const own = warningHeader([warning]).warning!
+      const existing = response.headers["warning"]
+      return HttpServerResponse.setHeader(response, "warning", existing === undefined ? own : `${own}, ${existing}`)
+    }
     yield* on("/api/:version/*", resource)
     yield* on("/apis/:group/:version/*", resource)
     yield* on("/openapi/v2", openApi(context))

@@ -29,6 +29,8 @@ export interface Resource {
    * to the served one on reads and watches, written ones to the storage version on writes).
    */
   readonly convert?: { readonly storageApiVersion: string; readonly converter: Conversion.Converter } | undefined
+  /** For a deprecated CRD version: the warning every request to it answers with. */
+  readonly deprecationWarning?: string | undefined
   /** For a CRD's resources: what else decides how they are served (storage version, conversion), to notice its change. */
   readonly fingerprint?: string | undefined
   /** Kind-specific defaults the server sets on create (e.g. a Namespace's phase). */
