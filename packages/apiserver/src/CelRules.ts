@@ -8,6 +8,7 @@
  */
 import { celEnv, type CelEnv, parse, plan } from "@bufbuild/cel"
 import * as CelLibrary from "./CelLibrary.ts"
+import * as CelTypes from "./CelTypes.ts"
 import * as CelValues from "./CelValues.ts"
 import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 
@@ -115,61 +116,90 @@ const elementShape = (schema: Shape): Shape =>
 
 interface Scope {
   readonly vars: ReadonlyMap<string, Shape>
+  /** Variables whose CEL type is not their schema's (a comprehension's accumulator, an optional oldSelf). */
+  readonly typed: ReadonlyMap<string, Typed>
   readonly positions: Readonly<Record<string, number>>
+  readonly source: string
   readonly errors: Array<{ readonly offset: number; readonly message: string }>
 }
 
 const offsetOf = (scope: Scope, expr: Expr) => scope.positions[String(expr.id)] ?? 0
 
-const check = (expr: Expr, scope: Scope): Shape => {
+/** What the checker knows of an expression: its schema, if any, and its CEL type. */
+interface Typed {
+  readonly shape: Shape
+  readonly type: CelTypes.CelType
+}
+
+const typed = (shape: Shape): Typed => ({ shape, type: CelTypes.ofSchema(shape) })
+const dyn: Typed = { shape: undefined, type: "dyn" }
+
+const check = (expr: Expr, scope: Scope): Typed => {
   const kind = expr.exprKind
   switch (kind.case) {
+    case "constExpr":
+      return { shape: undefined, type: CelTypes.ofConstant(kind.value.constantKind.case) }
     case "identExpr": {
-      if (scope.vars.has(kind.value.name)) return scope.vars.get(kind.value.name)
+      if (scope.vars.has(kind.value.name)) return scope.typed.get(kind.value.name) ?? typed(scope.vars.get(kind.value.name))
       scope.errors.push({ offset: offsetOf(scope, expr), message: `undeclared reference to '${kind.value.name}' (in container '')` })
-      return undefined
+      return dyn
     }
     case "selectExpr": {
       const operand = kind.value.operand!
-      const shape = check(operand, scope)
+      const shape = check(operand, scope).shape
       const { shape: field, known } = fieldShape(shape, kind.value.field)
       if (!known) scope.errors.push({ offset: offsetOf(scope, expr), message: `undefined field '${kind.value.field}'` })
-      return kind.value.testOnly ? { type: "boolean" } : field
+      return kind.value.testOnly ? { shape: undefined, type: "bool" } : typed(field)
     }
     case "callExpr": {
       const target = kind.value.target
-      if (target !== undefined && !(target.exprKind.case === "identExpr" && namespaces.has(target.exprKind.value.name) && !scope.vars.has(target.exprKind.value.name))) {
-        check(target, scope)
-      }
+      const namespaced = target !== undefined && target.exprKind.case === "identExpr" && namespaces.has(target.exprKind.value.name) &&
+        !scope.vars.has(target.exprKind.value.name)
+      const receiver = target === undefined || namespaced ? undefined : check(target, scope)
       const args = kind.value.args.map((arg) => check(arg, scope))
-      if (kind.value.function === "_[_]") return elementShape(args[0]) ?? (args[0]?.type === "object" ? fieldShape(args[0], "").shape : undefined)
-      return undefined
+      const name = namespaced ? `${(target!.exprKind.value as { name: string }).name}.${kind.value.function}` : kind.value.function
+      if (name === "_[_]") {
+        const shape = elementShape(args[0]?.shape) ?? (args[0]?.shape?.type === "object" ? fieldShape(args[0].shape, "").shape : undefined)
+        return typed(shape)
+      }
+      const result = CelTypes.overload(name, receiver?.type, args.map((a) => a.type))
+      if (result === undefined) {
+        const types = [...(receiver === undefined ? [] : [receiver.type]), ...args.map((a) => a.type)]
+        // cel-go places a method call at its opening parenthesis.
+        const at = target === undefined ? offsetOf(scope, expr) : scope.source.indexOf("(", offsetOf(scope, expr))
+        scope.errors.push({ offset: at, message: `found no matching overload for '${name}' applied to '${receiver === undefined ? "" : `${receiver.type}.`}(${types.slice(receiver === undefined ? 0 : 1).join(", ")})'` })
+        return dyn
+      }
+      return { shape: undefined, type: result }
     }
     case "comprehensionExpr": {
       const c = kind.value
-      const range = check(c.iterRange!, scope)
+      const range = check(c.iterRange!, scope).shape
       check(c.accuInit!, scope)
       const vars = new Map(scope.vars)
       vars.set(c.iterVar, elementShape(range))
       if (c.iterVar2 !== "") vars.set(c.iterVar2, range?.type === "array" ? range.items : fieldShape(range, "").shape)
       vars.set(c.accuVar, undefined)
-      const inner: Scope = { ...scope, vars }
+      const types = new Map(scope.typed)
+      types.set(c.accuVar, dyn)
+      types.delete(c.iterVar)
+      const inner: Scope = { ...scope, vars, typed: types }
       check(c.loopCondition!, inner)
       check(c.loopStep!, inner)
-      check(c.result!, { ...scope, vars: new Map([...scope.vars, [c.accuVar, undefined]]) })
-      return undefined
+      const result = check(c.result!, { ...scope, vars: new Map([...scope.vars, [c.accuVar, undefined]]), typed: types })
+      return result.type === "dyn" ? dyn : result
     }
     case "listExpr":
       kind.value.elements.forEach((e) => check(e, scope))
-      return undefined
+      return { shape: undefined, type: "list" }
     case "structExpr":
       for (const entry of kind.value.entries) {
         if (entry.keyKind.case === "mapKey") check(entry.keyKind.value, scope)
         check(entry.value!, scope)
       }
-      return undefined
+      return { shape: undefined, type: "map" }
     default:
-      return undefined
+      return dyn
   }
 }
 
@@ -342,15 +372,24 @@ const parseError = (source: string, error: unknown): CompileError => {
   return { detail: `compilation failed: ERROR: <input>:${at.line}:${at.column}: Syntax error: ${m?.[3] ?? message}${at.lines}` }
 }
 
-const compileExpression = (source: string, vars: ReadonlyMap<string, Shape>): { readonly expr: Expr; readonly program: Program } | CompileError => {
+const compileExpression = (
+  source: string,
+  vars: ReadonlyMap<string, Shape>,
+  expected: "bool" | "string",
+  optional: string | undefined
+): { readonly expr: Expr; readonly program: Program } | CompileError => {
   let parsed: ReturnType<typeof parse>
   try {
     parsed = parse(source)
   } catch (error) {
     return parseError(source, error)
   }
-  const scope: Scope = { vars, positions: parsed.sourceInfo?.positions ?? {}, errors: [] }
-  check(parsed.expr, scope)
+  const scope: Scope = { vars, typed: new Map(optional === undefined ? [] : [[optional, dyn]]), positions: parsed.sourceInfo?.positions ?? {}, source, errors: [] }
+  const result = check(parsed.expr, scope)
+  // kube-apiserver's own check of the output type, worded without cel-go's position.
+  if (scope.errors.length === 0 && result.type !== "dyn" && result.type !== expected) {
+    return { detail: expected === "bool" ? "cel expression must evaluate to a bool" : "must evaluate to a string" }
+  }
   if (scope.errors.length > 0) {
     return {
       detail: `compilation failed: ${scope.errors.map((e) => {
@@ -376,11 +415,12 @@ const isError = (x: object): x is CompileError => "detail" in x
  */
 export const compile = (rule: Rule, schema: JsonSchemaProps): Compiled | CompileError => {
   const usesOldSelfVars = new Map<string, Shape>([["self", schema], ["oldSelf", rule.optionalOldSelf === true ? undefined : schema]])
-  const compiled = compileExpression(rule.rule, usesOldSelfVars)
+  const optional = rule.optionalOldSelf === true ? "oldSelf" : undefined
+  const compiled = compileExpression(rule.rule, usesOldSelfVars, "bool", optional)
   if (isError(compiled)) return compiled
   const message = rule.messageExpression === undefined || rule.messageExpression.trim() === ""
     ? undefined
-    : compileExpression(rule.messageExpression, usesOldSelfVars)
+    : compileExpression(rule.messageExpression, usesOldSelfVars, "string", optional)
   if (message !== undefined && isError(message)) return { detail: `messageExpression ${message.detail}` }
   return {
     rule,

@@ -39,7 +39,7 @@ const checkRules = (schema: JsonSchemaProps, path: string, root: boolean, cardin
       walk.causes.push(FieldCauses.invalid(
         child(at, inMessage ? "messageExpression" : "rule"),
         ruleLiteral(rule),
-        inMessage ? compiled.detail.slice("messageExpression ".length) : compiled.detail
+        compiled.detail
       ))
       return
     }

@@ -273,6 +273,23 @@ describe("CEL rules on CRD writes", () => {
     expect(causes[1][1]).toContain("Syntax error")
   })
 
+  it("a rule applying an operator or function to a type it does not take does not compile, nor one that is not a bool", async () => {
+    const causes = await crdCauses(specWith({ replicas: { type: "integer" }, name: { type: "string", maxLength: 10 } }, [
+      { rule: "self.replicas > '3'" },
+      { rule: "self.replicas.startsWith('1')" },
+      { rule: "self.name + 1 == 'x'" },
+      { rule: "self.replicas + 1" },
+      { rule: "self.replicas > 0", messageExpression: "self.replicas" }
+    ]))
+    expect(causes.map(([field, message]: [string, string]) => [field, message.slice(message.indexOf("}: ") + 3)])).toEqual([
+      [`${at}.x-kubernetes-validations[0].rule`, "compilation failed: ERROR: <input>:1:15: found no matching overload for '_>_' applied to '(int, string)'\n | self.replicas > '3'\n | ..............^"],
+      [`${at}.x-kubernetes-validations[1].rule`, "compilation failed: ERROR: <input>:1:25: found no matching overload for 'startsWith' applied to 'int.(string)'\n | self.replicas.startsWith('1')\n | ........................^"],
+      [`${at}.x-kubernetes-validations[2].rule`, "compilation failed: ERROR: <input>:1:11: found no matching overload for '_+_' applied to '(string, int)'\n | self.name + 1 == 'x'\n | ..........^"],
+      [`${at}.x-kubernetes-validations[3].rule`, "cel expression must evaluate to a bool"],
+      [`${at}.x-kubernetes-validations[4].messageExpression`, "messageExpression must evaluate to a string"]
+    ])
+  })
+
   it("a rule whose estimated cost exceeds the budget is forbidden, and so is the total", async () => {
     const causes = await crdCauses(specWith({ names: { type: "array", items: { type: "string" }, ...rules({ rule: "self.all(a, self.all(b, a == b))" }) } }))
     expect(causes).toEqual([
