@@ -26,6 +26,7 @@ export default defineConfig({
     reporters: ["default", ["json", { outputFile: "test-artifacts/vitest.json" }], reliabilityReporter],
     projects: [
       project("packages/core"),
+      project("packages/schema"),
       project("packages/apiserver", { testTimeout: 60_000 }),
       project("packages/kube", { testTimeout: 60_000 }),
       project("packages/cli", { testTimeout: 60_000 }),

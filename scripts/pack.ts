@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statS
 import { join, resolve } from "node:path"
 
 /** The publishable packages, in dependency order. */
-export const packages: ReadonlyArray<string> = ["core", "apiserver", "kube", "testing", "cli"]
+export const packages: ReadonlyArray<string> = ["core", "schema", "apiserver", "kube", "testing", "cli"]
 
 const root = resolve(import.meta.dirname, "..")
 const packs = join(root, ".packs")

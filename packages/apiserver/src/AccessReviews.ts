@@ -7,9 +7,9 @@
  */
 import { Effect } from "effect"
 import * as CreateOnly from "./CreateOnly.ts"
-import * as KubeObject from "./KubeObject.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const group = "authorization.k8s.io"
 

@@ -7,11 +7,10 @@
 import { Effect } from "effect"
 import * as BuiltinSchemas from "./BuiltinSchemas.ts"
 import * as Decoding from "./Decoding.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as Metadata from "./Metadata.ts"
-import * as Pruning from "./Pruning.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
+import { KubeObject, Pruning } from "@kubefx/schema/internal"
 
 export type FieldValidation = "Ignore" | "Warn" | "Strict"
 

@@ -3,7 +3,7 @@
  * webhooks' failure and match policies, selectors, timeouts, service ports and rule scopes, and
  * ValidatingAdmissionPolicies' and their bindings' match resources.
  */
-import * as KubeObject from "./KubeObject.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Defaulter = (object: Json, old: Json | undefined) => Json

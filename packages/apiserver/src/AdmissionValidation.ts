@@ -4,9 +4,8 @@
  * policies and rules), ValidatingAdmissionPolicies and their bindings.
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as NameRules from "./NameRules.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject, NameRules } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

@@ -6,9 +6,9 @@
 import { Effect } from "effect"
 import type * as Authentication from "./Authentication.ts"
 import * as CreateOnly from "./CreateOnly.ts"
-import * as KubeObject from "./KubeObject.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const group = "authentication.k8s.io"
 

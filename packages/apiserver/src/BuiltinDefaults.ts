@@ -4,10 +4,10 @@
  * keyed by `group/Kind` ("" for the core group). Kinds with many defaults have their own module.
  */
 import * as AdmissionDefaults from "./AdmissionDefaults.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as PodDefaults from "./PodDefaults.ts"
 import * as ServiceDefaults from "./ServiceDefaults.ts"
 import * as WorkloadDefaults from "./WorkloadDefaults.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 

@@ -10,7 +10,7 @@
  * unknown-field reports are kept. Models are loaded one file at a time, on first use of a kind.
  */
 import { createRequire } from "node:module"
-import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 /** A Go type, as far as JSON decoding tells types apart. */
 export type GoType =

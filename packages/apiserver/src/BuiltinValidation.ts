@@ -7,7 +7,6 @@ import * as AdmissionValidation from "./AdmissionValidation.ts"
 import * as ConfigValidation from "./ConfigValidation.ts"
 import * as EndpointValidation from "./EndpointValidation.ts"
 import * as JobValidation from "./JobValidation.ts"
-import type * as KubeObject from "./KubeObject.ts"
 import * as NetworkingValidation from "./NetworkingValidation.ts"
 import * as QuotaValidation from "./QuotaValidation.ts"
 import * as RbacValidation from "./RbacValidation.ts"
@@ -17,6 +16,7 @@ import * as ServiceValidation from "./ServiceValidation.ts"
 import type * as Status from "./Status.ts"
 import * as StorageValidation from "./StorageValidation.ts"
 import * as WorkloadValidation from "./WorkloadValidation.ts"
+import { type KubeObject } from "@kubefx/schema/internal"
 
 /** Validation of one kind: the causes of a 422, none when the object is valid. */
 export type Validator = (

@@ -8,9 +8,9 @@
  */
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import * as KubeObject from "./KubeObject.ts"
 import * as Status from "./Status.ts"
 import * as WebhookClient from "./WebhookClient.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 /** Converts objects (of one kind) to `apiVersion`. */
 export type Converter = (

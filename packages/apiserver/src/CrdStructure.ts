@@ -7,9 +7,9 @@
  * `x-kubernetes-embedded-resource` gets ObjectMeta's structure (`BuiltinStructures.objectMeta`).
  */
 import * as BuiltinStructures from "./BuiltinStructures.ts"
-import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
-import type * as Json from "./Json.ts"
 import type * as Structure from "./Structure.ts"
+import { type Json } from "@kubefx/schema/internal"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 const listTypeOf = (schema: JsonSchemaProps): Structure.ListType | undefined => {
   switch (schema["x-kubernetes-list-type"]) {

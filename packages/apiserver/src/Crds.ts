@@ -7,18 +7,14 @@
  */
 import { Effect } from "effect"
 import type * as Admission from "./Admission.ts"
-import * as CelValidation from "./CelValidation.ts"
 import * as Conversion from "./Conversion.ts"
 import * as CustomResourceDefinition from "./CustomResourceDefinition.ts"
-import * as Defaulting from "./Defaulting.ts"
-import * as FieldCauses from "./FieldCauses.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as Pruning from "./Pruning.ts"
 import type * as Registry from "./Registry.ts"
 import * as Rest from "./Rest.ts"
 import * as SchemaValidation from "./SchemaValidation.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
+import { CelValidation, Defaulting, FieldCauses, KubeObject, Pruning } from "@kubefx/schema/internal"
 
 /** The CRDs' own storage key. */
 export const storage = "customresourcedefinitions.apiextensions.k8s.io"

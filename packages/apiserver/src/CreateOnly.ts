@@ -5,11 +5,11 @@
  */
 import { Effect } from "effect"
 import type * as Authentication from "./Authentication.ts"
-import * as KubeObject from "./KubeObject.ts"
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Status from "./Status.ts"
 import * as Structure from "./Structure.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 /** What a create-only kind's handler knows of the request. */
 export interface Request {

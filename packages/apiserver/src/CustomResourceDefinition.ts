@@ -10,13 +10,11 @@
  */
 import { Result } from "effect"
 import * as CrdStructure from "./CrdStructure.ts"
-import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
-import * as KubeObject from "./KubeObject.ts"
 import type * as ResourceType from "./ResourceType.ts"
-import * as NameRules from "./NameRules.ts"
-import * as FieldCauses from "./FieldCauses.ts"
 import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
 import * as StructuralSchema from "./StructuralSchema.ts"
+import { FieldCauses, KubeObject, NameRules } from "@kubefx/schema/internal"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 type Cause = FieldCauses.Cause
 

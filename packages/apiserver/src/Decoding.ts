@@ -11,8 +11,7 @@
  */
 import type * as BuiltinSchemas from "./BuiltinSchemas.ts"
 import * as GoTime from "./GoTime.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as Quantity from "./Quantity.ts"
+import { KubeObject, Quantity } from "@kubefx/schema/internal"
 
 export type Decoded =
   | { readonly _tag: "Failed"; readonly message: string }

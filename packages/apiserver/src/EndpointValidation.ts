@@ -3,9 +3,8 @@
  * known protocols, a slice's address type (required, fixed once set) and its endpoints' addresses.
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as NameRules from "./NameRules.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject, NameRules } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

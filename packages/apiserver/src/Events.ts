@@ -3,8 +3,8 @@
  * events.k8s.io/v1, which renames fields (`involvedObject` is `regarding`, `message` is `note`,
  * the legacy counters become `deprecated*`) and requires the fields of the new API.
  */
-import * as KubeObject from "./KubeObject.ts"
 import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const renames: ReadonlyArray<readonly [core: string, events: string]> = [
   ["involvedObject", "regarding"],

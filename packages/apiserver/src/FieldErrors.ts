@@ -5,9 +5,8 @@
  * slices and structs as `%#v` shows them (`map[string]string{"app":"web"}`,
  * `v1.LabelSelector{MatchLabels:..., MatchExpressions:...}`).
  */
-import * as FieldCauses from "./FieldCauses.ts"
-import * as KubeObject from "./KubeObject.ts"
 import type * as Status from "./Status.ts"
+import { FieldCauses, KubeObject } from "@kubefx/schema/internal"
 
 type Cause = Status.StatusCause
 

@@ -8,8 +8,8 @@
  * the set itself (FieldsV1 writes that as `{}` for a leaf or `".": {}` beside children).
  */
 import { Result } from "effect"
-import * as Json from "./Json.ts"
 import * as Structure from "./Structure.ts"
+import { Json } from "@kubefx/schema/internal"
 
 /** One element of a path, in its FieldsV1 spelling (`f:spec`, `k:{"name":"app"}`, `v:"x"`, `i:0`). */
 export type PathElement = string

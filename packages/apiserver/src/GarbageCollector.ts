@@ -7,11 +7,11 @@
  * finalizer until its dependents no longer reference it.
  */
 import { Effect } from "effect"
-import * as KubeObject from "./KubeObject.ts"
 import * as Rest from "./Rest.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 interface Ref {
   readonly storage: string

@@ -4,7 +4,7 @@
  * conditions, behavior) rides along in the `autoscaling.alpha.kubernetes.io/*` annotations, in
  * v1's metric format, so that a v1 client's read-modify-write keeps it, as kube-apiserver does.
  */
-import * as KubeObject from "./KubeObject.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 

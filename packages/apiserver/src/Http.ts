@@ -10,7 +10,6 @@ import * as Admission from "./Admission.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Faults from "./Faults.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as Paths from "./Paths.ts"
 import type * as Registry from "./Registry.ts"
@@ -23,6 +22,7 @@ import * as Status from "./Status.ts"
 import * as Table from "./Table.ts"
 import * as TokenRequests from "./TokenRequests.ts"
 import type * as Watch from "./Watch.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 /** Largest request body accepted (kube-apiserver's limit): larger bodies get 413. */
 export const maxBodyBytes = 3 * 1024 * 1024

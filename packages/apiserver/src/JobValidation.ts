@@ -5,11 +5,11 @@
  */
 import * as Cron from "./Cron.ts"
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as PodValidation from "./PodValidation.ts"
 import * as SelectorValidation from "./SelectorValidation.ts"
 import type * as Status from "./Status.ts"
 import * as WorkloadValidation from "./WorkloadValidation.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

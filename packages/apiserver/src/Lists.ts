@@ -3,8 +3,8 @@
  * page, so every page is read at that revision (and expires with it).
  */
 import { Effect } from "effect"
-import * as KubeObject from "./KubeObject.ts"
 import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export interface Token {
   /** The revision every page of the list is read at. */

@@ -9,8 +9,8 @@
  */
 import { Result } from "effect"
 import * as FieldSet from "./FieldSet.ts"
-import * as Json from "./Json.ts"
 import type * as Structure from "./Structure.ts"
+import { Json } from "@kubefx/schema/internal"
 
 /** `Apply` for server-side apply, `Update` for every other write. */
 export type Operation = "Apply" | "Update"

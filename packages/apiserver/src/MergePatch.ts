@@ -2,7 +2,7 @@
  * JSON merge patch (RFC 7386, `application/merge-patch+json`): objects merge key by key, `null`
  * removes a key, anything else (lists included) replaces the target value whole.
  */
-import * as Json from "./Json.ts"
+import { Json } from "@kubefx/schema/internal"
 
 /**
  * Applies a merge patch to a document (`undefined` for a missing document).

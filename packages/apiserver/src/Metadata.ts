@@ -3,9 +3,9 @@
  * server sets on create, what an update may not change, when `generation` moves, and what may
  * happen to finalizers of an object being deleted.
  */
-import * as KubeObject from "./KubeObject.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const generateAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 

@@ -5,11 +5,11 @@
  * `kube-system` and `kube-public` cannot be deleted.
  */
 import { Clock, Effect } from "effect"
-import * as KubeObject from "./KubeObject.ts"
 import * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const storage = "namespaces"
 const finalizer = "kubernetes"

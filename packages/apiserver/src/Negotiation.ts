@@ -5,9 +5,9 @@
  */
 import { Effect } from "effect"
 import * as JsYaml from "js-yaml"
-import * as KubeObject from "./KubeObject.ts"
 import * as Protobuf from "./Protobuf.ts"
 import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export type Representation = "json" | "table"
 

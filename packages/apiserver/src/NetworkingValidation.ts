@@ -3,10 +3,9 @@
  * types, backends) and NetworkPolicy policy types and ports.
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as NameRules from "./NameRules.ts"
 import * as SelectorValidation from "./SelectorValidation.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject, NameRules } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

@@ -2,9 +2,7 @@
  * The ObjectMeta checks every object gets (names, generateName, namespace, labels, annotations,
  * finalizers, owner references), with kube-apiserver 1.32's causes.
  */
-import * as KubeObject from "./KubeObject.ts"
-import * as NameRules from "./NameRules.ts"
-import * as FieldCauses from "./FieldCauses.ts"
+import { FieldCauses, KubeObject, NameRules } from "@kubefx/schema/internal"
 
 /** Validates `metadata.name` (or `generateName` when `prefix`), returning messages. */
 export type NameValidator = (name: string, prefix: boolean) => ReadonlyArray<string>

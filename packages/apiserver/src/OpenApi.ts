@@ -12,8 +12,8 @@
  * equal documents have equal URLs and clients may cache them.
  */
 import { createHash } from "node:crypto"
-import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as ResourceType from "./ResourceType.ts"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 type Json = Record<string, unknown>
 

@@ -6,10 +6,10 @@
  * `move`, `copy`) and throws plain errors.
  */
 import { JsonPointer, Result, Schema } from "effect"
-import * as Json from "./Json.ts"
 import * as MergePatch from "./MergePatch.ts"
 import * as StrategicMergePatch from "./StrategicMergePatch.ts"
 import type * as Structure from "./Structure.ts"
+import { Json } from "@kubefx/schema/internal"
 
 /**
  * The body cannot be decoded as a patch of its type (HTTP 400).

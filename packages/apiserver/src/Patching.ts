@@ -5,8 +5,6 @@
  * the managedFields bookkeeping of every other write.
  */
 import { Effect, Result } from "effect"
-import type * as Json from "./Json.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as ManagedFields from "./ManagedFields.ts"
 import * as Patch from "./Patch.ts"
 import * as ResourceType from "./ResourceType.ts"
@@ -14,6 +12,7 @@ import * as Rest from "./Rest.ts"
 import * as ServerSideApply from "./ServerSideApply.ts"
 import * as Status from "./Status.ts"
 import * as Structure from "./Structure.ts"
+import { type Json, KubeObject } from "@kubefx/schema/internal"
 
 export const applyPatchType = "application/apply-patch+yaml"
 

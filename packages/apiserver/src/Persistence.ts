@@ -8,8 +8,8 @@
 import { Cause, Effect, Fiber, Queue, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as KubeObject from "./KubeObject.ts"
 import type * as Store from "./Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export class PersistenceError extends Schema.TaggedError<PersistenceError>()("PersistenceError", {
   message: Schema.String

@@ -3,7 +3,7 @@
  * workload), what its admission plugins add to a new Pod (service account, priority, the
  * not-ready and unreachable tolerations), and the status a new Pod starts with.
  */
-import * as KubeObject from "./KubeObject.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 

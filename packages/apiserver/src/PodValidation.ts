@@ -4,11 +4,9 @@
  * of a Pod may change.
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as NameRules from "./NameRules.ts"
 import * as PodDefaults from "./PodDefaults.ts"
-import * as QuantityMath from "./QuantityMath.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject, NameRules, QuantityMath } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

@@ -2,8 +2,8 @@
  * The small formats 1.32's printers share: ages, label maps and selectors as apimachinery writes
  * them, container names and images side by side, access modes, "+ N more..." lists.
  */
-import * as KubeObject from "./KubeObject.ts"
 import * as Table from "./Table.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 

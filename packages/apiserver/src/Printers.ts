@@ -5,9 +5,9 @@
  * the `-o wide` (priority 1) cells: kubectl hides them unless asked. Kinds 1.32 has no printer for
  * (Roles, LimitRanges, CRDs) show NAME and CREATED AT.
  */
-import * as KubeObject from "./KubeObject.ts"
 import * as F from "./PrinterFormats.ts"
 import * as Table from "./Table.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 

@@ -3,9 +3,8 @@
  * types, and a limit range's min <= default request <= default limit <= max.
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as QuantityMath from "./QuantityMath.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject, QuantityMath } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

@@ -6,10 +6,10 @@
  */
 import type * as Conversion from "./Conversion.ts"
 import type * as CreateOnly from "./CreateOnly.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as ResourceType from "./ResourceType.ts"
 import type * as Printers from "./Printers.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 /** A served group/version/resource and how the server treats it. */
 export interface Resource {

@@ -1,5 +1,5 @@
-import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import type { Structure } from "./Structure.ts"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 /**
  * Everything the server knows about one served resource (a group/version/kind): its names for URLs

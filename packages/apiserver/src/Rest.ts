@@ -7,7 +7,6 @@
 import { Duration, Effect } from "effect"
 import * as Admission from "./Admission.ts"
 import * as Authentication from "./Authentication.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as Lists from "./Lists.ts"
 import * as Metadata from "./Metadata.ts"
 import * as Registry from "./Registry.ts"
@@ -16,6 +15,7 @@ import * as Selectors from "./Selectors.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as Webhooks from "./Webhooks.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 /** How the server records field ownership for writes that are not server-side apply. */
 export interface FieldManagement {

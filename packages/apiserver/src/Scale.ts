@@ -2,8 +2,8 @@
  * The `/scale` subresource: an `autoscaling/v1` Scale view of an object's replica count (at the
  * resource's spec and status replica paths) and label selector.
  */
-import * as KubeObject from "./KubeObject.ts"
 import type * as Registry from "./Registry.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 /**
  * A label selector object (`matchLabels`, `matchExpressions`) in its string form.

@@ -4,9 +4,9 @@
  * or a percentage).
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as SelectorValidation from "./SelectorValidation.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

@@ -3,8 +3,8 @@
  * give, the preemption policy, and value and policy fixed once created.
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 

@@ -3,12 +3,9 @@
  * (`OpenApiValidation`), the ObjectMeta checks (`ObjectMetaValidation`), embedded resources, the
  * uniqueness of `x-kubernetes-list-type` set/map lists and the scale subresource's paths.
  */
-import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as NameRules from "./NameRules.ts"
-import * as FieldCauses from "./FieldCauses.ts"
 import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
-import * as OpenApiValidation from "./OpenApiValidation.ts"
+import { FieldCauses, KubeObject, NameRules, OpenApiValidation } from "@kubefx/schema/internal"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 const embeddedCauses = (path: string, object: KubeObject.KubeObject): ReadonlyArray<FieldCauses.Cause> => {
   const causes: Array<FieldCauses.Cause> = []

@@ -3,8 +3,8 @@
  * `fieldSelector`. Parsing failures are 400s with the message kube-apiserver gives.
  */
 import { Result } from "effect"
-import * as KubeObject from "./KubeObject.ts"
 import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export type LabelRequirement =
   | { readonly op: "=" | "!="; readonly key: string; readonly value: string }

@@ -12,9 +12,9 @@
 import { Result, Schema } from "effect"
 import * as JsYaml from "js-yaml"
 import * as FieldSet from "./FieldSet.ts"
-import * as Json from "./Json.ts"
 import * as ManagedFields from "./ManagedFields.ts"
 import * as Structure from "./Structure.ts"
+import { Json } from "@kubefx/schema/internal"
 
 const ConflictSchema = Schema.Struct({
   manager: Schema.String,

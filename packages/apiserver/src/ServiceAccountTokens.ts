@@ -11,8 +11,8 @@
  */
 import * as Crypto from "node:crypto"
 import type * as Authentication from "./Authentication.ts"
-import * as KubeObject from "./KubeObject.ts"
 import type * as Store from "./Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 /** The issuer (and the audience) of the tokens, as a kind or kubeadm cluster names itself. */
 export const issuer = "https://kubernetes.default.svc.cluster.local"

@@ -10,7 +10,7 @@
  * pair); the address of the `kubernetes` Service (10.96.0.1) is never picked.
  */
 import { createHash } from "node:crypto"
-import * as KubeObject from "./KubeObject.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 

@@ -4,10 +4,9 @@
  * unchanged once set), ExternalName services and the traffic and affinity policies.
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as NameRules from "./NameRules.ts"
 import * as ServiceDefaults from "./ServiceDefaults.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject, NameRules } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

@@ -4,9 +4,8 @@
  * spec frozen after creation (a bound claim may only grow its storage request).
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as QuantityMath from "./QuantityMath.ts"
 import type * as Status from "./Status.ts"
+import { KubeObject, QuantityMath } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

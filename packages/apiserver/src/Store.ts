@@ -8,7 +8,7 @@
  * in one call is atomic. Listeners are called synchronously, in revision order, and must not write
  * to the store from inside the call (they queue work instead).
  */
-import * as KubeObject from "./KubeObject.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export type EventType = "ADDED" | "MODIFIED" | "DELETED"
 

@@ -13,8 +13,8 @@
  * - `$deleteFromPrimitiveList/<list>: [...]`: values removed from a primitive list.
  */
 import { Result } from "effect"
-import * as Json from "./Json.ts"
 import * as Structure from "./Structure.ts"
+import { Json } from "@kubefx/schema/internal"
 
 const setElementOrder = "$setElementOrder/"
 const deleteFromPrimitiveList = "$deleteFromPrimitiveList/"

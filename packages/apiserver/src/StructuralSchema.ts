@@ -9,12 +9,8 @@
  * carry Kubernetes' wording and paths such as
  * `spec.versions[0].schema.openAPIV3Schema.properties[spec].type`.
  */
-import * as CelSchemaChecks from "./CelSchemaChecks.ts"
-import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
-import * as KubeObject from "./KubeObject.ts"
-import * as Pruning from "./Pruning.ts"
-import * as FieldCauses from "./FieldCauses.ts"
-import * as OpenApiValidation from "./OpenApiValidation.ts"
+import { CelSchemaChecks, FieldCauses, KubeObject, OpenApiValidation, Pruning } from "@kubefx/schema/internal"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 type Cause = FieldCauses.Cause
 type Raw = KubeObject.KubeObject

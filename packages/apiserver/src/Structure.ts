@@ -7,7 +7,7 @@
  * Where a node has no structure, lists are atomic and objects granular (the apiserver's rule for
  * custom resources without markers).
  */
-import type * as Json from "./Json.ts"
+import { type Json } from "@kubefx/schema/internal"
 
 export type ListType =
   | { readonly _tag: "Atomic" }

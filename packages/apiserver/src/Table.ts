@@ -3,9 +3,9 @@
  * columns from its printer (Printers), or for custom resources a Name column and the CRD's
  * additionalPrinterColumns (or Age), and one row per object with its metadata attached.
  */
-import * as KubeObject from "./KubeObject.ts"
 import type * as Printers from "./Printers.ts"
 import type * as Registry from "./Registry.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const nameColumn = {
   name: "Name",

@@ -6,10 +6,10 @@
  */
 import { Effect } from "effect"
 import * as CreateOnly from "./CreateOnly.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as ServiceAccountTokens from "./ServiceAccountTokens.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const tokenRequest = { group: "authentication.k8s.io", plural: "tokenrequests", kind: "TokenRequest" }
 

@@ -10,12 +10,12 @@
  */
 import { Cause, Effect, Queue, Schedule, Stream } from "effect"
 import type * as Faults from "./Faults.ts"
-import * as KubeObject from "./KubeObject.ts"
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Selectors from "./Selectors.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export interface Options {
   readonly store: Store.Store

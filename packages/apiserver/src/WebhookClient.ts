@@ -5,8 +5,7 @@
  */
 import { Effect, Result } from "effect"
 import { request as httpsRequest } from "node:https"
-import * as Json from "./Json.ts"
-import * as KubeObject from "./KubeObject.ts"
+import { Json, KubeObject } from "@kubefx/schema/internal"
 
 /**
  * The URL a clientConfig names, or undefined when it names none.

@@ -13,8 +13,6 @@
  */
 import { Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
-import * as Json from "./Json.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as Patch from "./Patch.ts"
 import type * as Registry from "./Registry.ts"
 import * as Scale from "./Scale.ts"
@@ -22,6 +20,7 @@ import * as Selectors from "./Selectors.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
+import { Json, KubeObject } from "@kubefx/schema/internal"
 
 /** What is being admitted. */
 export interface Attributes {

@@ -3,8 +3,8 @@
  * ReplicationController, Job, CronJob, PodTemplate): counts, update strategies, history limits,
  * a Job's generated selector and pod labels, and the pod defaults of every template.
  */
-import * as KubeObject from "./KubeObject.ts"
 import * as PodDefaults from "./PodDefaults.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Defaulter = (object: Json, old: Json | undefined) => Json

@@ -7,11 +7,11 @@
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as Rest from "./Rest.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export interface Options {
   /** How long a rollout takes until every replica is ready and available; default 1 second. */

@@ -4,12 +4,12 @@
  * update strategies, the template's pod spec, and what an update may not change.
  */
 import * as FieldErrors from "./FieldErrors.ts"
-import * as KubeObject from "./KubeObject.ts"
 import * as PodDefaults from "./PodDefaults.ts"
 import * as PodValidation from "./PodValidation.ts"
 import * as SelectorValidation from "./SelectorValidation.ts"
 import type * as Status from "./Status.ts"
 import * as WorkloadDefaults from "./WorkloadDefaults.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>

@@ -8,10 +8,10 @@ import * as BuiltinSchemas from "../src/BuiltinSchemas.ts"
 import * as Builtins from "../src/Builtins.ts"
 import * as Decoding from "../src/Decoding.ts"
 import * as GoTime from "../src/GoTime.ts"
-import type { JsonSchemaProps } from "../src/JsonSchemaProps.ts"
-import * as Quantity from "../src/Quantity.ts"
 import * as Testing from "../src/Testing.ts"
 import * as Kubectl from "./kubectl.ts"
+import { Quantity } from "@kubefx/schema/internal"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 const kind = (group: string, version: string, k: string) => {
   const found = BuiltinSchemas.lookup(group, version, k)

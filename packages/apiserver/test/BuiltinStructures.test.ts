@@ -2,9 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
 import * as FieldSet from "../src/FieldSet.ts"
-import type * as Json from "../src/Json.ts"
 import * as ServerSideApply from "../src/ServerSideApply.ts"
 import * as Structure from "../src/Structure.ts"
+import { type Json } from "@kubefx/schema/internal"
 
 const at = (structure: Structure.Structure, ...path: ReadonlyArray<string | "[]">): Structure.Structure =>
   path.reduce((s, step) => (step === "[]" ? Structure.items(s) : Structure.field(s, step)), structure)

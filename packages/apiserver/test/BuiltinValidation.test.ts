@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as BuiltinDefaults from "../src/BuiltinDefaults.ts"
 import * as BuiltinValidation from "../src/BuiltinValidation.ts"
 import * as Cron from "../src/Cron.ts"
-import type * as KubeObject from "../src/KubeObject.ts"
 import * as Testing from "../src/Testing.ts"
+import { type KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
 import * as CrdStructure from "../src/CrdStructure.ts"
-import type { JsonSchemaProps } from "../src/JsonSchemaProps.ts"
 import * as Structure from "../src/Structure.ts"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 const schema: JsonSchemaProps = {
   type: "object",

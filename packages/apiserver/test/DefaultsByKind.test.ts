@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest"
 import * as BuiltinDefaults from "../src/BuiltinDefaults.ts"
-import type * as KubeObject from "../src/KubeObject.ts"
 import * as ServiceDefaults from "../src/ServiceDefaults.ts"
+import { type KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 const defaults = (group: string, kind: string, object: Json, old?: Json): any => BuiltinDefaults.lookup(group, kind)!(object, old)

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
 import * as FieldSet from "../src/FieldSet.ts"
-import type * as Json from "../src/Json.ts"
 import type * as Structure from "../src/Structure.ts"
+import { type Json } from "@kubefx/schema/internal"
 
 const deployment = BuiltinStructures.lookup("apps", "Deployment")!
 

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
 import * as FieldSet from "../src/FieldSet.ts"
-import * as Json from "../src/Json.ts"
 import * as ManagedFields from "../src/ManagedFields.ts"
+import { Json } from "@kubefx/schema/internal"
 
 const configMaps = BuiltinStructures.lookup("", "ConfigMap")!
 const deployments = BuiltinStructures.lookup("apps", "Deployment")!

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type * as Json from "../src/Json.ts"
 import * as MergePatch from "../src/MergePatch.ts"
+import { type Json } from "@kubefx/schema/internal"
 
 // RFC 7386, Appendix A: original, patch, result.
 const appendixA: ReadonlyArray<readonly [Json.Json, Json.Json, Json.Json]> = [

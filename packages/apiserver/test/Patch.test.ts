@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
-import type * as Json from "../src/Json.ts"
 import * as Patch from "../src/Patch.ts"
+import { type Json } from "@kubefx/schema/internal"
 
 const jsonPatch = (doc: Json.Json, ops: Json.Json) => Patch.jsonPatch(doc, ops)
 

@@ -3,9 +3,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import * as KubeObject from "../src/KubeObject.ts"
 import * as Persistence from "../src/Persistence.ts"
 import * as Store from "../src/Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const dirs: Array<string> = []
 afterEach(() => {

@@ -6,10 +6,9 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as FieldCauses from "../src/FieldCauses.ts"
-import * as OpenApiValidation from "../src/OpenApiValidation.ts"
 import * as Testing from "../src/Testing.ts"
 import * as Kubectl from "./kubectl.ts"
+import { FieldCauses, OpenApiValidation } from "@kubefx/schema/internal"
 
 let server: Testing.TestServer
 const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server)

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest"
-import type { JsonSchemaProps } from "../src/JsonSchemaProps.ts"
 import * as SchemaValidation from "../src/SchemaValidation.ts"
-import * as FieldCauses from "../src/FieldCauses.ts"
 import * as ObjectMetaValidation from "../src/ObjectMetaValidation.ts"
-import * as OpenApiValidation from "../src/OpenApiValidation.ts"
+import { FieldCauses, OpenApiValidation } from "@kubefx/schema/internal"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
 // Expected strings are Kubernetes' own (apiextensions-apiserver validation tests, and messages real
 // 1.32 clusters answer), not this implementation's output.

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
-import * as Json from "../src/Json.ts"
 import * as ManagedFields from "../src/ManagedFields.ts"
 import * as ServerSideApply from "../src/ServerSideApply.ts"
 import type * as Structure from "../src/Structure.ts"
+import { Json } from "@kubefx/schema/internal"
 
 const deployments = BuiltinStructures.lookup("apps", "Deployment")!
 const t0 = "2024-05-01T10:00:00Z"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import * as KubeObject from "../src/KubeObject.ts"
 import * as Store from "../src/Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const cm = (namespace: string, name: string, data: Record<string, string> = {}) => ({
   metadata: { namespace, name },

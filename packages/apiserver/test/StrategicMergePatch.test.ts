@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
-import type * as Json from "../src/Json.ts"
 import * as StrategicMergePatch from "../src/StrategicMergePatch.ts"
+import { type Json } from "@kubefx/schema/internal"
 
 const deployments = BuiltinStructures.lookup("apps", "Deployment")!
 const pods = BuiltinStructures.lookup("", "Pod")!

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import * as FieldCauses from "../src/FieldCauses.ts"
 import * as StructuralSchema from "../src/StructuralSchema.ts"
+import { FieldCauses } from "@kubefx/schema/internal"
 
 // Expected violations are those of kube-apiserver's own CRD tests (apiextensions-apiserver
 // test/integration and validation tests), for the same schemas.

@@ -40,7 +40,7 @@ export const invalidName = (name: string): string | undefined =>
     ? undefined
     : `"${name}" is not a valid name: use lowercase letters, digits and '-', starting and ending with a letter or digit (DNS-1123)`
 
-const packageNames = ["core", "apiserver", "kube", "cli", "testing"] as const
+const packageNames = ["core", "schema", "apiserver", "kube", "cli", "testing"] as const
 
 // The tarball of each @kubefx package in `from` (kubefx-<name>-<version>.tgz).
 const tarballs = (from: string): Effect.Effect<Record<(typeof packageNames)[number], string>, InitCommandError> =>
@@ -81,6 +81,7 @@ export const init = Effect.fn("InitCommand.init")(function*(dir: string, from: O
     ? { core: "0.1.0", kube: "0.1.0", cli: "0.1.0", testing: "0.1.0" }
     : {
       core: `file:vendor/${packs.core}`,
+      schema: `file:vendor/${packs.schema}`,
       apiserver: `file:vendor/${packs.apiserver}`,
       kube: `file:vendor/${packs.kube}`,
       cli: `file:vendor/${packs.cli}`,

@@ -13,9 +13,13 @@ export interface Options {
   readonly name: string
   /**
    * How the @kubefx packages are required: a registry version, or `file:` specs per package. With
-   * `file:` specs, `apiserver` (a dependency of cli and testing) must be given too.
+   * `file:` specs, `apiserver` (a dependency of cli and testing) and `schema` (of kube and
+   * apiserver) must be given too.
    */
-  readonly kubefx: Readonly<Record<"core" | "kube" | "cli" | "testing", string>> & { readonly apiserver?: string }
+  readonly kubefx: Readonly<Record<"core" | "kube" | "cli" | "testing", string>> & {
+    readonly apiserver?: string
+    readonly schema?: string
+  }
 }
 
 /** A file of the project: its path relative to the project and its text. */
@@ -54,6 +58,8 @@ const packageJson = (options: Options): string =>
       "@effect/platform-node": versions.platformNode,
       "@kubefx/core": options.kubefx.core,
       "@kubefx/kube": options.kubefx.kube,
+      // From vendored tarballs, the dependencies between kubefx packages resolve to them too.
+      ...(options.kubefx.schema === undefined ? {} : { "@kubefx/schema": options.kubefx.schema }),
       effect: versions.effect
     },
     devDependencies: {

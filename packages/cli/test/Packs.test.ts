@@ -88,6 +88,7 @@ describe("npm run pack", () => {
       "kubefx-cli-0.1.0.tgz",
       "kubefx-core-0.1.0.tgz",
       "kubefx-kube-0.1.0.tgz",
+      "kubefx-schema-0.1.0.tgz",
       "kubefx-testing-0.1.0.tgz"
     ])
     for (const tarball of tarballs()) {

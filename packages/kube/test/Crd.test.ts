@@ -302,3 +302,23 @@ describe("Crd.make", () => {
     expect(text).toContain("x-kubernetes-int-or-string: true")
   })
 })
+
+describe("Crd.check", () => {
+  it("checks an object against the generated schema and its CEL rules, without a cluster", () => {
+    const Range = Resource.custom({
+      group: "demo.kubefx.dev",
+      version: "v1",
+      kind: "Range",
+      plural: "ranges",
+      spec: Schema.Struct({ min: Schema.Int, max: Schema.Int.check(Schema.isLessThanOrEqualTo(10)) }).annotate(
+        Crd.validations({ rule: "self.min <= self.max", message: "min must not exceed max" })
+      )
+    })
+    const range = (spec: Record<string, unknown>) => ({ apiVersion: "demo.kubefx.dev/v1", kind: "Range", metadata: { name: "r" }, spec })
+    expect(Crd.check(Range, range({ min: 1, max: 2 })).causes).toEqual([])
+    expect(Crd.check(Range, range({ min: 3, max: 2 })).causes).toEqual([
+      { reason: "FieldValueInvalid", field: "spec", message: 'Invalid value: "object": min must not exceed max' }
+    ])
+    expect(Crd.check(Range, range({ min: 1, max: 11 })).causes.map((c) => c.field)).toEqual(["spec.max"])
+  })
+})

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { Manifest } from "@kubefx/schema"
 import { type Duration, Effect, Schedule, Schema } from "effect"
 import * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
@@ -245,6 +246,20 @@ export interface MakeOptions {
    */
   readonly conversion?: ConversionClientConfig | undefined
 }
+
+/**
+ * Checks an object of a custom resource as the API server will when it is written (defaults,
+ * pruning, the CRD's schema and its CEL rules; `old`: the object it replaces, for transition
+ * rules), without a cluster: `causes` is empty when it would be accepted.
+ *
+ * @example
+ * import { Crd } from "@kubefx/kube"
+ * declare const Widget: Crd.CustomResource
+ * const { causes } = Crd.check(Widget, { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: { replicas: 11 } })
+ * // [{ field: "spec.replicas", message: "Invalid value: 11: spec.replicas in body should be less than or equal to 10", ... }]
+ */
+export const check = (resource: Resource.Resource, object: unknown, old?: unknown): Manifest.Checked =>
+  Manifest.check(openApiSchema(resource), object, old)
 
 /**
  * CRDs as a YAML stream, documents separated by `---`.

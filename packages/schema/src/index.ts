@@ -1,0 +1,7 @@
+/**
+ * Kubernetes structural schemas, one implementation for the operator and the embedded API server:
+ * the `JsonSchemaProps` of a CRD's openAPIV3Schema, and checking a manifest against it as
+ * kube-apiserver 1.32 does (defaults, pruning, OpenAPI validation, CEL rules).
+ */
+export type { JsonSchemaProps } from "./JsonSchemaProps.ts"
+export * as Manifest from "./Manifest.ts"

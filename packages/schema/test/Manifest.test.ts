@@ -1,0 +1,53 @@
+/**
+ * Checking a manifest without a cluster: the same defaults, pruning, OpenAPI checks and CEL rules
+ * the embedded API server applies (whose HTTP tests hold them to kube-apiserver 1.32's answers).
+ */
+import { describe, expect, it } from "vitest"
+import { Manifest } from "../src/index.ts"
+
+const schema = {
+  type: "object",
+  properties: {
+    spec: {
+      type: "object",
+      required: ["min", "max"],
+      properties: {
+        min: { type: "integer", minimum: 0 },
+        max: { type: "integer" },
+        mode: { type: "string", default: "fast", enum: ["fast", "safe"] }
+      },
+      "x-kubernetes-validations": [
+        { rule: "self.min <= self.max", message: "min must not exceed max" },
+        { rule: "self.mode == oldSelf.mode", message: "mode is immutable" }
+      ]
+    }
+  }
+} as const
+
+describe("Manifest.check", () => {
+  it("accepts a valid manifest, as stored: defaulted, with unknown fields pruned and named", () => {
+    const checked = Manifest.check(schema, { spec: { min: 1, max: 2, extra: true } })
+    expect(checked.causes).toEqual([])
+    expect(checked.object).toEqual({ spec: { min: 1, max: 2, mode: "fast" } })
+    expect(checked.unknownFields).toEqual(["spec.extra"])
+  })
+
+  it("names what the schema refuses, and what the CEL rules refuse once the shape is right", () => {
+    expect(Manifest.check(schema, { spec: { min: -1, max: 2 } }).causes).toEqual([
+      { reason: "FieldValueInvalid", field: "spec.min", message: "Invalid value: -1: spec.min in body should be greater than or equal to 0" }
+    ])
+    expect(Manifest.check(schema, { spec: { min: 3, max: 2 } }).causes).toEqual([
+      { reason: "FieldValueInvalid", field: "spec", message: 'Invalid value: "object": min must not exceed max' }
+    ])
+    // A missing field blocks the rules, which could not read it.
+    expect(Manifest.check(schema, { spec: { min: 3 } }).causes.map((c) => c.field)).toEqual(["spec.max"])
+  })
+
+  it("runs transition rules against the object it replaces", () => {
+    const old = { spec: { min: 1, max: 2, mode: "safe" } }
+    expect(Manifest.check(schema, { spec: { min: 1, max: 2, mode: "safe" } }, old).causes).toEqual([])
+    expect(Manifest.check(schema, { spec: { min: 1, max: 2, mode: "fast" } }, old).causes).toEqual([
+      { reason: "FieldValueInvalid", field: "spec", message: 'Invalid value: "object": mode is immutable' }
+    ])
+  })
+})
