@@ -43,7 +43,7 @@ export const schemas: Admission.Schemas = {
       namespaced: resource.type.namespaced,
       schema: resource.type.schema,
       scale: resource.type.subresources.scale
-    })
+    }, old)
     const schema = resource.type.schema
     if (!CelValidation.hasRules(schema)) return causes
     // Rules run only on an object whose shape is right, as kube-apiserver's hasBlockingErr decides.

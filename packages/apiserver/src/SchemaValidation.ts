@@ -4,7 +4,7 @@
  * uniqueness of `x-kubernetes-list-type` set/map lists and the scale subresource's paths.
  */
 import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
-import { FieldCauses, KubeObject, NameRules, OpenApiValidation } from "@kubefx/schema/internal"
+import { FieldCauses, KubeObject, NameRules, OpenApiValidation, Ratcheting } from "@kubefx/schema/internal"
 import type { JsonSchemaProps } from "@kubefx/schema"
 
 const embeddedCauses = (path: string, object: KubeObject.KubeObject): ReadonlyArray<FieldCauses.Cause> => {
@@ -145,7 +145,7 @@ const scaleCauses = (object: KubeObject.KubeObject, jsonPath: string): ReadonlyA
  *   { group: "stable.example.com", version: "v1", kind: "CronTab", namespaced: true }
  * ) // []
  */
-export const validateCustomResource = (object: unknown, rules: CustomResourceRules): ReadonlyArray<FieldCauses.Cause> => {
+export const validateCustomResource = (object: unknown, rules: CustomResourceRules, old?: unknown): ReadonlyArray<FieldCauses.Cause> => {
   const o = KubeObject.isObject(object) ? object : {}
   const apiVersion = `${rules.group}/${rules.version}`
   const typeMeta = [
@@ -155,7 +155,8 @@ export const validateCustomResource = (object: unknown, rules: CustomResourceRul
   if (typeMeta.length > 0) return typeMeta
   return [
     ...ObjectMetaValidation.validateObjectMeta(o.metadata, { namespaced: rules.namespaced }),
-    ...(rules.schema === undefined ? [] : OpenApiValidation.validate(o, rules.schema)),
+    // On updates, errors at values left as they were are ratcheted away (1.32's default).
+    ...(rules.schema === undefined ? [] : OpenApiValidation.validate(o, rules.schema).filter((c) => old === undefined || !Ratcheting.unchanged(o, old, c.field))),
     ...(rules.scale === undefined ? [] : [
       ...scaleCauses(o, rules.scale.specReplicasPath),
       ...scaleCauses(o, rules.scale.statusReplicasPath)

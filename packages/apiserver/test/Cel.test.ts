@@ -4,6 +4,7 @@
  * CRD writes that 1.32 refuses (rules that do not compile, cost too much, or read oldSelf where
  * old values do not correlate).
  */
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 import { createNamespace, installCrd } from "./fixtures.ts"
@@ -226,6 +227,44 @@ describe("CEL rules on writes", () => {
       ["spec", "FieldValueInvalid", 'Invalid value: "object": minReplicas must not exceed maxReplicas'],
       ["spec.counts", "FieldValueInvalid", `Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: counts are not negative`]
     ])
+  })
+
+  it("ratcheting: after the schema tightens, an object stored before updates other fields; changing the bad value is refused", async () => {
+    const loose = { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer" }, note: { type: "string" } } } } }
+    const tight = {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          properties: { size: { type: "integer", maximum: 10, ...rules({ rule: "self % 2 == 0", message: "size must be even" }) }, note: { type: "string" } }
+        }
+      }
+    }
+    const path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    const created = await server.request("POST", path, { body: crd("ratchet.example.com", "ratchets", "Ratchet", loose) })
+    expect(created.status, created.text).toBe(201)
+    await Effect.runPromise(server.settled)
+    const objects = "/apis/ratchet.example.com/v1/namespaces/cel/ratchets"
+    const stored = await server.request("POST", objects, { body: { apiVersion: "ratchet.example.com/v1", kind: "Ratchet", metadata: { name: "old" }, spec: { size: 15 } } })
+    expect(stored.status, stored.text).toBe(201)
+    const current = await server.request("GET", `${path}/ratchets.ratchet.example.com`)
+    const tightened = await server.request("PUT", `${path}/ratchets.ratchet.example.com`, {
+      body: { ...current.json, spec: { ...current.json.spec, versions: [{ ...current.json.spec.versions[0], schema: { openAPIV3Schema: tight } }] } }
+    })
+    expect(tightened.status, tightened.text).toBe(200)
+    const noted = await server.request("PUT", `${objects}/old`, { body: { ...stored.json, spec: { size: 15, note: "still 15" } } })
+    expect(noted.status, noted.text).toBe(200)
+    const changed = await server.request("PUT", `${objects}/old`, { body: { ...noted.json, spec: { size: 13, note: "still 15" } } })
+    expect(changed.status).toBe(422)
+    expect(changed.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message])).toEqual([
+      ["spec.size", "Invalid value: 13: spec.size in body should be less than or equal to 10"],
+      ["spec.size", 'Invalid value: "integer": size must be even']
+    ])
+    const even = await server.request("PUT", `${objects}/old`, { body: { ...noted.json, spec: { size: 12, note: "now 12" } } })
+    expect(even.status).toBe(422)
+    expect(even.json.details.causes.map((c: { field: string }) => c.field)).toEqual(["spec.size"])
+    const fixed = await server.request("PUT", `${objects}/old`, { body: { ...noted.json, spec: { size: 8, note: "now 8" } } })
+    expect(fixed.status, fixed.text).toBe(200)
   })
 
   it("an object the schema already rejects is not checked by rules, and says so", async () => {

@@ -126,7 +126,7 @@ const messageOf = (compiledRule: CelRules.Compiled, bindings: Record<string, unk
 }
 
 /** Runs one node's rules; false when the budget ran out (no further rule runs). */
-const runRules = (at: Node, path: string, value: unknown, old: unknown, walk: Walk): boolean => {
+const runRules = (at: Node, path: string, value: unknown, old: unknown, unchanged: boolean, walk: Walk): boolean => {
   const schema = at.selfSchema
   const self = CelValues.toCel(value, schema)
   const oldSelf = old === undefined ? undefined : CelValues.toCel(old, schema)
@@ -163,7 +163,9 @@ const runRules = (at: Node, path: string, value: unknown, old: unknown, walk: Wa
       ))
       continue
     }
-    if (result !== true) walk.causes.push(failure(path, schema, entry.rule, messageOf(entry, bindings)))
+    // Ratcheting (on by default in 1.32): a value the update leaves as it was keeps passing rules
+    // that do not read oldSelf, so adding a rule never blocks writes of other fields.
+    if (result !== true && !(unchanged && !entry.usesOldSelf)) walk.causes.push(failure(path, schema, entry.rule, messageOf(entry, bindings)))
   }
   return true
 }
@@ -175,20 +177,23 @@ const oldItem = (schema: JsonSchemaProps, item: unknown, old: unknown): unknown 
   return old.find((o) => KubeObject.isObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])))
 }
 
-const visit = (at: Node, path: string, value: unknown, old: unknown, walk: Walk): void => {
+// `parentUnchanged`: whether the nearest value that correlates with the old object is as it was
+// (for items of lists that are not list-type=map, the list itself).
+const visit = (at: Node, path: string, value: unknown, old: unknown, parentUnchanged: boolean, walk: Walk): void => {
   if (value === null || value === undefined || walk.budget < 0) return
-  if (!runRules(at, path, value, old, walk)) return
+  const unchanged = old === undefined ? parentUnchanged : KubeObject.equals(value, old)
+  if (!runRules(at, path, value, old, unchanged, walk)) return
   if (Array.isArray(value)) {
     if (at.items === undefined) return
-    value.forEach((item, i) => visit(at.items!, FieldCauses.index(path, i), item, oldItem(at.schema, item, old), walk))
+    value.forEach((item, i) => visit(at.items!, FieldCauses.index(path, i), item, oldItem(at.schema, item, old), unchanged, walk))
     return
   }
   if (!KubeObject.isObject(value)) return
   const previous = KubeObject.isObject(old) ? old : {}
   for (const [k, v] of Object.entries(value)) {
     const property = at.properties.get(k)
-    if (property !== undefined) visit(property, FieldCauses.child(path, k), v, previous[k], walk)
-    else if (at.additional !== undefined && at.schema.properties?.[k] === undefined) visit(at.additional, FieldCauses.key(path, k), v, previous[k], walk)
+    if (property !== undefined) visit(property, FieldCauses.child(path, k), v, previous[k], false, walk)
+    else if (at.additional !== undefined && at.schema.properties?.[k] === undefined) visit(at.additional, FieldCauses.key(path, k), v, previous[k], false, walk)
   }
 }
 
@@ -209,6 +214,6 @@ export const validate = (schema: JsonSchemaProps, object: unknown, old: unknown)
   const root = rootOf(schema)
   if (root === undefined) return []
   const walk: Walk = { budget: requestBudget, causes: [] }
-  visit(root, "", object, old, walk)
+  visit(root, "", object, old, false, walk)
   return walk.causes
 }

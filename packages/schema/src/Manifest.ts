@@ -1,7 +1,8 @@
 /**
  * A custom resource checked against its CRD's openAPIV3Schema before it is sent, as kube-apiserver
  * 1.32 would check it: defaults applied, unknown fields pruned (and named), the OpenAPI schema, and
- * the CEL rules in `x-kubernetes-validations` (transition rules against `old` for an update).
+ * the CEL rules in `x-kubernetes-validations` (transition rules against `old` for an update, and
+ * errors at values the update leaves as they were ratcheted away).
  *
  * @since 0.1.0
  */
@@ -12,6 +13,7 @@ import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as KubeObject from "./KubeObject.ts"
 import * as OpenApiValidation from "./OpenApiValidation.ts"
 import * as Pruning from "./Pruning.ts"
+import * as Ratcheting from "./Ratcheting.ts"
 
 /** One refusal, as the API server's 422 names it: the field, and `Invalid value: ...: why`. */
 export type Cause = FieldCauses.Cause
@@ -46,7 +48,7 @@ export const check = (schema: JsonSchemaProps, manifest: unknown, old?: unknown)
   const defaulted = Defaulting.apply(KubeObject.isObject(manifest) ? manifest : {}, schema)
   const pruned = Pruning.prune(defaulted, schema)
   const object = pruned.value as Record<string, unknown>
-  const causes = OpenApiValidation.validate(object, schema)
+  const causes = OpenApiValidation.validate(object, schema).filter((c) => old === undefined || !Ratcheting.unchanged(object, old, c.field))
   const rules = causes.some((c) => blocking.has(c.reason)) ? [] : CelValidation.validate(schema, object, old)
   return { object, unknownFields: pruned.unknownFields, causes: [...causes, ...rules] }
 }

@@ -50,4 +50,10 @@ describe("Manifest.check", () => {
       { reason: "FieldValueInvalid", field: "spec", message: 'Invalid value: "object": mode is immutable' }
     ])
   })
+
+  it("ratchets: an update leaving a value that the schema now refuses as it was is accepted; changing it is not", () => {
+    const old = { spec: { min: -1, max: 2, mode: "safe" } }
+    expect(Manifest.check(schema, { spec: { min: -1, max: 5, mode: "safe" } }, old).causes).toEqual([])
+    expect(Manifest.check(schema, { spec: { min: -2, max: 5, mode: "safe" } }, old).causes.map((c) => c.field)).toEqual(["spec.min"])
+  })
 })

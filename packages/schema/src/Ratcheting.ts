@@ -1,0 +1,50 @@
+/**
+ * Validation ratcheting (CRDValidationRatcheting, on by default in kube-apiserver 1.32): on an
+ * update, a schema error at a value the update leaves as it was is not an error, so tightening a
+ * CRD's schema never blocks writes to other fields of objects stored before. A value correlates
+ * with the old object through properties and map keys; through a list, only the whole list does.
+ */
+import * as KubeObject from "./KubeObject.ts"
+
+type Segment = { readonly _tag: "Name"; readonly name: string } | { readonly _tag: "Bracket"; readonly text: string }
+
+// A cause's field path as FieldCauses writes it: `spec.ports[0].name`, `spec.labels[a.b/c]`.
+const segments = (field: string): ReadonlyArray<Segment> => {
+  const out: Array<Segment> = []
+  let i = 0
+  while (i < field.length) {
+    if (field[i] === ".") i++
+    if (field[i] === "[") {
+      const end = field.indexOf("]", i)
+      out.push({ _tag: "Bracket", text: field.slice(i + 1, end === -1 ? field.length : end) })
+      i = end === -1 ? field.length : end + 1
+    } else {
+      let end = i
+      while (end < field.length && field[end] !== "." && field[end] !== "[") end++
+      out.push({ _tag: "Name", name: field.slice(i, end) })
+      i = end
+    }
+  }
+  return out
+}
+
+/**
+ * Whether the value at `field` is the same in `object` and `old` (for a path into a list: whether
+ * the whole list is).
+ *
+ * @example
+ * import * as Ratcheting from "./Ratcheting.ts"
+ * Ratcheting.unchanged({ spec: { a: 1, b: 2 } }, { spec: { a: 1, b: 3 } }, "spec.a") // true
+ * Ratcheting.unchanged({ spec: { l: [1, 2] } }, { spec: { l: [1, 3] } }, "spec.l[0]") // false
+ */
+export const unchanged = (object: unknown, old: unknown, field: string): boolean => {
+  let now: unknown = object
+  let before: unknown = old
+  for (const segment of segments(field)) {
+    if (Array.isArray(now) || Array.isArray(before)) return KubeObject.equals(now, before)
+    const key = segment._tag === "Name" ? segment.name : segment.text
+    now = KubeObject.isObject(now) ? now[key] : undefined
+    before = KubeObject.isObject(before) ? before[key] : undefined
+  }
+  return KubeObject.equals(now, before)
+}
