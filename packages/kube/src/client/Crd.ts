@@ -6,12 +6,11 @@
  *
  * @since 0.1.0
  */
-import { Manifest } from "@kubefx/schema"
+import { Manifest, StructuralSchema } from "@kubefx/schema"
 import { type Duration, Effect, Schedule, Schema } from "effect"
 import * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
 import type * as Resource from "./Resource.ts"
-import * as StructuralSchema from "./StructuralSchema.ts"
 import * as Yaml from "./Yaml.ts"
 
 /** An `apiextensions.k8s.io/v1` CustomResourceDefinition with one served and stored version. */

@@ -6,42 +6,11 @@
  * @since 0.1.0
  */
 import { Schema, SchemaAST } from "effect"
+import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 
 /** The OpenAPI v3 subset CRDs accept (apiextensions.k8s.io/v1 JSONSchemaProps), with Kubernetes extensions. */
-export interface JsonSchemaProps {
-  readonly type?: "object" | "array" | "string" | "integer" | "number" | "boolean"
-  readonly format?: string
-  readonly title?: string
-  readonly description?: string
-  readonly default?: unknown
-  readonly nullable?: boolean
-  readonly enum?: ReadonlyArray<unknown>
-  readonly minimum?: number
-  readonly exclusiveMinimum?: boolean
-  readonly maximum?: number
-  readonly exclusiveMaximum?: boolean
-  readonly multipleOf?: number
-  readonly minLength?: number
-  readonly maxLength?: number
-  readonly pattern?: string
-  readonly minItems?: number
-  readonly maxItems?: number
-  readonly minProperties?: number
-  readonly maxProperties?: number
-  readonly required?: ReadonlyArray<string>
-  readonly properties?: { readonly [name: string]: JsonSchemaProps }
-  readonly additionalProperties?: JsonSchemaProps
-  readonly items?: JsonSchemaProps
-  readonly allOf?: ReadonlyArray<JsonSchemaProps>
-  readonly anyOf?: ReadonlyArray<JsonSchemaProps>
-  readonly "x-kubernetes-preserve-unknown-fields"?: true
-  readonly "x-kubernetes-embedded-resource"?: true
-  readonly "x-kubernetes-int-or-string"?: true
-  readonly "x-kubernetes-list-type"?: "atomic" | "set" | "map"
-  readonly "x-kubernetes-list-map-keys"?: ReadonlyArray<string>
-  readonly "x-kubernetes-map-type"?: "granular" | "atomic"
-  readonly "x-kubernetes-validations"?: ReadonlyArray<Validation>
-}
+/** The openAPIV3Schema a Schema generates: the package's `JsonSchemaProps`, one declaration for both sides. */
+export type { JsonSchemaProps }
 
 /** A CEL validation rule (`x-kubernetes-validations`). */
 export interface Validation {
@@ -67,7 +36,7 @@ const preserve: JsonSchemaProps = { "x-kubernetes-preserve-unknown-fields": true
  *
  * @example
  * import { Schema } from "effect"
- * import { StructuralSchema } from "@kubefx/kube"
+ * import { StructuralSchema } from "@kubefx/schema"
  * StructuralSchema.make(Schema.Struct({ replicas: Schema.Int, mode: Schema.optionalKey(Schema.Literals(["a", "b"])) }))
  * // { type: "object", properties: { replicas: { type: "integer", format: "int64" },
  * //   mode: { type: "string", enum: ["a", "b"] } }, required: ["replicas"] }
@@ -248,7 +217,9 @@ const widenObjects = (members: ReadonlyArray<JsonSchemaProps>): JsonSchemaProps 
   if (members.some((m) => m["x-kubernetes-preserve-unknown-fields"] === true) || (named.length > 0 && maps.length > 0)) {
     return { type: "object", ...preserve }
   }
-  if (maps.length > 0) return { type: "object", additionalProperties: widen(maps.map((m) => m.additionalProperties!)) }
+  // Generated maps always have a schema for their values (never `additionalProperties: true`).
+  const values = maps.flatMap((m) => typeof m.additionalProperties === "object" ? [m.additionalProperties] : [])
+  if (maps.length > 0) return { type: "object", additionalProperties: widen(values) }
   const names = [...new Set(named.flatMap((m) => Object.keys(m.properties!)))]
   const properties: Record<string, JsonSchemaProps> = {}
   for (const name of names) {
