@@ -14,7 +14,7 @@ import * as Rest from "./Rest.ts"
 import * as SchemaValidation from "./SchemaValidation.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
-import { CelValidation, Defaulting, FieldCauses, KubeObject, Pruning } from "@kubefx/schema/internal"
+import { CelValidation, Defaulting, KubeObject, Pruning } from "@kubefx/schema/internal"
 
 /** The CRDs' own storage key. */
 export const storage = "customresourcedefinitions.apiextensions.k8s.io"
@@ -45,16 +45,9 @@ export const schemas: Admission.Schemas = {
       scale: resource.type.subresources.scale
     }, old)
     const schema = resource.type.schema
-    if (!CelValidation.hasRules(schema)) return causes
-    // Rules run only on an object whose shape is right, as kube-apiserver's hasBlockingErr decides.
-    if (causes.some((c) => blocking.has(c.reason ?? ""))) {
-      return [...causes, FieldCauses.invalid("<nil>", null, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")]
-    }
-    return [...causes, ...CelValidation.validate(schema, object, old)]
+    return schema === undefined ? causes : [...causes, ...CelValidation.afterSchema(causes, schema, object, old)]
   }
 }
-
-const blocking = new Set(["FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid"])
 
 /**
  * The served resources of an Established CRD, one per served version (none before it is

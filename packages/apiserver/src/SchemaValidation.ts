@@ -156,7 +156,7 @@ export const validateCustomResource = (object: unknown, rules: CustomResourceRul
   return [
     ...ObjectMetaValidation.validateObjectMeta(o.metadata, { namespaced: rules.namespaced }),
     // On updates, errors at values left as they were are ratcheted away (1.32's default).
-    ...(rules.schema === undefined ? [] : OpenApiValidation.validate(o, rules.schema).filter((c) => old === undefined || !Ratcheting.unchanged(o, old, c.field))),
+    ...(rules.schema === undefined ? [] : Ratcheting.keep(OpenApiValidation.validate(o, rules.schema), o, old)),
     ...(rules.scale === undefined ? [] : [
       ...scaleCauses(o, rules.scale.specReplicasPath),
       ...scaleCauses(o, rules.scale.statusReplicasPath)

@@ -31,14 +31,8 @@ interface Node {
   readonly items: Node | undefined
 }
 
-/**
- * Whether any part of the schema has rules (kube-apiserver builds no CEL validator otherwise).
- *
- * @example
- * import * as CelValidation from "./CelValidation.ts"
- * CelValidation.hasRules({ type: "object", properties: { spec: { type: "object", "x-kubernetes-validations": [{ rule: "true" }] } } }) // true
- */
-export const hasRules = (schema: JsonSchemaProps | undefined): schema is JsonSchemaProps =>
+// Whether any part of the schema has rules (kube-apiserver builds no CEL validator otherwise).
+const hasRules = (schema: JsonSchemaProps | undefined): schema is JsonSchemaProps =>
   schema !== undefined && (
     (schema["x-kubernetes-validations"]?.length ?? 0) > 0 ||
     Object.values(schema.properties ?? {}).some(hasRules) ||
@@ -127,10 +121,15 @@ const messageOf = (compiledRule: CelRules.Compiled, bindings: Record<string, unk
 
 /** Runs one node's rules; false when the budget ran out (no further rule runs). */
 const runRules = (at: Node, path: string, value: unknown, old: unknown, unchanged: boolean, walk: Walk): boolean => {
+  // A node on the way to rules below it converts nothing itself.
+  if (at.rules.length === 0) return true
   const schema = at.selfSchema
   const self = CelValues.toCel(value, schema)
   const oldSelf = old === undefined ? undefined : CelValues.toCel(old, schema)
-  const length = JSON.stringify(value)?.length ?? 1
+  // Nothing inside the value (or the old one) is longer than its JSON: the runtime cost's bound.
+  const length = Math.max(JSON.stringify(value)?.length ?? 1, old === undefined ? 0 : JSON.stringify(old)?.length ?? 0)
+  const sizes = CelRules.actualSizes(length)
+  const vars = new Map([["self", schema], ["oldSelf", schema]])
   for (const entry of at.rules) {
     if ("detail" in entry) {
       walk.causes.push(FieldCauses.invalid(fieldOf(path), typeOf(schema), `rule compile error: ${entry.detail}`))
@@ -138,7 +137,7 @@ const runRules = (at: Node, path: string, value: unknown, old: unknown, unchange
     }
     const optionalOld = entry.rule.optionalOldSelf === true
     if (entry.usesOldSelf && old === undefined && !optionalOld) continue
-    const cost = CelRules.estimate(entry.expr, new Map([["self", schema], ["oldSelf", schema]]), CelRules.actualSizes(Math.max(length, JSON.stringify(old)?.length ?? 0)))
+    const cost = CelRules.estimate(entry.expr, vars, sizes)
     if (cost > callLimit) {
       walk.causes.push(FieldCauses.invalid(fieldOf(path), typeOf(schema), `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(entry.rule)}`))
       walk.budget = -1
@@ -195,6 +194,31 @@ const visit = (at: Node, path: string, value: unknown, old: unknown, parentUncha
     if (property !== undefined) visit(property, FieldCauses.child(path, k), v, previous[k], false, walk)
     else if (at.additional !== undefined && at.schema.properties?.[k] === undefined) visit(at.additional, FieldCauses.key(path, k), v, previous[k], false, walk)
   }
+}
+
+// kube-apiserver's hasBlockingErr: errors that mean the object's shape is wrong.
+const blocking = new Set(["FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid"])
+
+/**
+ * The rules' causes after the schema's `causes`, as kube-apiserver runs them: not at all when the
+ * schema already found the object's shape wrong (one cause saying so instead), and nothing when the
+ * schema has no rules.
+ *
+ * @example
+ * import * as CelValidation from "./CelValidation.ts"
+ * declare const schema: import("./JsonSchemaProps.ts").JsonSchemaProps
+ * const all = (object: unknown) => CelValidation.afterSchema([], schema, object, undefined)
+ */
+export const afterSchema = (
+  causes: ReadonlyArray<FieldCauses.Cause>,
+  schema: JsonSchemaProps,
+  object: unknown,
+  old: unknown
+): ReadonlyArray<FieldCauses.Cause> => {
+  if (rootOf(schema) === undefined) return []
+  return causes.some((c) => blocking.has(c.reason))
+    ? [FieldCauses.invalid("<nil>", null, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")]
+    : validate(schema, object, old)
 }
 
 /**

@@ -28,9 +28,6 @@ export interface Checked {
   readonly causes: ReadonlyArray<Cause>
 }
 
-// Rules run only on an object whose shape is right, as kube-apiserver decides.
-const blocking = new Set(["FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid"])
-
 /**
  * Checks a manifest against an openAPIV3Schema (`old`: the object it replaces, for transition rules).
  *
@@ -48,7 +45,6 @@ export const check = (schema: JsonSchemaProps, manifest: unknown, old?: unknown)
   const defaulted = Defaulting.apply(KubeObject.isObject(manifest) ? manifest : {}, schema)
   const pruned = Pruning.prune(defaulted, schema)
   const object = pruned.value as Record<string, unknown>
-  const causes = OpenApiValidation.validate(object, schema).filter((c) => old === undefined || !Ratcheting.unchanged(object, old, c.field))
-  const rules = causes.some((c) => blocking.has(c.reason)) ? [] : CelValidation.validate(schema, object, old)
-  return { object, unknownFields: pruned.unknownFields, causes: [...causes, ...rules] }
+  const causes = Ratcheting.keep(OpenApiValidation.validate(object, schema), object, old)
+  return { object, unknownFields: pruned.unknownFields, causes: [...causes, ...CelValidation.afterSchema(causes, schema, object, old)] }
 }

@@ -48,3 +48,15 @@ export const unchanged = (object: unknown, old: unknown, field: string): boolean
   }
   return KubeObject.equals(now, before)
 }
+
+/**
+ * The schema's causes an update keeps: those at values it changed (all of them for a create).
+ *
+ * @example
+ * import * as Ratcheting from "./Ratcheting.ts"
+ * declare const causes: ReadonlyArray<{ readonly field: string }>
+ * const kept = Ratcheting.keep(causes, { spec: { a: 1 } }, { spec: { a: 1 } }) // []
+ */
+export const keep = <C extends { readonly field: string }>(causes: ReadonlyArray<C>, object: unknown, old: unknown): ReadonlyArray<C> =>
+  old === undefined ? causes : causes.filter((c) => !unchanged(object, old, c.field))
+
