@@ -18,11 +18,7 @@ export type Converter = (
   apiVersion: string
 ) => Effect.Effect<ReadonlyArray<KubeObject.KubeObject>, Status.ApiError>
 
-const gvkOf = (object: KubeObject.KubeObject) => {
-  const apiVersion = String(object.apiVersion ?? "")
-  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/", 2) as [string, string] : ["", apiVersion]
-  return `${group}/${version}, Kind=${String(object.kind ?? "")}`
-}
+const { gvkOf } = WebhookClient
 
 const sameMeta = (original: KubeObject.KubeObject, converted: KubeObject.KubeObject): string | undefined => {
   const a = KubeObject.meta(original)

@@ -22,6 +22,20 @@ export const urlOf = (config: KubeObject.KubeObject): string | undefined => {
   return `https://${service.name}.${service.namespace}.svc:${port}${typeof service.path === "string" ? service.path : ""}`
 }
 
+/**
+ * An object's group, version and kind as Go prints a GroupVersionKind (`group/v1, Kind=Widget`),
+ * for the webhook errors that name what they got.
+ *
+ * @example
+ * import * as WebhookClient from "./WebhookClient.ts"
+ * WebhookClient.gvkOf({ apiVersion: "demo.kubefx.dev/v1", kind: "Widget" }) // "demo.kubefx.dev/v1, Kind=Widget"
+ */
+export const gvkOf = (object: KubeObject.KubeObject): string => {
+  const apiVersion = String(object.apiVersion ?? "")
+  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/", 2) as [string, string] : ["", apiVersion]
+  return `${group}/${version}, Kind=${String(object.kind ?? "")}`
+}
+
 /** Go's net/http wording for a failed POST. */
 const transportError = (url: string, error: NodeJS.ErrnoException): string => {
   const target = new URL(url)

@@ -8,7 +8,8 @@
  * reached, times out or answers something that is not an AdmissionReview fails the request with
  * 1.32's 500 under failurePolicy Fail (the default) and is skipped under Ignore; a denial is the
  * webhook's status, at least 400, its message prefixed `admission webhook "<name>" denied the
- * request`. A dry-run request reaches only webhooks whose sideEffects are None or NoneOnDryRun.
+ * request`. Dry runs reach every webhook, told so: admissionregistration/v1 only admits webhooks
+ * without side effects (None or NoneOnDryRun).
  * The configuration kinds themselves never go through webhooks, so no webhook can lock them.
  */
 import { Effect, Result } from "effect"
@@ -171,8 +172,7 @@ const verify = (uid: string, mutating: boolean, review: unknown): Result.Result<
   const response = r.response
   if (response.uid !== uid) return Result.fail(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? "")}`)
   if (r.apiVersion !== "admission.k8s.io/v1" || r.kind !== "AdmissionReview") {
-    const [group, version] = String(r.apiVersion ?? "").includes("/") ? String(r.apiVersion).split("/") : ["", String(r.apiVersion ?? "")]
-    return Result.fail(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${group}/${version}, Kind=${String(r.kind ?? "")}`)
+    return Result.fail(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${WebhookClient.gvkOf(r)}`)
   }
   const patch = typeof response.patch === "string" && response.patch !== "" ? response.patch : undefined
   if (mutating) {
@@ -254,12 +254,6 @@ const call = (hook: Webhook, at: Attributes, mutating: boolean): Effect.Effect<O
     failOpen
       ? Effect.as(Effect.logWarning(`Failed calling webhook, failing open ${name}: ${failure.reason}`), { _tag: "Skipped" } as const)
       : Effect.fail(Status.internal(`failed calling webhook ${JSON.stringify(name)}: ${failure.reason}`))
-  if (at.dryRun) {
-    if (hook.sideEffects === undefined) return failed(callFailure("Webhook SideEffects is nil"))
-    if (hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun") {
-      return Effect.fail(Status.badRequest(`admission webhook ${JSON.stringify(name)} does not support dry run`))
-    }
-  }
   const uid = randomUUID()
   return post(hook, JSON.stringify(review(uid, at))).pipe(
     Effect.flatMap((answer) => {
@@ -355,4 +349,4 @@ export const validate = (store: Store.Store, at: Attributes): Effect.Effect<Read
  * Webhooks.configured(store) // false on a fresh server
  */
 export const configured = (store: Store.Store): boolean =>
-  store.list(mutatingStorage, undefined).length > 0 || store.list(validatingStorage, undefined).length > 0
+  store.size(mutatingStorage) > 0 || store.size(validatingStorage) > 0
