@@ -282,7 +282,8 @@ const ips: ReadonlyArray<CelFunc> = [
   celFunc("isIP", [STRING], BOOL, (text) => isIP(text) !== 0 && !text.includes("%")),
   celFunc("ip.isCanonical", [STRING], BOOL, (text) => {
     makeIp(text)
-    return isIP(text) === 4 ? text === ipv4Bits(text).toString() || /^(\d{1,3}\.){3}\d{1,3}$/.test(text) : text === text.toLowerCase() && !/(^|:)0\d/.test(text)
+    // node:net accepts no leading zeros in IPv4; IPv6 is canonical as the URL serializer writes it (RFC 5952).
+    return isIP(text) === 4 || new URL(`http://[${text}]`).hostname === `[${text}]`
   }),
   celMethod("family", OPAQUE, [], INT, function() {
     return BigInt(isIP(ipOf(this, "family")))
