@@ -61,10 +61,9 @@ export const applySample = (
       yield* kube.apply(resource, body, { fieldManager: samplesFieldManager, force: true })
       return
     }
-    const collection = `/apis/${group}/${version}${namespace === undefined ? "" : `/namespaces/${namespace}`}/${resource.plural}`
     yield* kube.request({
       method: "PATCH",
-      path: `${collection}/${metadata.name}`,
+      path: Resource.objectPath({ ...resource, version: version ?? resource.version }, namespace, metadata.name),
       query: { fieldManager: samplesFieldManager, force: "true" },
       contentType: "application/apply-patch+yaml",
       body

@@ -274,16 +274,21 @@ const converted = (uid: string, result: Record<string, unknown>) => ({
   response: { uid, ...result }
 })
 
+/** Each served version's `{ spec, status }` codec, whose type is the hub's parts: made once per resource. */
+const codecsOf = (resource: Resource.Resource, custom: Resource.CustomDefinition): ReadonlyMap<string, Schema.Codec<unknown, unknown>> =>
+  new Map([
+    [resource.version, Schema.Struct({ spec: custom.spec, status: Schema.optionalKey(custom.status ?? Schema.Unknown) }) as unknown as Schema.Codec<unknown, unknown>],
+    ...custom.versions.map((v) => [v.name, v.parts] as const)
+  ])
+
 /** Converts one object's spec and status from its version to `to`, through the hub. */
-const convertOne = (resource: Resource.Resource, custom: Resource.CustomDefinition, object: Record<string, unknown>, to: string) =>
+const convertOne = (resource: Resource.Resource, codecs: ReadonlyMap<string, Schema.Codec<unknown, unknown>>, object: Record<string, unknown>, to: string) =>
   Effect.gen(function*() {
     const from = String(object.apiVersion ?? "").split("/")[1] ?? ""
     if (from === to) return object
-    const hubParts = Schema.Struct({ spec: custom.spec, status: Schema.optionalKey(custom.status ?? Schema.Unknown) }) as unknown as Schema.Codec<unknown, unknown>
     const codecOf = (version: string) => {
-      if (version === resource.version) return Effect.succeed(hubParts)
-      const found = custom.versions.find((v) => v.name === version)
-      return found === undefined ? Effect.fail(new Error(`${resource.kind} has no version ${version}`)) : Effect.succeed(found.parts)
+      const codec = codecs.get(version)
+      return codec === undefined ? Effect.fail(new Error(`${resource.kind} has no version ${version}`)) : Effect.succeed(codec)
     }
     const parts = { spec: object.spec, ...(object.status === undefined ? {} : { status: object.status }) }
     const hub = yield* Schema.decodeUnknownEffect(yield* codecOf(from))(parts)
@@ -303,28 +308,31 @@ const convertOne = (resource: Resource.Resource, custom: Resource.CustomDefiniti
  * declare const Widget: import("@kubefx/kube").Resource.Resource
  * export const conversion = Webhook.conversion(Widget)
  */
-export const conversion = (...resources: ReadonlyArray<Resource.Resource>): Conversion => ({
-  _tag: "Conversion",
-  path: "/convert",
-  resources,
-  review: (review) =>
-    Effect.gen(function*() {
-      const parsed = yield* Effect.result(Schema.decodeUnknownEffect(ConversionReview)(review))
-      if (parsed._tag === "Failure") return converted("", { result: { status: "Failure", message: `invalid ConversionReview: ${parsed.failure.message}` } })
-      const request = parsed.success.request
-      const [group, to = ""] = request.desiredAPIVersion.split("/")
-      return yield* Effect.forEach(request.objects, (object) => {
-        const resource = resources.find((r) => r.group === group && r.kind === object.kind)
-        return resource?.custom === undefined
-          ? Effect.fail(new Error(`no conversion for ${String(object.kind)} in ${group}`))
-          : convertOne(resource, resource.custom, object, to)
-      }).pipe(
-        Effect.map((objects) => converted(request.uid, { result: { status: "Success" }, convertedObjects: objects })),
-        // A conversion that fails or throws is the review's failure, with its message.
-        Effect.catchCause((cause) => Effect.succeed(converted(request.uid, { result: { status: "Failure", message: messageOf(cause) } })))
-      )
-    })
-})
+export const conversion = (...resources: ReadonlyArray<Resource.Resource>): Conversion => {
+  const converters = resources.flatMap((resource) => resource.custom === undefined ? [] : [{ resource, codecs: codecsOf(resource, resource.custom) }])
+  return {
+    _tag: "Conversion",
+    path: "/convert",
+    resources,
+    review: (review) =>
+      Effect.gen(function*() {
+        const parsed = yield* Effect.result(Schema.decodeUnknownEffect(ConversionReview)(review))
+        if (parsed._tag === "Failure") return converted("", { result: { status: "Failure", message: `invalid ConversionReview: ${parsed.failure.message}` } })
+        const request = parsed.success.request
+        const [group, to = ""] = request.desiredAPIVersion.split("/")
+        return yield* Effect.forEach(request.objects, (object) => {
+          const converter = converters.find((c) => c.resource.group === group && c.resource.kind === object.kind)
+          return converter === undefined
+            ? Effect.fail(new Error(`no conversion for ${String(object.kind)} in ${group}`))
+            : convertOne(converter.resource, converter.codecs, object, to)
+        }).pipe(
+          Effect.map((objects) => converted(request.uid, { result: { status: "Success" }, convertedObjects: objects })),
+          // A conversion that fails or throws is the review's failure, with its message.
+          Effect.catchCause((cause) => Effect.succeed(converted(request.uid, { result: { status: "Failure", message: messageOf(cause) } })))
+        )
+      })
+  }
+}
 
 /**
  * Whether a value (a module's export, say) is a webhook made by `validating` or `mutating`.
