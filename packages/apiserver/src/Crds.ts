@@ -206,9 +206,8 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Op
       } else {
         // An update of an established CRD (a new version, a conversion webhook) serves as soon as
         // it is written, so the next request sees it; establishing a new one is the worker's.
-        if (event.type === "MODIFIED" && KubeObject.meta(event.object).deletionTimestamp === undefined && resources(event.object).length > 0) {
-          registry.registerCrd(name, resources(event.object))
-        }
+        const served = event.type === "MODIFIED" && KubeObject.meta(event.object).deletionTimestamp === undefined ? resources(event.object) : []
+        if (served.length > 0) registry.registerCrd(name, served)
         worker.enqueue(name)
       }
     } else if (event.type === "DELETED") {
