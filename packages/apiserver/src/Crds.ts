@@ -14,7 +14,7 @@ import * as Rest from "./Rest.ts"
 import * as SchemaValidation from "./SchemaValidation.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
-import { CelValidation, Defaulting, KubeObject, Pruning } from "@kubefx/schema/internal"
+import { CelValidation, Defaulting, type FieldCauses, KubeObject, Pruning } from "@kubefx/schema/internal"
 
 /** The CRDs' own storage key. */
 export const storage = "customresourcedefinitions.apiextensions.k8s.io"
@@ -257,5 +257,5 @@ export const prepareUpdate = (crd: KubeObject.KubeObject, old: KubeObject.KubeOb
  * import * as Crds from "./Crds.ts"
  * Crds.validate({ metadata: { name: "wrong" }, spec: {} }, undefined).length > 0 // true
  */
-export const validate = (crd: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined) =>
+export const validate = (crd: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined): ReadonlyArray<FieldCauses.Cause> =>
   CustomResourceDefinition.validate(crd, old)
