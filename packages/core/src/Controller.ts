@@ -327,7 +327,7 @@ const traced = <E, R, S>(
       "kubefx.controller": engine.name,
       "kubefx.key": item.key,
       "kubefx.attempt": info.attempt,
-      "kubefx.trigger": Trigger.label(item.triggers[0]!)
+      "kubefx.trigger": Trigger.label(Trigger.reason(item.triggers))
     },
     captureStackTrace: false
   })))

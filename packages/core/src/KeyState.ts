@@ -122,7 +122,7 @@ export type Input<S = unknown> =
 
 /** What the interpreter does after a transition. */
 export type Command =
-  /** Hand the key to a worker. */
+  /** Hand the key to a worker, at the priority of its queued triggers (again when a fresh change raised it). */
   | { readonly _tag: "Offer" }
   /** Cancel the key's timer fiber, then start one for `timer` if given. */
   | { readonly _tag: "SetTimer"; readonly timer: Timer | undefined }
@@ -231,7 +231,10 @@ const add = <S>(state: KeyState<S>, trigger: Trigger.Trigger, now: number): Tran
   const triggers = Trigger.merge(state.triggers, trigger)
   // Most adds to a queued key merge into nothing new: the state stays the same value.
   if (triggers === state.triggers && state.timer === undefined) return { state, commands }
-  return { state: { ...state, triggers, timer: undefined }, commands }
+  // A fresh change to a key queued at low priority moves it ahead (offered again, now high).
+  const promoted = state.phase === "Queued" && Trigger.priorityOf(triggers) === "high" &&
+    Trigger.priorityOf(state.triggers) === "low"
+  return { state: { ...state, triggers, timer: undefined }, commands: promoted ? [...commands, offer] : commands }
 }
 
 const take = <S>(state: KeyState<S> | undefined, now: number): Transition<S> =>
@@ -487,7 +490,7 @@ const count = <S>(
   if (input._tag === "Add" || input._tag === "TimerFired" || input._tag === "Resync") {
     if ((after?.phase === "Queued" && before?.phase !== "Queued") || (after?.dirty === true && before?.dirty !== true)) counts.adds++
   } else if (input._tag === "Start") {
-    counts.triggers[Trigger.label(after!.run!.triggers[0]!)]++
+    counts.triggers[Trigger.label(Trigger.reason(after!.run!.triggers))]++
   } else if (input._tag === "Stepped" && input.delay !== undefined) {
     counts.retries++
   }

@@ -2,6 +2,8 @@
  * A keyed work queue with client-go's guarantees: a key is queued at most once (adds merge), never
  * processed by two workers at once (an add while it runs marks it dirty and gives exactly one
  * follow-up run), and delayed adds per key that an immediate add supersedes ("at the latest").
+ * Like controller-runtime's priority queue, fresh changes (`Trigger.priority` "high") are handed out
+ * before resyncs, requeue-afters, retries and bulk re-enqueues; first in, first out within each.
  *
  * The queue owns every key's state (`KeyState`) and interprets its transitions: it hands queued keys
  * to workers, runs each key's timer as a fiber, and reports finished runs. A controller feeds it
@@ -9,10 +11,10 @@
  *
  * @since 0.1.0
  */
-import { Clock, Duration, Effect, FiberMap, Latch, Queue, Ref, Scope } from "effect"
+import { Clock, Duration, Effect, FiberMap, Latch, MutableList, Queue, Ref, Scope } from "effect"
 import * as EngineMetrics from "./EngineMetrics.ts"
 import * as KeyState from "./KeyState.ts"
-import type * as Trigger from "./Trigger.ts"
+import * as Trigger from "./Trigger.ts"
 
 /** A key handed to a worker, with why it was queued. */
 export interface Item {
@@ -119,7 +121,7 @@ export const make = <S = unknown>(name: string, options: Options = {}): Effect.E
           yield* Ref.set(i.accepting, false)
           if (mode === "drain") yield* i.idle.await
           yield* FiberMap.clear(i.timers)
-          yield* Queue.shutdown(i.ready)
+          yield* Queue.shutdown(i.signals)
         }),
       apply: (key, input) =>
         Effect.suspend(() => {
@@ -141,7 +143,11 @@ interface Interpreter<S> {
   readonly table: KeyState.Table<S>
   readonly options: Options
   readonly clock: Clock.Clock
-  readonly ready: Queue.Queue<string>
+  /** Queued keys by priority; a key offered again at a higher priority leaves a stale entry behind, skipped when reached. */
+  readonly high: MutableList.MutableList<string>
+  readonly low: MutableList.MutableList<string>
+  /** One signal per lane entry: a taker waits on it, then takes from the high lane first. */
+  readonly signals: Queue.Queue<void>
   readonly timers: FiberMap.FiberMap<string>
   /** Open when nothing is queued or running. */
   readonly idle: Latch.Latch
@@ -161,7 +167,9 @@ const interpreter = Effect.fnUntraced(function*<S>(name: string, options: Option
     table,
     options,
     clock: yield* Clock.Clock,
-    ready: yield* Queue.unbounded<string>(),
+    high: MutableList.make<string>(),
+    low: MutableList.make<string>(),
+    signals: yield* Queue.unbounded<void>(),
     timers: yield* FiberMap.make<string>(),
     idle: yield* Latch.make(true),
     noneStarted: yield* Latch.make(true),
@@ -193,7 +201,11 @@ const transition = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>)
 const execute = <S>(i: Interpreter<S>, key: string, commands: ReadonlyArray<KeyState.Command>): Effect.Effect<unknown> | undefined => {
   let timer: Effect.Effect<unknown> | undefined
   for (const command of commands) {
-    if (command._tag === "Offer") Queue.offerUnsafe(i.ready, key)
+    if (command._tag === "Offer") {
+      const state = i.table.keys.get(key)
+      MutableList.append(state !== undefined && Trigger.priorityOf(state.triggers) === "low" ? i.low : i.high, key)
+      Queue.offerUnsafe(i.signals, undefined)
+    }
     else if (command._tag === "Finished") i.options.finished?.(key, command)
     else if (command._tag === "SetTimer") {
       timer = command.timer === undefined || !Ref.getUnsafe(i.accepting)
@@ -222,10 +234,14 @@ const fire = <S>(i: Interpreter<S>, key: string, timer: KeyState.Timer): Effect.
     ))
   )
 
-// A key forgotten or already taken since it was offered is skipped.
+// A key forgotten or already taken since it was offered is skipped, and so is a low entry of a key
+// offered again at high priority.
 const take = <S>(i: Interpreter<S>): Effect.Effect<Item> => {
-  const next: Effect.Effect<Item> = Effect.flatMap(Queue.take(i.ready), (key) => {
-    if (i.table.keys.get(key)?.phase !== "Queued") return next
+  const next: Effect.Effect<Item> = Effect.flatMap(Queue.take(i.signals), () => {
+    const high = i.high.length > 0
+    const key = MutableList.take(high ? i.high : i.low) as string
+    const state = i.table.keys.get(key)
+    if (state?.phase !== "Queued" || (!high && Trigger.priorityOf(state.triggers) === "high")) return next
     const run = transition(i, key, { _tag: "Take", now: i.clock.currentTimeMillisUnsafe() }).state!.run!
     latches(i)
     i.queueDuration.record((run.takenAt - run.queuedAt) / 1000)

@@ -113,7 +113,7 @@ const outcome = (result) =>
 /** @param {Trigger} trigger */
 const triggerLabel = (trigger) =>
   trigger._tag === "Event"
-    ? trigger.detail === undefined ? "event" : `event: ${trigger.detail}`
+    ? trigger.detail === undefined ? "event" : `event: ${trigger.detail}${trigger.bulk ? " (bulk)" : ""}`
     : trigger._tag === "Related"
     ? `related: ${trigger.source ?? ""}`
     : trigger._tag === "Reschedule"

@@ -23,7 +23,8 @@ const rawVersion = (object: unknown): unknown =>
   (object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion
 
 export type Change<A> =
-  | { readonly _tag: "Added"; readonly object: A }
+  /** `listed`: it came with a list (the first, a relist, or the cache's contents for a new subscriber). */
+  | { readonly _tag: "Added"; readonly object: A; readonly listed?: true }
   | { readonly _tag: "Updated"; readonly previous: A; readonly object: A }
   | { readonly _tag: "Deleted"; readonly object: A }
 
@@ -227,7 +228,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
             const previous = objects.get(key)
             if (previous?.metadata.resourceVersion === object.metadata.resourceVersion) continue
             put(key, object)
-            out.push(previous === undefined ? { _tag: "Added", object } : { _tag: "Updated", previous, object })
+            out.push(previous === undefined ? { _tag: "Added", object, listed: true } : { _tag: "Updated", previous, object })
           }
           for (const [key, object] of objects) {
             if (seen.has(key)) continue
@@ -306,7 +307,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
       servedChanges: SubscriptionRef.changes(served),
       changes: Stream.unwrap(Effect.gen(function*() {
         const subscription = yield* PubSub.subscribe(changes)
-        const snapshot = Array.from(objects.values(), (object): Change<A> => ({ _tag: "Added", object }))
+        const snapshot = Array.from(objects.values(), (object): Change<A> => ({ _tag: "Added", object, listed: true }))
         return Stream.concat(Stream.fromArray(snapshot), Stream.fromSubscription(subscription))
       })),
       validity: Stream.unwrap(Effect.gen(function*() {

@@ -8,13 +8,20 @@
  *
  * @since 0.1.0
  */
-import { Controller as Engine } from "@kubefx/core"
+import { Controller as Engine, Trigger } from "@kubefx/core"
 import { Result, Stream } from "effect"
 import type * as Informer from "../cache/Informer.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
 
-const related = (kind: string, object: ObjectMeta.KubeObject) => ({ _tag: "Related" as const, source: `${kind} ${ObjectMeta.key(object)}` })
+const added: Trigger.Trigger = { _tag: "Event", detail: "added" }
+
+// A related object that came with a list is one of many: it waits behind fresh changes.
+const related = <A extends ObjectMeta.KubeObject>(kind: string, change: Informer.Change<A>): Trigger.Trigger => ({
+  _tag: "Related",
+  source: `${kind} ${ObjectMeta.key(change.object)}`,
+  ...(change._tag === "Added" && change.listed ? { bulk: true } : {})
+})
 
 /**
  * Adds and worthwhile updates enqueue the key; a deletion forgets it (after `onDeleted`).
@@ -34,7 +41,8 @@ export const primary = <A extends ObjectMeta.KubeObject>(
         onDeleted(key)
         return Result.succeed(Engine.forget(key))
       }
-      if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "added" }))
+      // Listed objects come many at once: they wait behind fresh changes (Trigger.listed is low priority).
+      if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, change.listed ? Trigger.listed : added))
       return predicate(change.previous, change.object)
         ? Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "updated" }))
         : Result.failVoid
@@ -91,7 +99,7 @@ export const owned = <B extends ObjectMeta.KubeObject>(
       )
       if (reference === undefined) return Result.failVoid
       const key = ObjectMeta.keyOf(owner.namespaced ? change.object.metadata.namespace : undefined, reference.name)
-      return Result.succeed(Engine.enqueue(key, related(informer.resource.kind, change.object)))
+      return Result.succeed(Engine.enqueue(key, related(informer.resource.kind, change)))
     })
   )
 
@@ -107,7 +115,7 @@ export const watched = <B extends ObjectMeta.KubeObject>(
 ): Stream.Stream<Engine.Event> =>
   informer.changes.pipe(
     Stream.flatMap((change) =>
-      Stream.fromIterable(Array.from(map(change.object), (key) => Engine.enqueue(key, related(informer.resource.kind, change.object))))
+      Stream.fromIterable(Array.from(map(change.object), (key) => Engine.enqueue(key, related(informer.resource.kind, change))))
     )
   )
 
@@ -127,6 +135,6 @@ export const served = (
     Stream.drop(1),
     Stream.filter((isServed) => isServed),
     Stream.flatMap(() =>
-      Stream.fromIterable(keys().map((key) => Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} now served` })))
+      Stream.fromIterable(keys().map((key) => Engine.enqueue(key, { _tag: "Related", source: `${informer.resource.kind} now served`, bulk: true })))
     )
   )
