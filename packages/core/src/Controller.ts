@@ -388,7 +388,8 @@ const failed = Effect.fnUntraced(function*<E, R, S>(
     now,
     kind: failure._tag,
     message: Failure.truncate(message, messageLimit),
-    retry: action.retry
+    retry: action.retry,
+    timedOut: failure._tag === "Transient" && failure.error instanceof ReconcileError.Timeout
   }
   yield* Effect.uninterruptible(Effect.flatMap(engine.queue.apply(key, input), ({ commands }) => stepRetry(engine, key, failure, now, commands)))
 })
@@ -591,6 +592,7 @@ const observeMetrics = (controller: string, counts: KeyState.Counts, read: {
     yield* EngineMetrics.observeCounter(EngineMetrics.reconcileErrors, attributes, () => counts.error)
     yield* EngineMetrics.observeCounter(EngineMetrics.terminalReconcileErrors, attributes, () => counts.terminal)
     yield* EngineMetrics.observeCounter(EngineMetrics.reconcilePanics, attributes, () => counts.panics)
+    yield* EngineMetrics.observeCounter(EngineMetrics.reconcileTimeouts, attributes, () => counts.timeouts)
     yield* EngineMetrics.observeCounter(EngineMetrics.retries, { name: controller }, () => counts.retries)
     for (const trigger of Object.keys(counts.triggers) as Array<keyof KeyState.Counts["triggers"]>) {
       yield* EngineMetrics.observeCounter(EngineMetrics.triggers, { controller, trigger }, () => counts.triggers[trigger])

@@ -34,6 +34,11 @@ export const reconcilePanics = Metric.counter("controller_runtime_reconcile_pani
   description: "Total number of reconciliation panics per controller",
   incremental: true
 })
+/** `controller_runtime_reconcile_timeouts_total{controller}`: runs cut off by the controller's `timeout`. */
+export const reconcileTimeouts = Metric.counter("controller_runtime_reconcile_timeouts_total", {
+  description: "Total number of reconciliation timeouts per controller",
+  incremental: true
+})
 /** `controller_runtime_reconcile_time_seconds{controller}`. */
 export const reconcileTime = Metric.histogram("controller_runtime_reconcile_time_seconds", {
   description: "Length of time per reconciliation per controller",

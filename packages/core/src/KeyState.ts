@@ -104,6 +104,8 @@ export type Input<S = unknown> =
     readonly kind: "Transient" | "Permanent" | "Defect"
     readonly message: string
     readonly retry: boolean
+    /** The run was cut off by the controller's `timeout`. */
+    readonly timedOut?: boolean
   }
   /** The retry policy stepped (see the `StepRetry` command): the delay, or none when it ended. */
   | {
@@ -409,6 +411,7 @@ export interface Counts {
   error: number
   terminal: number
   panics: number
+  timeouts: number
   retries: number
   readonly triggers: Record<ReturnType<typeof Trigger.label>, number>
 }
@@ -448,6 +451,7 @@ export const table = <S = unknown>(): Table<S> => ({
     error: 0,
     terminal: 0,
     panics: 0,
+    timeouts: 0,
     retries: 0,
     triggers: { event: 0, related: 0, retry: 0, reschedule: 0, resync: 0 }
   }
@@ -491,6 +495,8 @@ const count = <S>(
     if ((after?.phase === "Queued" && before?.phase !== "Queued") || (after?.dirty === true && before?.dirty !== true)) counts.adds++
   } else if (input._tag === "Start") {
     counts.triggers[Trigger.label(Trigger.reason(after!.run!.triggers))]++
+  } else if (input._tag === "Failed" && input.timedOut === true) {
+    counts.timeouts++
   } else if (input._tag === "Stepped" && input.delay !== undefined) {
     counts.retries++
   }

@@ -9,6 +9,23 @@ const counter = (metric: Metric.Counter<number>, attributes: Record<string, stri
   Effect.map(Metric.value(Metric.withAttributes(metric, attributes)), (state) => state.count)
 
 describe("EngineMetrics", () => {
+  it.effect("a run cut off by the controller's timeout counts in controller_runtime_reconcile_timeouts_total, as an error", () =>
+    isolated(Effect.gen(function*() {
+      const h = yield* scripted((key, n) => key === "slow" && n < 2 ? "hang" : key === "failing" && n === 0 ? "fail" : "ok", {
+        name: "timed",
+        timeout: "30 seconds",
+        retryPolicy: RetryPolicy.exponential({ initial: "1 second" })
+      })
+      yield* h.controller.enqueue("slow")
+      yield* h.controller.enqueue("failing")
+      yield* TestClock.adjust("2 minutes")
+      const controller = { controller: "timed" }
+      assert.strictEqual(yield* counter(EngineMetrics.reconcileTimeouts, controller), 2)
+      assert.strictEqual(yield* counter(EngineMetrics.reconcileErrors, controller), 3)
+      const text = yield* PrometheusMetrics.format()
+      assert.include(text, 'controller_runtime_reconcile_timeouts_total{controller="timed"} 2')
+    })))
+
   it.effect("counts reconciles by result, errors, panics, terminal errors, retries and triggers", () =>
     isolated(Effect.gen(function*() {
       const scripts: Record<string, ReadonlyArray<Step>> = {
