@@ -29,6 +29,7 @@ import * as Resource from "../client/Resource.ts"
 import * as SharedInformers from "../cache/SharedInformers.ts"
 import * as Finalizers from "./Finalizers.ts"
 import * as StatusWrites from "./StatusWrites.ts"
+import * as Applies from "./Applies.ts"
 import * as Triggers from "./Triggers.ts"
 
 /** A kind whose changes are mapped to primary keys by a function. */
@@ -87,7 +88,13 @@ export interface Context<A extends ObjectMeta.KubeObject> {
     body: StatusBody,
     options?: { readonly fieldManager?: string | undefined }
   ) => Effect.Effect<A, KubeError.KubeError | Resource.DecodeError>
-  /** Server-side applies a secondary object under the controller's field manager. */
+  /**
+   * Server-side applies a secondary object under the controller's field manager. For a kind the
+   * controller caches (owns or watches), the body is signed with a digest of itself
+   * (`kubefx.dev/applied-digest`) and not sent when the cached object already holds all of it: a
+   * resync of converged objects costs no request, while a field someone else changed, or one this
+   * body no longer states, is applied again.
+   */
   readonly apply: <B extends ObjectMeta.KubeObject>(
     resource: Resource.Resource<B>,
     body: Kube.ApplyBody
@@ -315,16 +322,16 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
         ? status.stage(ObjectMeta.key(object), object, (body.status ?? {}) as StatusWrites.Status)
         : status.applyNow(write, applyOptions?.fieldManager ?? fieldManager)
     },
-    apply: (kind, body) => kube.apply(kind, body, { fieldManager, force: true }),
+    apply: (kind, body) => Applies.apply(kube, kind, body, { fieldManager, force: true }, caches.get(kind)),
     applyOwned: (kind, body) =>
-      kube.apply(kind, {
+      Applies.apply(kube, kind, {
         ...body,
         metadata: {
           ...body.metadata,
           namespace: body.metadata.namespace ?? object.metadata.namespace,
           ownerReferences: [ownerReferenceOf(resource, object)]
         }
-      }, { fieldManager, force: true }),
+      }, { fieldManager, force: true }, caches.get(kind)),
     cached: (kind, key) => caches.get(kind)?.get(key),
     recordEvent: (event) => events.record(object, event),
     resource,

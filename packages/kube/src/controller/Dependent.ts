@@ -12,8 +12,8 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { createHash } from "node:crypto"
 import type * as Builtins from "../client/Builtins.ts"
+import * as Applies from "./Applies.ts"
 import type * as Controller from "./Controller.ts"
 import type * as Informer from "../cache/Informer.ts"
 import type * as Kube from "../client/Kube.ts"
@@ -157,7 +157,7 @@ export interface Reconciled<S> {
 }
 
 /** The annotation holding a digest of the last applied object, so removed fields are applied too. */
-export const appliedDigestAnnotation = "kubefx.dev/applied-digest"
+export const appliedDigestAnnotation: string = Applies.appliedDigestAnnotation
 
 const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
   self: Checks<P, S, E, R>,
@@ -201,58 +201,10 @@ const applyBody = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObj
         ...(self.owned ? { ownerReferences: [context.ownerReference] } : {})
       }
     }
-    const annotations = { ...(body.metadata.annotations as Record<string, string> | undefined), [appliedDigestAnnotation]: digest(body) }
-    return Effect.succeed({ ...body, metadata: { ...body.metadata, annotations } })
+    return Effect.succeed(Applies.signed(body))
   })
 
-const keyOfBody = (body: Kube.ApplyBody) => ObjectMeta.keyOf(body.metadata.namespace, body.metadata.name)
-
-/**
- * A digest of an object: the same for equal JSON whatever the key order.
- *
- * @example
- * import { Dependent } from "@kubefx/kube"
- * Dependent.digest({ a: 1, b: [2] }) === Dependent.digest({ b: [2], a: 1 }) // true
- */
-export const digest = (value: unknown): string => createHash("sha256").update(canonical(value)).digest("hex").slice(0, 16)
-
-const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
-  }
-  return JSON.stringify(value) ?? "null"
-}
-
-/**
- * Whether `actual` holds every field of `desired` with the same value (arrays element by element,
- * same length). Fields only `actual` has (defaults, status, other managers' fields) do not matter.
- *
- * @example
- * import { Dependent } from "@kubefx/kube"
- * Dependent.contains({ data: { a: "1" }, metadata: { uid: "u" } }, { data: { a: "1" } }) // true
- * Dependent.contains({ data: { a: "2" } }, { data: { a: "1" } }) // false
- */
-export const contains = (actual: unknown, desired: unknown): boolean => {
-  if (Array.isArray(desired)) {
-    return Array.isArray(actual) && actual.length === desired.length && desired.every((item, i) => contains(actual[i], item))
-  }
-  if (typeof desired === "object" && desired !== null) {
-    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false
-    return Object.entries(desired).every(([key, value]) =>
-      value === undefined || contains((actual as Record<string, unknown>)[key], value)
-    )
-  }
-  return actual === desired
-}
-
-// The digest annotation is part of the body, so a changed body (a removed field too) never matches.
-// apiVersion and kind are not always on listed objects; the resource fixes them anyway.
-const upToDate = (actual: ObjectMeta.KubeObject, body: Kube.ApplyBody): boolean => {
-  const { apiVersion: _a, kind: _k, ...fields } = body
-  return contains(actual, fields)
-}
+export { contains, digest } from "./Applies.ts"
 
 /**
  * Applies the dependent unless the cached object already holds what it would apply, then asks
@@ -280,11 +232,10 @@ const reconcileWith = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.Kub
   Effect.gen(function*() {
     const informer = yield* informerOf(self, context)
     const body = yield* applyBody(self, primary, context)
-    const cached = informer.get(keyOfBody(body))
-    const current = cached !== undefined && upToDate(cached, body)
-    const actual = current ? cached : yield* context.apply(self.resource, body)
+    const cached = Applies.current(informer, body)
+    const actual = cached ?? (yield* context.kube.apply(self.resource, body, { fieldManager: context.fieldManager, force: true }))
     const ready = self.ready === undefined ? true : yield* self.ready(actual, primary)
-    return { actual, applied: !current, ready }
+    return { actual, applied: cached === undefined, ready }
   })
 
 /**

@@ -1,0 +1,113 @@
+/**
+ * Server-side applies that are not sent when they would change nothing, as JOSDK's matchers: the
+ * body carries a digest of itself in an annotation, and an apply whose every field (the digest
+ * included) the cached object already holds is answered from the cache. A field someone else
+ * changed, or one the body no longer states (its digest differs), is never masked: the apply goes.
+ *
+ * Internal to the controller: users reach it through `Controller.Context` and `Dependent`.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import type * as Informer from "../cache/Informer.ts"
+import type * as Kube from "../client/Kube.ts"
+import type * as KubeError from "../client/KubeError.ts"
+import * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
+
+/** The annotation holding a digest of the last applied object, so removed fields are applied too. */
+export const appliedDigestAnnotation = "kubefx.dev/applied-digest"
+
+/**
+ * A digest of an object: the same for equal JSON whatever the key order.
+ *
+ * @example
+ * import { Dependent } from "@kubefx/kube"
+ * Dependent.digest({ a: 1, b: [2] }) === Dependent.digest({ b: [2], a: 1 }) // true
+ */
+export const digest = (value: unknown): string => createHash("sha256").update(canonical(value)).digest("hex").slice(0, 16)
+
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/**
+ * Whether `actual` holds every field of `desired` with the same value (arrays element by element,
+ * same length). Fields only `actual` has (defaults, status, other managers' fields) do not matter.
+ *
+ * @example
+ * import { Dependent } from "@kubefx/kube"
+ * Dependent.contains({ data: { a: "1" }, metadata: { uid: "u" } }, { data: { a: "1" } }) // true
+ * Dependent.contains({ data: { a: "2" } }, { data: { a: "1" } }) // false
+ */
+export const contains = (actual: unknown, desired: unknown): boolean => {
+  if (Array.isArray(desired)) {
+    return Array.isArray(actual) && actual.length === desired.length && desired.every((item, i) => contains(actual[i], item))
+  }
+  if (typeof desired === "object" && desired !== null) {
+    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false
+    return Object.entries(desired).every(([key, value]) =>
+      value === undefined || contains((actual as Record<string, unknown>)[key], value)
+    )
+  }
+  return actual === desired
+}
+
+/**
+ * The body with the digest annotation of itself.
+ *
+ * @example
+ * const signed = Applies.signed({ metadata: { name: "a" }, data: { k: "v" } })
+ * signed.metadata.annotations // { "kubefx.dev/applied-digest": "…" }
+ */
+export const signed = (body: Kube.ApplyBody): Kube.ApplyBody => {
+  const annotations = { ...(body.metadata.annotations as Record<string, string> | undefined), [appliedDigestAnnotation]: digest(body) }
+  return { ...body, metadata: { ...body.metadata, annotations } }
+}
+
+// The digest annotation is part of the body, so a changed body (a removed field too) never matches.
+// apiVersion and kind are not always on listed objects; the resource fixes them anyway.
+const upToDate = (actual: ObjectMeta.KubeObject, body: Kube.ApplyBody): boolean => {
+  const { apiVersion: _a, kind: _k, ...fields } = body
+  return contains(actual, fields)
+}
+
+/**
+ * The cached object when it already holds every field of the signed body, else undefined.
+ *
+ * @example
+ * const cached = Applies.current(informer, Applies.signed(body)) // skip the apply when defined
+ */
+export const current = <A extends ObjectMeta.KubeObject>(
+  cache: Informer.Informer<A> | undefined,
+  body: Kube.ApplyBody
+): A | undefined => {
+  const cached = cache?.get(ObjectMeta.keyOf(body.metadata.namespace, body.metadata.name))
+  return cached !== undefined && upToDate(cached, body) ? cached : undefined
+}
+
+/**
+ * Signs the body and applies it, unless `cache` already holds all of it; without a cache, it
+ * applies the body as given.
+ *
+ * @example
+ * const configMap = yield* Applies.apply(kube, ConfigMap, body, { fieldManager: "web", force: true }, informer)
+ */
+export const apply = <A extends ObjectMeta.KubeObject>(
+  kube: Kube.Client,
+  resource: Resource.Resource<A>,
+  body: Kube.ApplyBody,
+  options: Kube.ApplyOptions,
+  cache: Informer.Informer<A> | undefined
+): Effect.Effect<A, KubeError.KubeError | Resource.DecodeError> => {
+  if (cache === undefined) return kube.apply(resource, body, options)
+  const sent = signed(body)
+  const cached = current(cache, sent)
+  return cached !== undefined ? Effect.succeed(cached) : kube.apply(resource, sent, options)
+}
