@@ -276,22 +276,26 @@ const nextTimer = (timer: KeyState.Timer): NonNullable<RunReport["next"]> => ({
 
 /** One run of a key: its reconcile, then what its outcome does to the key and the controller. */
 const Run = {
+  // The run's own bookkeeping is synchronous (no timer starts with a run), so a run costs the
+  // reconcile, its span and its context, and little else.
   process: <E, R, S>(engine: Engine<E, R, S>, item: WorkQueue.Item): Effect.Effect<void, never, R> =>
-    Effect.flatMap(
-      engine.queue.apply(item.key, {
+    Effect.suspend(() => {
+      const [{ state }] = engine.queue.applyUnsafe(item.key, {
         _tag: "Start",
         now: engine.clock.currentTimeMillisUnsafe(),
         maxAttempts: engine.policy.maxAttempts
-      }),
-      ({ state }) => {
-        const started = state!.run!.started!
-        const settled = Effect.flatMap(
-          Effect.exit(reconcileOnce(engine, item.key)),
-          (exit) => Effect.as(settle(engine, item.key, started.at, started.attempt, exit), exit)
-        )
-        return withRunContext(engine, traced(engine, settled, item, started.attempt), item.key, started.attempt)
-      }
-    )
+      })
+      const started = state!.run!.started!
+      const settled = Effect.matchCauseEffect(reconcileOnce(engine, item.key), {
+        onSuccess: (outcome) => Effect.as(succeeded(engine, item.key, started.at, outcome), Exit.succeed(outcome)),
+        onFailure: (cause) =>
+          Effect.as(
+            failed(engine, item.key, Failure.fromCause(cause), started.attempt, settledAt(engine, started.at)),
+            Exit.failCause(cause)
+          )
+      })
+      return withRunContext(engine, traced(engine, settled, item, started.attempt), item.key, started.attempt)
+    })
 }
 
 const reconcileOnce = <E, R, S>(engine: Engine<E, R, S>, key: string): Effect.Effect<Outcome.Outcome, E | ReconcileError.Timeout, R> => {
@@ -332,22 +336,35 @@ const traced = <E, R, S>(
     captureStackTrace: false
   })))
 
-const settle = <E, R, S>(
+// The end of a run: its time recorded, answered with the time it ended.
+const settledAt = <E, R, S>(engine: Engine<E, R, S>, startedAt: number): number => {
+  const now = engine.clock.currentTimeMillisUnsafe()
+  engine.reconcileTime.record((now - startedAt) / 1000)
+  return now
+}
+
+const succeeded = <E, R, S>(
   engine: Engine<E, R, S>,
   key: string,
   startedAt: number,
-  info: RetryInfo.RetryInfo,
-  exit: Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>
+  outcome: Outcome.Outcome
 ): Effect.Effect<void, never, R> => {
-  const now = engine.clock.currentTimeMillisUnsafe()
-  engine.reconcileTime.record((now - startedAt) / 1000)
-  if (Exit.isFailure(exit)) return failed(engine, key, Failure.fromCause(exit.cause), info, now)
+  const now = settledAt(engine, startedAt)
   const wasDegraded = Ref.getUnsafe(engine.health).degraded
   const health = Health.succeeded(Ref.getUnsafe(engine.health), now)
-  const requeueAfter = exit.value._tag === "RequeueAfter" ? exit.value.after : undefined
-  const end = Effect.uninterruptible(Effect.asVoid(engine.queue.apply(key, { _tag: "Succeeded", now, requeueAfter })))
-  return Effect.andThen(Ref.set(engine.health, health), () =>
-    !wasDegraded && engine.options.snapshot === undefined ? end : Effect.andThen(afterSuccess(engine, key, wasDegraded), end))
+  const requeueAfter = outcome._tag === "RequeueAfter" ? outcome.after : undefined
+  const input: KeyState.Input<S> = { _tag: "Succeeded", now, requeueAfter }
+  if (wasDegraded || engine.options.snapshot !== undefined) {
+    const end = Effect.uninterruptible(Effect.asVoid(engine.queue.apply(key, input)))
+    return Effect.andThen(Ref.set(engine.health, health), Effect.andThen(afterSuccess(engine, key, wasDegraded), end))
+  }
+  return Effect.andThen(
+    Ref.set(engine.health, health),
+    Effect.suspend(() => {
+      const timer = engine.queue.applyUnsafe(key, input)[1]
+      return timer === undefined ? Effect.void : Effect.uninterruptible(timer)
+    })
+  )
 }
 
 const afterSuccess = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>, key: string, wasDegraded: boolean) {

@@ -209,13 +209,11 @@ export const step = <S>(state: KeyState<S> | undefined, input: Input<S>): Transi
 
 const unchanged = <S>(state: KeyState<S> | undefined): Transition<S> => ({ state, commands: none })
 
-const freshStreak = <S>(state: KeyState<S>): KeyState<S> => ({
-  ...state,
-  attempt: 0,
-  exhausted: false,
-  pendingRetry: undefined,
-  stepper: undefined
-})
+// Most successes end no streak: the state stays the same value.
+const freshStreak = <S>(state: KeyState<S>): KeyState<S> =>
+  state.attempt === 0 && !state.exhausted && state.pendingRetry === undefined && state.stepper === undefined
+    ? state
+    : { ...state, attempt: 0, exhausted: false, pendingRetry: undefined, stepper: undefined }
 
 // R1: adds merge into one queued run; an add while the key runs owes exactly one follow-up run.
 // R3: an add supersedes the key's timer.

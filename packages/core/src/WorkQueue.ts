@@ -65,6 +65,11 @@ export interface WorkQueue<S = unknown> {
   readonly shutdown: (mode: "drain" | "interrupt") => Effect.Effect<void>
   /** Applies a transition to the key and runs its commands, except `StepRetry`, which is the caller's. */
   readonly apply: (key: string, input: KeyState.Input<S>) => Effect.Effect<KeyState.Transition<S>>
+  /**
+   * `apply` at once, for the engine's hot path: the transition, and the timer change still to run
+   * (then the latches), or undefined when there is none and everything is done.
+   */
+  readonly applyUnsafe: (key: string, input: KeyState.Input<S>) => readonly [KeyState.Transition<S>, Effect.Effect<void> | undefined]
   /** Every key's state; written only through the queue's operations. */
   readonly table: Omit<KeyState.Table<S>, "keys"> & { readonly keys: ReadonlyMap<string, KeyState.KeyState<S>> }
   /** Waits until no run is past its dependency gate (`Start` without an end). */
@@ -125,14 +130,10 @@ export const make = <S = unknown>(name: string, options: Options = {}): Effect.E
         }),
       apply: (key, input) =>
         Effect.suspend(() => {
-          const result = transition(i, key, input)
-          const timer = execute(i, key, result.commands)
-          if (timer === undefined) {
-            latches(i)
-            return Effect.succeed(result)
-          }
-          return Effect.as(Effect.andThen(timer, Effect.sync(() => latches(i))), result)
+          const [result, timer] = applyUnsafe(i, key, input)
+          return timer === undefined ? Effect.succeed(result) : Effect.as(timer, result)
         }),
+      applyUnsafe: (key, input) => applyUnsafe(i, key, input),
       table: i.table,
       awaitNoneStarted: i.noneStarted.await
     }
@@ -214,6 +215,20 @@ const execute = <S>(i: Interpreter<S>, key: string, commands: ReadonlyArray<KeyS
     }
   }
   return timer
+}
+
+const applyUnsafe = <S>(
+  i: Interpreter<S>,
+  key: string,
+  input: KeyState.Input<S>
+): readonly [KeyState.Transition<S>, Effect.Effect<void> | undefined] => {
+  const result = transition(i, key, input)
+  const timer = execute(i, key, result.commands)
+  if (timer === undefined) {
+    latches(i)
+    return [result, undefined]
+  }
+  return [result, Effect.andThen(timer, Effect.sync(() => latches(i)))]
 }
 
 const applyNow = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>): Effect.Effect<void> => {
