@@ -14,6 +14,8 @@ export interface Figures {
   readonly watch_events_s: number
   /** RSS in MiB of the server process with `objects` stored. */
   readonly rss_mb_at_10k: number
+  /** RSS per stored object over the idle, empty server, after a full collection. */
+  readonly rss_bytes_per_object: number
 }
 
 const number = (text: string) => Number(text.replaceAll(",", ""))
@@ -27,7 +29,8 @@ const number = (text: string) => Number(text.replaceAll(",", ""))
  *   "| measure (full: 10,000 objects, 32 concurrent requests) | result |",
  *   "| creates/s | 2,000 |", "| server-side applies/s | 1,500 |",
  *   "| watch events/s delivered to 10 watchers (2,000 held writes, drained) | 90,000 |",
- *   "| server RSS with 10,000 objects stored (MiB; 80 when idle and empty) | 300 |"
+ *   "| server RSS with 10,000 objects stored (MiB; 80 when idle and empty) | 300 |",
+ *   "| server RSS per stored object over the idle server (bytes) | 2,900 |"
  * ].join("\n")).objects // 10000
  */
 export const parse = (output: string): Figures => {
@@ -44,7 +47,8 @@ export const parse = (output: string): Figures => {
     creates_s: number(find(/^\| creates\/s \| ([\d,.]+) \|/)[1]!),
     applies_s: number(find(/^\| server-side applies\/s \| ([\d,.]+) \|/)[1]!),
     watch_events_s: number(find(/^\| watch events\/s [^|]*\| ([\d,.]+) \|/)[1]!),
-    rss_mb_at_10k: number(find(/^\| server RSS with [^|]*\| ([\d,.]+) \|/)[1]!)
+    rss_mb_at_10k: number(find(/^\| server RSS with [^|]*\| ([\d,.]+) \|/)[1]!),
+    rss_bytes_per_object: number(find(/^\| server RSS per stored object [^|]*\| ([\d,.]+) \|/)[1]!)
   }
 }
 
@@ -57,6 +61,6 @@ export const parse = (output: string): Figures => {
  * const figures = Effect.runPromise(ApiServerBench.run({ quick: true }))
  */
 export const run = (options: { readonly quick: boolean }) =>
-  Child.exec(new URL("../../apiserver/bench/apiserver.ts", import.meta.url), options.quick ? ["--quick"] : []).pipe(
+  Child.exec(new URL("../../apiserver/bench/apiserver.ts", import.meta.url), options.quick ? ["--quick"] : [], ["--expose-gc"]).pipe(
     Effect.flatMap((output) => Effect.try({ try: () => parse(output), catch: (error) => error as Error }))
   )

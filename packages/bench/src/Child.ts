@@ -82,9 +82,9 @@ export const spawn = (script: URL, input: unknown, options: { readonly nodeOptio
  * import * as Child from "./Child.ts"
  * const table = Effect.runPromise(Child.exec(new URL("../../core/bench/engine.ts", import.meta.url), ["--quick"]))
  */
-export const exec = (script: URL, args: ReadonlyArray<string>) =>
+export const exec = (script: URL, args: ReadonlyArray<string>, nodeOptions: ReadonlyArray<string> = []) =>
   Effect.callback<string, Error>((resume) => {
-    const child = spawnProcess(process.execPath, ["--conditions=@kubefx/source", ...childArgs, fileURLToPath(script), ...args], {
+    const child = spawnProcess(process.execPath, ["--conditions=@kubefx/source", ...nodeOptions, ...childArgs, fileURLToPath(script), ...args], {
       stdio: ["ignore", "pipe", "inherit"]
     })
     let out = ""

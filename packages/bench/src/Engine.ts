@@ -13,9 +13,15 @@ export interface Figures {
   readonly keys: number
   readonly kubefx_ops_s: number
   readonly bare_queue_ops_s: number
+  /** kubefx over the bare queue, per side-by-side pair (three). */
+  readonly ratio_median: number
+  readonly ratio_min: number
+  readonly ratio_max: number
   readonly merge_events: number
   readonly merge_runs: number
   readonly merge_ops_s: number
+  /** A bare work queue's add, take and done, per operation. */
+  readonly workqueue_ns_per_op: number
 }
 
 /**

@@ -29,6 +29,8 @@ export interface Report {
   readonly requestsByVerb?: Readonly<Record<string, number>> | undefined
   /** Status writes (PATCH of `/status`) after the start signal (kubefx only). */
   readonly statusRequests?: number | undefined
+  /** Requests a resync of the converged fleet sent (kubefx only; goal 0). */
+  readonly resyncRequests?: number | undefined
   /** Reconciler runs (kubefx only). */
   readonly reconciles?: number | undefined
   /** Reconciles that failed and were tried again (the client-node loop). */

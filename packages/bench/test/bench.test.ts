@@ -33,6 +33,16 @@ describe("npm run bench", () => {
       // Ready (one request), a later run finds nothing to change (none).
       assert.strictEqual(report.fleet!.kubefx_status_requests_per_object, 1)
       assert.strictEqual(report.memory!.cached_objects, report.latency!.cached_objects)
+      // A resync of the converged fleet finds every write already made.
+      assert.strictEqual(report.fleet!.kubefx_resync_requests_per_object, 0)
+      // Each ratio is three side-by-side runs, their median between their extremes.
+      for (const spread of [report.fleet!.kubefx_vs_limit, report.fleet!.kubefx_cpu_vs_limit] as Array<Report.Spread>) {
+        assert.strictEqual(spread.runs.length, 3)
+        assert.isTrue(spread.min <= spread.median && spread.median <= spread.max, JSON.stringify(spread))
+      }
+      assert.isTrue(report.engine!.ratio_min as number <= (report.engine!.ratio_median as number))
+      assert.lengthOf(report.machine!.load_average_at_start as Array<number>, 3)
+      assert.include(run.stdout, "load average")
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

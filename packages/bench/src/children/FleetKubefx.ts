@@ -2,8 +2,10 @@
  * Fleet child: the controller of `examples/widgets`, its own reconciler: it applies the owned
  * ConfigMap and states the ConfigMap's name in status, which goes out with `Ready` and
  * `observedGeneration` (R10) in the run's one status write. Every request its client sends is
- * counted through the undici dispatcher, status writes apart.
+ * counted through the undici dispatcher, status writes apart. Once the fleet is done, it resyncs
+ * every Widget and counts the requests that costs.
  */
+import { Trigger } from "@kubefx/core"
 import { Builtins, Controller, Kube, KubeConfig } from "@kubefx/kube"
 import { reconcile } from "@kubefx/example-widgets"
 import { Effect, Layer } from "effect"
@@ -36,7 +38,7 @@ const program = Effect.gen(function*() {
 
   const cpuAtStart = Child.cpuSeconds()
   Child.started()
-  yield* Controller.start(Controller.define({
+  const controller = yield* Controller.start(Controller.define({
     name: "widgets",
     for: Workload.Widget,
     owns: [Builtins.ConfigMap],
@@ -45,10 +47,21 @@ const program = Effect.gen(function*() {
   })).pipe(Effect.provideService(Kube.Kube, kube))
   const atSync = total()
   yield* Effect.promise(() => stop)
+  const converged = total()
+  // A resync of the converged fleet: every Widget reconciled again, which should write nothing. The
+  // fleet is done when the last status lands; the caches catch up with the last ConfigMaps first.
+  const caught = () => controller.informers.every((informer) => informer.size() === input.objects)
+  while (!caught()) yield* Effect.sleep("10 millis")
+  yield* controller.awaitIdle
+  const beforeResync = total()
+  yield* Effect.forEach(controller.informer.keys(), (key) => controller.enqueue(key, Trigger.resync), { discard: true })
+  yield* controller.awaitIdle
+  const resyncRequests = total() - beforeResync
   return {
+    resyncRequests,
+    requestsAfterSync: converged - atSync,
     peakRssMb: Child.peakRssMb(),
     cpuSeconds: Child.cpuSeconds() - cpuAtStart,
-    requestsAfterSync: total() - atSync,
     requestsByVerb: counts,
     statusRequests,
     reconciles
