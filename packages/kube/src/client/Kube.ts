@@ -7,12 +7,13 @@
  * @since 0.1.0
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { Context, Duration, Effect, Layer, Option, Schedule, Schema, type Scope, Stream } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schedule, type Scope, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import * as KubeConfig from "./KubeConfig.ts"
 import * as KubeError from "./KubeError.ts"
 import type * as ObjectMeta from "./ObjectMeta.ts"
 import * as Resource from "./Resource.ts"
+import * as Written from "./Written.ts"
 
 export interface ListOptions {
   readonly namespace?: string | undefined
@@ -247,8 +248,16 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const request = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
       Effect.retry(requestOnce(raw), { schedule: afterRetryAfter, times: throttledRetries, while: isThrottled })
 
+    // An object this client wrote comes back on its watches at the same resourceVersion: the answer
+    // to the write, decoded once, is reused for the watch event instead of decoding it again.
+    const written = Written.make()
     const decodeWith = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>) => (value: unknown) =>
       Resource.decode(resource, value)
+    const decodeWritten = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>) => (value: unknown) =>
+      Effect.map(Resource.decode(resource, value), (decoded) => {
+        written.remember(resource, decoded)
+        return decoded
+      })
 
     const listPage = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, options: ListOptions = {}) =>
       Effect.gen(function*() {
@@ -319,7 +328,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
               Stream.decodeText(),
               Stream.splitLines,
               Stream.filter((line) => line.length > 0),
-              Stream.mapEffect((line) => watchEvent(resource, line, options.onUndecodable)),
+              Stream.mapEffect((line) => watchEvent(resource, line, options.onUndecodable, written)),
               Stream.filter(Option.isSome),
               Stream.map((event) => event.value)
             )
@@ -346,7 +355,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             query: writeQuery(options?.fieldManager),
             body
           })
-          return yield* Resource.decode(resource, created)
+          return yield* decodeWritten(resource)(created)
         }),
       replace: (resource, object, options) =>
         Effect.gen(function*() {
@@ -357,7 +366,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             query: writeQuery(options?.fieldManager),
             body
           })
-          return yield* Resource.decode(resource, replaced)
+          return yield* decodeWritten(resource)(replaced)
         }),
       delete: (resource, name, namespace, options) =>
         Effect.asVoid(request({
@@ -374,7 +383,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             contentType: "application/apply-patch+yaml",
             body: { ...body, apiVersion: resource.apiVersion, kind: resource.kind }
           }),
-          decodeWith(resource)
+          decodeWritten(resource)
         ),
       patch: (resource, name, namespace, patch, options) =>
         Effect.flatMap(
@@ -385,7 +394,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             contentType: patchContentTypes[options.type],
             body: patch
           }),
-          decodeWith(resource)
+          decodeWritten(resource)
         )
     }
     return client
@@ -405,14 +414,24 @@ const definedParams = (query: Readonly<Record<string, string | undefined>> | und
   return params
 }
 
-const RawEvent = Schema.Struct({ type: Schema.String, object: Schema.Unknown })
-const decodeRawEvent = Schema.decodeUnknownOption(Schema.fromJsonString(RawEvent))
+// A watch line is `{"type": "...", "object": ...}`: read without a Schema, it runs for every event.
+const decodeRawEvent = (line: string): Option.Option<{ readonly type: string; readonly object: unknown }> => {
+  try {
+    const parsed = JSON.parse(line) as { readonly type?: unknown; readonly object?: unknown } | null
+    return typeof parsed === "object" && parsed !== null && typeof parsed.type === "string" && "object" in parsed
+      ? Option.some({ type: parsed.type, object: parsed.object })
+      : Option.none()
+  } catch {
+    return Option.none()
+  }
+}
 
 // A line that is not a watch event is skipped and logged, so one bad line does not end the watch.
 const watchEvent = <A extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<A>,
   line: string,
-  onUndecodable: Undecodable | undefined
+  onUndecodable: Undecodable | undefined,
+  written: Written.Written
 ): Effect.Effect<Option.Option<WatchEvent<A>>, KubeError.KubeError> => {
   const event = decodeRawEvent(line)
   if (Option.isNone(event)) {
@@ -422,7 +441,9 @@ const watchEvent = <A extends ObjectMeta.KubeObject>(
   switch (type) {
     case "ADDED":
     case "MODIFIED":
-    case "DELETED":
+    case "DELETED": {
+      const known = type === "DELETED" ? undefined : written.lookup(resource, object)
+      if (known !== undefined) return Effect.succeed(Option.some({ type, object: known }))
       return Resource.decode(resource, object).pipe(
         Effect.map((decoded) => Option.some({ type, object: decoded })),
         Effect.catchTag("DecodeError", (error) =>
@@ -431,6 +452,7 @@ const watchEvent = <A extends ObjectMeta.KubeObject>(
             Effect.as(Option.none())
           ))
       )
+    }
     case "BOOKMARK": {
       const version = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion
       return Effect.succeed(version === undefined ? Option.none() : Option.some({ type, resourceVersion: version }))

@@ -1,0 +1,33 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Builtins } from "@kubefx/kube"
+import * as Written from "../src/client/Written.ts"
+
+const configMap = (name: string, resourceVersion: string) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion },
+  data: { version: resourceVersion }
+})
+
+describe("Written", () => {
+  it("answers a raw object with the decoded write of the same uid and resourceVersion, and nothing else", () => {
+    const written = Written.make()
+    const decoded = configMap("a", "5")
+    written.remember(Builtins.ConfigMap, decoded)
+    assert.strictEqual(written.lookup(Builtins.ConfigMap, JSON.parse(JSON.stringify(decoded))), decoded)
+    // a newer version, another object, another resource declaration: decoded anew
+    assert.isUndefined(written.lookup(Builtins.ConfigMap, configMap("a", "6")))
+    assert.isUndefined(written.lookup(Builtins.ConfigMap, configMap("b", "5")))
+    assert.isUndefined(written.lookup(Builtins.Secret, configMap("a", "5")))
+    assert.isUndefined(written.lookup(Builtins.ConfigMap, { metadata: {} }))
+  })
+
+  it("keeps at most its capacity, dropping the oldest", () => {
+    const written = Written.make(2)
+    const [a, b, c] = [configMap("a", "1"), configMap("b", "2"), configMap("c", "3")]
+    for (const object of [a, b, c]) written.remember(Builtins.ConfigMap, object)
+    assert.isUndefined(written.lookup(Builtins.ConfigMap, a))
+    assert.strictEqual(written.lookup(Builtins.ConfigMap, b), b)
+    assert.strictEqual(written.lookup(Builtins.ConfigMap, c), c)
+  })
+})
