@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Equal } from "effect"
+import { Effect, Equal, SchemaAST } from "effect"
 import type * as OverlayCache from "../cache/OverlayCache.ts"
 import type * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
@@ -100,8 +100,12 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
   // speak for, even if a newer one arrived while it ran (the follow-up run will speak for that).
   const seenGeneration = new Map<string, number | undefined>()
 
-  const encodedStatus = (object: A) =>
-    Effect.map(Resource.encode(resource, object), (encoded) => encoded.status as Status | undefined)
+  // A resource whose Schema transforms nothing reads the same decoded as encoded: no encode per run.
+  const identity = SchemaAST.toEncoded(resource.schema.ast) === resource.schema.ast
+  const encodedStatus = (object: A): Effect.Effect<Status | undefined, Resource.DecodeError> =>
+    identity
+      ? Effect.succeed((object as A & WithStatus).status)
+      : Effect.map(Resource.encode(resource, object), (encoded) => encoded.status as Status | undefined)
 
   // The next run compares what it wants with what it reads: it must read this write, not a
   // lagging cache (a retry that succeeds before the watch delivers its failure's Ready=False
