@@ -1,29 +1,32 @@
 import { Deferred, Effect, Queue } from "effect"
-import { Controller, Outcome } from "@kubefx/core"
+import { Controller, Outcome, Trigger, WorkQueue } from "@kubefx/core"
 const keys = 100_000
 const names = Array.from({ length: keys }, (_, i) => `default/object-${i}`)
-const secs = (_: bigint) => { const u = process.cpuUsage(cpu0); return (u.user + u.system) / 1e6 }
-let cpu0 = process.cpuUsage()
+const now = () => performance.now()
 const run = Effect.scoped(Effect.gen(function*() {
   let runs = 0
-  const controller = yield* Controller.make({ name: "bench", concurrency: 16, reconcile: () => Effect.sync(() => (runs++, Outcome.done)) })
-  cpu0 = process.cpuUsage(); const start = 0n
+  const controller = yield* Controller.make({ name: "bench", concurrency: 16, held: true, reconcile: () => Effect.sync(() => (runs++, Outcome.done)) })
+  const t0 = now()
   for (let i = 0; i < keys; i++) yield* controller.enqueue(names[i]!)
+  const t1 = now()
+  yield* controller.resume
   yield* controller.awaitIdle
-  return keys / secs(start)
+  const t2 = now()
+  return [(t1 - t0) * 1000 / keys, (t2 - t1) * 1000 / keys]
 }))
-const bare = Effect.scoped(Effect.gen(function*() {
-  const queue = yield* Queue.unbounded<string>()
-  const finished = yield* Deferred.make<void>()
-  let processed = 0
-  const worker = Effect.forever(Effect.flatMap(Queue.take(queue), () => Effect.suspend(() => ++processed === keys ? Deferred.succeed(finished, undefined) : Effect.void)))
-  cpu0 = process.cpuUsage(); const start = 0n
-  for (let i = 0; i < keys; i++) Queue.offerUnsafe(queue, names[i]!)
-  for (let i = 0; i < 16; i++) yield* Effect.forkScoped(worker)
-  yield* Deferred.await(finished)
-  return keys / secs(start)
+const wq = Effect.scoped(Effect.gen(function*() {
+  const queue = yield* WorkQueue.make("ops")
+  const t0 = now()
+  for (let i = 0; i < keys; i++) yield* queue.add(names[i]!, Trigger.event())
+  const t1 = now()
+  for (let i = 0; i < keys; i++) yield* queue.take
+  const t2 = now()
+  for (let i = 0; i < keys; i++) yield* queue.done(names[i]!)
+  const t3 = now()
+  return [(t1 - t0) * 1000 / keys, (t2 - t1) * 1000 / keys, (t3 - t2) * 1000 / keys]
 }))
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const a: number[] = [], b: number[] = []
-for (let i = 0; i < 7; i++) { a.push(await Effect.runPromise(run)); b.push(await Effect.runPromise(bare)) }
-console.log("engine", Math.round(median(a)), "bare", Math.round(median(b)), "ratio", (median(a) / median(b) * 100).toFixed(1) + "%")
+for (let i = 0; i < 3; i++) {
+  const [e, w] = await Effect.runPromise(run)
+  const [a, t, d] = await Effect.runPromise(wq)
+  console.log(`enqueue ${e.toFixed(2)}us  run ${w.toFixed(2)}us | wq add ${a.toFixed(2)} take ${t.toFixed(2)} done ${d.toFixed(2)} us`)
+}

@@ -122,29 +122,76 @@ const client = async (url: string, token: string): Promise<Results> => {
   return { createRate, applyRate, eventRate: expected / ((lastEventAt - writesStarted) / 1000) }
 }
 
-if (process.argv.includes("--client")) {
-  const [url, token] = process.argv.slice(process.argv.indexOf("--client") + 1)
-  process.stdout.write(JSON.stringify(await client(url!, token!)))
-} else {
-  const ApiServer = await import("../src/ApiServer.ts")
-  const server = await ApiServer.start({ port: 0, historySize: 50_000, watchBufferSize: 100_000 })
-  for (let i = 0; i < 4; i++) (globalThis.gc as ((options: object) => void) | undefined)?.({ type: "major", execution: "sync", flavor: "last-resort" })
-  const idleRssMiB = process.memoryUsage().rss / 1024 / 1024
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...(quick ? ["--quick"] : []), "--client", server.url, server.token], {
+// More of the same objects (created, half of them applied), for the memory each one adds.
+const more = async (url: string, token: string): Promise<void> => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
+  const base = new URL(url)
+  const call = (method: string, path: string, body: string, contentType: string) =>
+    new Promise<void>((resolve, reject) => {
+      const request = http.request({
+        agent, host: base.hostname, port: base.port, method, path,
+        headers: { authorization: `Bearer ${token}`, "content-type": contentType }
+      }, (response) => {
+        response.resume()
+        response.on("end", () => (response.statusCode ?? 500) < 300 ? resolve() : reject(new Error(`${method} ${path}: ${response.statusCode}`)))
+      })
+      request.on("error", reject)
+      request.end(body)
+    })
+  const collection = "/api/v1/namespaces/default/configmaps"
+  let next = 0
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < objects) {
+      const i = next++
+      const name = `more-${i}`
+      await call("POST", collection, JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { app: "bench" } }, data: { i: String(i) } }), "application/json")
+      if (i % 2 === 0) {
+        await call("PATCH", `${collection}/${name}?fieldManager=bench`, JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { applied: String(i) } }), "application/apply-patch+yaml")
+      }
+    }
+  }))
+  agent.destroy()
+}
+
+const runChild = (mode: string, url: string, token: string) =>
+  new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...(quick ? ["--quick"] : []), mode, url, token], {
       stdio: ["ignore", "pipe", "inherit"]
     })
     let out = ""
     child.stdout.on("data", (d: Buffer) => (out += d.toString()))
     child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`client exited ${code}`))))
   })
-  const results = JSON.parse(output) as Results
-  // Garbage left by the load is not memory the objects hold: with --expose-gc, a memory-reducing
-  // collection (V8's "last resort" flavour) also gives back the pages the load grew the heap by.
+
+// Garbage left by the load is not memory the objects hold: with --expose-gc, a memory-reducing
+// collection (V8's "last resort" flavour) also gives back the pages the load grew the heap by.
+const collected = () => {
   const collect = globalThis.gc as ((options: object) => void) | undefined
   for (let i = 0; i < 4; i++) collect?.({ type: "major", execution: "sync", flavor: "last-resort" })
-  const rssMiB = process.memoryUsage().rss / 1024 / 1024
-  const heapMiB = process.memoryUsage().heapUsed / 1024 / 1024
+  return process.memoryUsage()
+}
+
+if (process.argv.includes("--client-more")) {
+  const [url, token] = process.argv.slice(process.argv.indexOf("--client-more") + 1)
+  await more(url!, token!)
+} else if (process.argv.includes("--client")) {
+  const [url, token] = process.argv.slice(process.argv.indexOf("--client") + 1)
+  process.stdout.write(JSON.stringify(await client(url!, token!)))
+} else {
+  const ApiServer = await import("../src/ApiServer.ts")
+  // The default history (10,000 events); the watch scenario's held writes wait in each watch's buffer.
+  const server = await ApiServer.start({ port: 0, watchBufferSize: 100_000 })
+  const idleRssMiB = collected().rss / 1024 / 1024
+  const results = JSON.parse(await runChild("--client", server.url, server.token)) as Results
+  const loaded = collected()
+  const rssMiB = loaded.rss / 1024 / 1024
+  const heapMiB = loaded.heapUsed / 1024 / 1024
+  // What one more stored object costs: the same load again on a server past its warm-up, so JIT
+  // code, connection buffers and other fixed costs are not counted as the objects' memory.
+  await runChild("--client-more", server.url, server.token)
+  const grown = collected()
+  const rssPerObject = (grown.rss - loaded.rss) / objects
+  const heapPerObject = (grown.heapUsed - loaded.heapUsed) / objects
   await server.close()
   const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
   console.log(`\n| measure (${quick ? "--quick" : "full"}: ${fmt(objects)} objects, ${concurrency} concurrent requests) | result |`)
@@ -154,5 +201,5 @@ if (process.argv.includes("--client")) {
   console.log(`| watch events/s delivered to ${watchers} watchers (${fmt(watchWrites)} held writes, drained) | ${fmt(results.eventRate)} |`)
   console.log(`| server RSS with ${fmt(objects)} objects stored (MiB; ${fmt(idleRssMiB)} when idle and empty) | ${fmt(rssMiB)} |`)
   console.log(`| server JS heap used (MiB) | ${fmt(heapMiB)} |`)
-  console.log(`| server RSS per stored object over the idle server (bytes) | ${fmt((rssMiB - idleRssMiB) * 1024 * 1024 / objects)} |`)
+  console.log(`| server RSS per stored object, ${fmt(objects)} more on the warm server (bytes; heap ${fmt(heapPerObject)}) | ${fmt(rssPerObject)} |`)
 }

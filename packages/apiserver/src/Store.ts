@@ -9,6 +9,7 @@
  * to the store from inside the call (they queue work instead).
  */
 import { KubeObject } from "@kubefx/schema/internal"
+import * as Compaction from "./Compaction.ts"
 
 export type EventType = "ADDED" | "MODIFIED" | "DELETED"
 
@@ -124,7 +125,7 @@ export const make = (options: Options = {}): Store => {
   }
   for (const { object, storage } of options.initial?.objects ?? []) {
     const m = KubeObject.meta(object)
-    bucket(storage).objects.set(KubeObject.key(m.namespace, m.name ?? ""), object)
+    bucket(storage).objects.set(KubeObject.key(m.namespace, m.name ?? ""), Compaction.compact(object))
   }
 
   const compactedRevision = () => Math.max(startRevision, revision - capacity)
@@ -178,7 +179,7 @@ export const make = (options: Options = {}): Store => {
     const prev = b.objects.get(key)
     if (!matchesExpected(prev, expected)) return { _tag: "Conflict", current: prev }
     revision++
-    const stored = KubeObject.withMeta(object, { resourceVersion: String(revision) })
+    const stored = Compaction.compact(KubeObject.withMeta(object, { resourceVersion: String(revision) }))
     if (prev === undefined) b.sorted = undefined
     b.objects.set(key, stored)
     const event: Event = {

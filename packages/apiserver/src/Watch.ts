@@ -108,13 +108,16 @@ const highest = (items: ReadonlyArray<Item>): number => {
  *   sendInitialEvents: undefined, timeoutSeconds: 1, present: (o) => o, representation: "json"
  * })
  */
+const encodingsKept = 4096
+
 export const make = (options: Options): Watches => {
   const { faults, store } = options
   const durable = options.durable ?? (() => Effect.void)
   const bookmarkInterval = options.bookmarkIntervalMs ?? 5_000
   const bufferSize = options.bufferSize ?? 10_000
-  // One encoding per stored object, resource and representation, however many watchers get it.
-  const encoded = new WeakMap<Registry.Resource, Map<string, WeakMap<KubeObject.KubeObject, string>>>()
+  // One encoding per stored object, resource and representation, however many watchers get it; only
+  // the latest encodings are kept, so a stored object does not hold its JSON for as long as it lives.
+  const encoded = new WeakMap<Registry.Resource, Map<string, Map<KubeObject.KubeObject, string>>>()
 
   const encoder = (request: Request) => {
     let byRepresentation = encoded.get(request.resource)
@@ -124,7 +127,7 @@ export const make = (options: Options): Watches => {
     }
     let objects = byRepresentation.get(request.representation)
     if (objects === undefined) {
-      objects = new WeakMap()
+      objects = new Map()
       byRepresentation.set(request.representation, objects)
     }
     const cache = objects
@@ -132,6 +135,7 @@ export const make = (options: Options): Watches => {
       let json = cache.get(object)
       if (json === undefined) {
         json = JSON.stringify(request.present(object))
+        if (cache.size >= encodingsKept) cache.delete(cache.keys().next().value!)
         cache.set(object, json)
       }
       return json

@@ -30,7 +30,7 @@ const number = (text: string) => Number(text.replaceAll(",", ""))
  *   "| creates/s | 2,000 |", "| server-side applies/s | 1,500 |",
  *   "| watch events/s delivered to 10 watchers (2,000 held writes, drained) | 90,000 |",
  *   "| server RSS with 10,000 objects stored (MiB; 80 when idle and empty) | 300 |",
- *   "| server RSS per stored object over the idle server (bytes) | 2,900 |"
+ *   "| server RSS per stored object, 10,000 more on the warm server (bytes; heap 1,500) | 2,900 |"
  * ].join("\n")).objects // 10000
  */
 export const parse = (output: string): Figures => {
@@ -48,7 +48,7 @@ export const parse = (output: string): Figures => {
     applies_s: number(find(/^\| server-side applies\/s \| ([\d,.]+) \|/)[1]!),
     watch_events_s: number(find(/^\| watch events\/s [^|]*\| ([\d,.]+) \|/)[1]!),
     rss_mb_at_10k: number(find(/^\| server RSS with [^|]*\| ([\d,.]+) \|/)[1]!),
-    rss_bytes_per_object: number(find(/^\| server RSS per stored object [^|]*\| ([\d,.]+) \|/)[1]!)
+    rss_bytes_per_object: number(find(/^\| server RSS per stored object[^|]*\| ([\d,.-]+) \|/)[1]!)
   }
 }
 
