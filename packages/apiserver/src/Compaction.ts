@@ -6,24 +6,13 @@
  *
  * @since 0.1.0
  */
-import type { KubeObject } from "@kubefx/schema/internal"
+import { Interning, type KubeObject } from "@kubefx/schema/internal"
 
 /** The shared empty leaf of a field set (`"f:name": {}`). */
 const emptyLeaf: Readonly<Record<string, never>> = Object.freeze({})
 
-const longest = 64
-const capacity = 8192
-let table = new Map<string, string>()
-
-// Bounded: when full it starts over, so values that stop recurring are not kept forever.
-const intern = (value: unknown): unknown => {
-  if (typeof value !== "string" || value.length > longest) return value
-  const known = table.get(value)
-  if (known !== undefined) return known
-  if (table.size >= capacity) table = new Map()
-  table.set(value, value)
-  return value
-}
+const table = Interning.make()
+const intern = table.intern
 
 const internValues = (record: unknown): unknown => {
   if (typeof record !== "object" || record === null || Array.isArray(record)) return record

@@ -1,6 +1,7 @@
 /**
  * The building blocks of `@kubefx/schema` for the embedded API server, which formats every other
- * error with the same Go-compatible causes: not for operators, whose surface is the package index.
+ * error with the same Go-compatible causes, and for the client's caches (`Interning`): not for
+ * operators, whose surface is the package index.
  */
 export * as CelLibrary from "./CelLibrary.ts"
 export * as CelRules from "./CelRules.ts"
@@ -10,6 +11,7 @@ export * as CelValidation from "./CelValidation.ts"
 export * as CelValues from "./CelValues.ts"
 export * as Defaulting from "./Defaulting.ts"
 export * as FieldCauses from "./FieldCauses.ts"
+export * as Interning from "./Interning.ts"
 export * as Json from "./Json.ts"
 export * as KubeObject from "./KubeObject.ts"
 export * as NameRules from "./NameRules.ts"

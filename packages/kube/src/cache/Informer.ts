@@ -7,6 +7,7 @@
  */
 import { Deferred, Effect, Latch, PubSub, Scope, Stream, SubscriptionRef } from "effect"
 import type * as Kube from "../client/Kube.ts"
+import { Interning } from "@kubefx/schema/internal"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
 import * as Watcher from "./Watcher.ts"
@@ -83,16 +84,44 @@ export interface Options<A> extends Watcher.Options<A> {
 }
 
 /**
- * Drops `metadata.managedFields`, which controllers rarely read and which can double an object's size.
+ * Drops `metadata.managedFields`, which controllers rarely read and which can double an object's size,
+ * and shares the strings many cached objects repeat (namespace, kind, labels, condition reasons...).
  *
  * @example
  * import { Informer } from "@kubefx/kube"
  * Informer.stripManagedFields({ metadata: { name: "a", managedFields: [{}] } }).metadata.managedFields // undefined
  */
 export const stripManagedFields = <A extends ObjectMeta.KubeObject>(object: A): A => {
-  if (object.metadata.managedFields === undefined) return object
+  if (object.metadata.managedFields === undefined) return shareStrings(object)
   const { managedFields: _, ...metadata } = object.metadata
-  return { ...object, metadata }
+  return shareStrings({ ...object, metadata })
+}
+
+const strings = Interning.make()
+
+type Writable = Record<string, unknown>
+
+const shareIn = (record: unknown, keys?: ReadonlyArray<string>): void => {
+  if (typeof record !== "object" || record === null) return
+  const target = record as Writable
+  for (const key of keys ?? Object.keys(target)) {
+    const value = target[key]
+    if (typeof value === "string") target[key] = strings.intern(value)
+  }
+}
+
+// A cached object's strings that many objects repeat share one copy (equal values, so nothing
+// observable changes); the decoded object is the cache's own, so they are replaced in place.
+const shareStrings = <A extends ObjectMeta.KubeObject>(object: A): A => {
+  shareIn(object, ["apiVersion", "kind"])
+  const metadata = object.metadata as ObjectMeta.ObjectMeta
+  shareIn(metadata, ["namespace", "creationTimestamp", "deletionTimestamp", "generateName"])
+  shareIn(metadata.labels)
+  shareIn(metadata.annotations)
+  for (const owner of metadata.ownerReferences ?? []) shareIn(owner, ["apiVersion", "kind"])
+  const conditions = (object as { readonly status?: { readonly conditions?: unknown } }).status?.conditions
+  if (Array.isArray(conditions)) for (const condition of conditions) shareIn(condition, ["type", "status", "reason", "message", "lastTransitionTime"])
+  return object
 }
 
 /**
