@@ -23,8 +23,7 @@ import {
   Schedule,
   Scope,
   Semaphore,
-  Stream,
-  Tracer
+  Stream
 } from "effect"
 import * as EngineMetrics from "./EngineMetrics.ts"
 import type * as ErrorAction from "./ErrorAction.ts"
@@ -319,29 +318,23 @@ const withRunContext = <A, E, R, S>(engine: Engine<E, R, S>, run: Effect.Effect<
       { ...Context.get(current, References.CurrentLogAnnotations), controller: engine.name, key, attempt: info.attempt }
     ))
 
-// Every run is a span for the installed tracer (`References.TracerEnabled` turns spans off, as for
-// any Effect program); it fails with the reconcile's failure, so tracing backends mark the run as an
-// error. Under Effect's own in-memory tracer, which exports nothing, the span is not made: it costs
-// a no-op run about a fifth of its time and nothing could observe it.
+// Every run is a span (`References.TracerEnabled` turns spans off, as for any Effect program); it
+// fails with the reconcile's failure, so tracing backends mark the run as an error.
 const traced = <E, R, S>(
   engine: Engine<E, R, S>,
   run: Effect.Effect<Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>, never, R>,
   item: WorkQueue.Item,
   info: RetryInfo.RetryInfo
 ): Effect.Effect<void, never, R> =>
-  Effect.withFiber((fiber) =>
-    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
-      ? Effect.asVoid(run)
-      : Effect.asVoid(Effect.exit(Effect.withSpan(Effect.flatten(run), "kubefx.reconcile", {
-        attributes: {
-          "kubefx.controller": engine.name,
-          "kubefx.key": item.key,
-          "kubefx.attempt": info.attempt,
-          "kubefx.trigger": Trigger.label(Trigger.reason(item.triggers))
-        },
-        captureStackTrace: false
-      })))
-  )
+  Effect.asVoid(Effect.exit(Effect.withSpan(Effect.flatten(run), "kubefx.reconcile", {
+    attributes: {
+      "kubefx.controller": engine.name,
+      "kubefx.key": item.key,
+      "kubefx.attempt": info.attempt,
+      "kubefx.trigger": Trigger.label(Trigger.reason(item.triggers))
+    },
+    captureStackTrace: false
+  })))
 
 // The end of a run: its time recorded, answered with the time it ended.
 const settledAt = <E, R, S>(engine: Engine<E, R, S>, startedAt: number): number => {

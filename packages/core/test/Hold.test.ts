@@ -135,11 +135,8 @@ describe("WorkQueue requeue", () => {
     })))
 })
 
-// A tracer of its own (not Effect's default), so runs are traced as under any installed backend.
-const recording = Tracer.make({ span: (options) => new Tracer.NativeSpan(options) })
-
 describe("Controller tracing", () => {
-  it.effect("each run is a kubefx.reconcile span of the installed tracer, with the controller, key, attempt and trigger, failing with the run", () =>
+  it.effect("each run is a kubefx.reconcile span with the controller, key, attempt and trigger, failing with the run", () =>
     isolated(Effect.gen(function*() {
       const spans: Array<Tracer.Span> = []
       const controller = yield* Controller.make({
@@ -162,22 +159,6 @@ describe("Controller tracing", () => {
       const [good, bad] = spans
       assert.isTrue(good!.status._tag === "Ended" && Exit.isSuccess(good!.status.exit))
       assert.isTrue(bad!.status._tag === "Ended" && Exit.isFailure(bad!.status.exit))
-    }).pipe(Effect.withTracer(recording))))
-
-  it.effect("under Effect's own in-memory tracer, which exports nothing, runs make no span", () =>
-    isolated(Effect.gen(function*() {
-      const seen: Array<string> = []
-      const controller = yield* Controller.make({
-        name: "native",
-        reconcile: () =>
-          Effect.map(Effect.currentSpan.pipe(Effect.option), (span) => {
-            if (span._tag === "Some") seen.push(span.value.name)
-            return Outcome.done
-          })
-      })
-      yield* controller.enqueue("a")
-      yield* controller.awaitIdle
-      assert.deepStrictEqual(seen, [])
     })))
 
   it.effect("References.TracerEnabled false: runs record no span", () =>
@@ -194,5 +175,5 @@ describe("Controller tracing", () => {
       yield* controller.enqueue("a")
       yield* controller.awaitIdle
       assert.deepStrictEqual(spans.filter((span) => span.sampled), [])
-    }).pipe(Effect.withTracerEnabled(false), Effect.withTracer(recording))))
+    }).pipe(Effect.withTracerEnabled(false))))
 })
