@@ -14,7 +14,7 @@ export interface Figures {
   readonly watch_events_s: number
   /** RSS in MiB of the server process with `objects` stored. */
   readonly rss_mb_at_10k: number
-  /** RSS per stored object over the idle, empty server, after a full collection. */
+  /** RSS one more stored object costs on a warm server, after memory-reducing collections. */
   readonly rss_bytes_per_object: number
 }
 

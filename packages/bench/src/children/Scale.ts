@@ -5,7 +5,7 @@
  */
 import { Builtins, Controller, Kube } from "@kubefx/kube"
 import { reconcile } from "@kubefx/example-widgets"
-import { Deferred, Effect } from "effect"
+import { Effect } from "effect"
 import * as Child from "../Child.ts"
 import * as Latency from "../Latency.ts"
 import * as Raw from "../Raw.ts"
@@ -25,7 +25,7 @@ const program = Effect.gen(function*() {
   const kube = yield* Kube.Kube
   yield* kube.list(Workload.Widget, { limit: 1 })
   const before = collect()
-  const waiting = new Map<string, { readonly message: string; readonly started: Deferred.Deferred<number> }>()
+  const waiting: Latency.Waiting = new Map()
   Child.started()
   const startedAt = performance.now()
   const controller = yield* Controller.start(Controller.define({
@@ -35,10 +35,7 @@ const program = Effect.gen(function*() {
     concurrency: input.concurrency,
     reconcile: (widget, ctx) =>
       Effect.suspend(() => {
-        const sample = waiting.get(widget.metadata.name)
-        if (sample !== undefined && sample.message === widget.spec.message) {
-          Deferred.doneUnsafe(sample.started, Effect.succeed(performance.now()))
-        }
+        Latency.seen(waiting, widget.metadata.name, widget.spec.message)
         return reconcile(widget, ctx)
       })
   }))
@@ -50,28 +47,12 @@ const program = Effect.gen(function*() {
 
   const raw = Raw.make(input.url, input.token, 1)
   yield* Effect.addFinalizer(() => Effect.sync(raw.close))
-  const latencies: Array<number> = []
-  for (let i = 0; i < warmup + input.samples; i++) {
-    const name = Workload.widgetName((i * 7919) % input.objects)
-    const message = `edit ${i}`
-    const started = Deferred.makeUnsafe<number>()
-    waiting.set(name, { message, started })
-    const sent = performance.now()
-    yield* Effect.promise(() =>
-      raw.ok("PATCH", `${Workload.apiPath}/namespaces/${Workload.namespace}/widgets/${name}`, { spec: { message } }, Raw.mergePatch)
-    )
-    const at = yield* Deferred.await(started)
-    waiting.delete(name)
-    if (i >= warmup) latencies.push(at - sent)
-    yield* controller.awaitIdle
-  }
+  const latency = yield* Latency.sample({ raw, waiting, objects: input.objects, warmup, samples: input.samples, awaitIdle: controller.awaitIdle })
   return {
     syncSeconds,
     heapBytesPerObject: Math.round((converged.heapUsed - before.heapUsed) / cached),
     rssBytesPerObject: Math.round((converged.rss - before.rss) / cached),
-    p50Ms: Latency.quantile(latencies, 0.5),
-    p99Ms: Latency.quantile(latencies, 0.99),
-    maxMs: Math.max(...latencies)
+    ...latency
   } satisfies Scale.Report
 })
 
