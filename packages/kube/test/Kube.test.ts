@@ -6,7 +6,7 @@ import { assert, layer } from "@effect/vitest"
 import { Builtins, Kube } from "@kubefx/kube"
 import { NodeHttpClient } from "@effect/platform-node"
 import { ApiServer } from "@kubefx/apiserver"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Tracer } from "effect"
 import { HttpClient } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -14,6 +14,24 @@ import { join } from "node:path"
 import { layer as cluster, namespace, TestCluster } from "./support.ts"
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Kube", (it) => {
+  it.effect("each request is a span of an installed tracer, a child of the caller's span", () =>
+    Effect.gen(function*() {
+      const kube = yield* Kube.Kube
+      const spans: Array<Tracer.Span> = []
+      const recording = Tracer.make({
+        span: (options) => {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      yield* kube.list(Builtins.ConfigMap, { namespace: "default" }).pipe(Effect.withSpan("caller"), Effect.withTracer(recording))
+      const caller = spans.find((span) => span.name === "caller")!
+      const requests = spans.filter((span) => span !== caller)
+      assert.isAtLeast(requests.length, 1)
+      assert.isTrue(requests.every((span) => span.parent._tag === "Some" && span.parent.value.spanId === caller.spanId))
+    }))
+
   it.effect("a throttled request is sent again after Retry-After and succeeds once the server lets it through", () =>
     Effect.gen(function*() {
       const { server } = yield* TestCluster
