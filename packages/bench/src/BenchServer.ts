@@ -55,13 +55,7 @@ const kubeconfig = (server: ApiServer.ApiServer): string => {
 export const make = Effect.gen(function*() {
   const dir = mkdtempSync(join(tmpdir(), "kubefx-bench-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-  // About one start in 250 dies loading its self-signed certificate (a random serial that starts
-  // with a zero byte is not minimal DER: "illegal padding"); a bench run starts eight, so it retries.
-  const server = yield* ApiServer.make({ port: 0, historySize, watchBufferSize: historySize }).pipe(
-    Effect.catchDefect((defect) => Effect.fail(defect)),
-    Effect.retry({ times: 2 }),
-    Effect.orDie
-  )
+  const server = yield* ApiServer.make({ port: 0, historySize, watchBufferSize: historySize }).pipe(Effect.orDie)
   const kubeconfigPath = join(dir, "kubeconfig")
   writeFileSync(kubeconfigPath, kubeconfig(server), { mode: 0o600 })
   const raw = Raw.make(server.url, server.token, 32)
