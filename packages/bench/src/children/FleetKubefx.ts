@@ -48,6 +48,7 @@ const program = Effect.gen(function*() {
   const atSync = total()
   yield* Effect.promise(() => stop)
   const converged = total()
+  const reconcilesToConverge = reconciles
   // A resync of the converged fleet: every Widget reconciled again, which should write nothing. The
   // fleet is done when the last status lands; the caches catch up with the last ConfigMaps first.
   const caught = () => controller.informers.every((informer) => informer.size() === input.objects)
@@ -64,7 +65,7 @@ const program = Effect.gen(function*() {
     cpuSeconds: Child.cpuSeconds() - cpuAtStart,
     requestsByVerb: counts,
     statusRequests,
-    reconciles
+    reconciles: reconcilesToConverge
   } satisfies Fleet.Report
 })
 
