@@ -8,6 +8,7 @@
 import { SchemaRepresentation } from "effect"
 import type { JsonSchema, Schema, SchemaAST } from "effect"
 import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
+import * as OpenApiValidation from "./OpenApiValidation.ts"
 
 /** The openAPIV3Schema a Schema generates: the package's `JsonSchemaProps`, one declaration for both sides. */
 export type { JsonSchemaProps }
@@ -65,7 +66,7 @@ const adapter = (references: Record<string, Representation>) => {
           checks: node.checks.map(re2Check),
           propertySignatures: node.propertySignatures.map((property) => ({
             ...property,
-            isOptional: property.isOptional || admitsUndefined(property.type, from),
+            isOptional: property.isOptional || admitsUndefined(property.type),
             type: adapt(property.type, from)
           })),
           indexSignatures: node.indexSignatures.map((index) => ({ ...index, type: adapt(index.type, from) }))
@@ -124,9 +125,8 @@ const revivers: ReadonlyArray<SchemaRepresentation.AnyReviver> = (Object.values(
     typeof (value as { revive?: unknown }).revive === "function"
 )
 
-const admitsUndefined = (node: Representation, references: SchemaRepresentation.References): boolean =>
-  node._tag === "Undefined" || node._tag === "Void" ||
-  (node._tag === "Union" && node.types.some((member) => admitsUndefined(member, references)))
+const admitsUndefined = (node: Representation): boolean =>
+  node._tag === "Undefined" || node._tag === "Void" || (node._tag === "Union" && node.types.some(admitsUndefined))
 
 /**
  * Effect writes a pattern only when JavaScript and JSON Schema read it alike (the `u` flag); a CRD's
@@ -140,12 +140,15 @@ const re2Check = (check: SchemaRepresentation.Check): SchemaRepresentation.Check
   return { ...check, annotations: { ...check.annotations, toJsonSchema: () => pattern === undefined ? [{}, true] : { pattern } } }
 }
 
-/** The RE2 spelling of a JavaScript pattern, or undefined without one (lookaround, backreferences). */
+/**
+ * The RE2 spelling of a JavaScript pattern, or undefined when RE2 does not compile it (lookaround,
+ * backreferences...): the same compiler the API server's validation uses decides.
+ */
 const re2Pattern = (source: string, flags: string): string | undefined => {
-  if (/\(\?<?[=!]|\\[1-9]|\\k</.test(source)) return undefined
   const inline = [...flags].filter((f) => f === "i" || f === "m" || f === "s").join("")
   const anchored = flags.includes("y") ? `^(?:${source})` : source
-  return inline === "" ? anchored : `(?${inline})${anchored}`
+  const pattern = inline === "" ? anchored : `(?${inline})${anchored}`
+  return typeof OpenApiValidation.compilePattern(pattern) === "string" ? undefined : pattern
 }
 
 /**
