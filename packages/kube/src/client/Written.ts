@@ -31,29 +31,21 @@ const versionKey = (metadata: { readonly uid?: unknown; readonly resourceVersion
  * written.lookup(Widget, rawFromWatch) // decoded, when uid and resourceVersion match
  */
 export const make = (capacity = 4096): Written => {
-  // Keyed by the Resource value itself: two declarations of one kind may decode differently.
-  const byResource = new WeakMap<Resource.Resource<any>, Map<string, ObjectMeta.KubeObject>>()
-  let size = 0
-  const order: Array<readonly [Map<string, ObjectMeta.KubeObject>, string]> = []
+  // A uid names one object whatever its kind; the Resource is kept to answer only the declaration
+  // that decoded it (two declarations of one kind may decode differently). A Map keeps insertion
+  // order, so its first key is the oldest.
+  const entries = new Map<string, { readonly resource: Resource.Resource<any>; readonly object: ObjectMeta.KubeObject }>()
   return {
     remember: (resource, object) => {
       const key = versionKey(object.metadata)
       if (key === undefined) return
-      let entries = byResource.get(resource)
-      if (entries === undefined) byResource.set(resource, entries = new Map())
-      if (entries.has(key)) return
-      entries.set(key, object)
-      order.push([entries, key])
-      size++
-      if (size > capacity) {
-        const [oldest, oldestKey] = order.shift()!
-        oldest.delete(oldestKey)
-        size--
-      }
+      entries.set(key, { resource, object })
+      if (entries.size > capacity) entries.delete(entries.keys().next().value!)
     },
     lookup: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: unknown) => {
       const key = versionKey((raw as { readonly metadata?: { readonly uid?: unknown; readonly resourceVersion?: unknown } } | null)?.metadata)
-      return key === undefined ? undefined : byResource.get(resource)?.get(key) as A | undefined
+      const entry = key === undefined ? undefined : entries.get(key)
+      return entry?.resource === resource ? entry.object as A : undefined
     }
   }
 }
