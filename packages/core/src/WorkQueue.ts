@@ -117,8 +117,7 @@ export const make = <S = unknown>(name: string, options: Options = {}): Effect.E
       requeue: (item) => {
         if (i.table.keys.get(item.key)?.phase !== "Running") return false
         // An interrupted run leaves no timer change, so this runs at once.
-        execute(i, item.key, transition(i, item.key, { _tag: "Interrupted", now: now() }).commands)
-        latches(i)
+        applyUnsafe(i, item.key, { _tag: "Interrupted", now: now() })
         return true
       },
       shutdown: (mode) =>
@@ -199,11 +198,10 @@ const transition = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>)
 
 // Runs the commands that are the queue's and returns the timer change still to run, if any: it
 // runs before the latches are set, so a waiter on `awaitIdle` sees the key's final timer.
-const execute = <S>(i: Interpreter<S>, key: string, commands: ReadonlyArray<KeyState.Command>): Effect.Effect<unknown> | undefined => {
+const execute = <S>(i: Interpreter<S>, key: string, { commands, state }: KeyState.Transition<S>): Effect.Effect<unknown> | undefined => {
   let timer: Effect.Effect<unknown> | undefined
   for (const command of commands) {
     if (command._tag === "Offer") {
-      const state = i.table.keys.get(key)
       MutableList.append(state !== undefined && Trigger.priorityOf(state.triggers) === "low" ? i.low : i.high, key)
       Queue.offerUnsafe(i.signals, undefined)
     }
@@ -223,7 +221,7 @@ const applyUnsafe = <S>(
   input: KeyState.Input<S>
 ): readonly [KeyState.Transition<S>, Effect.Effect<void> | undefined] => {
   const result = transition(i, key, input)
-  const timer = execute(i, key, result.commands)
+  const timer = execute(i, key, result)
   if (timer === undefined) {
     latches(i)
     return [result, undefined]
@@ -231,14 +229,8 @@ const applyUnsafe = <S>(
   return [result, Effect.andThen(timer, Effect.sync(() => latches(i)))]
 }
 
-const applyNow = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>): Effect.Effect<void> => {
-  const timer = execute(i, key, transition(i, key, input).commands)
-  if (timer === undefined) {
-    latches(i)
-    return Effect.void
-  }
-  return Effect.andThen(timer, Effect.sync(() => latches(i)))
-}
+const applyNow = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>): Effect.Effect<void> =>
+  applyUnsafe(i, key, input)[1] ?? Effect.void
 
 const fire = <S>(i: Interpreter<S>, key: string, timer: KeyState.Timer): Effect.Effect<void> =>
   Effect.sleep(Duration.millis(Math.max(0, timer.at - i.clock.currentTimeMillisUnsafe()))).pipe(
