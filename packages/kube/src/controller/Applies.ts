@@ -59,14 +59,8 @@ export const contains = (actual: unknown, desired: unknown): boolean => {
   return actual === desired
 }
 
-/**
- * The body with the digest annotation of itself.
- *
- * @example
- * const signed = Applies.signed({ metadata: { name: "a" }, data: { k: "v" } })
- * signed.metadata.annotations // { "kubefx.dev/applied-digest": "…" }
- */
-export const signed = (body: Kube.ApplyBody): Kube.ApplyBody => {
+// The body with the digest annotation of itself.
+const signed = (body: Kube.ApplyBody): Kube.ApplyBody => {
   const annotations = { ...(body.metadata.annotations as Record<string, string> | undefined), [appliedDigestAnnotation]: digest(body) }
   return { ...body, metadata: { ...body.metadata, annotations } }
 }
@@ -78,26 +72,18 @@ const upToDate = (actual: ObjectMeta.KubeObject, body: Kube.ApplyBody): boolean 
   return contains(actual, fields)
 }
 
-/**
- * The cached object when it already holds every field of the signed body, else undefined.
- *
- * @example
- * const cached = Applies.current(informer, Applies.signed(body)) // skip the apply when defined
- */
-export const current = <A extends ObjectMeta.KubeObject>(
-  cache: Informer.Informer<A> | undefined,
-  body: Kube.ApplyBody
-): A | undefined => {
-  const cached = cache?.get(ObjectMeta.keyOf(body.metadata.namespace, body.metadata.name))
-  return cached !== undefined && upToDate(cached, body) ? cached : undefined
+/** An apply's answer: the object, and whether a request was sent. */
+export interface Applied<A> {
+  readonly object: A
+  readonly applied: boolean
 }
 
 /**
- * Signs the body and applies it, unless `cache` already holds all of it; without a cache, it
- * applies the body as given.
+ * Signs the body and applies it, unless `cache` already holds all of it (then answers the cached
+ * object, `applied` false); without a cache, it applies the body as given.
  *
  * @example
- * const configMap = yield* Applies.apply(kube, ConfigMap, body, { fieldManager: "web", force: true }, informer)
+ * const { object, applied } = yield* Applies.apply(kube, ConfigMap, body, { fieldManager: "web", force: true }, informer)
  */
 export const apply = <A extends ObjectMeta.KubeObject>(
   kube: Kube.Client,
@@ -105,9 +91,10 @@ export const apply = <A extends ObjectMeta.KubeObject>(
   body: Kube.ApplyBody,
   options: Kube.ApplyOptions,
   cache: Informer.Informer<A> | undefined
-): Effect.Effect<A, KubeError.KubeError | Resource.DecodeError> => {
-  if (cache === undefined) return kube.apply(resource, body, options)
-  const sent = signed(body)
-  const cached = current(cache, sent)
-  return cached !== undefined ? Effect.succeed(cached) : kube.apply(resource, sent, options)
+): Effect.Effect<Applied<A>, KubeError.KubeError | Resource.DecodeError> => {
+  const sent = cache === undefined ? body : signed(body)
+  const cached = cache?.get(ObjectMeta.keyOf(body.metadata.namespace, body.metadata.name))
+  return cached !== undefined && upToDate(cached, sent)
+    ? Effect.succeed({ object: cached, applied: false })
+    : Effect.map(kube.apply(resource, sent, options), (object) => ({ object, applied: true }))
 }

@@ -301,6 +301,17 @@ const named = <A extends ObjectMeta.KubeObject>(object: Stored<A>, body: StatusB
   }
 })
 
+// An apply under the controller's manager, not sent when the controller's cache of the kind holds it.
+const applyCached = <A extends ObjectMeta.KubeObject, B extends ObjectMeta.KubeObject, E, R>(
+  parts: Parts<A, E, R>,
+  kind: Resource.Resource<B>,
+  body: Kube.ApplyBody
+): Effect.Effect<B, KubeError.KubeError | Resource.DecodeError> =>
+  Effect.map(
+    Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
+    (applied) => applied.object
+  )
+
 // A reconcile (one that can `report`) stages its status for the run's one write; cleanup and
 // explicit managers apply at once.
 const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
@@ -322,16 +333,16 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
         ? status.stage(ObjectMeta.key(object), object, (body.status ?? {}) as StatusWrites.Status)
         : status.applyNow(write, applyOptions?.fieldManager ?? fieldManager)
     },
-    apply: (kind, body) => Applies.apply(kube, kind, body, { fieldManager, force: true }, caches.get(kind)),
+    apply: (kind, body) => applyCached(parts, kind, body),
     applyOwned: (kind, body) =>
-      Applies.apply(kube, kind, {
+      applyCached(parts, kind, {
         ...body,
         metadata: {
           ...body.metadata,
           namespace: body.metadata.namespace ?? object.metadata.namespace,
           ownerReferences: [ownerReferenceOf(resource, object)]
         }
-      }, { fieldManager, force: true }, caches.get(kind)),
+      }),
     cached: (kind, key) => caches.get(kind)?.get(key),
     recordEvent: (event) => events.record(object, event),
     resource,

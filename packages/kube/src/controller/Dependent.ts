@@ -177,7 +177,7 @@ const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeOb
 const namespaceOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(self: Checks<P, S, E, R>, primary: ObjectMeta.KubeObject, desired: Kube.ApplyBody) =>
   self.resource.namespaced ? desired.metadata.namespace ?? primary.metadata.namespace : undefined
 
-/** The object to apply, with namespace, owner reference and digest filled in. */
+/** The object to apply, with namespace and owner reference filled in. */
 const applyBody = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
   self: Checks<P, S, E, R>,
   primary: Controller.Stored<P>,
@@ -201,7 +201,7 @@ const applyBody = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObj
         ...(self.owned ? { ownerReferences: [context.ownerReference] } : {})
       }
     }
-    return Effect.succeed(Applies.signed(body))
+    return Effect.succeed(body)
   })
 
 export { contains, digest } from "./Applies.ts"
@@ -232,10 +232,15 @@ const reconcileWith = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.Kub
   Effect.gen(function*() {
     const informer = yield* informerOf(self, context)
     const body = yield* applyBody(self, primary, context)
-    const cached = Applies.current(informer, body)
-    const actual = cached ?? (yield* context.kube.apply(self.resource, body, { fieldManager: context.fieldManager, force: true }))
+    const { applied, object: actual } = yield* Applies.apply(
+      context.kube,
+      self.resource,
+      body,
+      { fieldManager: context.fieldManager, force: true },
+      informer
+    )
     const ready = self.ready === undefined ? true : yield* self.ready(actual, primary)
-    return { actual, applied: cached === undefined, ready }
+    return { actual, applied, ready }
   })
 
 /**
