@@ -52,8 +52,8 @@ const sharedMetadata = ["namespace", "creationTimestamp", "deletionTimestamp", "
 export const compact = (object: KubeObject.KubeObject): KubeObject.KubeObject => {
   const source = object as Record<string, unknown> & { readonly metadata?: Record<string, unknown> }
   const out: Record<string, unknown> = { ...source }
-  out.apiVersion = intern(source.apiVersion)
-  out.kind = intern(source.kind)
+  if ("apiVersion" in source) out.apiVersion = intern(source.apiVersion)
+  if ("kind" in source) out.kind = intern(source.kind)
   const metadata = source.metadata
   if (typeof metadata === "object" && metadata !== null) {
     const m: Record<string, unknown> = { ...metadata }
@@ -62,7 +62,5 @@ export const compact = (object: KubeObject.KubeObject): KubeObject.KubeObject =>
     if (Array.isArray(m.managedFields)) m.managedFields = m.managedFields.map(managedField)
     out.metadata = m
   }
-  if (source.apiVersion === undefined) delete out.apiVersion
-  if (source.kind === undefined) delete out.kind
   return out as KubeObject.KubeObject
 }
