@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Metric } from "effect"
 import { TestClock } from "effect/testing"
-import { Trigger, WorkQueue } from "@kubefx/core"
+import { EngineMetrics, Trigger, WorkQueue } from "@kubefx/core"
 import { isolated, scripted } from "./harness.ts"
 
 const takeKey = (queue: WorkQueue.WorkQueue) =>
@@ -42,6 +42,19 @@ describe("priority", () => {
       yield* queue.add("c", Trigger.resync)
       assert.strictEqual(yield* takeKey(queue), "c")
       assert.strictEqual(queue.depth(), 0)
+    })))
+
+  it.effect("a run merged from a resync and a fresh event counts under the event in the trigger metric", () =>
+    isolated(Effect.gen(function*() {
+      const h = yield* scripted(() => "ok", { name: "reasons", held: true })
+      yield* h.controller.enqueue("a", Trigger.resync)
+      yield* h.controller.enqueue("a", Trigger.event("updated"))
+      yield* h.controller.enqueue("b", Trigger.resync)
+      yield* h.controller.resume
+      yield* h.controller.awaitIdle
+      const count = (trigger: string) =>
+        Effect.map(Metric.value(Metric.withAttributes(EngineMetrics.triggers, { controller: "reasons", trigger })), (state) => state.count)
+      assert.deepStrictEqual([yield* count("event"), yield* count("resync")], [1, 1])
     })))
 
   it.effect("a 10,000-key resync does not delay a fresh event's reconcile beyond one run slot", () =>
