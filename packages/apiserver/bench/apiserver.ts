@@ -23,7 +23,8 @@ interface Results {
   readonly eventRate: number
 }
 
-const client = async (url: string, token: string): Promise<Results> => {
+// Requests over `concurrency` keep-alive sockets; `pool` runs n tasks on that many at once.
+const connect = (url: string, token: string) => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
   const base = new URL(url)
   const call = (method: string, path: string, body?: string, contentType = "application/json") =>
@@ -52,6 +53,11 @@ const client = async (url: string, token: string): Promise<Results> => {
       while (next < n) await task(next++)
     }))
   }
+  return { agent, base, call, pool }
+}
+
+const client = async (url: string, token: string): Promise<Results> => {
+  const { agent, base, call, pool } = connect(url, token)
   const timed = async (n: number, task: (i: number) => Promise<void>) => {
     const started = performance.now()
     await pool(n, task)
@@ -124,32 +130,15 @@ const client = async (url: string, token: string): Promise<Results> => {
 
 // More of the same objects (created, half of them applied), for the memory each one adds.
 const more = async (url: string, token: string): Promise<void> => {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
-  const base = new URL(url)
-  const call = (method: string, path: string, body: string, contentType: string) =>
-    new Promise<void>((resolve, reject) => {
-      const request = http.request({
-        agent, host: base.hostname, port: base.port, method, path,
-        headers: { authorization: `Bearer ${token}`, "content-type": contentType }
-      }, (response) => {
-        response.resume()
-        response.on("end", () => (response.statusCode ?? 500) < 300 ? resolve() : reject(new Error(`${method} ${path}: ${response.statusCode}`)))
-      })
-      request.on("error", reject)
-      request.end(body)
-    })
+  const { agent, call, pool } = connect(url, token)
   const collection = "/api/v1/namespaces/default/configmaps"
-  let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < objects) {
-      const i = next++
-      const name = `more-${i}`
-      await call("POST", collection, JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { app: "bench" } }, data: { i: String(i) } }), "application/json")
-      if (i % 2 === 0) {
-        await call("PATCH", `${collection}/${name}?fieldManager=bench`, JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { applied: String(i) } }), "application/apply-patch+yaml")
-      }
+  await pool(objects, async (i) => {
+    const name = `more-${i}`
+    await call("POST", collection, JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { app: "bench" } }, data: { i: String(i) } }))
+    if (i % 2 === 0) {
+      await call("PATCH", `${collection}/${name}?fieldManager=bench`, JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { applied: String(i) } }), "application/apply-patch+yaml")
     }
-  }))
+  })
   agent.destroy()
 }
 

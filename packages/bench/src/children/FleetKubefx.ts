@@ -52,7 +52,11 @@ const program = Effect.gen(function*() {
   // A resync of the converged fleet: every Widget reconciled again, which should write nothing. The
   // fleet is done when the last status lands; the caches catch up with the last ConfigMaps first.
   const caught = () => controller.informers.every((informer) => informer.size() === input.objects)
-  while (!caught()) yield* Effect.sleep("10 millis")
+  const catchingUp = Effect.suspend(function loop(): Effect.Effect<void> {
+    return caught() ? Effect.void : Effect.andThen(Effect.sleep("10 millis"), loop)
+  })
+  // A cache that never catches up is reported as the requests the resync then sends, not a hang.
+  yield* Effect.timeoutOrElse(catchingUp, { duration: "30 seconds", orElse: () => Effect.void })
   yield* controller.awaitIdle
   const beforeResync = total()
   yield* Effect.forEach(controller.informer.keys(), (key) => controller.enqueue(key, Trigger.resync), { discard: true })
