@@ -11,6 +11,7 @@
 import {
   Clock,
   Context,
+  Deferred,
   Duration,
   Effect,
   Exit,
@@ -139,6 +140,8 @@ export interface Inspection {
   readonly workersBusy: number
   /** Held by `hold`: not reconciling until `resume`. */
   readonly held: boolean
+  /** Keys given up by `release` and not admitted again. */
+  readonly released: number
   readonly dependsOn: ReadonlyArray<{ readonly name: string; readonly degraded: boolean }>
   readonly keys: ReadonlyArray<KeyStatus>
 }
@@ -172,6 +175,17 @@ export interface Controller {
   readonly resume: Effect.Effect<void>
   readonly isHeld: () => boolean
   /**
+   * Gives the key up (a sharded replica handing it to another): no run of it starts here until
+   * `admit`, events for it are ignored, its pending retry or reschedule and its retry state are
+   * dropped. A running reconcile may finish for `drainTimeout` (default: as long as it takes); then
+   * it is interrupted. Completes once the key runs nowhere in this controller.
+   */
+  readonly release: (key: string, options?: { readonly drainTimeout?: Duration.Input | undefined }) => Effect.Effect<void>
+  /** Takes a released key back: events reconcile it again (admitting does not enqueue it). */
+  readonly admit: (key: string) => Effect.Effect<void>
+  /** Whether the key is released. */
+  readonly isReleased: (key: string) => boolean
+  /**
    * Stops taking events. With `drainTimeout`, queued and running reconciles may finish for that
    * long; whatever is left is interrupted.
    */
@@ -202,6 +216,10 @@ interface Engine<E, R, S> {
   readonly started: Ref.Ref<boolean>
   readonly waitingOnDependencies: Ref.Ref<number>
   readonly reconcileTime: EngineMetrics.Recorder
+  /** Keys given up by `release`: nothing of theirs runs or queues here. */
+  readonly released: Set<string>
+  /** Released keys whose run was still going, with what their release waits on. */
+  readonly releasing: Map<string, Deferred.Deferred<void>>
 }
 
 /**
@@ -264,7 +282,9 @@ const makeEngine = Effect.fnUntraced(function*<E, R, S>(options: Options<E, R, S
       concurrency,
       activeWorkers: () => queue.running(),
       degraded: () => Ref.getUnsafe(health).degraded
-    })
+    }),
+    released: new Set(),
+    releasing: new Map()
   }
   return engine
 })
@@ -459,40 +479,66 @@ const awaitDependencies = <E, R, S>(engine: Engine<E, R, S>, key: string): Effec
     ).pipe(Effect.ensuring(Ref.update(engine.waitingOnDependencies, (n) => n - 1)))
   })
 
-/** The worker fibers: `concurrency` loops taking keys, replaced as a set by `hold`. */
+/** The worker fibers: `concurrency` loops taking keys, replaced as a set by `hold`, one by one by `cut`. */
 const Workers = {
   make: Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
-    const { gate, held, queue } = engine
+    const { gate, held, queue, released } = engine
     const gated = (item: WorkQueue.Item): Effect.Effect<void, never, R> =>
       engine.dependsOn.length === 0
         ? Run.process(engine, item)
         : Effect.andThen(awaitDependencies(engine, item.key), Effect.suspend(() => Run.process(engine, item)))
+    // The key each worker is running, so that `cut` finds the one fiber to interrupt.
+    const current: Array<string | undefined> = Array.from({ length: engine.concurrency })
+    const ended = (slot: number, key: string) =>
+      Effect.sync(() => {
+        current[slot] = undefined
+        const waiting = engine.releasing.get(key)
+        if (waiting !== undefined) {
+          engine.releasing.delete(key)
+          Deferred.doneUnsafe(waiting, Exit.void)
+        }
+      })
+    // A released key taken (queued again by an interrupted run) leaves without running.
+    const skip = (key: string) => Effect.andThen(queue.remove(key), queue.done(key))
     // Taking a key and handing it on are uninterruptible, so an interrupted worker never loses a
     // key: it is either still queued or put back by `requeue`.
-    const worker = Effect.forever(Effect.andThen(
-      gate.await,
-      Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(restore(queue.take), (item) =>
-          Ref.getUnsafe(held)
-            ? Effect.sync(() => queue.requeue(item))
-            : restore(gated(item)).pipe(Effect.onInterrupt(() => Effect.sync(() => queue.requeue(item)))))
-      )
-    ))
-    // Workers restarted by `hold` run with the context the controller was made in.
-    const withContext = Effect.provideContext(worker, yield* Effect.context<R>())
-    const fibers = yield* Ref.make<ReadonlyArray<Fiber.Fiber<unknown>>>([])
+    const worker = (slot: number) =>
+      Effect.forever(Effect.andThen(
+        gate.await,
+        Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(restore(queue.take), (item) => {
+            if (Ref.getUnsafe(held)) return Effect.sync(() => queue.requeue(item))
+            if (released.size > 0 && released.has(item.key)) return skip(item.key)
+            current[slot] = item.key
+            return restore(gated(item)).pipe(
+              Effect.onInterrupt(() => Effect.sync(() => queue.requeue(item))),
+              Effect.ensuring(ended(slot, item.key))
+            )
+          })
+        )
+      ))
+    // Workers restarted by `hold` or `cut` run with the context the controller was made in.
+    const context = yield* Effect.context<R>()
+    const fork = (slot: number) => Effect.forkIn(Effect.provideContext(worker(slot), context), engine.scope)
+    const fibers: Array<Fiber.Fiber<unknown>> = []
     const restarting = yield* Semaphore.make(1)
-    const start = Effect.flatMap(
-      Effect.forEach(Array.from({ length: engine.concurrency }), () => Effect.forkIn(withContext, engine.scope)),
-      (started) => Ref.set(fibers, started)
-    )
+    const start = Effect.forEach(current, (_, slot) => Effect.map(fork(slot), (fiber) => (fibers[slot] = fiber)), { discard: true })
     yield* start
     // One replacement at a time, so two overlapping holds never leave two sets of workers.
     const replace = restarting.withPermits(1)(Effect.suspend(() =>
-      !Ref.getUnsafe(held) || queue.running() === 0 ? Effect.void : Effect.andThen(Fiber.interruptAll(Ref.getUnsafe(fibers)), start)
+      !Ref.getUnsafe(held) || queue.running() === 0 ? Effect.void : Effect.andThen(Fiber.interruptAll(fibers), start)
     ))
-    const stop = restarting.withPermits(1)(Effect.suspend(() => Fiber.interruptAll(Ref.getUnsafe(fibers))))
-    return { replace, stop }
+    // Interrupts the run of `key`, if a worker still runs it, and puts a fresh worker in its place.
+    const cut = (key: string) =>
+      restarting.withPermits(1)(Effect.suspend(() => {
+        const slot = current.indexOf(key)
+        return slot < 0 ? Effect.void : Effect.andThen(
+          Fiber.interrupt(fibers[slot]!),
+          Effect.map(fork(slot), (fiber) => (fibers[slot] = fiber))
+        )
+      }))
+    const stop = restarting.withPermits(1)(Effect.suspend(() => Fiber.interruptAll(fibers)))
+    return { replace, cut, stop }
   })
 }
 
@@ -505,7 +551,9 @@ const consume = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
   if (options.source !== undefined) {
     fibers.push(
       yield* Stream.runForEach(options.source, (event) =>
-        event._tag === "Enqueue" ? queue.add(event.key, event.trigger) : queue.remove(event.key)).pipe(
+        engine.released.size > 0 && engine.released.has(event.key)
+          ? Effect.void
+          : event._tag === "Enqueue" ? queue.add(event.key, event.trigger) : queue.remove(event.key)).pipe(
           Effect.forkIn(engine.scope)
         )
     )
@@ -518,7 +566,9 @@ const consume = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
   // R14: every key again each period; one left alone for a whole period starts its retries afresh.
   const once = Effect.flatMap(known, (keys) =>
     Effect.forEach(keys, (key) =>
-      queue.apply(key, { _tag: "Resync", now: clock.currentTimeMillisUnsafe(), periodMillis }), { discard: true }))
+      engine.released.has(key)
+        ? Effect.void
+        : queue.apply(key, { _tag: "Resync", now: clock.currentTimeMillisUnsafe(), periodMillis }), { discard: true }))
   fibers.push(yield* Effect.forkIn(Effect.repeat(Effect.delay(once, period), Schedule.forever), engine.scope))
   return fibers
 })
@@ -557,6 +607,24 @@ const view = <E, R, S>(
       // Replacing the workers interrupts what still runs.
       yield* workers.replace
     })
+  const release = (key: string, options?: { readonly drainTimeout?: Duration.Input | undefined }) =>
+    Effect.gen(function*() {
+      engine.released.add(key)
+      const running = queue.table.keys.get(key)?.phase === "Running"
+      let ended = engine.releasing.get(key)
+      if (running && ended === undefined) {
+        ended = Deferred.makeUnsafe<void>()
+        engine.releasing.set(key, ended)
+      }
+      // R17's forget: the queued run, the timer and the retry state go; a running run leaves nothing.
+      yield* queue.remove(key)
+      if (ended === undefined) return
+      if (options?.drainTimeout === undefined) return yield* Deferred.await(ended)
+      const finished = yield* Effect.timeoutOption(Deferred.await(ended), options.drainTimeout)
+      if (Option.isSome(finished)) return
+      yield* workers.cut(key)
+      yield* Deferred.await(ended)
+    })
   const shutdown = (options?: { readonly drainTimeout?: Duration.Input | undefined }) =>
     Effect.gen(function*() {
       if (options?.drainTimeout !== undefined) yield* Effect.timeoutOption(queue.shutdown("drain"), options.drainTimeout)
@@ -567,7 +635,8 @@ const view = <E, R, S>(
     })
   return {
     name,
-    enqueue: (key, trigger = Trigger.event()) => queue.add(key, trigger),
+    enqueue: (key, trigger = Trigger.event()) =>
+      engine.released.size > 0 && engine.released.has(key) ? Effect.void : queue.add(key, trigger),
     forget: queue.remove,
     health: Ref.get(engine.health),
     status: Effect.sync(currentStatus),
@@ -582,6 +651,7 @@ const view = <E, R, S>(
       queueDepth: queue.depth(),
       workersBusy: queue.running(),
       held: Ref.getUnsafe(engine.held),
+      released: engine.released.size,
       dependsOn: engine.dependsOn.map((dependency) => ({ name: dependency.name, degraded: dependency.isDegraded() })),
       keys: Array.from(queue.table.keys).flatMap(([key, state]) => KeyState.isKnown(state) ? [keyStatus(key, state)] : [])
     })),
@@ -590,6 +660,9 @@ const view = <E, R, S>(
     hold,
     resume: Effect.andThen(Ref.set(engine.held, false), Effect.sync(() => engine.gate.openUnsafe())),
     isHeld: () => Ref.getUnsafe(engine.held),
+    release,
+    admit: (key) => Effect.sync(() => engine.released.delete(key)),
+    isReleased: (key) => engine.released.has(key),
     shutdown
   }
 }
