@@ -28,6 +28,7 @@ import type * as Rbac from "../operator/Rbac.ts"
 import * as Resource from "../client/Resource.ts"
 import * as SharedInformers from "../cache/SharedInformers.ts"
 import * as Finalizers from "./Finalizers.ts"
+import * as Handover from "./Handover.ts"
 import * as StatusWrites from "./StatusWrites.ts"
 import * as Applies from "./Applies.ts"
 import * as Triggers from "./Triggers.ts"
@@ -253,6 +254,8 @@ interface RunWith {
   readonly dependsOn: ReadonlyArray<Engine.Controller>
   /** Caches fill and events queue, nothing reconciles until `resume` (a replica that does not lead). */
   readonly held: boolean
+  /** A sharded replica: only objects labelled with `identity` are cached and reconciled here. */
+  readonly shard?: Omit<Handover.Options, "resource"> | undefined
 }
 
 // Ready lives in `status.conditions`: a status without that field has nowhere to hold it.
@@ -431,7 +434,8 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     const resource = options.for
     const fieldManager = options.fieldManager ?? options.name
     const informers = yield* SharedInformers.SharedInformers
-    const primary = yield* informers.get(resource, { ...options.watch, namespace: options.namespace, labelSelector: options.labelSelector })
+    const labelSelector = runWith.shard === undefined ? options.labelSelector : Handover.selector(runWith.shard.identity, options.labelSelector)
+    const primary = yield* informers.get(resource, { ...options.watch, namespace: options.namespace, labelSelector })
     // Locked writes under a field manager of their own: the controller's unlocked status applies,
     // which state only their own fields, never remove a value a locked write allocated.
     const overlay = yield* OverlayCache.make(primary, { fieldManager: `${fieldManager}-locked` })
@@ -460,9 +464,11 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       source: Stream.mergeAll([
         Triggers.primary(primary, options.predicate ?? generationChanged, parts.status.forget),
         Triggers.validity(primary, parts.undecodable),
-        ...owned.map((informer) => Triggers.owned(informer, resource)),
-        ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object))),
-        ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
+        ...[
+          ...owned.map((informer) => Triggers.owned(informer, resource)),
+          ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object))),
+          ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
+        ].map((related) => runWith.shard === undefined ? related : Stream.filter(related, (event) => primary.get(event.key) !== undefined))
       ], { concurrency: "unbounded" }),
       concurrency: options.concurrency,
       retryPolicy: options.retryPolicy,
@@ -478,6 +484,8 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       rollback: options.rollback,
       onError: onError(parts)
     })
+
+    if (runWith.shard !== undefined) yield* Handover.follow(engine, primary, { ...runWith.shard, resource })
 
     // Whatever changed while held (another replica may have led) is looked at again on resume.
     const resume = Effect.andThen(
@@ -505,6 +513,9 @@ export interface Any<R = never> extends Pipeable.Pipeable {
   readonly name: string
   /** The primary kind. */
   readonly for: Resource.Resource
+  /** The one namespace it watches, if it watches one. */
+  readonly namespace: string | undefined
+  readonly labelSelector: string | undefined
   readonly owns: ReadonlyArray<Resource.Resource>
   readonly watches: ReadonlyArray<Resource.Resource>
   readonly concurrency: number
@@ -529,6 +540,8 @@ const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<
     _tag: "ControllerDefinition",
     name: options.name,
     for: options.for,
+    namespace: options.namespace,
+    labelSelector: options.labelSelector,
     owns: options.owns ?? [],
     watches: (options.watches ?? []).map((watch) => watch.resource),
     concurrency: options.concurrency ?? 1,

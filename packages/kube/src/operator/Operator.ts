@@ -29,9 +29,11 @@ import * as Controller from "../controller/Controller.ts"
 import * as Kube from "../client/Kube.ts"
 import type * as KubeConfig from "../client/KubeConfig.ts"
 import * as LeaderElection from "./LeaderElection.ts"
+import * as Membership from "./Membership.ts"
 import * as OperatorHttp from "./OperatorHttp.ts"
 import type * as Rbac from "./Rbac.ts"
 import * as SharedInformers from "../cache/SharedInformers.ts"
+import * as Sharder from "./Sharder.ts"
 import * as Telemetry from "./Telemetry.ts"
 import * as WebhookServer from "./WebhookServer.ts"
 
@@ -40,8 +42,18 @@ export class OperatorError extends Schema.TaggedError<OperatorError>()("Operator
 /** This replica lost the leader Lease and, configured not to rejoin, stopped. */
 export class LeadershipLost extends Schema.TaggedError<LeadershipLost>()("LeadershipLost", { lease: Schema.String }) {}
 
+/** This replica could not renew its shard member Lease: it stopped everything it owned and exits. */
+export class MembershipLost extends Schema.TaggedError<MembershipLost>()("MembershipLost", { lease: Schema.String }) {}
+
 export interface LeaderElectionOptions extends Omit<LeaderElection.Options, "leaseName"> {
   /** Default `<operator name>-leader`. */
+  readonly leaseName?: string | undefined
+}
+
+export interface ShardingOptions extends Omit<Membership.Options, "group"> {
+  /** How long a running reconcile of a key moving to another replica may go on; default 30 s. */
+  readonly drainTimeout?: Duration.Input | undefined
+  /** The Lease that elects the replica running the sharder; default `<operator name>-sharder`. */
   readonly leaseName?: string | undefined
 }
 
@@ -51,6 +63,13 @@ export interface Options<R> {
   readonly controllers: ReadonlyArray<Controller.Any<R>>
   /** Run as one of several replicas: only the holder of the Lease reconciles. */
   readonly leaderElection?: LeaderElectionOptions | undefined
+  /**
+   * Run as one of several replicas that share the objects: each caches and reconciles only the
+   * objects labelled with its identity (`kubefx.dev/shard`), and one elected replica keeps the
+   * labels spread over the live replicas, moving a key only once its old owner stopped running it.
+   * Excludes `leaderElection`.
+   */
+  readonly sharding?: ShardingOptions | undefined
   /** Probes, metrics and controller state; default 127.0.0.1:8080; `false` for none. */
   readonly http?: OperatorHttp.Options | false | undefined
   /** How long running reconciles may finish on shutdown before they are interrupted; default 30 s. */
@@ -161,7 +180,10 @@ export interface Running {
   readonly name: string
   readonly phase: () => "Starting" | "Running" | "Stopping" | "Stopped"
   readonly controllers: ReadonlyArray<ControllerHandle>
+  /** With leader election, the leader Lease's; with sharding, the sharder Lease's. */
   readonly leaderElector: LeaderElection.LeaderElector | undefined
+  /** This replica's shard membership, when sharded. */
+  readonly member: Membership.Member | undefined
   /** Startup: every controller started once. Liveness: the election loop is not stuck. Readiness: caches synced, leader state known, not stopping. */
   readonly checks: {
     readonly startup: () => ReadonlyArray<Check>
@@ -176,8 +198,8 @@ export interface Running {
   readonly webhookUrl: string | undefined
   /** Graceful shutdown (also run when the operator's scope closes); idempotent. */
   readonly shutdown: Effect.Effect<void>
-  /** Completes once shut down; fails if this replica lost the Lease and does not rejoin. */
-  readonly done: Effect.Effect<void, LeadershipLost>
+  /** Completes once shut down; fails if this replica lost the Lease and does not rejoin, or its member Lease. */
+  readonly done: Effect.Effect<void, LeadershipLost | MembershipLost>
 }
 
 // client-go's HealthzAdaptor tolerance in controller-runtime's manager.
@@ -196,13 +218,24 @@ const electionTolerance = Duration.toMillis(Duration.seconds(20))
  */
 export const start = <R>(
   operator: Operator<R>
-): Effect.Effect<Running, OperatorError | LeaderElection.LeaderElectionError | OperatorHttp.OperatorHttpError, R | Kube.Kube | Scope.Scope> =>
+): Effect.Effect<
+  Running,
+  OperatorError | LeaderElection.LeaderElectionError | Membership.MembershipError | OperatorHttp.OperatorHttpError,
+  R | Kube.Kube | Scope.Scope
+> =>
   Effect.gen(function*() {
     const invalid = validate(operator)
     if (invalid !== undefined) return yield* new OperatorError({ message: invalid })
     const options = operator.options
     // Bad timings fail the start before anything runs.
     if (options.leaderElection !== undefined) yield* LeaderElection.timings(options.leaderElection)
+    const sharding = options.sharding
+    if (sharding !== undefined) {
+      if (options.leaderElection !== undefined) {
+        return yield* new OperatorError({ message: "sharding and leaderElection exclude each other: a sharded operator elects the replica that runs its sharder itself" })
+      }
+      yield* LeaderElection.timings(sharding)
+    }
     // Controllers and their informers live in a scope of their own that closes only after the
     // graceful shutdown (a finalizer of the outer scope added later, so run earlier) held them.
     const scope = yield* Scope.fork(yield* Scope.Scope, "sequential")
@@ -210,13 +243,24 @@ export const start = <R>(
     const shared = yield* Scope.provide(SharedInformers.make, scope)
     const reports = yield* PubSub.sliding<Engine.RunReport>(4096)
     const transitions = yield* Semaphore.make(1)
-    const stopped = yield* Deferred.make<void, LeadershipLost>()
+    const stopped = yield* Deferred.make<void, LeadershipLost | MembershipLost>()
     const shutdownTimeout = Duration.fromInputUnsafe(options.shutdownTimeout ?? "30 seconds")
     const electing = options.leaderElection !== undefined
     let phase: "Starting" | "Running" | "Stopping" | "Stopped" = "Starting"
     let leading = !electing
     let startedOnce = false
     let elector: LeaderElection.LeaderElector | undefined
+    // A sharded replica is a member before its controllers start, so the sharder may give it keys.
+    const member = sharding === undefined ? undefined : yield* Membership.join({ ...sharding, group: operator.name })
+    const members = sharding === undefined
+      ? undefined
+      : yield* Scope.provide(Membership.observe({ group: operator.name, namespace: sharding.namespace, retryPeriod: sharding.retryPeriod }), scope)
+    const shard = member === undefined ? undefined : {
+      identity: member.identity,
+      drainTimeout: Duration.fromInputUnsafe(sharding?.drainTimeout ?? "30 seconds")
+    }
+    const sharders: Array<Sharder.Sharder> = []
+    let sharderLeading = false
 
     interface Slot {
       phase: Phase
@@ -239,7 +283,7 @@ export const start = <R>(
         const slot = slots.get(definition)!
         const dependencies = yield* Effect.forEach(definition.dependsOn, (dependency) => Deferred.await(slots.get(dependency)!.started))
         slot.phase = "Syncing"
-        const made = yield* definition.run({ dependsOn: dependencies, held: electing }).pipe(
+        const made = yield* definition.run({ dependsOn: dependencies, held: electing, shard }).pipe(
           Effect.provideService(SharedInformers.SharedInformers, shared),
           Scope.provide(scope),
           Effect.exit
@@ -263,6 +307,13 @@ export const start = <R>(
       name: operator.name,
       controllers: handles,
       leaderElector: () => elector,
+      sharding: () =>
+        member === undefined || members === undefined ? undefined : {
+          identity: member.identity,
+          lease: `${sharding?.namespace}/${member.leaseName}`,
+          members: members.live(),
+          assignment: sharderLeading ? sharders.map((sharder) => ({ sharder: sharder.name, ...sharder.assignment() })) : null
+        },
       checks: {
         startup: () => startupChecks(),
         liveness: () => livenessChecks(),
@@ -281,6 +332,11 @@ export const start = <R>(
         name: "leaderElection",
         ok: elector.healthy(electionTolerance),
         message: elector.healthy(electionTolerance) ? undefined : "leading without renewing the Lease"
+      }]),
+      ...(member === undefined ? [] : [{
+        name: "shardMembership",
+        ok: member.healthy(electionTolerance),
+        message: member.healthy(electionTolerance) ? undefined : "not renewing the member Lease"
       }])
     ]
     const readinessChecks = (): ReadonlyArray<Check> => {
@@ -327,6 +383,66 @@ export const start = <R>(
         )
       }
     }
+
+    if (sharding !== undefined && member !== undefined && members !== undefined) {
+      elector = yield* LeaderElection.make({
+        leaseName: sharding.leaseName ?? `${operator.name}-sharder`,
+        namespace: sharding.namespace,
+        identity: member.identity,
+        leaseDuration: sharding.leaseDuration,
+        renewDeadline: sharding.renewDeadline,
+        retryPeriod: sharding.retryPeriod,
+        rejoin: true
+      }, {
+        onStartedLeading: transitions.withPermits(1)(Effect.suspend(() => {
+          sharderLeading = true
+          return Effect.forEach(sharders, (sharder) => sharder.resume, { discard: true })
+        })),
+        onStoppedLeading: () =>
+          transitions.withPermits(1)(Effect.suspend(() => {
+            sharderLeading = false
+            return Effect.forEach(sharders, (sharder) => sharder.hold, { discard: true })
+          }))
+      })
+      // One sharder per primary kind and selector, whatever number of controllers reconcile it.
+      const scopes = new Map<string, Controller.Any<R>>()
+      for (const definition of operator.controllers) {
+        const resource = definition.for
+        scopes.set(JSON.stringify([resource.group, resource.plural, definition.namespace ?? "", definition.labelSelector ?? ""]), definition)
+      }
+      for (const definition of scopes.values()) {
+        const made = Sharder.make({
+          name: `${definition.name}-sharder`,
+          resource: definition.for,
+          namespace: definition.namespace,
+          labelSelector: definition.labelSelector,
+          members
+        })
+        yield* Effect.forkIn(
+          Effect.flatMap(Scope.provide(made, scope), (sharder) =>
+            transitions.withPermits(1)(Effect.suspend(() => {
+              sharders.push(sharder)
+              return sharderLeading ? sharder.resume : Effect.void
+            }))),
+          scope,
+          { startImmediately: true }
+        )
+      }
+      // A replica that cannot renew its member Lease stops everything it owns before the Lease
+      // can expire (when another replica may take its keys), then exits.
+      yield* member.lost.pipe(
+        Effect.flatMap((deadline) =>
+          Effect.andThen(
+            transitions.withPermits(1)(Effect.suspend(() => {
+              const margin = Math.min(1000, (member.timings.leaseDuration - member.timings.renewDeadline) / 2)
+              return holdAll(Duration.millis(Math.max(0, deadline - clock.currentTimeMillisUnsafe() - margin)))
+            })),
+            Deferred.fail(stopped, new MembershipLost({ lease: `${sharding.namespace}/${member.leaseName}` }))
+          )
+        ),
+        Effect.forkScoped
+      )
+    }
     phase = "Running"
 
     const shutdown = Effect.uninterruptible(Effect.gen(function*() {
@@ -339,6 +455,7 @@ export const start = <R>(
       yield* holdAll(shutdownTimeout)
       // Only now that nothing reconciles may another replica take over.
       if (elector !== undefined) yield* elector.stop
+      if (member !== undefined) yield* member.leave
       yield* Effect.forEach(running(), (c) => c.shutdown(), { concurrency: "unbounded", discard: true })
       for (const slot of slots.values()) if (slot.phase === "Running") slot.phase = "Stopped"
       phase = "Stopped"
@@ -352,6 +469,7 @@ export const start = <R>(
       phase: () => phase,
       controllers: handles,
       leaderElector: elector,
+      member,
       checks: view.checks,
       reports: view.reports,
       url: server?.url,
@@ -373,7 +491,11 @@ export const start = <R>(
  */
 export const run = <R>(
   operator: Operator<R>
-): Effect.Effect<void, OperatorError | LeadershipLost | LeaderElection.LeaderElectionError | OperatorHttp.OperatorHttpError, R | Kube.Kube> =>
+): Effect.Effect<
+  void,
+  OperatorError | LeadershipLost | MembershipLost | LeaderElection.LeaderElectionError | Membership.MembershipError | OperatorHttp.OperatorHttpError,
+  R | Kube.Kube
+> =>
   Effect.scoped(Effect.flatMap(start(operator), (running) => running.done))
 
 /**

@@ -44,6 +44,8 @@ export interface Source {
   readonly name: string
   readonly controllers: ReadonlyArray<Operator.ControllerHandle>
   readonly leaderElector: () => LeaderElection.LeaderElector | undefined
+  /** This replica's shard membership, when sharded; `assignment` only on the replica running the sharders. */
+  readonly sharding?: (() => ShardingView | undefined) | undefined
   readonly checks: Operator.Running["checks"]
   readonly reports: Stream.Stream<Engine.RunReport>
 }
@@ -122,6 +124,20 @@ export interface RatesView {
   readonly errors: ReadonlyArray<number>
 }
 
+export interface ShardingView {
+  readonly identity: string
+  /** This replica's member Lease ("namespace/name"). */
+  readonly lease: string
+  /** The live members, as this replica sees them. */
+  readonly members: ReadonlyArray<string>
+  /** Objects per member (the key "" for not yet assigned) and how many are moving, per sharder. */
+  readonly assignment: ReadonlyArray<{
+    readonly sharder: string
+    readonly keys: Readonly<Record<string, number>>
+    readonly draining: number
+  }> | null
+}
+
 export interface OperatorView {
   readonly name: string
   /** When the view was taken, by the operator's clock (for countdowns to `next.at`). */
@@ -133,6 +149,8 @@ export interface OperatorView {
     readonly state: LeaderElection.State["_tag"]
     readonly leader: string | null
   } | null
+  /** With sharding: this replica's identity, the live members and, on the sharder, the assignment. */
+  readonly sharding: ShardingView | null
   readonly controllers: ReadonlyArray<ControllerView>
 }
 
@@ -276,6 +294,7 @@ export const operatorView = (source: Source, rates?: ReconcileRates.ReconcileRat
         state: state._tag,
         leader: state._tag === "Leader" ? elector.identity : state._tag === "Follower" ? state.leader ?? null : null
       },
+      sharding: source.sharding?.() ?? null,
       controllers: yield* Effect.forEach(source.controllers, (handle) => controllerView(handle, history))
     }
   })

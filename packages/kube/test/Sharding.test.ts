@@ -1,0 +1,146 @@
+/**
+ * Sharded operator replicas in one process on the embedded API server, with short timings (1 s
+ * leases, 600 ms renew deadline, 150 ms retry period): every object is labelled with one live
+ * replica, each replica caches only its own, a new replica takes a share through drains, a replica
+ * stopped gracefully or cut off hands its keys over, and no key is ever reconciled by two replicas
+ * at once. The protocol's timing is checked on a TestClock in ShardingClock.test.ts.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Outcome } from "@kubefx/core"
+import { Builtins, Controller, Handover, Kube, KubeError, Membership, Operator } from "@kubefx/kube"
+import { Clock, Effect, Exit, Fiber, Metric, References } from "effect"
+import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
+
+const timings = { leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" } as const
+
+interface Interval {
+  readonly replica: string
+  readonly key: string
+  readonly start: number
+  end: number
+}
+
+/** A client whose requests fail while `cut` says so: a replica cut off from the API server. */
+const partitionable = (kube: Kube.Client, cut: () => boolean): Kube.Client => {
+  const fail = Effect.fail(new KubeError.Transport({ message: "partitioned" }))
+  return {
+    ...kube,
+    get: (resource, name, ns) => Effect.suspend(() => cut() ? fail : kube.get(resource, name, ns)),
+    list: (resource, options) => Effect.suspend(() => cut() ? fail : kube.list(resource, options)),
+    create: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.create(resource, object, options)),
+    replace: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.replace(resource, object, options)),
+    patch: (resource, name, ns, body, options) => Effect.suspend(() => cut() ? fail : kube.patch(resource, name, ns, body, options))
+  }
+}
+
+/** No two intervals of one key overlap, whichever replicas ran them. */
+const assertNoOverlap = (intervals: ReadonlyArray<Interval>) => {
+  const byKey = new Map<string, Array<Interval>>()
+  for (const interval of intervals) byKey.set(interval.key, [...(byKey.get(interval.key) ?? []), interval])
+  for (const [key, runs] of byKey) {
+    const sorted = [...runs].sort((a, b) => a.start - b.start)
+    for (let i = 1; i < sorted.length; i++) {
+      assert.isAtMost(sorted[i - 1]!.end, sorted[i]!.start, `${key}: ${sorted[i]!.replica} started while ${sorted[i - 1]!.replica} ran`)
+    }
+  }
+}
+
+const objects = 60
+
+layer(cluster, { excludeTestServices: true, timeout: "120 seconds" })("Sharding on the API server", (it) => {
+  it.effect("replicas share the objects, cache only their own, hand keys over on join, leave and cut-off, never overlapping", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      for (let i = 0; i < objects; i++) {
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}`, namespace: ns } })
+      }
+      const intervals: Array<Interval> = []
+      const cuts = new Map<string, boolean>()
+      const replica = (identity: string) =>
+        Operator.start(Operator.make({
+          name: "sharded",
+          http: false,
+          sharding: { namespace: ns, identity, drainTimeout: "5 seconds", ...timings },
+          controllers: [Controller.define({
+            name: "sharded",
+            for: Builtins.ConfigMap,
+            namespace: ns,
+            concurrency: 8,
+            // Always busy: every key reconciles again 20 ms after each 30 ms run, so moves meet running reconciles.
+            reconcile: (object) =>
+              Effect.gen(function*() {
+                const interval: Interval = { replica: identity, key: object.metadata.name, start: yield* Clock.currentTimeMillis, end: Infinity }
+                intervals.push(interval)
+                yield* Effect.sleep("30 millis").pipe(
+                  Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (end) => Effect.sync(() => interval.end = end)))
+                )
+                return Outcome.requeueAfter("20 millis")
+              })
+          })]
+        })).pipe(
+          Effect.provideService(Kube.Kube, partitionable(kube, () => cuts.get(identity) === true)),
+          Effect.provideService(Metric.MetricRegistry, new Map())
+        )
+      const replicas = new Map<string, Operator.Running>()
+      for (const name of ["r1", "r2", "r3"]) replicas.set(name, yield* replica(name))
+
+      const labels = Effect.map(kube.list(Builtins.ConfigMap, { namespace: ns }), (list) =>
+        list.items.filter((cm) => cm.metadata.name?.startsWith("cm-")).map((cm) => ({
+          name: cm.metadata.name!,
+          ...Handover.placement(cm)
+        })))
+      const settledOn = (members: ReadonlyArray<string>) =>
+        eventually(
+          Effect.gen(function*() {
+            const placed = yield* labels
+            const stray = placed.filter((p) => p.owner === undefined || !members.includes(p.owner) || p.draining !== undefined)
+            yield* ensure(stray.length === 0, `${stray.length} objects not settled on ${members.join(",")}`)
+            // Each replica owns a share, and its cache holds exactly the objects labelled with it.
+            for (const member of members) {
+              yield* ensure(placed.some((p) => p.owner === member), `${member} owns nothing`)
+              const cache = replicas.get(member)!.controllers[0]!.controller()?.informer
+              const own = placed.filter((p) => p.owner === member).map((p) => `${ns}/${p.name}`).sort()
+              yield* ensure(JSON.stringify([...cache?.keys() ?? []].sort()) === JSON.stringify(own), `${member}'s cache is not its share`)
+            }
+            return placed
+          }),
+          "30 seconds"
+        )
+      const reconciledSince = (since: number) => new Set(intervals.filter((i) => i.start >= since).map((i) => i.key))
+
+      const first = yield* settledOn(["r1", "r2", "r3"])
+      for (const member of ["r1", "r2", "r3"]) assert.isAbove(first.filter((p) => p.owner === member).length, 5, member)
+      const start = yield* Clock.currentTimeMillis
+      yield* eventually(Effect.suspend(() => ensure(reconciledSince(start).size === objects, "not every object is reconciled")))
+
+      // A fourth replica takes about a quarter, each key drained from its owner first.
+      replicas.set("r4", yield* replica("r4"))
+      const joined = yield* settledOn(["r1", "r2", "r3", "r4"])
+      const moved = joined.filter((p) => p.owner === "r4").length
+      assert.isAbove(moved, 5)
+      assert.isBelow(moved, 30)
+      for (const p of joined) {
+        if (p.owner !== "r4") assert.strictEqual(p.owner, first.find((f) => f.name === p.name)?.owner, `${p.name} moved elsewhere`)
+      }
+
+      // A graceful stop hands its keys over at once: its Lease is deleted.
+      yield* replicas.get("r1")!.shutdown
+      yield* settledOn(["r2", "r3", "r4"])
+      const r1Lease = yield* Effect.exit(kube.get(Builtins.Lease, Membership.leaseName("sharded", "r1"), ns))
+      assert.isTrue(Exit.isFailure(r1Lease))
+
+      // A replica cut off from the API server stops, exits, and its keys move once its Lease expired.
+      const r2 = replicas.get("r2")!
+      const done = yield* Effect.forkChild(Effect.exit(r2.done))
+      cuts.set("r2", true)
+      yield* settledOn(["r3", "r4"])
+      const exit = yield* Fiber.join(done)
+      assert.isTrue(Exit.isFailure(exit) && JSON.stringify(exit.cause).includes("MembershipLost"))
+      const afterCut = yield* Clock.currentTimeMillis
+      yield* eventually(Effect.suspend(() => ensure(reconciledSince(afterCut).size === objects, "not every object is reconciled after the cut")))
+
+      assertNoOverlap(intervals)
+      for (const name of ["r2", "r3", "r4"]) yield* replicas.get(name)!.shutdown
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+})
