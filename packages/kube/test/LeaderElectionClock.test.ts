@@ -6,79 +6,12 @@
  * are exact. What the Lease looks like on a real API server is tested in LeaderElection.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type Builtins, Kube, KubeError, LeaderElection, type ObjectMeta } from "@kubefx/kube"
+import { type Builtins, Kube, LeaderElection } from "@kubefx/kube"
 import { Clock, Effect, Random, References } from "effect"
 import { TestClock } from "effect/testing"
+import { type Store, storeClient } from "./memoryStore.ts"
 
 const timings = { leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" } as const
-
-interface Store {
-  readonly objects: Map<string, ObjectMeta.KubeObject>
-  version: number
-}
-
-const keyOf = (resource: { readonly plural: string }, name: string, namespace: string | undefined) =>
-  `${resource.plural}/${namespace ?? ""}/${name}`
-
-/**
- * A Kube client over a shared in-memory store: get, create, replace (refused on a stale
- * resourceVersion) and merge patch. Every request fails with a transport error while `cut()` holds.
- */
-const storeClient = (store: Store, cut: () => boolean): Kube.Client => {
-  const unused = (what: string) => () => Effect.die(new Error(`the Lease store does not ${what}`))
-  const guard = <A>(effect: () => Effect.Effect<A, KubeError.KubeError>): Effect.Effect<A, KubeError.KubeError> =>
-    Effect.suspend((): Effect.Effect<A, KubeError.KubeError> =>
-      cut() ? Effect.fail(new KubeError.Transport({ message: "partitioned" })) : effect()
-    )
-  const stamp = <A extends ObjectMeta.KubeObject>(object: A): A => {
-    store.version += 1
-    return { ...object, metadata: { ...object.metadata, resourceVersion: String(store.version) } }
-  }
-  const notFound = (name: string) => new KubeError.NotFound({ message: `${name} not found`, code: 404 })
-  return {
-    server: "memory",
-    request: unused("take raw requests"),
-    list: unused("list"),
-    listAll: unused("list"),
-    watch: unused("watch") as never,
-    delete: unused("delete"),
-    apply: unused("apply"),
-    get: (resource, name, namespace) =>
-      guard(() => {
-        const found = store.objects.get(keyOf(resource, name, namespace))
-        return found === undefined ? Effect.fail(notFound(name)) : Effect.succeed(found as never)
-      }),
-    create: (resource, object) =>
-      guard(() => {
-        const key = keyOf(resource, object.metadata.name ?? "", object.metadata.namespace)
-        if (store.objects.has(key)) return Effect.fail(new KubeError.AlreadyExists({ message: `${key} exists`, code: 409 }))
-        const stored = stamp(object)
-        store.objects.set(key, stored)
-        return Effect.succeed(stored)
-      }),
-    replace: (resource, object) =>
-      guard(() => {
-        const key = keyOf(resource, object.metadata.name ?? "", object.metadata.namespace)
-        const current = store.objects.get(key)
-        if (current === undefined) return Effect.fail(notFound(key))
-        if (current.metadata.resourceVersion !== object.metadata.resourceVersion) {
-          return Effect.fail(new KubeError.Conflict({ message: `${key} changed`, code: 409, causes: [] }))
-        }
-        const stored = stamp(object)
-        store.objects.set(key, stored)
-        return Effect.succeed(stored)
-      }),
-    patch: (resource, name, namespace, body) =>
-      guard(() => {
-        const key = keyOf(resource, name, namespace)
-        const current = store.objects.get(key)
-        if (current === undefined) return Effect.fail(notFound(key))
-        const stored = stamp({ ...current, ...(body as object) })
-        store.objects.set(key, stored)
-        return Effect.succeed(stored as never)
-      })
-  } as Kube.Client
-}
 
 // No jitter: a follower retries exactly every retryPeriod.
 const noJitter = { nextDoubleUnsafe: () => 0, nextIntUnsafe: () => 0 } as unknown as Random.Random
