@@ -29,7 +29,10 @@ export interface Options {
   readonly image: string
   /** Default: the operator's name. */
   readonly namespace?: string | undefined
-  /** Default 1 (with leader election, more replicas wait as standbys). */
+  /**
+   * Default 1 (with leader election, more replicas wait as standbys), or the sharded operator's
+   * `sharding.replicas` (default 3), which share the objects.
+   */
   readonly replicas?: number | undefined
 }
 
@@ -116,7 +119,7 @@ export const objects = (
       kind: "Deployment",
       metadata: { name, namespace, labels },
       spec: {
-        replicas: options.replicas ?? 1,
+        replicas: options.replicas ?? (operator.options.sharding === undefined ? 1 : operator.options.sharding.replicas ?? 3),
         selector: { matchLabels: { "app.kubernetes.io/name": name } },
         template: {
           metadata: { labels },
@@ -199,21 +202,23 @@ export const operatorOf = (
  * @example
  * import { Option } from "effect"
  * import * as ManifestsCommand from "./ManifestsCommand.ts"
- * const yaml = ManifestsCommand.render(["src/operator.ts"], { image: Option.some("acme/op:1"), namespace: Option.none(), replicas: 1, name: Option.none() })
+ * const yaml = ManifestsCommand.render(["src/operator.ts"], { image: Option.some("acme/op:1"), namespace: Option.none(), replicas: Option.none(), name: Option.none() })
  */
 export const render = Effect.fn("ManifestsCommand.render")(function*(
   modules: ReadonlyArray<string>,
   flags: {
     readonly image: Option.Option<string>
     readonly namespace: Option.Option<string>
-    readonly replicas: number
+    readonly replicas: Option.Option<number>
     readonly name: Option.Option<string>
   }
 ) {
   if (Option.isNone(flags.image)) {
     return yield* new ManifestsCommandError({ message: "--image is required: the operator's container image, e.g. --image ghcr.io/acme/my-operator:0.1.0" })
   }
-  if (flags.replicas < 1) return yield* new ManifestsCommandError({ message: `--replicas ${flags.replicas}: at least 1` })
+  if (Option.isSome(flags.replicas) && flags.replicas.value < 1) {
+    return yield* new ManifestsCommandError({ message: `--replicas ${flags.replicas.value}: at least 1` })
+  }
   const exports = yield* Effect.forEach(modules, ModuleLoader.load)
   const operator = yield* operatorOf(exports, flags.name)
   const resources = yield* Effect.map(
@@ -223,7 +228,7 @@ export const render = Effect.fn("ManifestsCommand.render")(function*(
   return Yaml.stringify(objects(operator, {
     image: flags.image.value,
     namespace: Option.getOrUndefined(flags.namespace),
-    replicas: flags.replicas
+    replicas: Option.getOrUndefined(flags.replicas)
   }, resources))
 })
 
@@ -245,8 +250,8 @@ export const command = Command.make(
     image: Flag.String("image").pipe(Flag.withDescription("The operator's container image (required)"), Flag.optional),
     namespace: Flag.String("namespace").pipe(Flag.withDescription("Where the operator runs (default: its name)"), Flag.optional),
     replicas: Flag.Int("replicas").pipe(
-      Flag.withDescription("Replicas of the Deployment (default 1; with leader election the others stand by)"),
-      Flag.withDefault(1)
+      Flag.withDescription("Replicas of the Deployment (default 1, with leader election the others stand by; a sharded operator's sharding.replicas, default 3)"),
+      Flag.optional
     ),
     name: Flag.String("name").pipe(Flag.withDescription("Names an operator given as bare controllers"), Flag.optional)
   },

@@ -124,6 +124,19 @@ describe("kubefx manifests", () => {
     expect(dryRun.stdout).toContain("validatingwebhookconfiguration.admissionregistration.k8s.io/gadgets-operator created (server dry run)")
   })
 
+  it("a sharded operator: three replicas by default, Leases for its members and sharder, and patch on the primaries it labels", async () => {
+    const result = await kubefx("manifests", "fixtures/sharded.ts", "--image", "ghcr.io/acme/buckets:1.0.0")
+    expect(result.code).toBe(0)
+    const objects = documents(result.stdout) as Array<any>
+    const deployment = objects.find((o) => o.kind === "Deployment")
+    expect(deployment.spec.replicas).toBe(3)
+    const role = objects.find((o) => o.kind === "ClusterRole")
+    expect(role.rules).toContainEqual({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "create", "update", "delete"] })
+    expect(role.rules).toContainEqual({ apiGroups: ["storage.kubefx.dev"], resources: ["buckets"], verbs: ["get", "list", "watch", "patch"] })
+    const scaled = await kubefx("manifests", "fixtures/sharded.ts", "--image", "ghcr.io/acme/buckets:1.0.0", "--replicas", "5")
+    expect((documents(scaled.stdout) as Array<any>).find((o) => o.kind === "Deployment").spec.replicas).toBe(5)
+  })
+
   it("names an operator given as bare controllers with --name, and says what is missing otherwise", async () => {
     const bare = await kubefx("manifests", "fixtures/controllers.ts", "--image", "acme/op:1")
     expect([bare.code, bare.stdout, bare.stderr]).toEqual([1, "",

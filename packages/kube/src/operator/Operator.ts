@@ -55,6 +55,8 @@ export interface ShardingOptions extends Omit<Membership.Options, "group"> {
   readonly drainTimeout?: Duration.Input | undefined
   /** The Lease that elects the replica running the sharder; default `<operator name>-sharder`. */
   readonly leaseName?: string | undefined
+  /** How many replicas `kubefx manifests` deploys; default 3. Replicas may join and leave at any time. */
+  readonly replicas?: number | undefined
 }
 
 export interface Options<R> {

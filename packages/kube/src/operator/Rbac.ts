@@ -76,6 +76,12 @@ export const operatorRules = (operator: Operator.Operator<unknown>): ReadonlyArr
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [lease], verbs: ["get", "update"] }
     ]),
+    ...(operator.options.sharding === undefined ? [] : [
+      // Member Leases are named after replicas that do not exist yet; the sharder lists them all.
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "create", "update", "delete"] },
+      // The sharder labels the primaries; their owners acknowledge drains in an annotation.
+      ...operator.controllers.map((definition) => on(definition.for, ["patch"]))
+    ]),
     ...(operator.options.rbac ?? [])
   ]
 }
