@@ -23,7 +23,8 @@
  *   rates: Rates | null, keys: KeyView[]
  * }} ControllerView
  */
-/** @typedef {{ name: string, time: string | null, leader: { identity: string, lease: string, state: string, leader: string | null } | null, controllers: ControllerView[] }} OperatorView */
+/** @typedef {{ identity: string, lease: string, members: string[], assignment: { sharder: string, keys: Record<string, number>, draining: number }[] | null }} ShardingView */
+/** @typedef {{ name: string, time: string | null, leader: { identity: string, lease: string, state: string, leader: string | null } | null, sharding: ShardingView | null, controllers: ControllerView[] }} OperatorView */
 /** @typedef {RunView & { controller: string, key: string, next: Next | null, exhausted: boolean }} RunReport */
 /** @typedef {{ controller: ControllerView, key: KeyView, severity: number, text: string }} Row */
 
@@ -505,6 +506,22 @@ const scheduleRender = () => {
   }, Math.max(0, 150 - (Date.now() - lastRender)))
 }
 
+/**
+ * This replica's shard and the live members; on the replica running the sharder, the objects per
+ * member (and not yet assigned, and moving) of each sharded kind.
+ * @param {ShardingView | null} sharding
+ */
+const shardingText = (sharding) => {
+  if (sharding === null) return ""
+  const members = ` · shard ${esc(sharding.identity)} of ${sharding.members.length} (${sharding.members.map(esc).join(", ")})`
+  const assignment = (sharding.assignment ?? []).map((a) => {
+    const keys = Object.entries(a.keys).sort(([x], [y]) => x.localeCompare(y))
+      .map(([member, n]) => `${member === "" ? "unassigned" : esc(member)} ${n.toLocaleString("en")}`).join(", ")
+    return ` · ${esc(a.sharder)}: ${keys || "no objects"}${a.draining > 0 ? `, ${a.draining} moving` : ""}`
+  })
+  return members + assignment.join("")
+}
+
 const render = () => {
   lastRender = Date.now()
   const connection = byId("connection")
@@ -516,7 +533,7 @@ const render = () => {
   const view = state.view
   if (view === null) return tick()
   const rows = allRows(view)
-  write(byId("operator"), `${esc(view.name)}${view.leader === null ? "" : ` · ${esc(view.leader.state.toLowerCase())}${view.leader.leader === null ? "" : ` (leader ${esc(view.leader.leader)})`}`}`)
+  write(byId("operator"), `${esc(view.name)}${view.leader === null ? "" : ` · ${esc(view.leader.state.toLowerCase())}${view.leader.leader === null ? "" : ` (leader ${esc(view.leader.leader)})`}`}${shardingText(view.sharding ?? null)}`)
   write(byId("summary"), summary(view, rows))
   const alert = attention(view, rows)
   const section = byId("attention")

@@ -9,6 +9,7 @@ import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Handover, Kube, KubeError, Membership, Operator } from "@kubefx/kube"
 import { Clock, Effect, Exit, Fiber, Metric, References } from "effect"
+import type * as OperatorHttp from "../src/operator/OperatorHttp.ts"
 import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
 
 const timings = { leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" } as const
@@ -143,4 +144,76 @@ layer(cluster, { excludeTestServices: true, timeout: "120 seconds" })("Sharding 
       assertNoOverlap(intervals)
       for (const name of ["r2", "r3", "r4"]) yield* replicas.get(name)!.shutdown
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("the HTTP API shows the shard, the live members and, on the sharder, objects per member; metrics count both", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      for (let i = 0; i < 20; i++) {
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}`, namespace: ns } })
+      }
+      const replica = (identity: string) =>
+        Operator.start(Operator.make({
+          name: "observed",
+          http: { port: 0 },
+          sharding: { namespace: ns, identity, ...timings },
+          controllers: [Controller.define({ name: "observed", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })]
+        })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+      const a = yield* replica("a")
+      const b = yield* replica("b")
+      const view = (running: Operator.Running) =>
+        Effect.promise(() => fetch(`${running.url}/controllers`).then((r) => r.json() as Promise<OperatorHttp.OperatorView>))
+      const sharderOf = Effect.gen(function*() {
+        for (const running of [a, b]) {
+          const shown = (yield* view(running)).sharding
+          if (shown?.assignment != null) return { running, shown }
+        }
+        return yield* Effect.fail(new Error("no replica runs the sharder yet"))
+      })
+      const { running, shown } = yield* eventually(Effect.flatMap(sharderOf, (found) => {
+        const keys = found.shown.assignment![0]!.keys
+        return ensure((keys.a ?? 0) + (keys.b ?? 0) === 20 && keys[""] === undefined && (keys.a ?? 0) > 0 && (keys.b ?? 0) > 0, JSON.stringify(keys))
+          .pipe(Effect.as(found))
+      }), "20 seconds")
+      assert.deepStrictEqual(shown.members, ["a", "b"])
+      assert.strictEqual(shown.assignment![0]!.sharder, "observed-sharder")
+      assert.strictEqual(shown.lease, `${ns}/${Membership.leaseName("observed", shown.identity)}`)
+      const other = running === a ? b : a
+      assert.isNull((yield* view(other)).sharding?.assignment)
+      // Each replica counts the objects it owns (its cache follows the labels through its watch), and the members it sees.
+      const metrics = yield* eventually(Effect.gen(function*() {
+        const assignment = (yield* view(running)).sharding?.assignment?.[0]
+        const text = yield* Effect.promise(() => fetch(`${running.url}/metrics`).then((r) => r.text()))
+        const owned = assignment?.keys[shown.identity]
+        yield* ensure(assignment?.draining === 0 && text.includes(`kubefx_shard_keys{controller="observed"} ${owned}\n`), "keys not counted yet")
+        return text
+      }))
+      assert.include(metrics, `kubefx_shard_members{group="observed"} 2`)
+      assert.include(metrics, `kubefx_shard_member{group="observed"} 1`)
+      const health = yield* Effect.promise(() => fetch(`${running.url}/healthz?verbose`).then((r) => r.text()))
+      assert.include(health, "[+]shardMembership ok")
+      yield* a.shutdown
+      yield* b.shutdown
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("sharding and leader election exclude each other, and a bad identity is refused before anything starts", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const definition = Controller.define({ name: "refused", for: Builtins.ConfigMap, namespace: ns, reconcile: () => Effect.succeed(Outcome.done) })
+      const both = yield* Effect.flip(Operator.start(Operator.make({
+        name: "refused",
+        http: false,
+        sharding: { namespace: ns },
+        leaderElection: { namespace: ns },
+        controllers: [definition]
+      })))
+      assert.include(both.message, "sharding and leaderElection exclude each other")
+      const badName = yield* Effect.flip(Operator.start(Operator.make({
+        name: "refused",
+        http: false,
+        sharding: { namespace: ns, identity: "Replica_1" },
+        controllers: [definition]
+      })))
+      assert.include(badName.message, "identity \"Replica_1\" must be up to 63 lowercase letters")
+    }).pipe(Effect.scoped))
 })

@@ -79,6 +79,11 @@ export const liveMembers = Metric.gauge("kubefx_shard_members", {
   description: "Live members of the shard group, as this replica sees them"
 })
 
+/** `kubefx_shard_keys{controller}`: the objects of a sharded controller's kind this replica owns (and caches). */
+export const ownedKeys = Metric.gauge("kubefx_shard_keys", {
+  description: "Objects of the controller's primary kind that this replica owns and caches"
+})
+
 /**
  * Joins the group in the current scope: creates this replica's Lease and renews it until `leave`
  * or the scope closes.

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Controller as Engine } from "@kubefx/core"
+import { Controller as Engine, EngineMetrics } from "@kubefx/core"
 import {
   Cause,
   Clock,
@@ -295,6 +295,9 @@ export const start = <R>(
           return yield* Effect.logError(`controller ${definition.name} failed to start`, made.cause)
         }
         const started = made.value
+        if (shard !== undefined) {
+          yield* Scope.provide(EngineMetrics.observeGauge(Membership.ownedKeys, { controller: definition.name }, () => started.informer.size()), scope)
+        }
         yield* Stream.runForEach(started.reports, (report) => PubSub.publish(reports, report)).pipe(Effect.forkIn(scope))
         yield* transitions.withPermits(1)(Effect.gen(function*() {
           slot.controller = started
