@@ -8,7 +8,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Handover, Kube, KubeError, Membership, Operator } from "@kubefx/kube"
-import { Clock, Effect, Exit, Fiber, Metric, References } from "effect"
+import { Clock, type Duration, Effect, Exit, Fiber, Metric, References } from "effect"
 import type * as OperatorHttp from "../src/operator/OperatorHttp.ts"
 import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
 
@@ -143,6 +143,50 @@ layer(cluster, { excludeTestServices: true, timeout: "120 seconds" })("Sharding 
 
       assertNoOverlap(intervals)
       for (const name of ["r2", "r3", "r4"]) yield* replicas.get(name)!.shutdown
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("two controllers of one kind: a key moves only once both stopped running it on its old owner", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      for (let i = 0; i < 20; i++) {
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}`, namespace: ns } })
+      }
+      const intervals: Array<Interval> = []
+      const busy = (identity: string, controller: string, runFor: Duration.Input) =>
+        Controller.define({
+          name: controller,
+          for: Builtins.ConfigMap,
+          namespace: ns,
+          concurrency: 20,
+          reconcile: (object) =>
+            Effect.gen(function*() {
+              const interval: Interval = { replica: identity, key: `${controller} ${object.metadata.name}`, start: yield* Clock.currentTimeMillis, end: Infinity }
+              intervals.push(interval)
+              yield* Effect.sleep(runFor).pipe(
+                Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (end) => Effect.sync(() => interval.end = end)))
+              )
+              return Outcome.requeueAfter("10 millis")
+            })
+        })
+      const replica = (identity: string) =>
+        Operator.start(Operator.make({
+          name: "paired",
+          http: false,
+          sharding: { namespace: ns, identity, drainTimeout: "5 seconds", ...timings },
+          controllers: [busy(identity, "quick", "5 millis"), busy(identity, "slow", "400 millis")]
+        })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+      const a = yield* replica("a")
+      yield* eventually(Effect.suspend(() => ensure(new Set(intervals.map((i) => i.key)).size === 40, "not every key ran on a")))
+      const b = yield* replica("b")
+      yield* eventually(Effect.suspend(() => ensure(intervals.some((i) => i.replica === "b" && i.key.startsWith("slow")), "b runs nothing yet")), "20 seconds")
+      yield* eventually(Effect.gen(function*() {
+        const placed = (yield* kube.list(Builtins.ConfigMap, { namespace: ns })).items.map(Handover.placement)
+        yield* ensure(placed.every((p) => p.owner !== undefined && p.draining === undefined), "still moving")
+      }), "20 seconds")
+      assertNoOverlap(intervals)
+      yield* a.shutdown
+      yield* b.shutdown
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 
   it.effect("the HTTP API shows the shard, the live members and, on the sharder, objects per member; metrics count both", () =>

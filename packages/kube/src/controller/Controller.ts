@@ -254,8 +254,11 @@ interface RunWith {
   readonly dependsOn: ReadonlyArray<Engine.Controller>
   /** Caches fill and events queue, nothing reconciles until `resume` (a replica that does not lead). */
   readonly held: boolean
-  /** A sharded replica: only objects labelled with `identity` are cached and reconciled here. */
-  readonly shard?: Omit<Handover.Options, "resource"> | undefined
+  /**
+   * A sharded replica: only objects labelled with `identity` are cached and reconciled here (the
+   * operator follows their drain requests with `Handover.follow`).
+   */
+  readonly shard?: { readonly identity: string } | undefined
 }
 
 // Ready lives in `status.conditions`: a status without that field has nowhere to hold it.
@@ -283,6 +286,8 @@ interface Parts<A extends ObjectMeta.KubeObject, E, R> {
    * with reason DecodeError and records a Warning Event; a fix or a deletion ends it.
    */
   readonly undecodable: Map<string, Triggers.Undecodable>
+  /** Sharded: an object asked to move is not reconciled here any more (its key is being released). */
+  readonly sharded: boolean
 }
 
 const ownerReferenceOf = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, object: Stored<A>): ObjectMeta.OwnerReference => ({
@@ -381,6 +386,7 @@ const reconcileKey = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, 
     if (broken !== undefined) return yield* Effect.fail(broken.error)
     const cached = yield* overlay.get(key)
     if (cached === undefined || !isStored(cached)) return Outcome.done
+    if (parts.sharded && Handover.placement(cached).draining !== undefined) return Outcome.done
     let object = cached
     status.begin(key, object)
     if (ObjectMeta.isDeleting(object)) return yield* finalize(parts, object)
@@ -456,7 +462,8 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       status: StatusWrites.make({ kube, resource, overlay, fieldManager, writeReady: declaresConditions(resource) }),
       events: yield* Events.make({ component: options.name }),
       caches: new Map(secondaries.map((informer) => [informer.resource, informer])),
-      undecodable: new Map()
+      undecodable: new Map(),
+      sharded: runWith.shard !== undefined
     }
     const engine = yield* Engine.make({
       name: options.name,
@@ -468,6 +475,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
           ...owned.map((informer) => Triggers.owned(informer, resource)),
           ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object))),
           ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
+          // A sharded replica runs only its own keys: another replica's object is that replica's to reconcile.
         ].map((related) => runWith.shard === undefined ? related : Stream.filter(related, (event) => primary.get(event.key) !== undefined))
       ], { concurrency: "unbounded" }),
       concurrency: options.concurrency,
@@ -484,8 +492,6 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       rollback: options.rollback,
       onError: onError(parts)
     })
-
-    if (runWith.shard !== undefined) yield* Handover.follow(engine, primary, { ...runWith.shard, resource })
 
     // Whatever changed while held (another replica may have led) is looked at again on resume.
     const resume = Effect.andThen(

@@ -55,57 +55,80 @@ export interface Options {
   readonly drainTimeout: Duration.Duration
 }
 
+/** One controller of the primary kind on this replica: its engine and its cache of the kind. */
+export interface Follower {
+  readonly engine: Engine.Controller
+  readonly informer: Informer.Informer<ObjectMeta.KubeObject>
+}
+
 const returned = Trigger.event("shard drain withdrawn")
 
 /**
- * Follows the drain requests on the replica's objects for as long as the scope lasts: releases and
- * acknowledges a key asked to move, and admits it back when the request is withdrawn or the object
- * leaves the cache (so that it runs again if it ever comes back).
+ * Follows the drain requests on the replica's objects of one kind for as long as the scope lasts,
+ * for every controller of that kind on the replica: each releases a key asked to move, and the
+ * replica acknowledges once every controller that caches the object has released it (each one's
+ * runs of a key must end before the key runs elsewhere). A key is admitted back when the request is
+ * withdrawn, or when the object leaves a controller's cache (so that it runs if it comes back).
  *
  * @example
  * import { Duration } from "effect"
  * import { Handover } from "@kubefx/kube"
- * declare const engine: import("@kubefx/core").Controller.Controller
- * declare const informer: import("@kubefx/kube").Informer.Informer<import("@kubefx/kube").ObjectMeta.KubeObject>
+ * declare const widgets: Handover.Follower
  * declare const resource: import("@kubefx/kube").Resource.Resource
- * const following = Handover.follow(engine, informer, { identity: "replica-a", resource, drainTimeout: Duration.seconds(30) })
+ * const following = Handover.follow([widgets], { identity: "replica-a", resource, drainTimeout: Duration.seconds(30) })
  */
-export const follow = <A extends ObjectMeta.KubeObject>(
-  engine: Engine.Controller,
-  informer: Informer.Informer<A>,
+export const follow = (
+  followers: ReadonlyArray<Follower>,
   options: Options
 ): Effect.Effect<void, never, Kube.Kube | Scope.Scope> =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
     const releases = yield* FiberMap.make<string>()
-    const acknowledge = (object: A) => {
-      const { name = "", namespace } = object.metadata
-      return kube.patch(options.resource, name, namespace, { metadata: { annotations: { [drainedAnnotation]: options.identity } } }, {
-        type: "merge",
-        fieldManager: "kubefx-shard-handover"
-      }).pipe(
-        // Until it lands or the object is gone: the sharder moves nothing without it.
-        Effect.retry({ while: (error) => error._tag !== "NotFound", schedule: Schedule.min([Schedule.exponential("100 millis"), Schedule.spaced("5 seconds")]) }),
-        Effect.catch((error) => Effect.logDebug(`no acknowledgement for ${ObjectMeta.key(object)}: ${error.message}`))
-      )
+    // Per follower, the keys whose release completed: nothing of theirs runs there any more.
+    const drained = followers.map(() => new Set<string>())
+    const acknowledged = new Set<string>()
+    const acknowledge = (key: string) =>
+      Effect.suspend(() => {
+        const cached = followers.map(({ informer }) => informer.get(key))
+        const object = cached.find((o) => o !== undefined)
+        const pending = cached.some((o, i) => o !== undefined && !drained[i]!.has(key))
+        if (object === undefined || pending || acknowledged.has(key)) return Effect.void
+        acknowledged.add(key)
+        const { name = "", namespace } = object.metadata
+        return kube.patch(options.resource, name, namespace, { metadata: { annotations: { [drainedAnnotation]: options.identity } } }, {
+          type: "merge",
+          fieldManager: "kubefx-shard-handover"
+        }).pipe(
+          // Until it lands or the object is gone: the sharder moves nothing without it.
+          Effect.retry({ while: (error) => error._tag !== "NotFound", schedule: Schedule.min([Schedule.exponential("100 millis"), Schedule.spaced("5 seconds")]) }),
+          Effect.catch((error) => Effect.logDebug(`no acknowledgement for ${key}: ${error.message}`))
+        )
+      })
+    const admit = (index: number, key: string) => {
+      const { engine } = followers[index]!
+      drained[index]!.delete(key)
+      acknowledged.delete(key)
+      return Effect.andThen(FiberMap.remove(releases, `${index}/${key}`), engine.admit(key))
     }
-    const handle = (change: Informer.Change<A>): Effect.Effect<void> => {
+    const handle = (index: number, change: Informer.Change<ObjectMeta.KubeObject>): Effect.Effect<void> => {
+      const { engine } = followers[index]!
       const key = ObjectMeta.key(change.object)
       if (change._tag === "Deleted") {
-        return engine.isReleased(key) ? Effect.andThen(FiberMap.remove(releases, key), engine.admit(key)) : Effect.void
+        // The object left this cache: what the others still hold may be all that was waited for.
+        return engine.isReleased(key) ? Effect.andThen(admit(index, key), acknowledge(key)) : Effect.void
       }
-      const { acknowledged, draining, owner } = placement(change.object)
+      const { acknowledged: by, draining, owner } = placement(change.object)
       if (owner !== options.identity) return Effect.void
       if (draining !== undefined) {
-        if (acknowledged === options.identity) return Effect.void
-        const release = Effect.andThen(engine.release(key, { drainTimeout: options.drainTimeout }), acknowledge(change.object))
-        return FiberMap.run(releases, key, release, { onlyIfMissing: true }).pipe(Effect.asVoid)
+        if (by === options.identity) return Effect.void
+        const release = Effect.andThen(
+          engine.release(key, { drainTimeout: options.drainTimeout }),
+          Effect.andThen(Effect.sync(() => drained[index]!.add(key)), acknowledge(key))
+        )
+        return FiberMap.run(releases, `${index}/${key}`, release, { onlyIfMissing: true }).pipe(Effect.asVoid)
       }
-      if (!engine.isReleased(key)) return Effect.void
-      return Effect.andThen(
-        FiberMap.remove(releases, key),
-        Effect.andThen(engine.admit(key), engine.enqueue(key, returned))
-      )
+      return engine.isReleased(key) ? Effect.andThen(admit(index, key), engine.enqueue(key, returned)) : Effect.void
     }
-    yield* Effect.forkScoped(Stream.runForEach(informer.changes, handle))
+    yield* Effect.forEach(followers, ({ informer }, index) =>
+      Effect.forkScoped(Stream.runForEach(informer.changes, (change) => handle(index, change))), { discard: true })
   })

@@ -26,6 +26,7 @@ import {
   Stream
 } from "effect"
 import * as Controller from "../controller/Controller.ts"
+import * as Handover from "../controller/Handover.ts"
 import * as Kube from "../client/Kube.ts"
 import type * as KubeConfig from "../client/KubeConfig.ts"
 import * as LeaderElection from "./LeaderElection.ts"
@@ -257,10 +258,26 @@ export const start = <R>(
     const members = sharding === undefined
       ? undefined
       : yield* Scope.provide(Membership.observe({ group: operator.name, namespace: sharding.namespace, retryPeriod: sharding.retryPeriod }), scope)
-    const shard = member === undefined ? undefined : {
-      identity: member.identity,
-      drainTimeout: Duration.fromInputUnsafe(sharding?.drainTimeout ?? "30 seconds")
+    const shard = member === undefined ? undefined : { identity: member.identity }
+    // A drain is acknowledged once every controller of the kind released the key: one follower per kind.
+    const kindOf = (definition: Controller.Any<R>) => `${definition.for.group}/${definition.for.plural}`
+    const followers = new Map<string, { readonly waiting: Set<Controller.Any<R>>; readonly started: Array<Handover.Follower> }>()
+    for (const definition of shard === undefined ? [] : operator.controllers) {
+      const group = followers.get(kindOf(definition)) ?? { waiting: new Set(), started: [] }
+      group.waiting.add(definition)
+      followers.set(kindOf(definition), group)
     }
+    // Once each controller of the kind started (or failed to: it runs nothing), its drains are followed.
+    const follow = (definition: Controller.Any<R>, started: Controller.Running | undefined) =>
+      Effect.suspend(() => {
+        const group = followers.get(kindOf(definition))
+        if (shard === undefined || group === undefined) return Effect.void
+        group.waiting.delete(definition)
+        if (started !== undefined) group.started.push({ engine: started, informer: started.informer })
+        if (group.waiting.size > 0 || group.started.length === 0) return Effect.void
+        const drainTimeout = Duration.fromInputUnsafe(sharding?.drainTimeout ?? "30 seconds")
+        return Scope.provide(Handover.follow(group.started, { identity: shard.identity, resource: definition.for, drainTimeout }), scope)
+      })
     const sharders: Array<Sharder.Sharder> = []
     let sharderLeading = false
 
@@ -292,11 +309,13 @@ export const start = <R>(
         )
         if (Exit.isFailure(made)) {
           slot.phase = "Failed"
+          yield* follow(definition, undefined)
           return yield* Effect.logError(`controller ${definition.name} failed to start`, made.cause)
         }
         const started = made.value
         if (shard !== undefined) {
           yield* Scope.provide(EngineMetrics.observeGauge(Membership.ownedKeys, { controller: definition.name }, () => started.informer.size()), scope)
+          yield* follow(definition, started)
         }
         yield* Stream.runForEach(started.reports, (report) => PubSub.publish(reports, report)).pipe(Effect.forkIn(scope))
         yield* transitions.withPermits(1)(Effect.gen(function*() {
