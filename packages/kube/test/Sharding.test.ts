@@ -189,6 +189,51 @@ layer(cluster, { excludeTestServices: true, timeout: "120 seconds" })("Sharding 
       yield* b.shutdown
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 
+  it.effect("owned objects carry their owner's shard label: each replica caches only its own objects' children, which follow a move", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      for (let i = 0; i < 20; i++) {
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `parent-${i}`, namespace: ns } })
+      }
+      const replica = (identity: string) =>
+        Operator.start(Operator.make({
+          name: "parents",
+          http: false,
+          sharding: { namespace: ns, identity, ...timings },
+          controllers: [Controller.define({
+            name: "parents",
+            for: Builtins.ConfigMap,
+            namespace: ns,
+            owns: [Builtins.Secret],
+            reconcile: (parent, ctx) =>
+              ctx.applyOwned(Builtins.Secret, { metadata: { name: `${parent.metadata.name}-child` }, stringData: { from: "parent" } })
+                .pipe(Effect.as(Outcome.done))
+          })]
+        })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+      const replicas = new Map<string, Operator.Running>([["a", yield* replica("a")], ["b", yield* replica("b")]])
+      const childrenFollow = (members: ReadonlyArray<string>) =>
+        eventually(Effect.gen(function*() {
+          const parents = (yield* kube.list(Builtins.ConfigMap, { namespace: ns })).items.filter((cm) => cm.metadata.name?.startsWith("parent-"))
+          const children = (yield* kube.list(Builtins.Secret, { namespace: ns })).items
+          yield* ensure(children.length === 20, `${children.length} children`)
+          for (const member of members) {
+            const own = parents.filter((p) => Handover.placement(p).owner === member).map((p) => `${ns}/${p.metadata.name}-child`).sort()
+            yield* ensure(own.length > 0, `${member} owns nothing yet`)
+            const cached = replicas.get(member)!.controllers[0]!.controller()?.informers[1]?.keys() ?? []
+            yield* ensure(JSON.stringify([...cached].sort()) === JSON.stringify(own), `${member} caches other children`)
+          }
+          for (const child of children) {
+            const parent = parents.find((p) => `${p.metadata.name}-child` === child.metadata.name)
+            yield* ensure(Handover.placement(child).owner === Handover.placement(parent!).owner, `${child.metadata.name} is not labelled as its parent`)
+          }
+        }), "20 seconds")
+      yield* childrenFollow(["a", "b"])
+      replicas.set("c", yield* replica("c"))
+      yield* childrenFollow(["a", "b", "c"])
+      for (const running of replicas.values()) yield* running.shutdown
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
   it.effect("the HTTP API shows the shard, the live members and, on the sharder, objects per member; metrics count both", () =>
     Effect.gen(function*() {
       const ns = yield* namespace

@@ -68,6 +68,13 @@ export interface Context<A extends ObjectMeta.KubeObject> {
   /** A controller ownerReference to the object being reconciled. */
   readonly ownerReference: ObjectMeta.OwnerReference
   /**
+   * Labels every object the controller owns carries (`applyOwned` and owned dependents add them):
+   * in a sharded operator, the replica's shard label, so that each replica caches only the owned
+   * objects of its own share; empty otherwise. An owned object written another way needs them to be
+   * seen by the controller.
+   */
+  readonly ownedLabels: Readonly<Record<string, string>>
+  /**
    * Applies status with an optimistic lock and caches the result for the next run, under the field
    * manager `<fieldManager>-locked`: a later `applyStatus` that omits these fields keeps them.
    */
@@ -288,6 +295,7 @@ interface Parts<A extends ObjectMeta.KubeObject, E, R> {
   readonly undecodable: Map<string, Triggers.Undecodable>
   /** Sharded: an object asked to move is not reconciled here any more (its key is being released). */
   readonly sharded: boolean
+  readonly ownedLabels: Readonly<Record<string, string>>
 }
 
 const ownerReferenceOf = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, object: Stored<A>): ObjectMeta.OwnerReference => ({
@@ -332,6 +340,7 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
     kube,
     fieldManager,
     ownerReference: ownerReferenceOf(resource, object),
+    ownedLabels: parts.ownedLabels,
     patchStatusAndCache: (fresh) =>
       overlay.patchStatusAndCache(object, typeof fresh === "function" ? (latest) => named(object, fresh(latest)) : named(object, fresh)),
     applyStatus: (body, applyOptions) => {
@@ -348,6 +357,7 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
         metadata: {
           ...body.metadata,
           namespace: body.metadata.namespace ?? object.metadata.namespace,
+          ...Handover.withOwnedLabels(body.metadata.labels, parts.ownedLabels),
           ownerReferences: [ownerReferenceOf(resource, object)]
         }
       }),
@@ -445,7 +455,10 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     // Locked writes under a field manager of their own: the controller's unlocked status applies,
     // which state only their own fields, never remove a value a locked write allocated.
     const overlay = yield* OverlayCache.make(primary, { fieldManager: `${fieldManager}-locked` })
-    const owned = yield* Effect.forEach(options.owns ?? [], (kind) => informers.get(kind, { namespace: options.namespace }))
+    // Owned objects carry their owner's shard label: a replica caches only its share of them too.
+    const ownedLabels: Record<string, string> = runWith.shard === undefined ? {} : { [Handover.shardLabel]: runWith.shard.identity }
+    const owned = yield* Effect.forEach(options.owns ?? [], (kind) =>
+      informers.get(kind, { namespace: options.namespace, labelSelector: runWith.shard === undefined ? undefined : Handover.selector(runWith.shard.identity) }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(informers.get(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
     const secondaries = [...owned, ...watched.map((w) => w.informer)]
@@ -463,7 +476,8 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       events: yield* Events.make({ component: options.name }),
       caches: new Map(secondaries.map((informer) => [informer.resource, informer])),
       undecodable: new Map(),
-      sharded: runWith.shard !== undefined
+      sharded: runWith.shard !== undefined,
+      ownedLabels
     }
     const engine = yield* Engine.make({
       name: options.name,

@@ -14,6 +14,7 @@
 import { Effect } from "effect"
 import type * as Builtins from "../client/Builtins.ts"
 import * as Applies from "./Applies.ts"
+import * as Handover from "./Handover.ts"
 import type * as Controller from "./Controller.ts"
 import type * as Informer from "../cache/Informer.ts"
 import type * as Kube from "../client/Kube.ts"
@@ -198,7 +199,7 @@ const applyBody = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObj
       metadata: {
         ...metadata,
         ...(namespace === undefined ? {} : { namespace }),
-        ...(self.owned ? { ownerReferences: [context.ownerReference] } : {})
+        ...(self.owned ? { ...Handover.withOwnedLabels(metadata.labels, context.ownedLabels), ownerReferences: [context.ownerReference] } : {})
       }
     }
     return Effect.succeed(body)

@@ -48,6 +48,22 @@ export const placement = (object: ObjectMeta.KubeObject): Shards.Placement => ({
 export const selector = (identity: string, labelSelector?: string | undefined): string =>
   labelSelector === undefined || labelSelector === "" ? `${shardLabel}=${identity}` : `${labelSelector},${shardLabel}=${identity}`
 
+/**
+ * A body's labels with the owned labels added (none added: the body's own, untouched).
+ *
+ * @example
+ * import { Handover } from "@kubefx/kube"
+ * Handover.withOwnedLabels({ app: "web" }, { "kubefx.dev/shard": "replica-a" })
+ * // { labels: { app: "web", "kubefx.dev/shard": "replica-a" } }
+ */
+export const withOwnedLabels = (
+  labels: unknown,
+  owned: Readonly<Record<string, string>>
+): { readonly labels?: Record<string, unknown> } => {
+  if (Object.keys(owned).length === 0) return labels === undefined ? {} : { labels: labels as Record<string, unknown> }
+  return { labels: { ...(labels as Record<string, unknown> | undefined), ...owned } }
+}
+
 export interface Options {
   readonly identity: string
   readonly resource: Resource.Resource
