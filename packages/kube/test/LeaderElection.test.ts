@@ -6,26 +6,15 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, Kube, KubeError, LeaderElection, Operator } from "@kubefx/kube"
+import { Builtins, Controller, Kube, LeaderElection, Operator } from "@kubefx/kube"
 import { Clock, Effect, Metric, References, Ref } from "effect"
-import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
+import { ensure, eventually, layer as cluster, namespace, partitionable, type Span, spanned } from "./support.ts"
 
 const timings = { leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" } as const
 const microTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
 
 const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.provideService(References.MinimumLogLevel, "None"))
-
-/** A client whose Lease and object requests fail while `cut` says so: a replica cut off from the API server. */
-const partitionable = (kube: Kube.Client, cut: () => boolean): Kube.Client => {
-  const fail = Effect.fail(new KubeError.Transport({ message: "partitioned" }))
-  return {
-    ...kube,
-    get: (resource, name, ns) => Effect.suspend(() => cut() ? fail : kube.get(resource, name, ns)),
-    create: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.create(resource, object, options)),
-    replace: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.replace(resource, object, options))
-  }
-}
 
 const getLease = (ns: string, name: string) => Effect.flatMap(Kube.Kube, (kube) => kube.get(Builtins.Lease, name, ns))
 
@@ -121,7 +110,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
       for (const name of ["a", "b", "c"]) {
         yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: ns } })
       }
-      const intervals: Array<{ readonly replica: string; readonly start: number; end: number }> = []
+      const intervals: Array<{ readonly replica: string } & Span> = []
       const cuts = new Map<string, boolean>()
       const replica = (identity: string) =>
         Operator.start(Operator.make({
@@ -134,15 +123,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
             namespace: ns,
             concurrency: 3,
             // Always busy: every key reconciles again 20 ms after each 30 ms run.
-            reconcile: () =>
-              Effect.gen(function*() {
-                const interval = { replica: identity, start: yield* Clock.currentTimeMillis, end: Number.POSITIVE_INFINITY }
-                intervals.push(interval)
-                yield* Effect.sleep("30 millis").pipe(
-                  Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (end) => Effect.sync(() => interval.end = end)))
-                )
-                return Outcome.requeueAfter("20 millis")
-              })
+            reconcile: () => spanned(intervals, { replica: identity }, Effect.sleep("30 millis")).pipe(Effect.as(Outcome.requeueAfter("20 millis")))
           })]
         })).pipe(
           Effect.provideService(Kube.Kube, partitionable(kube, () => cuts.get(identity) === true)),

@@ -7,31 +7,16 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, Handover, Kube, KubeError, Membership, Operator } from "@kubefx/kube"
+import { Builtins, Controller, Handover, Kube, Membership, Operator } from "@kubefx/kube"
 import { Clock, type Duration, Effect, Exit, Fiber, Metric, References } from "effect"
 import type * as OperatorHttp from "../src/operator/OperatorHttp.ts"
-import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
+import { ensure, eventually, layer as cluster, namespace, partitionable, type Span, spanned } from "./support.ts"
 
 const timings = { leaseDuration: "1 second", renewDeadline: "600 millis", retryPeriod: "150 millis" } as const
 
-interface Interval {
+interface Interval extends Span {
   readonly replica: string
   readonly key: string
-  readonly start: number
-  end: number
-}
-
-/** A client whose requests fail while `cut` says so: a replica cut off from the API server. */
-const partitionable = (kube: Kube.Client, cut: () => boolean): Kube.Client => {
-  const fail = Effect.fail(new KubeError.Transport({ message: "partitioned" }))
-  return {
-    ...kube,
-    get: (resource, name, ns) => Effect.suspend(() => cut() ? fail : kube.get(resource, name, ns)),
-    list: (resource, options) => Effect.suspend(() => cut() ? fail : kube.list(resource, options)),
-    create: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.create(resource, object, options)),
-    replace: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.replace(resource, object, options)),
-    patch: (resource, name, ns, body, options) => Effect.suspend(() => cut() ? fail : kube.patch(resource, name, ns, body, options))
-  }
 }
 
 /** No two intervals of one key overlap, whichever replicas ran them. */
@@ -70,14 +55,9 @@ layer(cluster, { excludeTestServices: true, timeout: "120 seconds" })("Sharding 
             concurrency: 8,
             // Always busy: every key reconciles again 20 ms after each 30 ms run, so moves meet running reconciles.
             reconcile: (object) =>
-              Effect.gen(function*() {
-                const interval: Interval = { replica: identity, key: object.metadata.name, start: yield* Clock.currentTimeMillis, end: Infinity }
-                intervals.push(interval)
-                yield* Effect.sleep("30 millis").pipe(
-                  Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (end) => Effect.sync(() => interval.end = end)))
-                )
-                return Outcome.requeueAfter("20 millis")
-              })
+              spanned(intervals, { replica: identity, key: object.metadata.name }, Effect.sleep("30 millis")).pipe(
+                Effect.as(Outcome.requeueAfter("20 millis"))
+              )
           })]
         })).pipe(
           Effect.provideService(Kube.Kube, partitionable(kube, () => cuts.get(identity) === true)),
@@ -160,14 +140,9 @@ layer(cluster, { excludeTestServices: true, timeout: "120 seconds" })("Sharding 
           namespace: ns,
           concurrency: 20,
           reconcile: (object) =>
-            Effect.gen(function*() {
-              const interval: Interval = { replica: identity, key: `${controller} ${object.metadata.name}`, start: yield* Clock.currentTimeMillis, end: Infinity }
-              intervals.push(interval)
-              yield* Effect.sleep(runFor).pipe(
-                Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (end) => Effect.sync(() => interval.end = end)))
-              )
-              return Outcome.requeueAfter("10 millis")
-            })
+            spanned(intervals, { replica: identity, key: `${controller} ${object.metadata.name}` }, Effect.sleep(runFor)).pipe(
+              Effect.as(Outcome.requeueAfter("10 millis"))
+            )
         })
       const replica = (identity: string) =>
         Operator.start(Operator.make({

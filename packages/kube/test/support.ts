@@ -3,8 +3,8 @@
  * cluster of KUBEFX_TEST_KUBECONFIG), a fresh namespace per test, CRD installation, and polling.
  */
 import { ApiServer } from "@kubefx/apiserver"
-import { Builtins, Crd, Kube } from "@kubefx/kube"
-import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Builtins, Crd, Kube, KubeError } from "@kubefx/kube"
+import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -62,3 +62,30 @@ export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, within: Durat
 /** Fails unless `condition` holds; for use with `eventually`. */
 export const ensure = (condition: boolean, message: string) =>
   condition ? Effect.void : Effect.fail(new Error(message))
+
+/** A client whose requests fail while `cut` says so: a replica cut off from the API server. */
+export const partitionable = (kube: Kube.Client, cut: () => boolean): Kube.Client => {
+  const fail = Effect.fail(new KubeError.Transport({ message: "partitioned" }))
+  return {
+    ...kube,
+    get: (resource, name, ns) => Effect.suspend(() => cut() ? fail : kube.get(resource, name, ns)),
+    list: (resource, options) => Effect.suspend(() => cut() ? fail : kube.list(resource, options)),
+    create: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.create(resource, object, options)),
+    replace: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.replace(resource, object, options)),
+    patch: (resource, name, ns, body, options) => Effect.suspend(() => cut() ? fail : kube.patch(resource, name, ns, body, options))
+  }
+}
+
+/** When something ran, by the clock: `end` is Infinity until it ended. */
+export interface Span {
+  readonly start: number
+  end: number
+}
+
+/** Runs `effect`, appending its span with `fields` to `spans` when it starts and closing it when it ends, however it ends. */
+export const spanned = <F extends object, A, E, R>(spans: Array<F & Span>, fields: F, effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Clock.currentTimeMillis, (start) => {
+    const span: F & Span = { ...fields, start, end: Infinity }
+    spans.push(span)
+    return effect.pipe(Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (end) => Effect.sync(() => (span.end = end)))))
+  })

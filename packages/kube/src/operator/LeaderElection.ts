@@ -19,6 +19,7 @@ import { hostname } from "node:os"
 import * as Builtins from "../client/Builtins.ts"
 import * as Events from "../controller/Events.ts"
 import * as Kube from "../client/Kube.ts"
+import * as Renewal from "./Renewal.ts"
 
 export class LeaderElectionError extends Schema.TaggedError<LeaderElectionError>()("LeaderElectionError", {
   message: Schema.String
@@ -268,18 +269,12 @@ export const make = (
     })
 
     // Renews every retry period; returns once a renewal missed the deadline.
-    const renew = Effect.gen(function*() {
-      while (true) {
-        yield* Effect.sleep(Duration.millis(times.retryPeriod))
-        let renewed = false
-        while (!renewed) {
-          const start = now()
-          const deadline = renewedAt + times.renewDeadline
-          if (start >= deadline) return
-          renewed = yield* attempt(deadline)
-          if (renewed) renewedAt = start
-          else yield* Effect.sleep(Duration.millis(Math.max(0, Math.min(times.retryPeriod, deadline - now()))))
-        }
+    const renew = Renewal.untilMissed(times, {
+      now,
+      renewedAt: () => renewedAt,
+      attempt: (_, deadline) => attempt(deadline),
+      renewed: (start) => {
+        renewedAt = start
       }
     })
 

@@ -18,6 +18,7 @@ import { hostname } from "node:os"
 import * as Builtins from "../client/Builtins.ts"
 import * as Kube from "../client/Kube.ts"
 import * as LeaderElection from "./LeaderElection.ts"
+import * as Renewal from "./Renewal.ts"
 
 /** The label that names a member Lease's group. */
 export const groupLabel = "kubefx.dev/shard-group"
@@ -154,21 +155,16 @@ export const join = (
       )
 
     // Renews every retry period; once a renewal misses the deadline the member is lost.
-    const renew = Effect.gen(function*() {
-      while (true) {
-        yield* Effect.sleep(Duration.millis(times.retryPeriod))
-        let renewed = false
-        while (!renewed) {
-          const start = now()
-          const deadline = renewedAt + times.renewDeadline
-          if (start >= deadline) return
-          renewed = yield* renewOnce(start).pipe(
-            Effect.timeoutOption(Duration.millis(deadline - start)),
-            Effect.map((ok) => ok._tag === "Some" && ok.value)
-          )
-          if (renewed) renewedAt = start
-          else yield* Effect.sleep(Duration.millis(Math.max(0, Math.min(times.retryPeriod, deadline - now()))))
-        }
+    const renew = Renewal.untilMissed(times, {
+      now,
+      renewedAt: () => renewedAt,
+      attempt: (start, deadline) =>
+        renewOnce(start).pipe(
+          Effect.timeoutOption(Duration.millis(deadline - start)),
+          Effect.map((ok) => ok._tag === "Some" && ok.value)
+        ),
+      renewed: (start) => {
+        renewedAt = start
       }
     })
     const fiber = yield* Effect.forkScoped(Effect.gen(function*() {
