@@ -100,7 +100,8 @@ export const make = (options: Options): Effect.Effect<Sharder, never, Kube.Kube 
     const engine = yield* Engine.make({
       name: options.name,
       reconcile: place,
-      concurrency: 4,
+      // Label writes are small and independent: many in flight keep a large first assignment short.
+      concurrency: 16,
       held: true,
       source: Stream.merge(
         informer.changes.pipe(Stream.map((change) =>
