@@ -160,6 +160,9 @@ export const empty: KeyState<never> = {
 const none: ReadonlyArray<Command> = []
 const offer: Command = { _tag: "Offer" }
 const cancelTimer: Command = { _tag: "SetTimer", timer: undefined }
+// The commands most transitions give, shared rather than allocated per transition.
+const offerOnly: ReadonlyArray<Command> = [offer]
+const cancelAndOffer: ReadonlyArray<Command> = [cancelTimer, offer]
 
 /**
  * Moves a key by one input. Pure: the same state and input always give the same transition.
@@ -222,7 +225,7 @@ const add = <S>(state: KeyState<S>, trigger: Trigger.Trigger, now: number): Tran
   if (state.phase === "Idle") {
     return {
       state: { ...state, phase: "Queued", triggers: [trigger], queuedAt: now, timer: undefined },
-      commands: commands.length === 0 ? [offer] : [cancelTimer, offer]
+      commands: commands.length === 0 ? offerOnly : cancelAndOffer
     }
   }
   if (state.phase === "Running" && !state.dirty) {
@@ -327,8 +330,10 @@ const finish = <S>(state: KeyState<S>, now: number, result: RunResult | undefine
     run: undefined,
     last: state.forgotten ? undefined : last ?? state.last
   }
+  const setTimer = state.timer !== undefined || after.timer !== undefined
+  if (!setTimer && last === undefined) return { state: isBlank(after) ? undefined : after, commands: state.dirty ? offerOnly : none }
   const commands: Array<Command> = []
-  if (state.timer !== undefined || after.timer !== undefined) commands.push({ _tag: "SetTimer", timer: after.timer })
+  if (setTimer) commands.push({ _tag: "SetTimer", timer: after.timer })
   if (state.dirty) commands.push(offer)
   if (last !== undefined) commands.push({ _tag: "Finished", run: last, next: after.timer, exhausted: state.exhausted })
   return { state: isBlank(after) ? undefined : after, commands }
@@ -456,7 +461,8 @@ export const table = <S = unknown>(): Table<S> => ({
 })
 
 /**
- * Steps the key's state by `input`, stores the result and returns the transition.
+ * Steps the key's state by `input`, stores the result and returns the transition. `before` is the
+ * state the table holds for the key, when the caller has just read it (one lookup fewer).
  *
  * @example
  * import { KeyState, Trigger } from "@kubefx/core"
@@ -464,8 +470,12 @@ export const table = <S = unknown>(): Table<S> => ({
  * KeyState.apply(table, "default/a", { _tag: "Add", trigger: Trigger.event(), now: 0 })
  * table.queued // 1
  */
-export const apply = <S>(table: Table<S>, key: string, input: Input<S>): Transition<S> => {
-  const before = table.keys.get(key)
+export const apply = <S>(
+  table: Table<S>,
+  key: string,
+  input: Input<S>,
+  before: KeyState<S> | undefined = table.keys.get(key)
+): Transition<S> => {
   const transition = step(before, input)
   const after = transition.state
   if (after === before) return transition

@@ -187,9 +187,14 @@ const latches = <S>({ idle, noneStarted, table }: Interpreter<S>): void => {
   else noneStarted.closeUnsafe()
 }
 
-const transition = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>): KeyState.Transition<S> => {
-  const run = i.table.keys.get(key)?.run
-  const result = KeyState.apply(i.table, key, input)
+const transition = <S>(
+  i: Interpreter<S>,
+  key: string,
+  input: KeyState.Input<S>,
+  before: KeyState.KeyState<S> | undefined = i.table.keys.get(key)
+): KeyState.Transition<S> => {
+  const run = before?.run
+  const result = KeyState.apply(i.table, key, input, before)
   if (run !== undefined && result.state?.run === undefined && input._tag !== "Interrupted") {
     i.workDuration.record((i.clock.currentTimeMillisUnsafe() - run.takenAt) / 1000)
   }
@@ -249,7 +254,7 @@ const take = <S>(i: Interpreter<S>): Effect.Effect<Item> => {
     const key = MutableList.take(high ? i.high : i.low) as string
     const state = i.table.keys.get(key)
     if (state?.phase !== "Queued" || (!high && Trigger.priorityOf(state.triggers) === "high")) return next
-    const run = transition(i, key, { _tag: "Take", now: i.clock.currentTimeMillisUnsafe() }).state!.run!
+    const run = transition(i, key, { _tag: "Take", now: i.clock.currentTimeMillisUnsafe() }, state).state!.run!
     latches(i)
     i.queueDuration.record((run.takenAt - run.queuedAt) / 1000)
     return Effect.succeed({ key, triggers: run.triggers, queuedAt: run.queuedAt })
