@@ -68,17 +68,22 @@ export const applyWidget = (namespace: string, widget: string, message: string) 
     }, { fieldManager: userManager, force: true })))
 
 /**
- * Applies a Bucket, with labels, as a user would.
+ * Applies a Bucket, with labels and a spec, as a user would.
  *
  * @example
  * import * as Fleet from "./Fleet.ts"
- * const write = Fleet.applyBucket("default", "b-1", { round: "1" })
+ * const write = Fleet.applyBucket("default", "b-1", { round: "1" }, { region: "eu" })
  */
-export const applyBucket = (namespace: string, bucket: string, labels: Readonly<Record<string, string>> = {}) =>
+export const applyBucket = (
+  namespace: string,
+  bucket: string,
+  labels: Readonly<Record<string, string>> = {},
+  spec: Bucket["spec"] = {}
+) =>
   Effect.flatMap(Kube.Kube, (kube) =>
     persistently(kube.apply(Bucket, {
       metadata: { name: bucket, namespace, labels },
-      spec: {}
+      spec
     }, { fieldManager: userManager, force: true })))
 
 /**
@@ -215,9 +220,13 @@ const isReady = (object: { readonly status?: { readonly conditions?: ReadonlyArr
 export const verdict = (namespace: string, desired: Desired, store?: ObjectStore.ObjectStore["Service"] | undefined) =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
-    const widgets = new Map((yield* persistently(kube.listAll(Widget, { namespace }))).items.map((w) => [w.metadata.name ?? "", w]))
+    // Without Widgets to check, the Widget kind need not be installed.
+    const checksWidgets = desired.widgets.size > 0
+    const widgets = new Map(
+      (checksWidgets ? (yield* persistently(kube.listAll(Widget, { namespace }))).items : []).map((w) => [w.metadata.name ?? "", w])
+    )
     const configMaps = new Map(
-      (yield* persistently(kube.listAll(Builtins.ConfigMap, { namespace }))).items.map((c) => [c.metadata.name ?? "", c])
+      (checksWidgets ? (yield* persistently(kube.listAll(Builtins.ConfigMap, { namespace }))).items : []).map((c) => [c.metadata.name ?? "", c])
     )
     const buckets = store === undefined ? [] : (yield* persistently(kube.listAll(Bucket, { namespace }))).items
     const external = store === undefined ? [] : yield* Effect.orDie(store.list())
@@ -257,7 +266,9 @@ export const verdict = (namespace: string, desired: Desired, store?: ObjectStore
         continue
       }
       const ids = owned.get(bucket.metadata.uid ?? "") ?? []
-      if (isReady(bucket) && ids.length === 1 && bucket.status?.bucketId === ids[0]) converged++
+      const done = isReady(bucket) && bucket.status?.observedGeneration === bucket.metadata.generation && ids.length === 1 &&
+        bucket.status?.bucketId === ids[0]
+      if (done) converged++
       else pending.push(`Bucket ${name}${describe(bucket)}, ${ids.length} external`)
     }
     for (const name of desired.buckets) if (!present.has(name)) lostUpdates++

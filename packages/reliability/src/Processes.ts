@@ -95,7 +95,12 @@ export const node = (
 
       const kill = (signal: NodeJS.Signals = "SIGKILL") =>
         Effect.suspend(() => {
-          if (running) process.kill(pid, signal)
+          try {
+            if (running) process.kill(pid, signal)
+          } catch (error) {
+            // Gone already, its exit not yet reported (ESRCH): nothing left to signal.
+            if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error
+          }
           return Deferred.await(exited)
         })
 
@@ -113,8 +118,8 @@ export const node = (
   )
 
 /**
- * Starts `kubefx apiserver` on `port` (0: a free one) with a data directory and a fixed token, and
- * waits until it listens.
+ * Starts `kubefx apiserver` on `port` (0: a free one) with a fixed token, and a data directory
+ * unless none is given (the store then lives in memory), and waits until it listens.
  *
  * @example
  * import * as Processes from "./Processes.ts"
@@ -123,7 +128,7 @@ export const node = (
 export const apiserver = (options: {
   readonly port: number
   readonly kubeconfig: string
-  readonly dataDir: string
+  readonly dataDir?: string | undefined
   readonly token: string
 }) =>
   Effect.gen(function*() {
@@ -134,8 +139,7 @@ export const apiserver = (options: {
       String(options.port),
       "--kubeconfig",
       options.kubeconfig,
-      "--data-dir",
-      options.dataDir,
+      ...(options.dataDir === undefined ? [] : ["--data-dir", options.dataDir]),
       "--token",
       options.token
     ])

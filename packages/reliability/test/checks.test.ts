@@ -1,6 +1,7 @@
 /**
- * The checks the scenarios rely on can fail: overlapping reconcile intervals of two replicas are
- * found, and a soak whose memory or handles keep growing is flagged.
+ * The checks the scenarios rely on can fail: overlapping reconcile intervals of two replicas or of
+ * one key are found, so are a key arriving at a replica while another runs it and a drain
+ * acknowledged while the key still runs, and a soak whose memory or handles keep growing is flagged.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Intervals from "../src/Intervals.ts"
@@ -21,6 +22,28 @@ describe("Intervals", () => {
     assert.deepStrictEqual(Intervals.overlaps(sequential), [])
     const overlapping = Intervals.parse("S a k 1\nE a k 5\nS b j 4\nE b j 9\n", {}, 99)
     assert.deepStrictEqual(Intervals.overlaps(overlapping).map(([x, y]) => [x.identity, y.identity]), [["a", "b"]])
+  })
+
+  it("finds overlapping reconciles of one key, whichever replicas ran them, and only those", () => {
+    // k: a then b back to back, then b twice at once; j: b and a at once.
+    const log = "S a k 1\nE a k 5\nS b k 5\nS b k 6\nE b k 9\nE b k 9 draining\nS b j 2\nS a j 6\nE b j 7\nE a j 8\n"
+    const found = Intervals.keyOverlaps(Intervals.parse(log, {}, 99))
+    assert.deepStrictEqual(found.map(([x, y]) => [x.key, x.identity, x.start, y.identity, y.start]), [
+      ["k", "b", 5, "b", 6],
+      ["j", "b", 2, "a", 6]
+    ])
+  })
+
+  it("finds a key arriving at a replica while another replica runs it", () => {
+    const log = "S a k 1\nA b k 3\nE a k 5\nA b k 5\nS b k 6\nA a j 2\nE b k 8\n"
+    const found = Intervals.arrivalsDuringRuns(Intervals.parse(log, {}, 99), Intervals.arrivals(log))
+    assert.deepStrictEqual(found.map(([run, arrival]) => [run.identity, run.start, arrival.identity, arrival.at]), [["a", 1, "b", 3]])
+  })
+
+  it("finds a drain a replica acknowledged while it still ran the key", () => {
+    const log = "S a k 1\nD a k 3\nS b k 2\nE a k 5\nD a k 6\nE b k 7\n"
+    const found = Intervals.acknowledgedDuringRuns(Intervals.parse(log, {}, 99), Intervals.acknowledgements(log))
+    assert.deepStrictEqual(found.map(([run, acknowledged]) => [run.identity, run.start, acknowledged.at]), [["a", 1, 3]])
   })
 })
 
