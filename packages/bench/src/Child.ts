@@ -2,7 +2,9 @@
  * Measured programs run in child processes of the harness, so each has a clean heap, its own peak
  * RSS and its own core, apart from the API server. The protocol is three IPC messages: the child
  * says `Started` just before it starts its operator, the parent says `Stop` when it has seen the
- * result it waits for, and the child answers with its `Result` and exits.
+ * result it waits for, and the child answers with its `Result` and exits. A scenario that readies
+ * several children before its clock starts also says `Go` to each once they are all ready, which
+ * they tell with `Progress` (the latest one stands).
  */
 import { Deferred, Effect, Exit, type Layer, References, type Scope } from "effect"
 import { fork, spawn as spawnProcess } from "node:child_process"
@@ -12,6 +14,8 @@ type Message =
   | { readonly _tag: "Started" }
   | { readonly _tag: "Result"; readonly result: unknown }
   | { readonly _tag: "Stop" }
+  | { readonly _tag: "Go" }
+  | { readonly _tag: "Progress"; readonly progress: unknown }
 
 export interface Running {
   /** Completes when the child says it starts; with the parent's `performance.now()` at that moment. */
@@ -20,6 +24,12 @@ export interface Running {
   readonly stop: Effect.Effect<unknown, Error>
   /** Waits for a result the child sends without being asked. */
   readonly result: Effect.Effect<unknown, Error>
+  /** The latest `Progress` the child sent, if any. */
+  readonly progress: () => unknown
+  /** Says `Go`: the child starts its measured work. */
+  readonly go: Effect.Effect<void>
+  /** SIGKILLs the child (no shutdown, as a crashed or evicted process) and waits for its exit. */
+  readonly kill: Effect.Effect<void>
 }
 
 // Extra Node flags for every child, for example `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them.
@@ -46,9 +56,11 @@ export const spawn = (script: URL, input: unknown, options: { readonly nodeOptio
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
     const name = fileURLToPath(script).split("/").pop()
+    let progress: unknown = undefined
     child.on("message", (message: Message) => {
       if (message._tag === "Started") Deferred.doneUnsafe(started, Effect.succeed(performance.now()))
       else if (message._tag === "Result") Deferred.doneUnsafe(result, Effect.succeed(message.result))
+      else if (message._tag === "Progress") progress = message.progress
     })
     const exited = yield* Deferred.make<void>()
     child.on("exit", (code, signal) => {
@@ -68,7 +80,12 @@ export const spawn = (script: URL, input: unknown, options: { readonly nodeOptio
     const running: Running = {
       started: Deferred.await(started),
       stop: Effect.andThen(Effect.sync(() => child.send({ _tag: "Stop" } satisfies Message)), Deferred.await(result)),
-      result: Deferred.await(result)
+      result: Deferred.await(result),
+      progress: () => progress,
+      go: Effect.sync(() => {
+        child.send({ _tag: "Go" } satisfies Message)
+      }),
+      kill: Effect.andThen(kill, Deferred.await(exited))
     }
     return running
   })
@@ -130,6 +147,31 @@ export const stopRequested = (): Promise<void> => stop ??= new Promise((resolve)
   })
 })
 let stop: Promise<void> | undefined
+
+/**
+ * In a child: resolves when the parent says `Go`. Call it before `started`, so no signal is missed.
+ *
+ * @example
+ * import * as Child from "./Child.ts"
+ * await Child.goRequested()
+ */
+export const goRequested = (): Promise<void> => go ??= new Promise((resolve) => {
+  process.on("message", (message: Message) => {
+    if (message._tag === "Go") resolve()
+  })
+})
+let go: Promise<void> | undefined
+
+/**
+ * In a child: tells the parent how far it got (before `Go`, say, what it has cached).
+ *
+ * @example
+ * import * as Child from "./Child.ts"
+ * Child.progress({ cached: 100 })
+ */
+export const progress = (value: unknown): void => {
+  process.send?.({ _tag: "Progress", progress: value } satisfies Message)
+}
 
 /**
  * In a child: sends its result and exits (open watches and sockets would keep it alive otherwise).

@@ -83,6 +83,42 @@ export interface Report {
     readonly max_ms: number
   }
   readonly apiserver: ApiServerBench.Figures
+  readonly sharding: {
+    /** Widgets per throughput run. */
+    readonly objects: number
+    /** Controller concurrency of each replica. */
+    readonly concurrency: number
+    /** What each reconcile waits (an `Effect.sleep`, the simulated external call) before its status write. */
+    readonly io_wait_ms: number
+    /** Member and sharder Lease timings of the handover's replicas (the throughput's: 10 s, 5 s, 200 ms). */
+    readonly lease_duration_ms: number
+    readonly renew_deadline_ms: number
+    readonly retry_period_ms: number
+    /** Widgets Ready per second from `Go` (every Widget labelled and cached by its owner), median of the runs. */
+    readonly replicas_1_objects_s: number
+    readonly replicas_2_objects_s: number
+    readonly replicas_4_objects_s: number
+    /** CPU the replicas and the API server used in the timed window, over its length: cores busy, median. */
+    readonly replicas_1_cores: number
+    readonly replicas_2_cores: number
+    readonly replicas_4_cores: number
+    /** throughput_N / (N x throughput_1), per repeat of the three runs (goal: at least 0.9). */
+    readonly scaling_2: Spread
+    readonly scaling_4: Spread
+    /** The median 4-replica run, per replica: its share of the Widgets, and the seconds from `Go` to its last reconcile. */
+    readonly replicas_4_shares: ReadonlyArray<number>
+    readonly replicas_4_busy_s: ReadonlyArray<number>
+    /** Seconds from the replicas' start to every Widget labelled and cached (not timed in the throughput), median. */
+    readonly replicas_4_ready_s: number
+    readonly handover_replicas: number
+    readonly handover_objects: number
+    /** Widgets the killed replica owned (the median run's). */
+    readonly handover_killed_keys: number
+    /** From the SIGKILL to every Widget it owned labelled with a survivor. */
+    readonly handover_relabel_s: Spread
+    /** From the SIGKILL to every Widget it owned Ready from a survivor's reconcile (goal: about the Lease duration plus one poll). */
+    readonly handover_s: Spread
+  }
 }
 
 /** The fields of the contract, by section: what the bench package's test checks. */
@@ -114,12 +150,29 @@ export const contract = {
   latency: ["cached_objects", "p50_ms", "p99_ms"],
   memory: ["cached_objects", "bytes_per_object"],
   scale: ["objects", "sync_s", "converge_s", "heap_bytes_per_object", "rss_bytes_per_object", "p50_ms", "p99_ms"],
-  apiserver: ["objects", "creates_s", "applies_s", "watch_events_s", "rss_mb_at_10k", "rss_bytes_per_object"]
+  apiserver: ["objects", "creates_s", "applies_s", "watch_events_s", "rss_mb_at_10k", "rss_bytes_per_object"],
+  sharding: [
+    "objects",
+    "concurrency",
+    "io_wait_ms",
+    "lease_duration_ms",
+    "retry_period_ms",
+    "replicas_1_objects_s",
+    "replicas_2_objects_s",
+    "replicas_4_objects_s",
+    "replicas_1_cores",
+    "replicas_4_cores",
+    "replicas_4_ready_s",
+    "handover_objects",
+    "handover_killed_keys"
+  ]
 } as const
 
 const int = (n: number) => Math.round(n).toLocaleString("en-US")
 const fixed = (n: number, digits: number) => n.toFixed(digits)
 const times = (n: number, base: number) => `${fixed(n / base, 2)}x`
+const ratio = (x: Spread, digits = 2) => `${fixed(x.median, digits)}x (${fixed(x.min, digits)}-${fixed(x.max, digits)})`
+const percent = (n: number) => `${fixed(n * 100, 0)}%`
 const cpu = (fleet: Report["fleet"], contestant: keyof PerContestant) =>
   `${fixed(fleet.cpu_s[contestant], 1)} CPU s (server ${fixed(fleet.server_cpu_s[contestant], 1)})`
 
@@ -132,9 +185,7 @@ const cpu = (fleet: Report["fleet"], contestant: keyof PerContestant) =>
  * console.log(Report.table(report))
  */
 export const table = (report: Report): string => {
-  const { apiserver, engine, fleet, latency, machine, memory, scale } = report
-  const ratio = (x: Spread, digits = 2) => `${fixed(x.median, digits)}x (${fixed(x.min, digits)}-${fixed(x.max, digits)})`
-  const percent = (n: number) => `${fixed(n * 100, 0)}%`
+  const { apiserver, engine, fleet, latency, machine, memory, scale, sharding } = report
   const rows: Array<readonly [string, string, string]> = [
     [`engine: no-op reconciles, ${int(engine.keys)} keys (median of 3)`, `${int(engine.kubefx_ops_s)} /s`, `${percent(engine.ratio_median)} of the bare queue (${percent(engine.ratio_min)}-${percent(engine.ratio_max)}; goal: at least 50%)`],
     [`engine: bare Effect \`Queue\` worker loop, same work`, `${int(engine.bare_queue_ops_s)} /s`, ""],
@@ -160,6 +211,25 @@ export const table = (report: Report): string => {
     [`apiserver: watch events delivered (10 watchers)`, `${int(apiserver.watch_events_s)} /s`, ""],
     [`apiserver: RSS with ${int(apiserver.objects)} ConfigMaps stored`, `${int(apiserver.rss_mb_at_10k)} MiB`, `${int(apiserver.rss_bytes_per_object)} B per stored ConfigMap, the cost of ${int(apiserver.objects)} more on the warm server (goal: at most 3,072 B)`]
   ]
+  return markdown(machine, [...rows, ...shardingRows(sharding)])
+}
+
+const shardingRows = (sharding: Report["sharding"]): ReadonlyArray<readonly [string, string, string]> => {
+  const seconds = (x: Spread) => `${fixed(x.median, 2)} s (${fixed(x.min, 2)}-${fixed(x.max, 2)})`
+  const runs = sharding.scaling_2.runs.length
+  const timed = `concurrency ${sharding.concurrency} each, a ${fixed(sharding.io_wait_ms, 0)} ms sleep then the status write per reconcile; median of ${runs}`
+  const shares = sharding.replicas_4_shares
+  const cores = (n: number) => `CPU ${fixed(n, 2)} cores busy (replicas and API server)`
+  return [
+    [`sharding: 1 replica, ${int(sharding.objects)} Widgets to Ready, from all labelled and cached (${timed})`, `${int(sharding.replicas_1_objects_s)} /s`, `ceiling ${int(sharding.concurrency * 1000 / sharding.io_wait_ms)} /s per replica; ${cores(sharding.replicas_1_cores)}`],
+    [`sharding: 2 replicas, the same`, `${int(sharding.replicas_2_objects_s)} /s`, `${ratio(sharding.scaling_2)} of 2 x 1 replica (goal: at least 0.9x); ${cores(sharding.replicas_2_cores)}`],
+    [`sharding: 4 replicas, the same`, `${int(sharding.replicas_4_objects_s)} /s`, `${ratio(sharding.scaling_4)} of 4 x 1 replica (goal: at least 0.9x); ${cores(sharding.replicas_4_cores)}; shares ${percent(Math.min(...shares))}-${percent(Math.max(...shares))}, replicas busy ${fixed(Math.min(...sharding.replicas_4_busy_s), 2)}-${fixed(Math.max(...sharding.replicas_4_busy_s), 2)} s`],
+    [`sharding: SIGKILL 1 of ${sharding.handover_replicas} converged replicas (${int(sharding.handover_objects)} Widgets, ${int(sharding.handover_killed_keys)} its own), to its Widgets relabelled to survivors`, seconds(sharding.handover_relabel_s), `Leases ${fixed(sharding.lease_duration_ms / 1000, 0)} s, renew deadline ${fixed(sharding.renew_deadline_ms / 1000, 0)} s, the sharder polls the member Leases every ${int(sharding.retry_period_ms)} ms`],
+    [`sharding: the same, to each of them Ready from a survivor's reconcile`, seconds(sharding.handover_s), `goal: about the Lease duration plus one poll, ${fixed((sharding.lease_duration_ms + sharding.retry_period_ms) / 1000, 1)} s`]
+  ]
+}
+
+const markdown = (machine: Report["machine"], rows: ReadonlyArray<readonly [string, string, string]>): string => {
   const load = (xs: ReadonlyArray<number>) => xs.map((x) => fixed(x, 2)).join(", ")
   return [
     `Machine: ${machine.cores} cores of ${machine.cpu}, Node ${machine.node}; load average ${load(machine.load_average_at_start)} at the start, ${load(machine.load_average_at_end)} at the end (1, 5, 15 minutes).`,
@@ -169,3 +239,13 @@ export const table = (report: Report): string => {
     ...rows.map(([scenario, figure, note]) => `| ${scenario} | ${figure} | ${note} |`)
   ].join("\n")
 }
+
+/**
+ * The markdown table of the sharding scenario alone (`--only sharding`).
+ *
+ * @example
+ * import * as Report from "./Report.ts"
+ * declare const report: Pick<Report.Report, "machine" | "sharding">
+ * console.log(Report.shardingTable(report))
+ */
+export const shardingTable = (report: Pick<Report, "machine" | "sharding">): string => markdown(report.machine, shardingRows(report.sharding))

@@ -1,14 +1,21 @@
 /**
- * `npm run bench -- [--quick] [--json FILE]`: every scenario in one process tree, each against an
+ * `npm run bench -- [--quick] [--only sharding] [--sharding-concurrency N] [--json FILE]`: every scenario in one process tree, each against an
  * embedded API server of its own, printed as a markdown table (progress on stderr). The ratios
  * (engine against a bare queue, fleet against the raw writes) are measured three times each, side
  * by side, and reported as median and spread, with the machine's load average at start and end.
  *
  * - full: 10,000 objects for fleet, latency and memory, 100,000 for scale; the engine and apiserver
- *   benches in full.
- * - `--quick`: 1,000 for the fleet, 2,000 cached, 5,000 for scale, the other benches with `--quick`.
- * - `--smoke`: tiny sizes (100 / 300 cached, 50 latency samples), only for the package's own test,
- *   which checks the JSON, not the figures.
+ *   benches in full; sharding with 1,200 Widgets per 2 of concurrency over 1, 2 and 4 replicas
+ *   (three times each) and three kills of one of 3 replicas converged on 300.
+ * - `--quick`: 1,000 for the fleet, 2,000 cached, 5,000 for scale, the other benches with `--quick`;
+ *   sharding with 400 Widgets per 2 of concurrency and kills among 150.
+ * - `--smoke`: tiny sizes (100 / 300 cached, 50 latency samples, sharding 40 Widgets once and one
+ *   kill among 30, with 5 s Leases), only for the package's own test, which checks the JSON, not
+ *   the figures.
+ * - `--only sharding`: that scenario alone (its JSON has the machine and sharding sections).
+ * - `--sharding-concurrency N` (default 2): each sharded replica's controller concurrency. At 2,
+ *   four replicas and the API server use about 1.2 of this machine's 2 cores, so the replicas
+ *   scale as I/O-bound work does; at 8 they saturate both cores, and what scales is the CPU.
  */
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
@@ -20,15 +27,29 @@ import * as Latency from "./Latency.ts"
 import * as Memory from "./Memory.ts"
 import * as Report from "./Report.ts"
 import * as Scale from "./Scale.ts"
+import * as Sharding from "./Sharding.ts"
 
 const args = process.argv.slice(2)
 const jsonIndex = args.indexOf("--json")
 const jsonFile = jsonIndex >= 0 ? args[jsonIndex + 1] : undefined
 const size = args.includes("--smoke") ? "smoke" : args.includes("--quick") ? "quick" : "full"
+const valueOf = (flag: string) => args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined
+const only = valueOf("--only")
+if (only !== undefined && only !== "sharding") {
+  console.error(`--only takes sharding, not ${only}`)
+  process.exit(2)
+}
+// Each replica of the sharding scenario reconciles this many Widgets at once; one replica is bound
+// by its 50 ms waits (2 / 50 ms = 40 /s), so N replicas should reconcile N times as many.
+const shardingConcurrency = Number(valueOf("--sharding-concurrency") ?? 2)
+if (!Number.isInteger(shardingConcurrency) || shardingConcurrency < 1) {
+  console.error(`--sharding-concurrency takes a whole number of at least 1, not ${valueOf("--sharding-concurrency")}`)
+  process.exit(2)
+}
 const sizes = {
-  full: { fleet: 10_000, cached: 10_000, scale: 100_000, samples: 200 },
-  quick: { fleet: 1_000, cached: 2_000, scale: 5_000, samples: 200 },
-  smoke: { fleet: 100, cached: 300, scale: 300, samples: 50 }
+  full: { fleet: 10_000, cached: 10_000, scale: 100_000, samples: 200, sharding: 1_200, handover: 300, shardingRepeats: 3 },
+  quick: { fleet: 1_000, cached: 2_000, scale: 5_000, samples: 200, sharding: 400, handover: 150, shardingRepeats: 3 },
+  smoke: { fleet: 100, cached: 300, scale: 300, samples: 50, sharding: 40, handover: 30, shardingRepeats: 1 }
 }[size]
 const quick = size !== "full"
 const concurrency = 16
@@ -50,6 +71,69 @@ const step = <A, E>(label: string, effect: Effect.Effect<A, E>) =>
 const fleetRun = (contestant: Fleet.Contestant, objects = sizes.fleet) =>
   step(`fleet ${contestant} (${objects})`, Fleet.run(contestant, { objects, concurrency }))
 
+const handoverReplicas = 3
+const handoverTimings = size === "smoke" ? Sharding.smokeHandoverTimings : Sharding.handoverTimings
+// Widgets per throughput run, in proportion to the concurrency: the same seconds of work at any.
+const shardingObjects = Math.max(1, Math.round(sizes.sharding * shardingConcurrency / 2))
+const shardingRun = (replicas: number) =>
+  step(
+    `sharding ${replicas} replica${replicas === 1 ? "" : "s"} (${shardingObjects})`,
+    Sharding.throughput({ replicas, objects: shardingObjects, concurrency: shardingConcurrency })
+  )
+
+const sharding = Effect.gen(function*() {
+  // 1, 2 and 4 replicas side by side, so each ratio compares runs made under the same load.
+  const repeats: Array<{ readonly one: Sharding.Run; readonly two: Sharding.Run; readonly four: Sharding.Run }> = []
+  for (let i = 0; i < sizes.shardingRepeats; i++) repeats.push({ one: yield* shardingRun(1), two: yield* shardingRun(2), four: yield* shardingRun(4) })
+  const handovers: Array<Sharding.HandoverRun> = []
+  for (let i = 0; i < sizes.shardingRepeats; i++) {
+    handovers.push(
+      yield* step(
+        `sharding handover (${handoverReplicas} replicas, ${sizes.handover})`,
+        Sharding.handover({ replicas: handoverReplicas, objects: sizes.handover, concurrency: shardingConcurrency, timings: handoverTimings })
+      )
+    )
+  }
+  const rate = (runs: ReadonlyArray<Sharding.Run>) => median(runs.map((run) => run.objectsPerSecond))
+  // The median 4-replica run speaks for the per-replica figures.
+  const four = repeats.map((repeat) => repeat.four)
+  const typical = [...four].sort((a, b) => a.seconds - b.seconds)[Math.floor(four.length / 2)]!
+  const typicalHandover = [...handovers].sort((a, b) => a.seconds - b.seconds)[Math.floor(handovers.length / 2)]!
+  const figures: Report.Report["sharding"] = {
+    objects: shardingObjects,
+    concurrency: shardingConcurrency,
+    io_wait_ms: Sharding.ioWaitMs,
+    lease_duration_ms: handoverTimings.leaseDurationMs,
+    renew_deadline_ms: handoverTimings.renewDeadlineMs,
+    retry_period_ms: handoverTimings.retryPeriodMs,
+    replicas_1_objects_s: rate(repeats.map((repeat) => repeat.one)),
+    replicas_2_objects_s: rate(repeats.map((repeat) => repeat.two)),
+    replicas_4_objects_s: rate(four),
+    replicas_1_cores: median(repeats.map((repeat) => repeat.one.cores)),
+    replicas_2_cores: median(repeats.map((repeat) => repeat.two.cores)),
+    replicas_4_cores: median(four.map((run) => run.cores)),
+    scaling_2: spread(repeats.map((repeat) => repeat.two.objectsPerSecond / (2 * repeat.one.objectsPerSecond))),
+    scaling_4: spread(repeats.map((repeat) => repeat.four.objectsPerSecond / (4 * repeat.one.objectsPerSecond))),
+    replicas_4_shares: typical.perReplica.map((replica) => replica.keysAtGo / typical.objects),
+    replicas_4_busy_s: typical.perReplica.map((replica) => replica.busySeconds),
+    replicas_4_ready_s: median(four.map((run) => run.readySeconds)),
+    handover_replicas: handoverReplicas,
+    handover_objects: sizes.handover,
+    handover_killed_keys: typicalHandover.killedKeys,
+    handover_relabel_s: spread(handovers.map((run) => run.relabelSeconds)),
+    handover_s: spread(handovers.map((run) => run.seconds))
+  }
+  return figures
+})
+
+const machine = (loadAtStart: ReadonlyArray<number>): Report.Report["machine"] => ({
+  cores: availableParallelism(),
+  cpu: cpus()[0]?.model ?? "unknown",
+  node: process.version,
+  load_average_at_start: loadAtStart,
+  load_average_at_end: loadavg()
+})
+
 const program = Effect.gen(function*() {
   const loadAtStart = loadavg()
   const engine = yield* step("engine", Engine.run({ quick }))
@@ -68,14 +152,9 @@ const program = Effect.gen(function*() {
   const memory = yield* step(`memory (${sizes.cached} cached)`, Memory.run({ objects: sizes.cached }))
   const scale = yield* step(`scale (${sizes.scale})`, Scale.run({ objects: sizes.scale, samples: sizes.samples, concurrency }))
   const apiserver = yield* step("apiserver", ApiServerBench.run({ quick }))
+  const shardingFigures = yield* sharding
   const report: Report.Report = {
-    machine: {
-      cores: availableParallelism(),
-      cpu: cpus()[0]?.model ?? "unknown",
-      node: process.version,
-      load_average_at_start: loadAtStart,
-      load_average_at_end: loadavg()
-    },
+    machine: machine(loadAtStart),
     engine,
     fleet: {
       objects: sizes.fleet,
@@ -128,14 +207,29 @@ const program = Effect.gen(function*() {
       p99_ms: scale.p99Ms,
       max_ms: scale.maxMs
     },
-    apiserver
+    apiserver,
+    sharding: shardingFigures
   }
   return report
 })
 
-const report = await Effect.runPromise(program).catch((error) => {
+// One scenario alone: its own table and JSON sections.
+const shardingOnly = Effect.gen(function*() {
+  const loadAtStart = loadavg()
+  const figures = yield* sharding
+  return { machine: machine(loadAtStart), sharding: figures }
+})
+
+const fail = (error: unknown): never => {
   console.error(error)
   process.exit(1)
-})
-console.log(Report.table(report))
-if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")
+}
+if (only === "sharding") {
+  const report = await Effect.runPromise(shardingOnly).catch(fail)
+  console.log(Report.shardingTable(report))
+  if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")
+} else {
+  const report = await Effect.runPromise(program).catch(fail)
+  console.log(Report.table(report))
+  if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")
+}

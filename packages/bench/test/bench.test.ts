@@ -10,13 +10,14 @@ const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
 
 describe("npm run bench", () => {
   // --smoke is --quick at tiny sizes, so the whole suite stays fast; the figures are not checked.
+  // With the sharding scenario it took 102 s on two busy cores (load average about 5).
   it("writes every field of the JSON contract, each a number", () => {
     const dir = mkdtempSync(join(tmpdir(), "kubefx-bench-test-"))
     try {
       const file = join(dir, "bench.json")
       const run = spawnSync(process.execPath, ["--conditions=@kubefx/source", main, "--smoke", "--json", file], {
         encoding: "utf8",
-        timeout: 170_000
+        timeout: 230_000
       })
       assert.strictEqual(run.status, 0, run.stderr)
       assert.include(run.stdout, "| scenario | figure |")
@@ -40,11 +41,25 @@ describe("npm run bench", () => {
         assert.strictEqual(spread.runs.length, 3)
         assert.isTrue(spread.min <= spread.median && spread.median <= spread.max, JSON.stringify(spread))
       }
+      // The sharding ratios and handover times: one run each at --smoke, their median between their extremes.
+      const sharding = report.sharding!
+      for (const name of ["scaling_2", "scaling_4", "handover_relabel_s", "handover_s"]) {
+        const spread = sharding[name] as Report.Spread
+        assert.isAtLeast(spread.runs.length, 1, name)
+        assert.isTrue(spread.min <= spread.median && spread.median <= spread.max, `${name}: ${JSON.stringify(spread)}`)
+      }
+      // Every Widget was cached by exactly one of the 4 replicas when the clock started.
+      const shares = sharding.replicas_4_shares as Array<number>
+      assert.lengthOf(shares, 4)
+      assert.closeTo(shares.reduce((sum, share) => sum + share, 0), 1, 1e-9)
+      // The killed replica owned some Widgets, and they were relabelled before they were reconciled again.
+      assert.isAbove(sharding.handover_killed_keys as number, 0)
+      assert.isAtMost((sharding.handover_relabel_s as Report.Spread).median, (sharding.handover_s as Report.Spread).median)
       assert.isTrue(report.engine!.ratio_min as number <= (report.engine!.ratio_median as number))
       assert.lengthOf(report.machine!.load_average_at_start as Array<number>, 3)
       assert.include(run.stdout, "load average")
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-  }, 180_000)
+  }, 240_000)
 })
