@@ -45,6 +45,26 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Informer o
       yield* kube.create(Builtins.ConfigMap, { ...configMap(ns, "three", "3"), metadata: { name: "three", namespace: ns, labels: { app: "web" } } })
       yield* eventually(Effect.suspend(() => ensure(informer.list({ labels: { app: "web" } }).length === 1, "label index")))
     }))
+
+  it.effect("a cluster-wide informer lists one namespace right, before and after its namespace index exists", () =>
+    Effect.gen(function*() {
+      const first = yield* namespace
+      const second = yield* namespace
+      const kube = yield* Kube.Kube
+      yield* kube.create(Builtins.ConfigMap, configMap(first, "a", "1"))
+      yield* kube.create(Builtins.ConfigMap, configMap(second, "b", "1"))
+      const informer = yield* Informer.make(Builtins.ConfigMap)
+      yield* informer.awaitSynced
+      const names = (ns: string) => informer.list({ namespace: ns }).map((o) => o.metadata.name).sort().join(",")
+      // The first namespaced list builds the index from the cache ...
+      assert.strictEqual(names(first), "a")
+      assert.strictEqual(names(second), "b")
+      // ... which then follows creates and deletes.
+      yield* kube.create(Builtins.ConfigMap, configMap(first, "c", "1"))
+      yield* kube.delete(Builtins.ConfigMap, "b", second)
+      yield* eventually(Effect.suspend(() => ensure(names(first) === "a,c" && names(second) === "", `${names(first)} | ${names(second)}`)))
+      assert.strictEqual(names("nowhere"), "")
+    }))
 })
 
 layer(cluster, { excludeTestServices: true, timeout: "90 seconds" })("Informer under watch faults", (it) => {

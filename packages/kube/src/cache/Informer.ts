@@ -144,7 +144,9 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const transform = options.transform ?? stripManagedFields
     const indexLabels = options.indexLabels ?? []
     const objects = new Map<string, A>()
-    const byNamespace = new Map<string, Set<string>>()
+    // Built by the first list of one namespace and kept from then on: an informer never asked for
+    // one namespace does not pay a set entry per cached object.
+    let byNamespace: Map<string, Set<string>> | undefined
     const byLabel = new Map<string, Set<string>>()
     // `orEqual`: released by the version itself too (awaitVersion), not only by a newer one.
     const waiters = new Map<string, Array<{ readonly version: string | undefined; readonly orEqual: boolean; readonly done: Deferred.Deferred<void> }>>()
@@ -194,14 +196,14 @@ export const make = <A extends ObjectMeta.KubeObject>(
       const previous = objects.get(key)
       if (previous !== undefined) remove(key, previous)
       objects.set(key, object)
-      indexAdd(byNamespace, object.metadata.namespace ?? "", key)
+      if (byNamespace !== undefined) indexAdd(byNamespace, object.metadata.namespace ?? "", key)
       for (const term of labelTerms(object)) indexAdd(byLabel, term, key)
       release(key, object)
       return previous
     }
     const remove = (key: string, object: A) => {
       objects.delete(key)
-      indexRemove(byNamespace, object.metadata.namespace ?? "", key)
+      if (byNamespace !== undefined) indexRemove(byNamespace, object.metadata.namespace ?? "", key)
       for (const term of labelTerms(object)) indexRemove(byLabel, term, key)
     }
 
@@ -296,12 +298,22 @@ export const make = <A extends ObjectMeta.KubeObject>(
 
     yield* Watcher.watch(resource, { ...options, transform }).pipe(Stream.runForEach(apply), Effect.forkScoped)
 
+    const inNamespace = (namespace: string): Iterable<string> => {
+      // A namespaced informer holds that namespace alone.
+      if (options.namespace !== undefined) return namespace === options.namespace ? objects.keys() : []
+      if (byNamespace === undefined) {
+        byNamespace = new Map()
+        for (const [key, object] of objects) indexAdd(byNamespace, object.metadata.namespace ?? "", key)
+      }
+      return byNamespace.get(namespace) ?? []
+    }
+
     const list = (filter?: {
       readonly namespace?: string | undefined
       readonly labels?: Readonly<Record<string, string>> | undefined
     }): ReadonlyArray<A> => {
       let candidates: Iterable<string> = objects.keys()
-      if (filter?.namespace !== undefined) candidates = byNamespace.get(filter.namespace) ?? []
+      if (filter?.namespace !== undefined) candidates = inNamespace(filter.namespace)
       const labels = Object.entries(filter?.labels ?? {})
       const indexed = labels.find(([label]) => indexLabels.includes(label))
       if (indexed !== undefined) {
