@@ -2,9 +2,15 @@
  * The Control Center in a real browser: Debian's chromium, driven by playwright-core, on the page
  * `kubefx dev` serves at `/`. A Flaky that fails six times must show its controller's failures
  * rising, the controller degraded at the top, the object's attempt and next retry counting down,
- * and then the object Ready. Screenshots go to test-artifacts/.
+ * and then the object Ready. A sharded operator's two replicas must each show their shard and the
+ * live members, and the one running the sharder the objects per member. Screenshots go to
+ * test-artifacts/.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { ApiServer } from "@kubefx/apiserver"
+import { Outcome } from "@kubefx/core"
+import { Builtins, Controller, Kube, Operator } from "@kubefx/kube"
+import { Effect, Layer, Metric, References, Schedule } from "effect"
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -194,4 +200,71 @@ describe("Control Center", () => {
       }, undefined, polling))
     assert.deepStrictEqual(pageErrors, [])
   }, 30_000)
+
+  it("shows a sharded operator's shard and live members, and on the sharder replica the objects per member", async () => {
+    needChromium()
+    const kubeconfigPath = join(dir, "sharded-kubeconfig")
+    const cluster = Layer.unwrap(Effect.map(ApiServer.make({ kubeconfigPath }), () => Kube.layer({ _tag: "File", path: kubeconfigPath })))
+    const replica = (identity: string) =>
+      Operator.start(Operator.make({
+        name: "sharded",
+        http: { port: 0 },
+        sharding: { namespace: "default", identity, leaseDuration: "4 seconds", renewDeadline: "3 seconds", retryPeriod: "200 millis" },
+        controllers: [Controller.define({
+          name: "configmaps",
+          for: Builtins.ConfigMap,
+          namespace: "default",
+          reconcile: () => Effect.succeed(Outcome.done)
+        })]
+      })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+    // The header of a replica's Control Center, once it shows `expected`.
+    const header = (running: Operator.Running, expected: RegExp) =>
+      Effect.acquireRelease(Effect.promise(() => browser!.newPage()), (opened) => Effect.promise(() => opened.close())).pipe(
+        Effect.flatMap((opened) =>
+          Effect.promise(async () => {
+            opened.on("pageerror", (error) => pageErrors.push(String(error)))
+            await opened.goto(`${running.url}/`)
+            await opened.waitForFunction((pattern) => new RegExp(pattern).test(document.querySelector("#operator")?.textContent ?? ""), expected.source, polling)
+              .catch(async (error) => {
+                throw new Error(`the header never matched ${expected}; it shows ${JSON.stringify(await opened.locator("#operator").innerText())}: ${String(error)}`)
+              })
+            return opened.locator("#operator").innerText()
+          })
+        )
+      )
+    const shown = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const kube = yield* Kube.Kube
+      for (let i = 0; i < 12; i++) {
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `sharded-${i}`, namespace: "default" } })
+      }
+      const a = yield* replica("replica-a")
+      const b = yield* replica("replica-b")
+      // Both replicas show their own shard of the same two members; the one elected to run the
+      // sharder also shows its controller's objects per member (the 12 ConfigMaps, none moving).
+      const members = "of 2 \\(replica-a, replica-b\\)"
+      const assigned = "configmaps-sharder: replica-a (\\d+), replica-b (\\d+)$"
+      yield* header(a, new RegExp(`^sharded · .* · shard replica-a ${members}`))
+      yield* header(b, new RegExp(`^sharded · .* · shard replica-b ${members}`))
+      const holder = yield* kube.get(Builtins.Lease, "sharded-sharder", "default").pipe(
+        Effect.map((lease) => lease.spec?.holderIdentity),
+        Effect.flatMap((identity) =>
+          identity === "replica-a" || identity === "replica-b"
+            ? Effect.succeed(identity)
+            : Effect.fail(new Error(`the sharder Lease is held by ${identity}`))
+        ),
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo({ duration: "20 seconds" })))
+      )
+      const [sharder, other, otherIdentity] = holder === "replica-a" ? [a, b, "replica-b"] : [b, a, "replica-a"]
+      const onSharder = yield* header(sharder, new RegExp(`^sharded · leader \\(leader ${holder}\\) · shard ${holder} ${members} · ${assigned}`))
+      // The other replica shows who runs the sharder, its shard and the members, not the assignment.
+      const onOther = yield* header(other, new RegExp(`^sharded · follower \\(leader ${holder}\\) · shard ${otherIdentity} ${members}$`))
+      return { onSharder, onOther }
+    })).pipe(Effect.provide(cluster), Effect.provideService(References.MinimumLogLevel, "None")))
+    const [, first, second] = /replica-a (\d+), replica-b (\d+)$/.exec(shown.onSharder)!
+    assert.strictEqual(Number(first) + Number(second), 12, shown.onSharder)
+    assert.isAbove(Number(first), 0)
+    assert.isAbove(Number(second), 0)
+    assert.notInclude(shown.onOther, "configmaps-sharder")
+    assert.deepStrictEqual(pageErrors, [])
+  }, 60_000)
 })
