@@ -1,6 +1,6 @@
 /**
  * Sharding: three replicas of a sharded buckets operator (`test/fixtures/sharded-replica.ts`, child
- * processes; 4 s member Leases, 3 s renew deadline, 500 ms retry period) share 3,000 Buckets on
+ * processes; 8 s member Leases, 6 s renew deadline, 500 ms retry period) share 3,000 Buckets on
  * `kubefx apiserver` (a child process too) that keep being created and changed, with the object
  * store in the test process. The replica running the sharder is SIGKILLed, a fourth replica
  * joins, and the replica then running the sharder is stopped gracefully (SIGTERM). Every Bucket
@@ -28,7 +28,9 @@ import * as Report from "../src/Report.ts"
 const namespace = "sharding"
 // As in the fixture.
 const operatorName = "reliability-sharding"
-const timings = { leaseDuration: 4000, renewDeadline: 3000, retryPeriod: 500 }
+// Member Lease timings (ms), given to the replicas. A 3 s renew deadline was missed in a full
+// `npm test` by a replica joining while npm installs ran beside the scenario on the 2 cores.
+const timings = { leaseDuration: 8000, renewDeadline: 6000, retryPeriod: 500 }
 const objects = 3000
 // Created before the replicas start; the rest while they come and go.
 const firstBatch = 2400
@@ -70,7 +72,7 @@ const scenario = (context: Report.TaskLike, unexpectedExit: Deferred.Deferred<ne
     const stopping = new Set<string>()
     const startReplica = (identity: string) =>
       Effect.gen(function*() {
-        const child = yield* Processes.node(identity, [replica, kubeconfig, namespace, identity, log, url, cacheFile(identity)])
+        const child = yield* Processes.node(identity, [replica, kubeconfig, namespace, identity, log, url, cacheFile(identity), JSON.stringify(timings)])
         replicas.set(identity, child)
         yield* Effect.forkScoped(Effect.flatMap(child.exited, (exit) => {
           exited[identity] = { code: exit.code, signal: exit.signal, atMillis: exit.at - started }
@@ -146,7 +148,7 @@ const scenario = (context: Report.TaskLike, unexpectedExit: Deferred.Deferred<ne
     }).pipe(Effect.provideService(Kube.Kube, kube)))
 
     // The replica running the sharder dies while the replicas still allocate.
-    const externalAtKill = yield* external.pipe(Effect.repeat({ schedule: within("60 seconds"), until: (n) => n >= objects * 0.4 }))
+    const externalAtKill = yield* external.pipe(Effect.repeat({ schedule: within("60 seconds"), until: (n) => n >= objects * 0.2 }))
     const killed = yield* runningTheSharder
     assert.isTrue(replicas.has(killed), `the sharder runs on ${JSON.stringify(killed)}`)
     const killedExit = yield* stop(killed, "SIGKILL")
@@ -161,7 +163,8 @@ const scenario = (context: Report.TaskLike, unexpectedExit: Deferred.Deferred<ne
     const sharderAfterKill = yield* runningTheSharder
 
     // Once the first batch is allocated, a fourth replica takes its share, each key drained from
-    // its owner first (running reconciles are then mostly changes, and a moved key runs at once).
+    // its owner first (running reconciles are then mostly changes, which take 3 s, so that drains
+    // meet running reconciles; joining during the allocations, none did).
     yield* external.pipe(Effect.repeat({ schedule: within("60 seconds"), until: (n) => n >= firstBatch }))
     const joinedAt = Date.now()
     yield* startReplica("replica-d")
