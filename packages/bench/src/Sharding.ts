@@ -25,7 +25,7 @@
  */
 import { Shards } from "@kubefx/core"
 import { Builtins, Handover, Membership } from "@kubefx/kube"
-import { Data, Deferred, Duration, Effect } from "effect"
+import { Data, Deferred, Duration, Effect, Schedule } from "effect"
 import * as BenchServer from "./BenchServer.ts"
 import * as Child from "./Child.ts"
 import * as Workload from "./Workload.ts"
@@ -209,14 +209,29 @@ const track = (bench: BenchServer.BenchServer) =>
     return tracker
   })
 
-const deadline = <A>(effect: Effect.Effect<A, Error>, seconds: number, what: () => string) =>
-  Effect.timeoutOrElse(effect, { duration: Duration.seconds(seconds), orElse: () => Effect.fail(new Error(what())) })
-
 // Fails as soon as one of the children exits; never succeeds while they run.
 const watchdog = (children: ReadonlyArray<Child.Running>) =>
   Effect.flatMap(
     Effect.forEach(children, (child) => child.result, { concurrency: "unbounded", discard: true }),
     () => Effect.fail(new Error("a replica stopped before the Widgets were ready"))
+  )
+
+// `effect`, failed as soon as one of `children` exits, or after `seconds` with `what` as the message.
+const guarded = (children: ReadonlyArray<Child.Running>, seconds: number, what: () => string) =>
+<A>(effect: Effect.Effect<A, Error>): Effect.Effect<A, Error> =>
+  effect.pipe(
+    Effect.raceFirst(watchdog(children)),
+    Effect.timeoutOrElse({ duration: Duration.seconds(seconds), orElse: () => Effect.fail(new Error(what())) })
+  )
+
+// Completes once `condition` holds, looked at every 10 ms.
+const holds = (condition: () => boolean): Effect.Effect<void> =>
+  Effect.asVoid(Effect.repeat(Effect.sync(condition), { schedule: Schedule.spaced("10 millis"), until: (ok) => ok }))
+
+// Every Widget Ready, once the replicas were told to go.
+const allReady = (bench: BenchServer.BenchServer, children: ReadonlyArray<Child.Running>, objects: number, scenario: string) =>
+  bench.awaitReady(objects).pipe(
+    guarded(children, 60 + objects / 50, () => `${scenario}: ${bench.readyCount()} of ${objects} ready at the deadline`)
   )
 
 const leases = `/apis/coordination.k8s.io/v1/namespaces/${Workload.namespace}/leases`
@@ -271,25 +286,21 @@ const ready = (options: {
     yield* Effect.forEach(children, (child) => child.started, { concurrency: "unbounded", discard: true })
     const starting = performance.now()
     const members = identities.map((identity) => Membership.leaseName(operatorName, identity))
-    yield* Effect.suspend(function poll(): Effect.Effect<void> {
-      return members.every((lease) => tracker.holder(lease) !== undefined) ? Effect.void : Effect.andThen(Effect.sleep("10 millis"), poll)
-    }).pipe((effect) => deadline(effect, 30, () => "the replicas' member Leases are not all held"))
+    yield* holds(() => members.every((lease) => tracker.holder(lease) !== undefined)).pipe(
+      guarded(children, 30, () => "the replicas' member Leases are not all held")
+    )
     yield* Effect.sleep(Duration.millis(2 * options.timings.retryPeriodMs))
     yield* Effect.promise(() => bench.raw.ok("DELETE", `${leases}/${sharderLease}`))
     const names = Array.from({ length: options.objects }, (_, i) => Workload.widgetName(i))
     const ring = Shards.ring(identities)
     const owners = new Map(names.map((name) => [name, Shards.owner(ring, `${Workload.namespace}/${name}`)]))
     yield* tracker.awaitAll(names, (placed, name) => placed.owner === owners.get(name) && !placed.moving).pipe(
-      Effect.raceFirst(watchdog(children)),
-      (effect) => deadline(effect, 30 + options.objects / 100, () => "the Widgets are not all labelled with their owners")
+      guarded(children, 30 + options.objects / 100, () => "the Widgets are not all labelled with their owners")
     )
     // And each replica caches its share (its watch delivered the labels).
     const shares = identities.map((identity) => names.filter((name) => owners.get(name) === identity).length)
-    yield* Effect.suspend(function poll(): Effect.Effect<void> {
-      return children.every((child, i) => child.progress() === shares[i]) ? Effect.void : Effect.andThen(Effect.sleep("10 millis"), poll)
-    }).pipe(
-      Effect.raceFirst(watchdog(children)),
-      (effect) => deadline(effect, 30, () => `the replicas cache ${children.map((child) => String(child.progress())).join(", ")} of ${shares.join(", ")} Widgets`)
+    yield* holds(() => children.every((child, i) => child.progress() === shares[i])).pipe(
+      guarded(children, 30, () => `the replicas cache ${children.map((child) => String(child.progress())).join(", ")} of ${shares.join(", ")} Widgets`)
     )
     return { bench, tracker, children, identities, names, readySeconds: (performance.now() - starting) / 1000 }
   })
@@ -308,10 +319,7 @@ export const throughput = (options: { readonly replicas: number; readonly object
     const start = performance.now()
     const serverCpu = process.cpuUsage()
     yield* Effect.forEach(children, (child) => child.go, { discard: true })
-    yield* bench.awaitReady(options.objects).pipe(
-      Effect.raceFirst(watchdog(children)),
-      (effect) => deadline(effect, 60 + options.objects / 50, () => `sharding: ${bench.readyCount()} of ${options.objects} ready at the deadline`)
-    )
+    yield* allReady(bench, children, options.objects, "sharding")
     const seconds = (performance.now() - start) / 1000
     const serverUsage = process.cpuUsage(serverCpu)
     const perReplica = (yield* Effect.forEach(children, (child) => child.stop, { concurrency: "unbounded" })) as ReadonlyArray<Report>
@@ -336,10 +344,7 @@ const handoverOnce = (options: { readonly replicas: number; readonly objects: nu
     const { children, identities, names, tracker } = yield* Effect.gen(function*() {
       const started = yield* ready({ ...options, stagger: true })
       yield* Effect.forEach(started.children, (child) => child.go, { discard: true })
-      yield* started.bench.awaitReady(options.objects).pipe(
-        Effect.raceFirst(watchdog(started.children)),
-        (effect) => deadline(effect, 60 + options.objects / 50, () => `handover: ${started.bench.readyCount()} of ${options.objects} ready at the deadline`)
-      )
+      yield* allReady(started.bench, started.children, options.objects, "handover")
       return started
     }).pipe(Effect.mapError((error) => new SetupFailed({ message: error.message })))
     const sharder = tracker.holder(`${operatorName}-sharder`)
@@ -353,8 +358,7 @@ const handoverOnce = (options: { readonly replicas: number; readonly objects: nu
       tracker.awaitAll(owned, onSurvivor),
       tracker.awaitAll(owned, (placed) => onSurvivor(placed) && placed.ready && placed.by === placed.owner)
     ], { concurrency: "unbounded" }).pipe(
-      Effect.raceFirst(watchdog(children.filter((_, i) => identities[i] !== victim))),
-      (effect) => deadline(effect, 30 + options.objects / 50, () => `handover: the keys of ${victim} did not all move`)
+      guarded(children.filter((_, i) => identities[i] !== victim), 30 + options.objects / 50, () => `handover: the keys of ${victim} did not all move`)
     )
     yield* Effect.forEach(children.filter((_, i) => identities[i] !== victim), (child) => child.stop, { concurrency: "unbounded", discard: true })
     return {

@@ -30,10 +30,9 @@ import * as Scale from "./Scale.ts"
 import * as Sharding from "./Sharding.ts"
 
 const args = process.argv.slice(2)
-const jsonIndex = args.indexOf("--json")
-const jsonFile = jsonIndex >= 0 ? args[jsonIndex + 1] : undefined
-const size = args.includes("--smoke") ? "smoke" : args.includes("--quick") ? "quick" : "full"
 const valueOf = (flag: string) => args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined
+const jsonFile = valueOf("--json")
+const size = args.includes("--smoke") ? "smoke" : args.includes("--quick") ? "quick" : "full"
 const only = valueOf("--only")
 if (only !== undefined && only !== "sharding") {
   console.error(`--only takes sharding, not ${only}`)

@@ -1,9 +1,9 @@
 /**
  * Sharded operator replicas in one process on the embedded API server, with short timings (4 s
  * leases, 3 s renew deadline, 200 ms retry period: room for a loaded machine): every object is
- * labelled with one live replica, each replica caches only its own, a new replica takes a share through drains, a replica
- * stopped gracefully or cut off hands its keys over, and no key is ever reconciled by two replicas
- * at once. The protocol's timing is checked on a TestClock in ShardingClock.test.ts.
+ * labelled with one live replica, each replica caches only its own, a new replica takes a share
+ * through drains, a replica stopped gracefully or cut off hands its keys over, and no key is ever
+ * reconciled by two replicas at once. The protocol's timing is checked on a TestClock in ShardingClock.test.ts.
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
