@@ -17,6 +17,10 @@ export interface Figures {
   readonly ratio_median: number
   readonly ratio_min: number
   readonly ratio_max: number
+  /** The bare loop with what each run needs from Effect (gate, interruptible run, span, context). */
+  readonly floor_ops_s: number
+  /** That floor over the bare queue, median of the three pairs. */
+  readonly floor_ratio_median: number
   readonly merge_events: number
   readonly merge_runs: number
   readonly merge_ops_s: number

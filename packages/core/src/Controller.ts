@@ -17,6 +17,7 @@ import {
   Exit,
   Fiber,
   Latch,
+  MutableRef,
   Option,
   PubSub,
   Ref,
@@ -24,7 +25,8 @@ import {
   Schedule,
   Scope,
   Semaphore,
-  Stream
+  Stream,
+  Tracer
 } from "effect"
 import * as EngineMetrics from "./EngineMetrics.ts"
 import type * as ErrorAction from "./ErrorAction.ts"
@@ -207,6 +209,8 @@ interface Engine<E, R, S> {
   readonly queue: WorkQueue.WorkQueue<S>
   readonly bucket: TokenBucket.TokenBucket | undefined
   readonly reports: PubSub.PubSub<RunReport>
+  /** Streams reading `reports`: with none, a finished run builds no report. */
+  readonly subscribers: Ref.Ref<number>
   readonly health: Ref.Ref<Health.Health>
   /** Open while healthy. */
   readonly healthy: Latch.Latch
@@ -255,9 +259,12 @@ const makeEngine = Effect.fnUntraced(function*<E, R, S>(options: Options<E, R, S
   const name = options.name
   const concurrency = Math.max(1, options.concurrency ?? 1)
   const reports = yield* PubSub.sliding<RunReport>(1024)
+  const subscribers = yield* Ref.make(0)
   const queue = yield* WorkQueue.make<S>(name, {
-    finished: (key, { exhausted, next, run }) =>
+    finished: (key, { exhausted, next, run }) => {
+      if (Ref.getUnsafe(subscribers) === 0) return
       PubSub.publishUnsafe(reports, { controller: name, key, ...run, next: next && nextTimer(next), exhausted })
+    }
   })
   const health = yield* Ref.make(Health.initial)
   const engine: Engine<E, R, S> = {
@@ -272,6 +279,7 @@ const makeEngine = Effect.fnUntraced(function*<E, R, S>(options: Options<E, R, S
     queue,
     bucket: options.rateLimit === undefined ? undefined : yield* TokenBucket.make(options.rateLimit),
     reports,
+    subscribers,
     health,
     healthy: yield* Latch.make(true),
     gate: yield* Latch.make(options.held !== true),
@@ -297,8 +305,9 @@ const nextTimer = (timer: KeyState.Timer): NonNullable<RunReport["next"]> => ({
 /** One run of a key: its reconcile, then what its outcome does to the key and the controller. */
 const Run = {
   // The run's own bookkeeping is synchronous (no timer starts with a run), so a run costs the
-  // reconcile, its span and its context, and little else.
-  process: <E, R, S>(engine: Engine<E, R, S>, item: WorkQueue.Item): Effect.Effect<void, never, R> =>
+  // reconcile, its span and its context, and little else. Failures end here: the span records
+  // them, the key's state and the health count them, and the worker goes on.
+  process: <E, R, S>(engine: Engine<E, R, S>, item: WorkQueue.Item): Effect.Effect<unknown, never, R> =>
     Effect.suspend(() => {
       const [{ state }] = engine.queue.applyUnsafe(item.key, {
         _tag: "Start",
@@ -307,14 +316,14 @@ const Run = {
       })
       const started = state!.run!.started!
       const settled = Effect.matchCauseEffect(reconcileOnce(engine, item.key), {
-        onSuccess: (outcome) => Effect.as(succeeded(engine, item.key, started.at, outcome), Exit.succeed(outcome)),
+        onSuccess: (outcome) => succeeded(engine, item.key, started.at, outcome),
         onFailure: (cause) =>
-          Effect.as(
+          Effect.andThen(
             failed(engine, item.key, Failure.fromCause(cause), started.attempt, settledAt(engine, started.at)),
-            Exit.failCause(cause)
+            Effect.failCause(cause)
           )
       })
-      return withRunContext(engine, traced(engine, settled, item, started.attempt), item.key, started.attempt)
+      return Effect.exit(traced(engine, settled, item, started.attempt))
     })
 }
 
@@ -328,33 +337,30 @@ const reconcileOnce = <E, R, S>(engine: Engine<E, R, S>, key: string): Effect.Ef
   })
 }
 
-// One context update per run carries the retry info and the log annotations, for the
-// reconcile and for the failure handling after it.
-const withRunContext = <A, E, R, S>(engine: Engine<E, R, S>, run: Effect.Effect<A, never, R>, key: string, info: RetryInfo.RetryInfo) =>
-  Effect.updateContext(run, (current: Context.Context<R>) =>
-    Context.add(
-      Context.add(current, RetryInfo.RetryInfo, info),
-      References.CurrentLogAnnotations,
-      { ...Context.get(current, References.CurrentLogAnnotations), controller: engine.name, key, attempt: info.attempt }
-    ))
-
 // Every run is a span (`References.TracerEnabled` turns spans off, as for any Effect program); it
-// fails with the reconcile's failure, so tracing backends mark the run as an error.
+// fails with the reconcile's failure, so tracing backends mark the run as an error. One context
+// update carries the span, the retry info and the log annotations, for the reconcile and for the
+// failure handling after it.
 const traced = <E, R, S>(
   engine: Engine<E, R, S>,
-  run: Effect.Effect<Exit.Exit<Outcome.Outcome, E | ReconcileError.Timeout>, never, R>,
+  run: Effect.Effect<void, E | ReconcileError.Timeout, R>,
   item: WorkQueue.Item,
   info: RetryInfo.RetryInfo
-): Effect.Effect<void, never, R> =>
-  Effect.asVoid(Effect.exit(Effect.withSpan(Effect.flatten(run), "kubefx.reconcile", {
+): Effect.Effect<void, E | ReconcileError.Timeout, R> =>
+  Effect.useSpan("kubefx.reconcile", {
     attributes: {
       "kubefx.controller": engine.name,
       "kubefx.key": item.key,
       "kubefx.attempt": info.attempt,
       "kubefx.trigger": Trigger.label(Trigger.reason(item.triggers))
-    },
-    captureStackTrace: false
-  })))
+    }
+  }, (span) =>
+    Effect.updateContext(run, (current: Context.Context<R>) =>
+      Context.add(
+        Context.add(Context.add(current, Tracer.ParentSpan, span), RetryInfo.RetryInfo, info),
+        References.CurrentLogAnnotations,
+        { ...Context.get(current, References.CurrentLogAnnotations), controller: engine.name, key: item.key, attempt: info.attempt }
+      )))
 
 // The end of a run: its time recorded, answered with the time it ended.
 const settledAt = <E, R, S>(engine: Engine<E, R, S>, startedAt: number): number => {
@@ -378,13 +384,10 @@ const succeeded = <E, R, S>(
     const end = Effect.uninterruptible(Effect.asVoid(engine.queue.apply(key, input)))
     return Effect.andThen(Ref.set(engine.health, health), Effect.andThen(afterSuccess(engine, key, wasDegraded), end))
   }
-  return Effect.andThen(
-    Ref.set(engine.health, health),
-    Effect.suspend(() => {
-      const timer = engine.queue.applyUnsafe(key, input)[1]
-      return timer === undefined ? Effect.void : Effect.uninterruptible(timer)
-    })
-  )
+  // The common end of a run is synchronous: this runs as the reconcile's success is handled.
+  MutableRef.set(engine.health.ref, health)
+  const timer = engine.queue.applyUnsafe(key, input)[1]
+  return timer === undefined ? Effect.void : Effect.uninterruptible(timer)
 }
 
 const afterSuccess = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>, key: string, wasDegraded: boolean) {
@@ -483,18 +486,20 @@ const awaitDependencies = <E, R, S>(engine: Engine<E, R, S>, key: string): Effec
 const Workers = {
   make: Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
     const { gate, held, queue, released } = engine
-    const gated = (item: WorkQueue.Item): Effect.Effect<void, never, R> =>
+    const gated = (item: WorkQueue.Item): Effect.Effect<unknown, never, R> =>
       engine.dependsOn.length === 0
         ? Run.process(engine, item)
         : Effect.andThen(awaitDependencies(engine, item.key), Effect.suspend(() => Run.process(engine, item)))
     // The key each worker is running, so that `cut` finds the one fiber to interrupt.
     const current: Array<string | undefined> = Array.from({ length: engine.concurrency })
-    const ended = (slot: number, key: string) =>
+    // An interrupted run's key is queued again; then a release waiting on the key is told.
+    const ended = (slot: number, item: WorkQueue.Item, exit: Exit.Exit<unknown>) =>
       Effect.sync(() => {
+        if (Exit.hasInterrupts(exit)) queue.requeue(item)
         current[slot] = undefined
-        const waiting = engine.releasing.get(key)
+        const waiting = engine.releasing.get(item.key)
         if (waiting !== undefined) {
-          engine.releasing.delete(key)
+          engine.releasing.delete(item.key)
           Deferred.doneUnsafe(waiting, Exit.void)
         }
       })
@@ -502,21 +507,19 @@ const Workers = {
     const skip = (key: string) => Effect.andThen(queue.remove(key), queue.done(key))
     // Taking a key and handing it on are uninterruptible, so an interrupted worker never loses a
     // key: it is either still queued or put back by `requeue`.
-    const worker = (slot: number) =>
-      Effect.forever(Effect.andThen(
-        gate.await,
-        Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(restore(queue.take), (item) => {
-            if (Ref.getUnsafe(held)) return Effect.sync(() => queue.requeue(item))
-            if (released.size > 0 && released.has(item.key)) return skip(item.key)
-            current[slot] = item.key
-            return restore(gated(item)).pipe(
-              Effect.onInterrupt(() => Effect.sync(() => queue.requeue(item))),
-              Effect.ensuring(ended(slot, item.key))
-            )
-          })
-        )
-      ))
+    const worker = (slot: number) => {
+      const next = Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(queue.take), (item) => {
+          if (Ref.getUnsafe(held)) return Effect.sync(() => queue.requeue(item))
+          if (released.size > 0 && released.has(item.key)) return skip(item.key)
+          current[slot] = item.key
+          return Effect.onExit(restore(gated(item)), (exit) => ended(slot, item, exit))
+        })
+      )
+      // The gate is open unless held: waiting on it only when it is closed saves a suspension per run.
+      const gatedNext = Effect.andThen(gate.await, next)
+      return Effect.forever(Effect.suspend(() => gate.isOpen() ? next : gatedNext))
+    }
     // Workers restarted by `hold` or `cut` run with the context the controller was made in.
     const context = yield* Effect.context<R>()
     const fork = (slot: number) => Effect.forkIn(Effect.provideContext(worker(slot), context), engine.scope)
@@ -655,7 +658,10 @@ const view = <E, R, S>(
       dependsOn: engine.dependsOn.map((dependency) => ({ name: dependency.name, degraded: dependency.isDegraded() })),
       keys: Array.from(queue.table.keys).flatMap(([key, state]) => KeyState.isKnown(state) ? [keyStatus(key, state)] : [])
     })),
-    reports: Stream.fromPubSub(engine.reports),
+    reports: Stream.unwrap(Effect.as(
+      Effect.acquireRelease(Ref.update(engine.subscribers, (n) => n + 1), () => Ref.update(engine.subscribers, (n) => n - 1)),
+      Stream.fromPubSub(engine.reports)
+    )),
     awaitIdle: queue.awaitIdle,
     hold,
     resume: Effect.andThen(Ref.set(engine.held, false), Effect.sync(() => engine.gate.openUnsafe())),
