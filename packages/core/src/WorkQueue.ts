@@ -101,11 +101,13 @@ export const make = <S = unknown>(name: string, options: Options = {}): Effect.E
     const now = () => i.clock.currentTimeMillisUnsafe()
     const timerAfter = (followUp: FollowUp): KeyState.Timer => ({ at: now() + Duration.toMillis(followUp.after), trigger: followUp.trigger })
     // Inputs are built when the effect runs, so they carry the time it ran at.
-    const applyAccepted = (key: string, input: () => KeyState.Input<S>): Effect.Effect<void> =>
-      Effect.suspend(() => Ref.getUnsafe(i.accepting) ? applyNow(i, key, input()) : Effect.void)
     return {
-      add: (key, trigger) => applyAccepted(key, () => ({ _tag: "Add", trigger, now: now() })),
-      addAfter: (key, followUp) => applyAccepted(key, () => ({ _tag: "Delay", timer: timerAfter(followUp) })),
+      add: (key, trigger) =>
+        Effect.suspend(() => Ref.getUnsafe(i.accepting) ? applyNow(i, key, { _tag: "Add", trigger, now: now() }) : Effect.void),
+      addAfter: (key, followUp) =>
+        Effect.suspend(() =>
+          Ref.getUnsafe(i.accepting) ? applyNow(i, key, { _tag: "Delay", timer: timerAfter(followUp) }) : Effect.void
+        ),
       remove: (key) => Effect.suspend(() => applyNow(i, key, { _tag: "Forget" })),
       dueAt: (key) => i.table.keys.get(key)?.timer?.at,
       take: take(i),
@@ -226,16 +228,18 @@ const applyUnsafe = <S>(
   input: KeyState.Input<S>
 ): readonly [KeyState.Transition<S>, Effect.Effect<void> | undefined] => {
   const result = transition(i, key, input)
-  const timer = execute(i, key, result)
-  if (timer === undefined) {
-    latches(i)
-    return [result, undefined]
-  }
-  return [result, Effect.andThen(timer, Effect.sync(() => latches(i)))]
+  return [result, settle(i, execute(i, key, result))]
 }
 
 const applyNow = <S>(i: Interpreter<S>, key: string, input: KeyState.Input<S>): Effect.Effect<void> =>
-  applyUnsafe(i, key, input)[1] ?? Effect.void
+  settle(i, execute(i, key, transition(i, key, input))) ?? Effect.void
+
+// Sets the latches now, or after the timer change when there is one.
+const settle = <S>(i: Interpreter<S>, timer: Effect.Effect<unknown> | undefined): Effect.Effect<void> | undefined => {
+  if (timer !== undefined) return Effect.andThen(timer, Effect.sync(() => latches(i)))
+  latches(i)
+  return undefined
+}
 
 const fire = <S>(i: Interpreter<S>, key: string, timer: KeyState.Timer): Effect.Effect<void> =>
   Effect.sleep(Duration.millis(Math.max(0, timer.at - i.clock.currentTimeMillisUnsafe()))).pipe(
