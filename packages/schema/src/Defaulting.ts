@@ -21,17 +21,40 @@ const fieldSchema = (schema: JsonSchemaProps | undefined, k: string): JsonSchema
   return typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined
 }
 
+// Both passes return the value itself where they change nothing (stored objects are never
+// mutated), so a read or write of an already defaulted object copies nothing.
+
 /** `PruneNonNullableNullsWithoutDefaults`: a null the schema forbids and cannot default is dropped. */
 const dropNulls = (value: unknown, schema: JsonSchemaProps | undefined): unknown => {
-  if (Array.isArray(value)) return value.map((v) => dropNulls(v, schema?.items))
+  // Only a schema forbids a null: below a field it does not describe there is nothing to drop.
+  if (schema === undefined) return value
+  if (Array.isArray(value)) return mapShared(value, (v) => dropNulls(v, schema.items))
   if (!KubeObject.isObject(value)) return value
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) {
+  const keys = Object.keys(value)
+  let out: Record<string, unknown> | undefined
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!
+    const v = value[k]
     const sub = fieldSchema(schema, k)
-    if (isNonNullableNull(v, sub) && !hasDefault(sub)) continue
-    out[k] = dropNulls(v, sub)
+    const dropped = isNonNullableNull(v, sub) && !hasDefault(sub)
+    const next = dropped ? undefined : dropNulls(v, sub)
+    if (out === undefined && (dropped || next !== v)) {
+      out = {}
+      for (let j = 0; j < i; j++) out[keys[j]!] = value[keys[j]!]
+    }
+    if (out !== undefined && !dropped) out[k] = next
   }
-  return out
+  return out ?? value
+}
+
+const mapShared = (values: ReadonlyArray<unknown>, f: (value: unknown) => unknown): ReadonlyArray<unknown> => {
+  let out: Array<unknown> | undefined
+  for (let i = 0; i < values.length; i++) {
+    const next = f(values[i])
+    if (out === undefined && next !== values[i]) out = values.slice(0, i)
+    if (out !== undefined) out.push(next)
+  }
+  return out ?? values
 }
 
 const copyDefault = (schema: JsonSchemaProps | undefined): unknown =>
@@ -42,29 +65,38 @@ const fill = (value: unknown, schema: JsonSchemaProps | undefined): unknown => {
   if (schema === undefined) return value
   if (Array.isArray(value)) {
     const items = schema.items
-    return value.map((v) => fill(isNonNullableNull(v, items) ? copyDefault(items) : v, items))
+    return mapShared(value, (v) => fill(isNonNullableNull(v, items) ? copyDefault(items) : v, items))
   }
   if (!KubeObject.isObject(value)) return value
-  const out: Record<string, unknown> = { ...value }
-  for (const [k, property] of Object.entries(schema.properties ?? {})) {
-    if (hasDefault(property) && (!Object.hasOwn(out, k) || isNonNullableNull(out[k], property))) {
+  let out: Record<string, unknown> | undefined
+  const properties = schema.properties
+  for (const k in properties) {
+    const property = properties[k]
+    if (hasDefault(property) && (!Object.hasOwn(value, k) || isNonNullableNull(value[k], property))) {
+      out ??= { ...value }
       out[k] = copyDefault(property)
     }
   }
   const additional = typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined
-  for (const k of Object.keys(out)) {
-    const property = schema.properties?.[k]
-    if (property !== undefined) out[k] = fill(out[k], property)
-    else if (additional !== undefined) {
-      out[k] = fill(isNonNullableNull(out[k], additional) ? copyDefault(additional) : out[k], additional)
-    }
+  const current = out ?? value
+  for (const k of Object.keys(current)) {
+    const property = properties?.[k]
+    const v = current[k]
+    const next = property !== undefined
+      ? fill(v, property)
+      : additional !== undefined
+      ? fill(isNonNullableNull(v, additional) ? copyDefault(additional) : v, additional)
+      : v
+    if (next === v) continue
+    out ??= { ...value }
+    out[k] = next
   }
-  return out
+  return out ?? value
 }
 
 /**
  * Applies the schema's defaults to an object (a custom resource, or any value below the schema),
- * returning a new value. Call it on every write before pruning and validation, and on every read.
+ * returning the defaulted value: the value itself, unchanged, when it needs no default. Call it on every write before pruning and validation, and on every read.
  *
  * @example
  * import * as Defaulting from "./Defaulting.ts"

@@ -83,4 +83,19 @@ describe("Defaulting.apply", () => {
     const free = object({ spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } })
     expect(Defaulting.apply({ spec: { a: null, b: 1 } }, free)).toEqual({ spec: { a: null, b: 1 } })
   })
+
+  it("copies nothing that needs no default: the value, or the parts a default did not touch, stay the same objects", () => {
+    const defaulted = { metadata: { name: "a", managedFields: [{ manager: "m" }] }, spec: { replicas: 2, image: "x", resources: {} } }
+    const again = Defaulting.apply(defaulted, schema)
+    expect(again).toEqual({ ...defaulted, spec: { ...defaulted.spec, resources: { cpu: "100m" } } })
+    expect(again.metadata).toBe(defaulted.metadata)
+    const whole = { metadata: defaulted.metadata, spec: { replicas: 2, image: "x", resources: { cpu: "1" } }, items: [1] }
+    expect(Defaulting.apply(whole, schema)).toBe(whole)
+    // A null dropped from a list item copies the list, not the items beside it.
+    const list = object({ items: { type: "array", items: object({ a: { type: "string" } }) } })
+    const kept = { a: "x" }
+    const fixed = Defaulting.apply({ items: [kept, { a: null }] }, list) as { items: Array<object> }
+    expect(fixed).toEqual({ items: [{ a: "x" }, {}] })
+    expect(fixed.items[0]).toBe(kept)
+  })
 })
