@@ -67,18 +67,33 @@ export const page = (
     readonly countRemaining: boolean
   }
 ): Page => {
-  const keyOf = (o: KubeObject.KubeObject) => {
-    const m = KubeObject.meta(o)
-    return KubeObject.key(m.namespace, m.name ?? "")
+  const from = options.after === undefined ? 0 : firstAfter(items, options.after)
+  const left = items.length - from
+  if (options.limit === undefined || options.limit <= 0 || left <= options.limit) {
+    return { items: from === 0 ? items : items.slice(from), continue: undefined, remaining: undefined }
   }
-  const start = options.after === undefined ? items : items.filter((o) => keyOf(o) > options.after!)
-  if (options.limit === undefined || options.limit <= 0 || start.length <= options.limit) {
-    return { items: start, continue: undefined, remaining: undefined }
-  }
-  const pageItems = start.slice(0, options.limit)
+  const pageItems = items.slice(from, from + options.limit)
   return {
     items: pageItems,
     continue: encodeToken({ revision: options.revision, after: keyOf(pageItems[pageItems.length - 1]!) }),
-    remaining: options.countRemaining ? start.length - options.limit : undefined
+    remaining: options.countRemaining ? left - options.limit : undefined
   }
+}
+
+const keyOf = (o: KubeObject.KubeObject): string => {
+  const m = KubeObject.meta(o)
+  return KubeObject.key(m.namespace, m.name ?? "")
+}
+
+// The items are ordered by key, so the page starts at the first key past `after`: found by bisection,
+// a page costs the same at the end of 100,000 objects as at their start.
+const firstAfter = (items: ReadonlyArray<KubeObject.KubeObject>, after: string): number => {
+  let low = 0
+  let high = items.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (keyOf(items[mid]!) > after) high = mid
+    else low = mid + 1
+  }
+  return low
 }

@@ -232,7 +232,7 @@ export const list = Effect.fnUntraced(function*(
       Status.fieldInvalid("resourceVersionMatch", options.resourceVersionMatch, "must be one of Exact, NotOlderThan")
     ])
   }
-  const all = store.listAt(resource.storage, namespace, revision)
+  const all = store.listAt(resource.storage, namespace, revision, after)
   if (all === undefined) {
     return yield* after === undefined
       ? Status.expired(`too old resource version: ${revision} (${store.compactedRevision() + 1})`)

@@ -54,13 +54,17 @@ export interface Store {
   /** Revisions at or below this one are no longer in the history: watches and continues from them expire. */
   readonly compactedRevision: () => number
   readonly get: (storage: string, namespace: string, name: string) => KubeObject.KubeObject | undefined
-  /** Current objects ordered by namespace then name; all namespaces when `namespace` is undefined. */
-  readonly list: (storage: string, namespace: string | undefined) => ReadonlyArray<KubeObject.KubeObject>
+  /**
+   * Current objects ordered by key (`namespace/name`); all namespaces when `namespace` is undefined;
+   * only those whose key sorts after `after` when given (a list's continue key).
+   */
+  readonly list: (storage: string, namespace: string | undefined, after?: string) => ReadonlyArray<KubeObject.KubeObject>
   /** Objects as they were at `revision`, or undefined when that revision is no longer in the history. */
   readonly listAt: (
     storage: string,
     namespace: string | undefined,
-    revision: number
+    revision: number,
+    after?: string
   ) => ReadonlyArray<KubeObject.KubeObject> | undefined
   /** Creates or replaces an object (its namespace and name come from its metadata). */
   readonly put: (storage: string, object: KubeObject.KubeObject, expected: Expected) => WriteResult
@@ -143,24 +147,33 @@ export const make = (options: Options = {}): Store => {
     if (ws !== undefined) for (const w of ws) w(event)
   }
 
-  const inNamespace = (namespace: string | undefined) => (key: string) =>
-    namespace === undefined || key.startsWith(`${namespace}/`)
+  const inNamespace = (namespace: string | undefined) => {
+    if (namespace === undefined) return () => true
+    const prefix = `${namespace}/`
+    return (key: string) => key.startsWith(prefix)
+  }
 
   const sortedKeys = (b: Bucket): Array<string> => (b.sorted ??= [...b.objects.keys()].sort(compareKeys))
 
-  const list: Store["list"] = (storage, namespace) => {
+  // The keys of one namespace are one run of the sorted keys, and a continue key starts a suffix of
+  // them: both are found by bisection, so listing a namespace, or a page far into a long list, does
+  // not walk every stored key.
+  const list: Store["list"] = (storage, namespace, after) => {
     const b = buckets.get(storage)
     if (b === undefined) return []
-    const keep = inNamespace(namespace)
+    const keys = sortedKeys(b)
+    const prefix = namespace === undefined ? "" : `${namespace}/`
+    let i = Math.max(firstFrom(keys, prefix, false), after === undefined ? 0 : firstFrom(keys, after, true))
     const out: Array<KubeObject.KubeObject> = []
-    for (const k of sortedKeys(b)) if (keep(k)) out.push(b.objects.get(k)!)
+    for (; i < keys.length && keys[i]!.startsWith(prefix); i++) out.push(b.objects.get(keys[i]!)!)
     return out
   }
 
-  const listAt: Store["listAt"] = (storage, namespace, at) => {
-    if (at >= revision) return list(storage, namespace)
+  const listAt: Store["listAt"] = (storage, namespace, at, after) => {
+    if (at >= revision) return list(storage, namespace, after)
     if (at < compactedRevision()) return undefined
-    const keep = inNamespace(namespace)
+    const inside = inNamespace(namespace)
+    const keep = after === undefined ? inside : (key: string) => key > after && inside(key)
     const state = new Map<string, KubeObject.KubeObject>()
     for (const [k, o] of buckets.get(storage)?.objects ?? []) if (keep(k)) state.set(k, o)
     for (let r = revision; r > at; r--) {
@@ -258,3 +271,15 @@ export const make = (options: Options = {}): Store => {
 
 /** Keys are `namespace/name`, and "/" sorts below every character a namespace may hold: namespace first, then name. */
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+// The first index of the sorted keys at or past `from` (`strictly`: past it).
+const firstFrom = (keys: ReadonlyArray<string>, from: string, strictly: boolean): number => {
+  let low = 0
+  let high = keys.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (strictly ? keys[mid]! > from : keys[mid]! >= from) high = mid
+    else low = mid + 1
+  }
+  return low
+}

@@ -38,6 +38,29 @@ describe("Store", () => {
     expect(keys(store.list("configmaps", "a"))).toEqual(["a/10", "a/9"])
   })
 
+  it("lists one namespace, or what sorts after a continue key, now and at an earlier revision", () => {
+    const store = Store.make()
+    // "b-c/..." sorts before "b/...": a namespace's keys are still one run of the order.
+    for (const [ns, name] of [["b", "1"], ["b-c", "1"], ["b", "2"], ["a", "1"], ["c", "1"], ["b", "3"]]) {
+      store.put("configmaps", cm(ns!, name!), 0)
+    }
+    const keys = (items: ReadonlyArray<KubeObject.KubeObject> | undefined) =>
+      (items ?? []).map((o) => `${KubeObject.meta(o).namespace}/${KubeObject.meta(o).name}`)
+    expect(keys(store.list("configmaps", "b"))).toEqual(["b/1", "b/2", "b/3"])
+    expect(keys(store.list("configmaps", "b", "b/1"))).toEqual(["b/2", "b/3"])
+    expect(keys(store.list("configmaps", "b", "b/15"))).toEqual(["b/2", "b/3"])
+    expect(keys(store.list("configmaps", "b", "b-c/1"))).toEqual(["b/1", "b/2", "b/3"])
+    expect(keys(store.list("configmaps", undefined, "b-c/1"))).toEqual(["b/1", "b/2", "b/3", "c/1"])
+    expect(keys(store.list("configmaps", undefined, "c/1"))).toEqual([])
+    expect(keys(store.list("configmaps", "d"))).toEqual([])
+    const before = store.revision()
+    store.remove("configmaps", "b", "2", undefined)
+    store.put("configmaps", cm("b", "0"), 0)
+    expect(keys(store.list("configmaps", "b", "b/0"))).toEqual(["b/1", "b/3"])
+    expect(keys(store.listAt("configmaps", "b", before, "b/1"))).toEqual(["b/2", "b/3"])
+    expect(keys(store.listAt("configmaps", undefined, before, "b/2"))).toEqual(["b/3", "c/1"])
+  })
+
   it("lists the state of an earlier revision from its history", () => {
     const store = Store.make()
     store.put("configmaps", cm("a", "x", { v: "1" }), 0)
