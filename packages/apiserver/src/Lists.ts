@@ -51,7 +51,8 @@ export interface Page {
 
 /**
  * One page of `items` (ordered by key): those after `after`, at most `limit` of them, with the
- * token for the next page when more remain.
+ * token for the next page when more remain. `total`, when given, is how many objects follow `after`
+ * in all: `items` then holds only the first of them (the store cut the page out itself).
  *
  * @example
  * import * as Lists from "./Lists.ts"
@@ -65,10 +66,11 @@ export const page = (
     readonly after: string | undefined
     readonly revision: number
     readonly countRemaining: boolean
+    readonly total?: number | undefined
   }
 ): Page => {
   const from = options.after === undefined ? 0 : firstAfter(items, options.after)
-  const left = items.length - from
+  const left = options.total ?? items.length - from
   if (options.limit === undefined || options.limit <= 0 || left <= options.limit) {
     return { items: from === 0 ? items : items.slice(from), continue: undefined, remaining: undefined }
   }

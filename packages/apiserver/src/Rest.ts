@@ -232,7 +232,14 @@ export const list = Effect.fnUntraced(function*(
       Status.fieldInvalid("resourceVersionMatch", options.resourceVersionMatch, "must be one of Exact, NotOlderThan")
     ])
   }
-  const all = store.listAt(resource.storage, namespace, revision, after)
+  const unfiltered = options.labelSelector.length === 0 && options.fieldSelector.length === 0
+  const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined
+  // A page of the current objects with no selector is cut out by the store, which counts the rest:
+  // a page costs its own size, however long the list.
+  const cut = unfiltered && limit !== undefined && revision >= store.revision()
+  const all = cut
+    ? store.list(resource.storage, namespace, after, limit)
+    : store.listAt(resource.storage, namespace, revision, after)
   if (all === undefined) {
     return yield* after === undefined
       ? Status.expired(`too old resource version: ${revision} (${store.compactedRevision() + 1})`)
@@ -241,7 +248,7 @@ export const list = Effect.fnUntraced(function*(
       )
   }
   const selectable = resource.fromStorage ?? ((o: KubeObject.KubeObject) => o)
-  const filtered = options.labelSelector.length === 0 && options.fieldSelector.length === 0
+  const filtered = unfiltered
     ? all
     : all.filter((o) =>
       Selectors.matchesLabels(options.labelSelector, KubeObject.meta(o).labels) &&
@@ -251,7 +258,8 @@ export const list = Effect.fnUntraced(function*(
     limit: options.limit,
     after,
     revision,
-    countRemaining: options.labelSelector.length === 0 && options.fieldSelector.length === 0
+    countRemaining: unfiltered,
+    total: cut ? store.count(resource.storage, namespace, after) : undefined
   })
   return {
     items: yield* presentAll(env, resource, page.items),

@@ -56,9 +56,16 @@ export interface Store {
   readonly get: (storage: string, namespace: string, name: string) => KubeObject.KubeObject | undefined
   /**
    * Current objects ordered by key (`namespace/name`); all namespaces when `namespace` is undefined;
-   * only those whose key sorts after `after` when given (a list's continue key).
+   * only those whose key sorts after `after` when given (a list's continue key); the first `limit`.
    */
-  readonly list: (storage: string, namespace: string | undefined, after?: string) => ReadonlyArray<KubeObject.KubeObject>
+  readonly list: (
+    storage: string,
+    namespace: string | undefined,
+    after?: string,
+    limit?: number
+  ) => ReadonlyArray<KubeObject.KubeObject>
+  /** How many objects `list` would give without a limit. */
+  readonly count: (storage: string, namespace: string | undefined, after?: string) => number
   /** Objects as they were at `revision`, or undefined when that revision is no longer in the history. */
   readonly listAt: (
     storage: string,
@@ -158,15 +165,29 @@ export const make = (options: Options = {}): Store => {
   // The keys of one namespace are one run of the sorted keys, and a continue key starts a suffix of
   // them: both are found by bisection, so listing a namespace, or a page far into a long list, does
   // not walk every stored key.
-  const list: Store["list"] = (storage, namespace, after) => {
+  const range = (keys: ReadonlyArray<string>, namespace: string | undefined, after: string | undefined) => {
+    // "/" is followed by "0": every key of the namespace sorts before `${namespace}0`.
+    const start = namespace === undefined ? 0 : firstFrom(keys, `${namespace}/`, false)
+    const end = namespace === undefined ? keys.length : firstFrom(keys, `${namespace}0`, false)
+    return { start: after === undefined ? start : Math.max(start, firstFrom(keys, after, true)), end }
+  }
+
+  const list: Store["list"] = (storage, namespace, after, limit) => {
     const b = buckets.get(storage)
     if (b === undefined) return []
     const keys = sortedKeys(b)
-    const prefix = namespace === undefined ? "" : `${namespace}/`
-    let i = Math.max(firstFrom(keys, prefix, false), after === undefined ? 0 : firstFrom(keys, after, true))
+    const { start, end } = range(keys, namespace, after)
+    const stop = limit === undefined ? end : Math.min(end, start + limit)
     const out: Array<KubeObject.KubeObject> = []
-    for (; i < keys.length && keys[i]!.startsWith(prefix); i++) out.push(b.objects.get(keys[i]!)!)
+    for (let i = start; i < stop; i++) out.push(b.objects.get(keys[i]!)!)
     return out
+  }
+
+  const count: Store["count"] = (storage, namespace, after) => {
+    const b = buckets.get(storage)
+    if (b === undefined) return 0
+    const { start, end } = range(sortedKeys(b), namespace, after)
+    return Math.max(0, end - start)
   }
 
   const listAt: Store["listAt"] = (storage, namespace, at, after) => {
@@ -250,6 +271,7 @@ export const make = (options: Options = {}): Store => {
     get: (storage, namespace, name) => buckets.get(storage)?.objects.get(KubeObject.key(namespace, name)),
     list,
     listAt,
+    count,
     put,
     remove,
     watch,

@@ -26,6 +26,16 @@ describe("Lists.page", () => {
     }
   })
 
+  it("takes a page the store cut out, with the count of what follows the continue key", () => {
+    const page = Lists.page(objects.slice(3, 5), { limit: 2, after: "b/y", revision: 5, countRemaining: true, total: 7 })
+    expect(page.items.map(keyOf)).toEqual(["b/y-2", "c/a"])
+    expect(page.remaining).toBe(5)
+    expect(page.continue).toBeDefined()
+    const last = Lists.page(objects.slice(8), { limit: 2, after: "default/w-10", revision: 5, countRemaining: true, total: 2 })
+    expect(last.items.map(keyOf)).toEqual(["default/w-2", "z"])
+    expect(last.continue).toBeUndefined()
+  })
+
   it("pages through everything exactly once, following the tokens", async () => {
     const seen: Array<string> = []
     let after: string | undefined

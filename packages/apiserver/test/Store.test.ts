@@ -59,6 +59,15 @@ describe("Store", () => {
     expect(keys(store.list("configmaps", "b", "b/0"))).toEqual(["b/1", "b/3"])
     expect(keys(store.listAt("configmaps", "b", before, "b/1"))).toEqual(["b/2", "b/3"])
     expect(keys(store.listAt("configmaps", undefined, before, "b/2"))).toEqual(["b/3", "c/1"])
+    // A page cut out by the store, and the count of all that follow the continue key.
+    expect(keys(store.list("configmaps", "b", "b/0", 1))).toEqual(["b/1"])
+    expect(keys(store.list("configmaps", undefined, undefined, 2))).toEqual(["a/1", "b-c/1"])
+    expect(keys(store.list("configmaps", "c", undefined, 5))).toEqual(["c/1"])
+    expect(store.count("configmaps", "b", "b/0")).toBe(2)
+    expect(store.count("configmaps", "b")).toBe(3)
+    expect(store.count("configmaps", undefined, "b-c/1")).toBe(4)
+    expect(store.count("configmaps", "d")).toBe(0)
+    expect(store.count("secrets", undefined)).toBe(0)
   })
 
   it("lists the state of an earlier revision from its history", () => {
