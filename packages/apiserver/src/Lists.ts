@@ -50,52 +50,34 @@ export interface Page {
 }
 
 /**
- * One page of `items` (ordered by key): those after `after`, at most `limit` of them, with the
- * token for the next page when more remain. `total`, when given, is how many objects follow `after`
- * in all: `items` then holds only the first of them (the store cut the page out itself).
+ * One page of `items`, the objects after the continue key in key order (the store applies the key):
+ * at most `limit` of them, with the token for the next page when more remain. `total`, when given,
+ * is how many objects follow the continue key in all: `items` then holds only the first of them
+ * (the store cut the page out itself).
  *
  * @example
  * import * as Lists from "./Lists.ts"
  * const items = ["a", "b", "c"].map((name) => ({ metadata: { name } }))
- * Lists.page(items, { limit: 2, after: undefined, revision: 7, countRemaining: true }).remaining // 1
+ * Lists.page(items, { limit: 2, revision: 7, countRemaining: true }).remaining // 1
  */
 export const page = (
   items: ReadonlyArray<KubeObject.KubeObject>,
   options: {
     readonly limit: number | undefined
-    readonly after: string | undefined
     readonly revision: number
     readonly countRemaining: boolean
     readonly total?: number | undefined
   }
 ): Page => {
-  const from = options.after === undefined ? 0 : firstAfter(items, options.after)
-  const left = options.total ?? items.length - from
+  const left = options.total ?? items.length
   if (options.limit === undefined || options.limit <= 0 || left <= options.limit) {
-    return { items: from === 0 ? items : items.slice(from), continue: undefined, remaining: undefined }
+    return { items, continue: undefined, remaining: undefined }
   }
-  const pageItems = items.slice(from, from + options.limit)
+  const pageItems = items.slice(0, options.limit)
+  const last = KubeObject.meta(pageItems[pageItems.length - 1]!)
   return {
     items: pageItems,
-    continue: encodeToken({ revision: options.revision, after: keyOf(pageItems[pageItems.length - 1]!) }),
+    continue: encodeToken({ revision: options.revision, after: KubeObject.key(last.namespace, last.name ?? "") }),
     remaining: options.countRemaining ? left - options.limit : undefined
   }
-}
-
-const keyOf = (o: KubeObject.KubeObject): string => {
-  const m = KubeObject.meta(o)
-  return KubeObject.key(m.namespace, m.name ?? "")
-}
-
-// The items are ordered by key, so the page starts at the first key past `after`: found by bisection,
-// a page costs the same at the end of 100,000 objects as at their start.
-const firstAfter = (items: ReadonlyArray<KubeObject.KubeObject>, after: string): number => {
-  let low = 0
-  let high = items.length
-  while (low < high) {
-    const mid = (low + high) >>> 1
-    if (keyOf(items[mid]!) > after) high = mid
-    else low = mid + 1
-  }
-  return low
 }

@@ -256,7 +256,6 @@ export const list = Effect.fnUntraced(function*(
     )
   const page = Lists.page(filtered, {
     limit: options.limit,
-    after,
     revision,
     countRemaining: unfiltered,
     total: cut ? store.count(resource.storage, namespace, after) : undefined

@@ -96,7 +96,8 @@ const fill = (value: unknown, schema: JsonSchemaProps | undefined): unknown => {
 
 /**
  * Applies the schema's defaults to an object (a custom resource, or any value below the schema),
- * returning the defaulted value: the value itself, unchanged, when it needs no default. Call it on every write before pruning and validation, and on every read.
+ * returning the defaulted value: the value itself, unchanged, when it needs no default. Call it on
+ * every write before pruning and validation, and on every read.
  *
  * @example
  * import * as Defaulting from "./Defaulting.ts"
