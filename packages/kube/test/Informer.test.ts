@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Builtins, Informer, Kube } from "@kubefx/kube"
-import { Effect, Ref, Stream } from "effect"
+import { Effect, Latch, Ref, Stream } from "effect"
 import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const configMap = (ns: string, name: string, value: string) => ({
@@ -74,11 +74,14 @@ layer(cluster, { excludeTestServices: true, timeout: "90 seconds" })("Informer u
       if (server === undefined) return
       const ns = yield* namespace
       const kube = yield* Kube.Kube
-      // The informer's client counts the watches it opens, to see a stalled one restarted.
+      // The informer's client counts the watches it opens, to see a stalled one restarted, and its
+      // lists wait while `lists` is closed, so that a relist surely comes after a change made meanwhile.
       const watches = yield* Ref.make(0)
+      const lists = yield* Latch.make(true)
       const counting: Kube.Client = {
         ...kube,
-        watch: (resource, options) => Stream.unwrap(Effect.as(Ref.update(watches, (n) => n + 1), kube.watch(resource, options)))
+        watch: (resource, options) => Stream.unwrap(Effect.as(Ref.update(watches, (n) => n + 1), kube.watch(resource, options))),
+        listAll: (resource, options) => Effect.andThen(lists.await, kube.listAll(resource, options))
       }
       const informer = yield* Informer.make(Builtins.ConfigMap, {
         namespace: ns,
@@ -101,8 +104,11 @@ layer(cluster, { excludeTestServices: true, timeout: "90 seconds" })("Informer u
       yield* churn(2)
       yield* eventually(converged(informer, ns))
 
+      yield* lists.close
       assert.isAbove(server.faults.expireWatches({ resource: "configmaps" }), 0)
       yield* kube.delete(Builtins.ConfigMap, "cm-0", ns) // while the watch is expired: found by the relist
+      yield* lists.open
+      yield* eventually(Effect.flatMap(Ref.get(deleted), (names) => ensure(names.includes("cm-0"), "the relist did not find cm-0 deleted")))
       yield* churn(3)
       yield* eventually(converged(informer, ns))
 

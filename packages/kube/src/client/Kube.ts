@@ -1,14 +1,15 @@
 /**
- * The Kubernetes API client: typed verbs over declared resources, through the Effect HTTP client (so
- * every call is interruptible and every failure a typed `KubeError`), authenticated from a kubeconfig.
+ * The Kubernetes API client: typed verbs over declared resources, straight over an undici dispatcher
+ * (every call is interruptible and every failure a typed `KubeError`), authenticated from a
+ * kubeconfig. With a tracing backend installed, each request is a client span.
  * Like client-go, it sends a throttled request (429) again after the server's Retry-After, up to 10
  * times, before failing with `TooManyRequests`.
  *
  * @since 0.1.0
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { Context, Duration, Effect, Layer, Option, Schedule, type Scope, Stream, Tracer } from "effect"
-import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { Context, Duration, Effect, Layer, Option, type Scope, Stream, Tracer } from "effect"
+import * as Exchange from "./Exchange.ts"
 import * as KubeConfig from "./KubeConfig.ts"
 import * as KubeError from "./KubeError.ts"
 import type * as ObjectMeta from "./ObjectMeta.ts"
@@ -170,20 +171,11 @@ export class Kube extends Context.Service<Kube, Client>()("@kubefx/kube/Kube") {
 export const layer = (source: KubeConfig.Source): Layer.Layer<Kube, KubeConfig.KubeConfigError> =>
   Layer.effect(Kube, Effect.flatMap(KubeConfig.load(source), (config) => Effect.flatMap(KubeConfig.connect(config), make)))
 
-const requestTimeout = Duration.seconds(60)
 const throttledRetries = 10
 
-const isThrottled = (error: KubeError.KubeError) => error._tag === "TooManyRequests"
-
-const afterRetryAfter = Schedule.forever.pipe(
-  Schedule.setInputType<KubeError.KubeError>(),
-  Schedule.modifyDelay(({ input }) =>
-    Effect.succeed(input._tag === "TooManyRequests" ? Duration.seconds(input.retryAfterSeconds) : Duration.zero)
-  )
-)
-
 /**
- * A client over a connection. The HTTP client uses the connection's undici dispatcher.
+ * A client over a connection: requests go straight over the connection's undici dispatcher (or an
+ * agent of its own, closed with the scope).
  *
  * @example
  * import { Effect } from "effect"
@@ -193,60 +185,53 @@ const afterRetryAfter = Schedule.forever.pipe(
  */
 export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const dispatcherLayer = connection.dispatcher === undefined
-      ? NodeHttpClient.layerDispatcher
-      : Layer.succeed(NodeHttpClient.Dispatcher, connection.dispatcher)
-    // Fresh: an HTTP client the application built elsewhere in the same layer graph (for its own
-    // calls, with the default dispatcher) must not stand in for the one with the cluster's CA.
-    const http = yield* Layer.build(Layer.fresh(Layer.provide(NodeHttpClient.layerUndiciNoDispatcher, dispatcherLayer))).pipe(
-      Effect.map((context) => Context.get(context, HttpClient.HttpClient))
-    )
+    const dispatcher = connection.dispatcher ??
+      Context.get(yield* Layer.build(NodeHttpClient.layerDispatcher), NodeHttpClient.Dispatcher)
+    // A server URL may carry a path (an API proxy's, say) that every request goes under.
+    const base = new URL(connection.server)
+    const origin = base.origin
+    const prefix = base.pathname.replace(/\/+$/, "")
 
-    const send = (request: RawRequest, accept = "application/json") =>
-      Effect.gen(function*() {
-        const headers = yield* connection.headers.pipe(
-          Effect.mapError((error) => new KubeError.Unauthorized({ message: error.message, code: 401 }))
-        )
-        let httpRequest = HttpClientRequest.make(request.method)(connection.server + request.path, {
-          headers: { ...headers, accept },
-          urlParams: definedParams(request.query)
-        })
-        if (request.body !== undefined) {
-          httpRequest = HttpClientRequest.bodyText(
-            httpRequest,
-            JSON.stringify(request.body),
-            request.contentType ?? "application/json"
-          )
+    const exchangeFor = (request: RawRequest, accept: string) =>
+      Effect.map(
+        Effect.mapError(connection.headers, (error) => new KubeError.Unauthorized({ message: error.message, code: 401 })),
+        (headers): Exchange.Request => {
+          const body = request.body === undefined ? undefined : JSON.stringify(request.body)
+          return {
+            method: request.method,
+            path: prefix + request.path + queryString(request.query),
+            headers: body === undefined
+              ? { ...headers, accept }
+              : { ...headers, accept, "content-type": request.contentType ?? "application/json" },
+            body
+          }
         }
-        return yield* untracedWithoutBackend(http.execute(httpRequest)).pipe(
-          Effect.mapError((error) => new KubeError.Transport({ message: error.message }))
-        )
-      })
+      )
 
-    const failOnError = (response: HttpClientResponse.HttpClientResponse) =>
-      response.status < 400
-        ? Effect.succeed(response)
-        : response.json.pipe(
-          Effect.orElseSucceed(() => ({})),
-          Effect.flatMap((body) => Effect.fail(KubeError.fromStatus(response.status, body, response.headers["retry-after"])))
-        )
+    const refused = (reply: Exchange.Reply): KubeError.KubeError =>
+      KubeError.fromStatus(reply.status, parseOr(reply.body, {}), headerOf(reply.headers["retry-after"]))
 
     const requestOnce = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
-      send(raw).pipe(
-        Effect.flatMap(failOnError),
-        Effect.flatMap((response) =>
-          response.json.pipe(Effect.mapError((error) => new KubeError.Transport({ message: `unreadable answer: ${error.message}` })))
-        ),
-        Effect.timeoutOrElse({
-          duration: requestTimeout,
-          orElse: () => Effect.fail(new KubeError.Timeout({ message: `no answer from ${raw.path} in 60s`, code: 504 }))
+      tracedWithBackend(raw, exchangeFor(raw, "application/json").pipe(
+        Effect.flatMap((request) => Exchange.send(dispatcher, origin, request)),
+        Effect.flatMap((reply) => {
+          if (reply.status >= 400) return Effect.fail(refused(reply))
+          try {
+            return Effect.succeed(reply.body === "" ? null : JSON.parse(reply.body))
+          } catch (error) {
+            return Effect.fail(new KubeError.Transport({ message: `unreadable answer: ${(error as Error).message}` }))
+          }
         })
-      )
+      ))
 
     // As client-go's REST client: a throttled request (429, which the server did not act on) is sent
     // again after its Retry-After, up to 10 times, so throttling slows a caller down instead of failing it.
-    const request = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
-      Effect.retry(requestOnce(raw), { schedule: afterRetryAfter, times: throttledRetries, while: isThrottled })
+    const request = (raw: RawRequest, retried = 0): Effect.Effect<unknown, KubeError.KubeError> =>
+      Effect.catchIf(
+        requestOnce(raw),
+        (error): error is KubeError.TooManyRequests => error._tag === "TooManyRequests" && retried < throttledRetries,
+        (error) => Effect.andThen(Effect.sleep(Duration.seconds(error.retryAfterSeconds)), request(raw, retried + 1))
+      )
 
     // An object this client wrote comes back on its watches at the same resourceVersion: the answer
     // to the write, decoded once, is reused for the watch event instead of decoding it again.
@@ -308,8 +293,8 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
       resource: Resource.Resource<A>,
       options: WatchOptions
     ): Stream.Stream<WatchEvent<A>, KubeError.KubeError> =>
-      Stream.unwrap(
-        send({
+      Stream.unwrap(Effect.map(
+        exchangeFor({
           method: "GET",
           path: Resource.collectionPath(resource, options.namespace),
           query: {
@@ -320,21 +305,14 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             fieldSelector: options.fieldSelector,
             timeoutSeconds: options.timeoutSeconds?.toString()
           }
-        }).pipe(
-          Effect.flatMap(failOnError),
-          Effect.map((response) =>
-            response.stream.pipe(
-              Stream.mapError((error) => new KubeError.Transport({ message: `watch stream broke: ${error.message}` })),
-              Stream.decodeText(),
-              Stream.splitLines,
-              Stream.filter((line) => line.length > 0),
-              Stream.mapEffect((line) => watchEvent(resource, line, options.onUndecodable, written)),
-              Stream.filter(Option.isSome),
-              Stream.map((event) => event.value)
-            )
+        }, "application/json"),
+        (request) =>
+          Exchange.lines(dispatcher, origin, request, refused).pipe(
+            Stream.mapEffect((line) => watchEvent(resource, line, options.onUndecodable, written)),
+            Stream.filter(Option.isSome),
+            Stream.map((event) => event.value)
           )
-        )
-      )
+      ))
 
     const writeQuery = (fieldManager: string | undefined) => ({ fieldManager })
 
@@ -406,20 +384,39 @@ const patchContentTypes = {
   strategic: "application/strategic-merge-patch+json"
 } as const
 
-const definedParams = (query: Readonly<Record<string, string | undefined>> | undefined): Record<string, string> => {
-  const params: Record<string, string> = {}
+const queryString = (query: Readonly<Record<string, string | undefined>> | undefined): string => {
+  let search = ""
   if (query !== undefined) {
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) params[key] = value
+    for (const key in query) {
+      const value = query[key]
+      if (value !== undefined) search += `${search === "" ? "?" : "&"}${key}=${encodeURIComponent(value)}`
+    }
   }
-  return params
+  return search
 }
 
-// The HTTP client's span per request costs the operator a tenth of its CPU at full load. Under
-// Effect's in-memory tracer nothing can observe it (log lines carry the reconcile's trace, not the
-// request's), so it is made only when a tracing backend is installed.
-const untracedWithoutBackend = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+const headerOf = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
+  typeof value === "string" ? value : value?.[0]
+
+const parseOr = (text: string, fallback: unknown): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return fallback
+  }
+}
+
+// A span per request costs an operator a tenth of its CPU at full load; under Effect's in-memory
+// tracer nothing can observe it (log lines carry the reconcile's trace), so it is made only when a
+// tracing backend is installed.
+const tracedWithBackend = <A, E>(request: RawRequest, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Effect.withFiber((fiber) =>
-    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer ? Effect.withTracerEnabled(effect, false) : effect
+    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+      ? effect
+      : Effect.withSpan(effect, `http.client ${request.method}`, {
+        kind: "client",
+        attributes: { "http.request.method": request.method, "url.path": request.path }
+      })
   )
 
 // A watch line is `{"type": "...", "object": ...}`: read without a Schema, it runs for every event.
