@@ -28,13 +28,22 @@ export const appliedDigestAnnotation = "kubefx.dev/applied-digest"
  */
 export const digest = (value: unknown): string => createHash("sha256").update(canonical(value)).digest("hex").slice(0, 16)
 
+// Keys sorted by UTF-16 code units (the default sort), undefined fields left out; built as one string.
 const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null"
+  if (Array.isArray(value)) {
+    let text = "["
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? "" : ",") + canonical(value[i])
+    return text + "]"
   }
-  return JSON.stringify(value) ?? "null"
+  const record = value as Record<string, unknown>
+  let text = "{"
+  for (const key of Object.keys(record).sort()) {
+    const field = record[key]
+    if (field === undefined) continue
+    text += (text.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + canonical(field)
+  }
+  return text + "}"
 }
 
 /**
