@@ -165,6 +165,27 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
       assert.strictEqual(yield* Ref.get(writes), 1)
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 
+  it.effect("a status the Schema rejects fails the run with a DecodeError and is never sent", () =>
+    Effect.gen(function*() {
+      const { controller, orders, until } = yield* ordersWith({
+        name: "databases-undecodable-status",
+        retryPolicy: RetryPolicy.none,
+        reconcile: (_, ctx) =>
+          ctx.applyStatus({ status: { phase: "fine" } }).pipe(
+            Effect.andThen(ctx.applyStatus({ status: { databaseId: 42 } })),
+            Effect.as(Outcome.done)
+          )
+      })
+      yield* until((db) => readyOf(db)?.status === "False", "no Ready=False")
+      yield* controller.awaitIdle
+      const db = yield* orders
+      assert.include(readyOf(db)?.message, "databaseId")
+      // What decoded was staged and goes with Ready=False; the field that did not is not sent.
+      assert.strictEqual(db.status?.phase, "fine")
+      assert.isUndefined(db.status?.databaseId)
+      assert.strictEqual((yield* controller.health).consecutiveFailures, 1)
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
   it.effect("an id allocated with patchStatusAndCache survives later applyStatus calls that omit it", () =>
     Effect.gen(function*() {
       let allocations = 0

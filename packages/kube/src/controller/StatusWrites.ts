@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Equal, SchemaAST } from "effect"
+import { Effect, Equal, Schema, SchemaAST } from "effect"
 import type * as OverlayCache from "../cache/OverlayCache.ts"
 import type * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
@@ -152,12 +152,29 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
       yield* apply(current, status, stated === undefined ? readyManager : fieldManager)
     })
 
+  // With a Schema that transforms nothing, the object is its own encoding: only the status the run
+  // states is decoded (checking it), not the whole object sent round through encode and decode.
+  const statusSchema = identity ? resource.custom?.status : undefined
+  // Part of the resource's Schema, which decodes without services (see Resource.custom).
+  const decodeStatus = statusSchema === undefined ? undefined : Schema.decodeUnknownEffect(statusSchema as Schema.Codec<unknown>)
+
   const stage = (key: string, object: A, status: Status) =>
     Effect.gen(function*() {
       const next = mergeStatus(staged.get(key), status)
+      // Staged only once it decodes: a status the Schema rejects fails the run and is never sent.
+      const answer = decodeStatus !== undefined
+        ? yield* Effect.map(
+          decodeStatus(mergeStatus((object as A & WithStatus).status, next)).pipe(
+            Effect.mapError((error) =>
+              new Resource.DecodeError({ kind: resource.kind, name: object.metadata.name ?? "", message: `status: ${error.message}` })
+            )
+          ),
+          (merged): A => ({ ...object, status: merged })
+        )
+        : yield* Effect.flatMap(Resource.encode(resource, object), (encoded) =>
+          Resource.decode(resource, { ...encoded, status: mergeStatus(encoded.status as Status | undefined, next) }))
       staged.set(key, next)
-      const encoded = yield* Resource.encode(resource, object)
-      return yield* Resource.decode(resource, { ...encoded, status: mergeStatus(encoded.status as Status | undefined, next) })
+      return answer
     })
 
   // Its own field manager, so the run's status writes never remove it.
