@@ -94,7 +94,7 @@ const highWaterLines = 4096
 
 /**
  * Sends `request` and streams the answer's lines (without their line breaks, empty ones dropped)
- * as they arrive. An answer with a status of 300 or more fails the stream with `refused`'s error
+ * as they arrive. An answer with a status of 400 or more fails the stream with `refused`'s error
  * for it, its body read whole. Ending the stream aborts the request.
  *
  * @example
@@ -137,7 +137,7 @@ export const lines = <E>(
               headers = answered
             },
             onResponseData: (current, chunk) => {
-              if (status >= 300) {
+              if (status >= 400) {
                 refusal.push(chunk)
                 return
               }
@@ -148,7 +148,7 @@ export const lines = <E>(
               }
             },
             onResponseEnd: () => {
-              if (status >= 300) {
+              if (status >= 400) {
                 Queue.failCauseUnsafe(queue, Cause.fail(refused({ status, headers, body: text(refusal) })))
               } else {
                 push(decoder.decode() + "\n")

@@ -192,7 +192,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const origin = base.origin
     const prefix = base.pathname.replace(/\/+$/, "")
 
-    const exchangeFor = (request: RawRequest, accept: string) =>
+    const exchangeFor = (request: RawRequest) =>
       Effect.map(
         Effect.mapError(connection.headers, (error) => new KubeError.Unauthorized({ message: error.message, code: 401 })),
         (headers): Exchange.Request => {
@@ -201,8 +201,8 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             method: request.method,
             path: prefix + request.path + queryString(request.query),
             headers: body === undefined
-              ? { ...headers, accept }
-              : { ...headers, accept, "content-type": request.contentType ?? "application/json" },
+              ? { ...headers, accept: "application/json" }
+              : { ...headers, accept: "application/json", "content-type": request.contentType ?? "application/json" },
             body
           }
         }
@@ -212,7 +212,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
       KubeError.fromStatus(reply.status, parseOr(reply.body, {}), headerOf(reply.headers["retry-after"]))
 
     const requestOnce = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
-      tracedWithBackend(raw, exchangeFor(raw, "application/json").pipe(
+      tracedWithBackend(raw, exchangeFor(raw).pipe(
         Effect.flatMap((request) => Exchange.send(dispatcher, origin, request)),
         Effect.flatMap((reply) => {
           if (reply.status >= 400) return Effect.fail(refused(reply))
@@ -305,7 +305,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             fieldSelector: options.fieldSelector,
             timeoutSeconds: options.timeoutSeconds?.toString()
           }
-        }, "application/json"),
+        }),
         (request) =>
           Exchange.lines(dispatcher, origin, request, refused).pipe(
             Stream.mapEffect((line) => watchEvent(resource, line, options.onUndecodable, written)),
