@@ -1,13 +1,14 @@
 /**
  * The client's wire behaviour against a canned loopback server, where the embedded API server
  * cannot show it: a server URL with a path, watch lines cut anywhere by the network (a multi-byte
- * character too), a refused watch, an unreadable answer, and an interrupted request that frees its
- * connection.
+ * character too), a refused watch, an unreadable answer, an interrupted request that frees its
+ * connection, and the watch line of the client's own write taken without parsing it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Builtins, Kube } from "@kubefx/kube"
 import { Deferred, Effect, Fiber, Stream } from "effect"
 import * as http from "node:http"
+import { vi } from "vitest"
 
 type Handler = (request: http.IncomingMessage, response: http.ServerResponse) => void
 
@@ -107,6 +108,37 @@ describe("Kube on the wire", () => {
       )
       assert.strictEqual(seen, count)
       assert.isTrue(ordered)
+    })))
+
+  it.live("the watch line of the client's own write is its answer's object, not parsed; other lines are parsed", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const mine = { ...configMap("a", "mine"), metadata: { ...configMap("a", "mine").metadata, resourceVersion: "7" } }
+      // Go's encoder ends an answer with a line break; the watch line carries the same JSON without it.
+      const answer = JSON.stringify(mine)
+      const { kube } = yield* canned((request, response) => {
+        request.resume()
+        request.on("end", () => {
+          response.writeHead(200, { "content-type": "application/json" })
+          if (request.method === "PATCH") return response.end(answer + "\n")
+          response.end([
+            `{"type":"MODIFIED","object":${answer}}`,
+            // the same version written with its fields in another order: found by uid and version
+            JSON.stringify({ type: "MODIFIED", object: { data: mine.data, metadata: mine.metadata, kind: mine.kind, apiVersion: mine.apiVersion } }),
+            JSON.stringify({ type: "ADDED", object: configMap("b", "theirs") })
+          ].join("\n") + "\n")
+        })
+      })
+      const applied = yield* kube.apply(Builtins.ConfigMap, { metadata: { name: "a", namespace: "default" }, data: { message: "mine" } }, { fieldManager: "me", force: true })
+      const parse = vi.spyOn(JSON, "parse")
+      yield* Effect.addFinalizer(() => Effect.sync(() => parse.mockRestore()))
+      const events = yield* Stream.runCollect(kube.watch(Builtins.ConfigMap, { resourceVersion: "7" }))
+      const parsedLines = parse.mock.calls.filter(([text]) => String(text).startsWith(`{"type":`)).length
+      assert.strictEqual(events.length, 3)
+      assert.strictEqual(events[0]!.type, "MODIFIED")
+      assert.strictEqual(events[0]!.type !== "BOOKMARK" && events[0]!.object, applied)
+      assert.strictEqual(events[1]!.type !== "BOOKMARK" && events[1]!.object, applied)
+      assert.strictEqual(events[2]!.type !== "BOOKMARK" && events[2]!.object.data?.message, "theirs")
+      assert.strictEqual(parsedLines, 2)
     })))
 
   it.live("a refused watch fails with the typed error of its status body", () =>

@@ -30,4 +30,28 @@ describe("Written", () => {
     assert.strictEqual(written.lookup(Builtins.ConfigMap, b), b)
     assert.strictEqual(written.lookup(Builtins.ConfigMap, c), c)
   })
+
+  it("answers the exact text of a write answer with its decoded object, once, and nothing else", () => {
+    const written = Written.make()
+    const decoded = configMap("a", "5")
+    const text = JSON.stringify(decoded)
+    written.remember(Builtins.ConfigMap, decoded, text)
+    // one character off, another declaration of the kind: not this write
+    assert.isUndefined(written.takeText(Builtins.ConfigMap, text.replace('"5"}', '"6"}')))
+    assert.isUndefined(written.takeText(Builtins.Secret, text))
+    assert.strictEqual(written.takeText(Builtins.ConfigMap, text), decoded)
+    // a watch brings a version back once: a second line of it is parsed (and found by version)
+    assert.isUndefined(written.takeText(Builtins.ConfigMap, text))
+    assert.strictEqual(written.lookup(Builtins.ConfigMap, JSON.parse(text)), decoded)
+  })
+
+  it("keeps at most its text capacity, dropping the oldest", () => {
+    const written = Written.make(10, 2)
+    const objects = [configMap("a", "1"), configMap("b", "2"), configMap("c", "3")]
+    for (const object of objects) written.remember(Builtins.ConfigMap, object, JSON.stringify(object))
+    assert.isUndefined(written.takeText(Builtins.ConfigMap, JSON.stringify(objects[0])))
+    assert.strictEqual(written.takeText(Builtins.ConfigMap, JSON.stringify(objects[2])), objects[2])
+    // the object memo keeps its own, larger capacity
+    assert.strictEqual(written.lookup(Builtins.ConfigMap, objects[0]), objects[0])
+  })
 })

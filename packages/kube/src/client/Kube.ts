@@ -211,38 +211,38 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const refused = (reply: Exchange.Reply): KubeError.KubeError =>
       KubeError.fromStatus(reply.status, parseOr(reply.body, {}), headerOf(reply.headers["retry-after"]))
 
-    const requestOnce = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> =>
+    // The text of an answer that is not a refusal.
+    const answerOnce = (raw: RawRequest): Effect.Effect<string, KubeError.KubeError> =>
       tracedWithBackend(raw, exchangeFor(raw).pipe(
         Effect.flatMap((request) => Exchange.send(dispatcher, origin, request)),
-        Effect.flatMap((reply) => {
-          if (reply.status >= 400) return Effect.fail(refused(reply))
-          try {
-            return Effect.succeed(reply.body === "" ? null : JSON.parse(reply.body))
-          } catch (error) {
-            return Effect.fail(new KubeError.Transport({ message: `unreadable answer: ${(error as Error).message}` }))
-          }
-        })
+        Effect.flatMap((reply) => reply.status >= 400 ? Effect.fail(refused(reply)) : Effect.succeed(reply.body))
       ))
 
     // As client-go's REST client: a throttled request (429, which the server did not act on) is sent
     // again after its Retry-After, up to 10 times, so throttling slows a caller down instead of failing it.
-    const request = (raw: RawRequest, retried = 0): Effect.Effect<unknown, KubeError.KubeError> =>
+    const answer = (raw: RawRequest, retried = 0): Effect.Effect<string, KubeError.KubeError> =>
       Effect.catchIf(
-        requestOnce(raw),
+        answerOnce(raw),
         (error): error is KubeError.TooManyRequests => error._tag === "TooManyRequests" && retried < throttledRetries,
-        (error) => Effect.andThen(Effect.sleep(Duration.seconds(error.retryAfterSeconds)), request(raw, retried + 1))
+        (error) => Effect.andThen(Effect.sleep(Duration.seconds(error.retryAfterSeconds)), answer(raw, retried + 1))
       )
+
+    const request = (raw: RawRequest): Effect.Effect<unknown, KubeError.KubeError> => Effect.flatMap(answer(raw), parseAnswer)
 
     // An object this client wrote comes back on its watches at the same resourceVersion: the answer
     // to the write, decoded once, is reused for the watch event instead of decoding it again.
     const written = Written.make()
     const decodeWith = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>) => (value: unknown) =>
       Resource.decode(resource, value)
-    const decodeWritten = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>) => (value: unknown) =>
-      Effect.map(Resource.decode(resource, value), (decoded) => {
-        written.remember(resource, decoded)
-        return decoded
-      })
+    // A write: its answer decoded and remembered with its text (without the line break Go's encoder
+    // ends it with), which is what the watch line of the same version carries.
+    const write = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: RawRequest) =>
+      Effect.flatMap(answer(raw), (text) =>
+        Effect.flatMap(parseAnswer(text), (value) =>
+          Effect.map(Resource.decode(resource, value), (decoded) => {
+            written.remember(resource, decoded, text.trimEnd())
+            return decoded
+          })))
 
     const listPage = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, options: ListOptions = {}) =>
       Effect.gen(function*() {
@@ -327,24 +327,22 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
       create: (resource, object, options) =>
         Effect.gen(function*() {
           const body = yield* Resource.encode(resource, object)
-          const created = yield* request({
+          return yield* write(resource, {
             method: "POST",
             path: Resource.collectionPath(resource, object.metadata.namespace),
             query: writeQuery(options?.fieldManager),
             body
           })
-          return yield* decodeWritten(resource)(created)
         }),
       replace: (resource, object, options) =>
         Effect.gen(function*() {
           const body = yield* Resource.encode(resource, object)
-          const replaced = yield* request({
+          return yield* write(resource, {
             method: "PUT",
             path: Resource.objectPath(resource, object.metadata.namespace, object.metadata.name ?? "", options?.subresource),
             query: writeQuery(options?.fieldManager),
             body
           })
-          return yield* decodeWritten(resource)(replaced)
         }),
       delete: (resource, name, namespace, options) =>
         Effect.asVoid(request({
@@ -353,27 +351,21 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
           body: { kind: "DeleteOptions", apiVersion: "v1", ...options }
         })),
       apply: (resource, body, options) =>
-        Effect.flatMap(
-          request({
-            method: "PATCH",
-            path: Resource.objectPath(resource, body.metadata.namespace, body.metadata.name, options.subresource),
-            query: { fieldManager: options.fieldManager, force: options.force === true ? "true" : undefined },
-            contentType: "application/apply-patch+yaml",
-            body: { ...body, apiVersion: resource.apiVersion, kind: resource.kind }
-          }),
-          decodeWritten(resource)
-        ),
+        write(resource, {
+          method: "PATCH",
+          path: Resource.objectPath(resource, body.metadata.namespace, body.metadata.name, options.subresource),
+          query: { fieldManager: options.fieldManager, force: options.force === true ? "true" : undefined },
+          contentType: "application/apply-patch+yaml",
+          body: { ...body, apiVersion: resource.apiVersion, kind: resource.kind }
+        }),
       patch: (resource, name, namespace, patch, options) =>
-        Effect.flatMap(
-          request({
-            method: "PATCH",
-            path: Resource.objectPath(resource, namespace, name, options.subresource),
-            query: writeQuery(options.fieldManager),
-            contentType: patchContentTypes[options.type],
-            body: patch
-          }),
-          decodeWritten(resource)
-        )
+        write(resource, {
+          method: "PATCH",
+          path: Resource.objectPath(resource, namespace, name, options.subresource),
+          query: writeQuery(options.fieldManager),
+          contentType: patchContentTypes[options.type],
+          body: patch
+        })
     }
     return client
   })
@@ -398,6 +390,14 @@ const queryString = (query: Readonly<Record<string, string | undefined>> | undef
 const headerOf = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
   typeof value === "string" ? value : value?.[0]
 
+const parseAnswer = (text: string): Effect.Effect<unknown, KubeError.Transport> => {
+  try {
+    return Effect.succeed(text === "" ? null : JSON.parse(text))
+  } catch (error) {
+    return Effect.fail(new KubeError.Transport({ message: `unreadable answer: ${(error as Error).message}` }))
+  }
+}
+
 const parseOr = (text: string, fallback: unknown): unknown => {
   try {
     return JSON.parse(text)
@@ -419,6 +419,25 @@ const tracedWithBackend = <A, E>(request: RawRequest, effect: Effect.Effect<A, E
       })
   )
 
+// The API server writes an object's watch line as `{"type":"ADDED","object":` and its JSON, then `}`
+// (kube-apiserver and the embedded server alike): a line whose JSON is the very text of one of this
+// client's write answers is that answer's object, already decoded, and is not parsed.
+const echoPrefixes = [["ADDED", `{"type":"ADDED","object":`], ["MODIFIED", `{"type":"MODIFIED","object":`]] as const
+
+const ownEcho = <A extends ObjectMeta.KubeObject>(
+  resource: Resource.Resource<A>,
+  line: string,
+  written: Written.Written
+): WatchEvent<A> | undefined => {
+  if (!line.endsWith("}")) return undefined
+  for (const [type, prefix] of echoPrefixes) {
+    if (!line.startsWith(prefix)) continue
+    const object = written.takeText(resource, line.slice(prefix.length, -1))
+    return object === undefined ? undefined : { type, object }
+  }
+  return undefined
+}
+
 // A watch line is `{"type": "...", "object": ...}`: read without a Schema, it runs for every event.
 const decodeRawEvent = (line: string): Option.Option<{ readonly type: string; readonly object: unknown }> => {
   try {
@@ -438,6 +457,8 @@ const watchEvent = <A extends ObjectMeta.KubeObject>(
   onUndecodable: Undecodable | undefined,
   written: Written.Written
 ): Effect.Effect<Option.Option<WatchEvent<A>>, KubeError.KubeError> => {
+  const echo = ownEcho(resource, line, written)
+  if (echo !== undefined) return Effect.succeed(Option.some(echo))
   const event = decodeRawEvent(line)
   if (Option.isNone(event)) {
     return Effect.as(Effect.logWarning(`skipping an unreadable watch line for ${resource.kind}: ${line.slice(0, 200)}`), Option.none())

@@ -1,7 +1,8 @@
 /**
  * The objects a client's own writes answered with, decoded, by resource, uid and resourceVersion:
  * the watch that brings the same version back reuses the decoded object instead of decoding it a
- * second time. Bounded: the oldest entries go first.
+ * second time. A watch line whose object is the answer's very text is not even parsed. Bounded:
+ * the oldest entries go first.
  *
  * Internal to the client.
  *
@@ -11,10 +12,21 @@ import type * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
 
 export interface Written {
-  /** Keeps a decoded write answer. */
-  readonly remember: (resource: Resource.Resource<any>, object: ObjectMeta.KubeObject) => void
+  /** Keeps a decoded write answer, and the JSON text it was read from when given. */
+  readonly remember: (resource: Resource.Resource<any>, object: ObjectMeta.KubeObject, text?: string) => void
   /** The decoded object for a raw one at the same uid and resourceVersion, if this client wrote it. */
   readonly lookup: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: unknown) => A | undefined
+  /**
+   * The decoded object of a write answer whose JSON was exactly `text`, taken out of the memo (a
+   * watch brings a version back once). The same text parses to the same value, so a watch line
+   * found here needs no `JSON.parse`.
+   */
+  readonly takeText: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, text: string) => A | undefined
+}
+
+interface Entry {
+  readonly resource: Resource.Resource<any>
+  readonly object: ObjectMeta.KubeObject
 }
 
 const versionKey = (metadata: { readonly uid?: unknown; readonly resourceVersion?: unknown } | undefined): string | undefined =>
@@ -22,30 +34,45 @@ const versionKey = (metadata: { readonly uid?: unknown; readonly resourceVersion
     ? `${metadata.uid}@${metadata.resourceVersion}`
     : undefined
 
+// A Map keeps insertion order, so its first key is the oldest.
+const keep = <K>(entries: Map<K, Entry>, key: K, entry: Entry, capacity: number) => {
+  entries.set(key, entry)
+  if (entries.size > capacity) entries.delete(entries.keys().next().value!)
+}
+
 /**
- * An empty memo holding at most `capacity` objects (default 4,096).
+ * An empty memo holding at most `capacity` objects (default 4,096) and the texts of the
+ * `textCapacity` latest (default 512; each is dropped once a watch brings it back).
  *
  * @example
  * const written = Written.make()
- * written.remember(Widget, decoded)
+ * written.remember(Widget, decoded, answerText)
  * written.lookup(Widget, rawFromWatch) // decoded, when uid and resourceVersion match
+ * written.takeText(Widget, answerText) // decoded, once
  */
-export const make = (capacity = 4096): Written => {
+export const make = (capacity = 4096, textCapacity = 512): Written => {
   // A uid names one object whatever its kind; the Resource is kept to answer only the declaration
-  // that decoded it (two declarations of one kind may decode differently). A Map keeps insertion
-  // order, so its first key is the oldest.
-  const entries = new Map<string, { readonly resource: Resource.Resource<any>; readonly object: ObjectMeta.KubeObject }>()
+  // that decoded it (two declarations of one kind may decode differently).
+  const entries = new Map<string, Entry>()
+  const texts = new Map<string, Entry>()
   return {
-    remember: (resource, object) => {
+    remember: (resource, object, text) => {
       const key = versionKey(object.metadata)
       if (key === undefined) return
-      entries.set(key, { resource, object })
-      if (entries.size > capacity) entries.delete(entries.keys().next().value!)
+      const entry = { resource, object }
+      keep(entries, key, entry, capacity)
+      if (text !== undefined) keep(texts, text, entry, textCapacity)
     },
     lookup: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: unknown) => {
       const key = versionKey((raw as { readonly metadata?: { readonly uid?: unknown; readonly resourceVersion?: unknown } } | null)?.metadata)
       const entry = key === undefined ? undefined : entries.get(key)
       return entry?.resource === resource ? entry.object as A : undefined
+    },
+    takeText: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, text: string) => {
+      const entry = texts.get(text)
+      if (entry?.resource !== resource) return undefined
+      texts.delete(text)
+      return entry.object as A
     }
   }
 }
