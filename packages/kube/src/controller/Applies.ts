@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import type * as Informer from "../cache/Informer.ts"
 import type * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
@@ -26,7 +26,7 @@ export const appliedDigestAnnotation = "kubefx.dev/applied-digest"
  * import { Dependent } from "@kubefx/kube"
  * Dependent.digest({ a: 1, b: [2] }) === Dependent.digest({ b: [2], a: 1 }) // true
  */
-export const digest = (value: unknown): string => createHash("sha256").update(canonical(value)).digest("hex").slice(0, 16)
+export const digest = (value: unknown): string => hash("sha256", canonical(value), "hex").slice(0, 16)
 
 // Keys sorted by UTF-16 code units (the default sort), undefined fields left out; built as one string.
 const canonical = (value: unknown): string => {
