@@ -57,6 +57,18 @@ export const goLiteral = (text: string): GoLiteral => ({ [goLiteralKey]: text })
 
 const isGoLiteral = (u: unknown): u is GoLiteral => typeof u === "object" && u !== null && goLiteralKey in u
 
+const goEscapes: Readonly<Record<string, string>> = {
+  "\"": "\\\"",
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\x07": "\\a",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\v": "\\v"
+}
+
 /**
  * Go's `strconv.Quote`, which `%q` uses for string values in messages.
  *
@@ -65,21 +77,10 @@ const isGoLiteral = (u: unknown): u is GoLiteral => typeof u === "object" && u !
  * FieldCauses.goQuote('a"b') // '"a\\"b"'
  */
 export const goQuote = (s: string): string => {
-  const escapes: Record<string, string> = {
-    "\"": "\\\"",
-    "\\": "\\\\",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\x07": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\v": "\\v"
-  }
   let out = "\""
   for (const ch of s) {
     const code = ch.codePointAt(0) ?? 0
-    out += escapes[ch] ?? (code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, "0")}` : ch)
+    out += goEscapes[ch] ?? (code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, "0")}` : ch)
   }
   return `${out}"`
 }

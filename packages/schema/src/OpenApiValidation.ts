@@ -88,7 +88,13 @@ const checkType = (
   return result
 }
 
+const hasCompositions = (schema: JsonSchemaProps): boolean =>
+  (schema.anyOf !== undefined && schema.anyOf.length > 0) || (schema.oneOf !== undefined && schema.oneOf.length > 0) ||
+  (schema.allOf !== undefined && schema.allOf.length > 0) || schema.not !== undefined
+
 const checkCompositions = (value: unknown, schema: JsonSchemaProps, path: string, ctx: Context): Result => {
+  // Most nodes have no composition: one check ran, nothing to quote.
+  if (!hasCompositions(schema)) return { causes: [], matches: 1 }
   const result = emptyResult()
   const quoted = FieldCauses.goQuote(path)
   if (schema.anyOf !== undefined && schema.anyOf.length > 0) {
@@ -311,8 +317,9 @@ const checkObject = (value: KubeObject.KubeObject, schema: JsonSchemaProps, path
     if (additional === false) merge(result, invalidAt(ctx, path, k, `${path}.${k} in body is a forbidden property`))
     else if (typeof additional === "object") merge(result, validateNode(value[k], additional, `${path}.${k}`, ctx))
   }
-  for (const [name, sub] of Object.entries(properties)) {
-    if (Object.hasOwn(value, name)) merge(result, validateNode(value[name], sub, FieldCauses.child(path, name), ctx))
+  // A schema's properties are a plain JSON object: `for in` walks them without an entries array per node.
+  for (const name in properties) {
+    if (Object.hasOwn(value, name)) merge(result, validateNode(value[name], properties[name]!, FieldCauses.child(path, name), ctx))
   }
   for (const name of schema.required ?? []) {
     if (!Object.hasOwn(value, name)) result.causes.push(FieldCauses.required(errorField(ctx, `${path}.${name}`)))
