@@ -276,10 +276,10 @@ export const toFieldsV1 = (set: FieldSet): Json.JsonObject => {
 }
 
 const decodeElement = (text: string): PathElement | undefined => {
+  // Most elements are fields, and a field's text is its element.
+  if (text.startsWith("f:")) return text
   const rest = text.slice(2)
   switch (text.slice(0, 2)) {
-    case "f:":
-      return text
     case "i:":
       return /^(0|[1-9][0-9]*)$/.test(rest) ? text : undefined
     case "k:": {
@@ -305,26 +305,45 @@ const decodeElement = (text: string): PathElement | undefined => {
  * FieldSet.has(s, ["f:spec", "f:replicas"]) // true
  */
 export const fromFieldsV1 = (fields: Json.Json): Result.Result<FieldSet, string> => {
-  const decode = (at: Json.Json, where: string): Result.Result<FieldSet, string> => {
-    if (!Json.isObject(at)) return Result.fail(`${where}: expected an object`)
-    const entries = Object.entries(at)
+  // Every write decodes the managedFields it replaces: the walk allocates the set and nothing else
+  // (the path for an error message is joined only when there is one).
+  const path: Array<string> = []
+  let failure = ""
+  const fail = (message: string): undefined => {
+    failure = `${path.map((text) => `${text}/`).join("")}: ${message}`
+    return undefined
+  }
+  const decode = (at: Json.Json): FieldSet | undefined => {
+    if (!Json.isObject(at)) return fail("expected an object")
     const children = new Map<PathElement, FieldSet>()
     let member = false
-    for (const [text, sub] of entries) {
+    for (const text in at) {
       if (text === ".") {
         member = true
         continue
       }
       const element = decodeElement(text)
-      if (element === undefined) return Result.fail(`${where}: invalid path element ${JSON.stringify(text)}`)
-      const decoded = decode(sub, `${where}${text}/`)
-      if (Result.isFailure(decoded)) return decoded
-      const leaf = Json.isObject(sub) && Object.keys(sub).length === 0
-      children.set(element, leaf ? { member: true, children: new Map() } : decoded.success)
+      if (element === undefined) return fail(`invalid path element ${JSON.stringify(text)}`)
+      const sub = at[text]!
+      path.push(text)
+      const decoded = decode(sub)
+      path.pop()
+      if (decoded === undefined) return undefined
+      children.set(element, isEmptyObject(sub) ? leaf : decoded)
     }
-    return Result.succeed({ member, children })
+    return { member, children }
   }
-  return Result.map(decode(fields, ""), (set) => node(false, set.children))
+  const decoded = decode(fields)
+  return decoded === undefined ? Result.fail(failure) : Result.succeed(node(false, decoded.children))
+}
+
+// A path in the set with nothing below it; sets are never changed in place, so it is shared.
+const leaf: FieldSet = { member: true, children: new Map() }
+
+const isEmptyObject = (json: Json.Json): boolean => {
+  if (!Json.isObject(json)) return false
+  for (const _ in json) return false
+  return true
 }
 
 const formatElement = (element: PathElement): string => {

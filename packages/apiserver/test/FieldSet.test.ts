@@ -102,6 +102,18 @@ describe("FieldSet", () => {
     assert.isTrue(Result.isFailure(FieldSet.fromFieldsV1([])))
   })
 
+  it("names where FieldsV1 went wrong, and a sibling decoded before it changes nothing", () => {
+    const failure = (fields: Json.Json) => Result.isFailure(FieldSet.fromFieldsV1(fields)) ? Result.merge(FieldSet.fromFieldsV1(fields)) : "decoded"
+    assert.strictEqual(failure([]), ": expected an object")
+    assert.strictEqual(failure({ "f:spec": { "f:a": {}, "f:b": { "f:c": 1 } } }), "f:spec/f:b/f:c/: expected an object")
+    assert.strictEqual(failure({ "f:spec": { "f:a": { ".": {} }, "x:b": {} } }), "f:spec/: invalid path element \"x:b\"")
+  })
+
+  it("decodes an empty object below a path as the path itself, and '.' as the node's own membership", () => {
+    const set = decode({ "f:spec": { ".": {}, "f:a": {}, "f:b": { "f:c": {} } } })
+    assert.deepStrictEqual(FieldSet.paths(set), [["f:spec"], ["f:spec", "f:a"], ["f:spec", "f:b", "f:c"]])
+  })
+
   it("formats paths the way conflicts print them", () => {
     assert.strictEqual(FieldSet.formatPath(["f:spec", "f:replicas"]), ".spec.replicas")
     assert.strictEqual(
