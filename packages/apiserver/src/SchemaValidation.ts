@@ -38,9 +38,33 @@ const embeddedCauses = (path: string, object: KubeObject.KubeObject): ReadonlyAr
   return causes
 }
 
+// Whether a schema or one below it (its properties, additional properties and items, where the
+// walks below go) says what `says` looks for. Most CRD schemas declare no embedded resource and no
+// set or map list: their objects are not walked at all on every write.
+const anywhereBelow = (says: (schema: JsonSchemaProps) => boolean) => {
+  const known = new WeakMap<JsonSchemaProps, boolean>()
+  const check = (schema: JsonSchemaProps | undefined): boolean => {
+    if (schema === undefined) return false
+    const cached = known.get(schema)
+    if (cached !== undefined) return cached
+    const additional = schema.additionalProperties
+    const found = says(schema) || check(schema.items) || (typeof additional === "object" && check(additional)) ||
+      Object.values(schema.properties ?? {}).some(check)
+    known.set(schema, found)
+    return found
+  }
+  return check
+}
+
+const declaresEmbedded = anywhereBelow((schema) => schema["x-kubernetes-embedded-resource"] === true)
+
+const declaresSetOrMap = anywhereBelow((schema) =>
+  schema["x-kubernetes-list-type"] === "set" || schema["x-kubernetes-list-type"] === "map"
+)
+
 /** `objectmeta.Validate`: apiVersion, kind and metadata of every `x-kubernetes-embedded-resource` object. */
 const embeddedResources = (path: string, value: unknown, schema: JsonSchemaProps | undefined): ReadonlyArray<FieldCauses.Cause> => {
-  if (schema === undefined) return []
+  if (schema === undefined || !declaresEmbedded(schema)) return []
   if (Array.isArray(value)) return value.flatMap((v, i) => embeddedResources(FieldCauses.index(path, i), v, schema.items))
   if (!KubeObject.isObject(value)) return []
   const own = schema["x-kubernetes-embedded-resource"] === true ? embeddedCauses(path, value) : []
@@ -86,7 +110,7 @@ const listMapCauses = (path: string, schema: JsonSchemaProps, items: ReadonlyArr
 
 /** `listtype.ValidateListSetsAndMaps`: uniqueness of set items and of map keys. */
 const listTypes = (path: string, value: unknown, schema: JsonSchemaProps | undefined): ReadonlyArray<FieldCauses.Cause> => {
-  if (schema === undefined) return []
+  if (schema === undefined || !declaresSetOrMap(schema)) return []
   if (Array.isArray(value)) {
     const listType = schema["x-kubernetes-list-type"]
     const own =

@@ -409,6 +409,30 @@ describe("SchemaValidation.validateCustomResource", () => {
     ])
   })
 
+  it("embedded resources and set or map lists are found below list items and map values too", () => {
+    const nested = {
+      ...rules,
+      schema: spec({
+        jobs: {
+          type: "array",
+          items: objectWith({ template: { type: "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true } })
+        },
+        groups: {
+          type: "object",
+          additionalProperties: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } }
+        }
+      })
+    } as const
+    const causes = SchemaValidation.validateCustomResource(
+      { ...base, spec: { jobs: [{ template: { apiVersion: "v1", kind: "Pod" } }, { template: { kind: "Pod" } }], groups: { a: ["x", "x"] } } },
+      nested
+    )
+    expect(causes.map(FieldCauses.causeText)).toEqual([
+      "spec.jobs[1].template.apiVersion: Required value",
+      "spec.groups[a][1]: Duplicate value: \"x\""
+    ])
+  })
+
   it("metadata and schema causes together", () => {
     const causes = SchemaValidation.validateCustomResource(
       { ...base, metadata: { name: "X", namespace: "default" }, spec: { replicas: 11 } },
