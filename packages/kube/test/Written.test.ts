@@ -54,4 +54,22 @@ describe("Written", () => {
     // the object memo keeps its own, larger capacity
     assert.strictEqual(written.lookup(Builtins.ConfigMap, objects[0]), objects[0])
   })
+
+  it("keeps at most its text characters, dropping the oldest, and no text larger than all of them", () => {
+    const [a, b, c] = [configMap("a", "1"), configMap("b", "2"), configMap("c", "3")]
+    const size = JSON.stringify(a).length
+    const written = Written.make(10, 10, 2 * size)
+    for (const object of [a, b, c]) written.remember(Builtins.ConfigMap, object, JSON.stringify(object))
+    assert.isUndefined(written.takeText(Builtins.ConfigMap, JSON.stringify(a)))
+    assert.strictEqual(written.takeText(Builtins.ConfigMap, JSON.stringify(b)), b)
+    assert.strictEqual(written.takeText(Builtins.ConfigMap, JSON.stringify(c)), c)
+    const large = { ...configMap("d", "4"), data: { message: "x".repeat(3 * size) } }
+    written.remember(Builtins.ConfigMap, large, JSON.stringify(large))
+    assert.isUndefined(written.takeText(Builtins.ConfigMap, JSON.stringify(large)))
+    // a taken text gives its characters back: two more fit
+    written.remember(Builtins.ConfigMap, a, JSON.stringify(a))
+    written.remember(Builtins.ConfigMap, c, JSON.stringify(c))
+    assert.strictEqual(written.takeText(Builtins.ConfigMap, JSON.stringify(a)), a)
+    assert.strictEqual(written.takeText(Builtins.ConfigMap, JSON.stringify(c)), c)
+  })
 })

@@ -35,14 +35,16 @@ const versionKey = (metadata: { readonly uid?: unknown; readonly resourceVersion
     : undefined
 
 // A Map keeps insertion order, so its first key is the oldest.
-const keep = <K>(entries: Map<K, Entry>, key: K, entry: Entry, capacity: number) => {
+const keep = (entries: Map<string, Entry>, key: string, entry: Entry, capacity: number) => {
   entries.set(key, entry)
   if (entries.size > capacity) entries.delete(entries.keys().next().value!)
 }
 
 /**
  * An empty memo holding at most `capacity` objects (default 4,096) and the texts of the
- * `textCapacity` latest (default 512; each is dropped once a watch brings it back).
+ * `textCapacity` latest (default 512; each is dropped once a watch brings it back), at most
+ * `textCharacters` characters of them together (default 4 Mi: an operator writing large objects
+ * keeps fewer texts, not more memory).
  *
  * @example
  * const written = Written.make()
@@ -50,18 +52,29 @@ const keep = <K>(entries: Map<K, Entry>, key: K, entry: Entry, capacity: number)
  * written.lookup(Widget, rawFromWatch) // decoded, when uid and resourceVersion match
  * written.takeText(Widget, answerText) // decoded, once
  */
-export const make = (capacity = 4096, textCapacity = 512): Written => {
+export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1024 * 1024): Written => {
   // A uid names one object whatever its kind; the Resource is kept to answer only the declaration
   // that decoded it (two declarations of one kind may decode differently).
   const entries = new Map<string, Entry>()
   const texts = new Map<string, Entry>()
+  let characters = 0
+  const keepText = (text: string, entry: Entry) => {
+    if (text.length > textCharacters || texts.has(text)) return
+    texts.set(text, entry)
+    characters += text.length
+    while (texts.size > textCapacity || characters > textCharacters) {
+      const oldest = texts.keys().next().value!
+      texts.delete(oldest)
+      characters -= oldest.length
+    }
+  }
   return {
     remember: (resource, object, text) => {
       const key = versionKey(object.metadata)
       if (key === undefined) return
       const entry = { resource, object }
       keep(entries, key, entry, capacity)
-      if (text !== undefined) keep(texts, text, entry, textCapacity)
+      if (text !== undefined) keepText(text, entry)
     },
     lookup: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: unknown) => {
       const key = versionKey((raw as { readonly metadata?: { readonly uid?: unknown; readonly resourceVersion?: unknown } } | null)?.metadata)
@@ -72,6 +85,7 @@ export const make = (capacity = 4096, textCapacity = 512): Written => {
       const entry = texts.get(text)
       if (entry?.resource !== resource) return undefined
       texts.delete(text)
+      characters -= text.length
       return entry.object as A
     }
   }
