@@ -34,12 +34,6 @@ const versionKey = (metadata: { readonly uid?: unknown; readonly resourceVersion
     ? `${metadata.uid}@${metadata.resourceVersion}`
     : undefined
 
-// A Map keeps insertion order, so its first key is the oldest.
-const keep = (entries: Map<string, Entry>, key: string, entry: Entry, capacity: number) => {
-  entries.set(key, entry)
-  if (entries.size > capacity) entries.delete(entries.keys().next().value!)
-}
-
 /**
  * An empty memo holding at most `capacity` objects (default 4,096) and the texts of the
  * `textCapacity` latest (default 512; each is dropped once a watch brings it back), at most
@@ -54,7 +48,8 @@ const keep = (entries: Map<string, Entry>, key: string, entry: Entry, capacity: 
  */
 export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1024 * 1024): Written => {
   // A uid names one object whatever its kind; the Resource is kept to answer only the declaration
-  // that decoded it (two declarations of one kind may decode differently).
+  // that decoded it (two declarations of one kind may decode differently). A Map keeps insertion
+  // order, so its first key is the oldest.
   const entries = new Map<string, Entry>()
   const texts = new Map<string, Entry>()
   let characters = 0
@@ -73,7 +68,8 @@ export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1
       const key = versionKey(object.metadata)
       if (key === undefined) return
       const entry = { resource, object }
-      keep(entries, key, entry, capacity)
+      entries.set(key, entry)
+      if (entries.size > capacity) entries.delete(entries.keys().next().value!)
       if (text !== undefined) keepText(text, entry)
     },
     lookup: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: unknown) => {
