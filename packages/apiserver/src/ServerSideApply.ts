@@ -165,13 +165,36 @@ const nullPaths = (value: Json.Json, structure: Structure.Structure): FieldSet.F
 }
 
 // The configuration as it would be stored on its own: nulls in granular objects are removals.
+// What holds no such null is returned as it is (most configurations hold none), so the walk
+// copies only the objects above a removal.
 const withoutNulls = (value: Json.Json, structure: Structure.Structure): Json.Json => {
-  const kids = FieldSet.children(value, structure)
-  if (kids === undefined) return value
-  if (Json.isArray(value)) return kids.map((kid) => withoutNulls(kid.value, kid.structure))
-  return Object.fromEntries(
-    kids.filter((kid) => kid.value !== null).map((kid) => [kid.element.slice(2), withoutNulls(kid.value, kid.structure)])
-  )
+  if (Json.isArray(value)) {
+    const listType = structure.listType
+    if (listType === undefined || listType._tag === "Atomic") return value
+    const itemStructure = Structure.items(structure)
+    let out: Array<Json.Json> | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]!
+      const next = withoutNulls(item, itemStructure)
+      if (out === undefined && next !== item) out = value.slice(0, i)
+      out?.push(next)
+    }
+    return out ?? value
+  }
+  if (!Json.isObject(value) || structure.mapType === "atomic") return value
+  const keys = Object.keys(value)
+  let out: Record<string, Json.Json> | undefined
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    const field = value[key]!
+    const next = field === null ? undefined : withoutNulls(field, Structure.field(structure, key))
+    if (out === undefined && next !== field) {
+      out = {}
+      for (let j = 0; j < i; j++) out[keys[j]!] = value[keys[j]!]!
+    }
+    if (out !== undefined && next !== undefined) out[key] = next
+  }
+  return out ?? value
 }
 
 // Items keep the live order; items the configuration also lists take the configuration's order,

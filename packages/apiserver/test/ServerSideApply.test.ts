@@ -361,6 +361,14 @@ describe("ServerSideApply.apply", () => {
     assert.strictEqual(renamedAway.kind, "Deployment")
   })
 
+  it("a created object keeps no null of its configuration's granular fields, in list items too, and the rest as given", () => {
+    const created = ok({
+      manager: "kubectl",
+      applied: deployment({ replicas: 2, paused: null, template: { spec: { containers: [{ name: "a", image: "x", ports: null }, { name: "b", image: "y" }] } } })
+    })
+    assert.deepStrictEqual(spec(created), { replicas: 2, template: { spec: { containers: [{ name: "a", image: "x" }, { name: "b", image: "y" }] } } })
+  })
+
   it("removes a field set to null, and reports a conflict if another manager owns it", () => {
     const live = createdByUpdate("kubectl-client-side-apply", { replicas: 3, paused: true })
     const conflict = conflictOf({ live, manager: "kubectl", applied: deployment({ paused: null }) })
