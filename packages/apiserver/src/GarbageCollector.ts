@@ -63,7 +63,18 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
     return object !== undefined && KubeObject.meta(object).uid === uid ? object : undefined
   }
 
+  // An update that keeps the object's uid and owners (most writes: status, spec, labels) leaves
+  // the index as it was.
+  const sameOwnership = (prev: KubeObject.KubeObject, next: KubeObject.KubeObject): boolean => {
+    const before = KubeObject.meta(prev)
+    const after = KubeObject.meta(next)
+    const owners = before.ownerReferences ?? []
+    const now = after.ownerReferences ?? []
+    return before.uid === after.uid && owners.length === now.length && owners.every((owner, i) => owner.uid === now[i]!.uid)
+  }
+
   const index = (event: Store.Event) => {
+    if (event.type === "MODIFIED" && event.prev !== undefined && sameOwnership(event.prev, event.object)) return
     const ref: Ref = { storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) }
     const id = refId(ref)
     const uid = KubeObject.meta(event.object).uid

@@ -82,6 +82,28 @@ describe("garbage collection", () => {
     const dep = await server.request("GET", `${cms}/two-dep`)
     expect(dep.json.metadata.ownerReferences.map((r: any) => r.name)).toEqual(["two-b"])
   })
+
+  it("follows owner references an update adds or takes away, and not the updates that keep them", async () => {
+    const a = await owner("upd-a")
+    const b = await owner("upd-b")
+    await server.request("POST", cms, { body: configMap("upd-dep") })
+    const refs = (...owners: ReadonlyArray<any>) =>
+      owners.map((o) => ({ apiVersion: "v1", kind: "ConfigMap", name: o.metadata.name, uid: o.metadata.uid }))
+    const patch = (body: unknown) =>
+      server.request("PATCH", `${cms}/upd-dep`, { body, headers: { "content-type": "application/merge-patch+json" } })
+    await patch({ metadata: { ownerReferences: refs(a) } })
+    // Updates that keep the owners (data, labels) leave the dependent indexed under a.
+    await patch({ data: { step: "1" } })
+    await patch({ metadata: { labels: { step: "2" } } })
+    await patch({ metadata: { ownerReferences: refs(b) } })
+    await server.request("DELETE", `${cms}/upd-a`)
+    await settled()
+    expect(await exists("upd-dep")).toBe(true)
+    await patch({ data: { step: "3" } })
+    await server.request("DELETE", `${cms}/upd-b`)
+    await settled()
+    expect(await exists("upd-dep")).toBe(false)
+  })
 })
 
 describe("namespace deletion", () => {
