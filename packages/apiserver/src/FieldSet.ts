@@ -390,6 +390,24 @@ const pick = (
   ))
 
 /**
+ * Whether server-side apply tracks the node's parts one by one (its `children`): a list marked
+ * set or map, or an object not marked atomic. Scalars and atomic lists and maps are leaves.
+ *
+ * @example
+ * import * as FieldSet from "./FieldSet.ts"
+ * FieldSet.isGranular({ a: 1 }, {}) // true
+ * FieldSet.isGranular(["a"], {}) // false (lists are atomic unless marked)
+ */
+export const isGranular = (node: Json.Json, structure: Structure.Structure): boolean =>
+  Json.isArray(node) ? granularListType(structure) !== undefined : Json.isObject(node) && structure.mapType !== "atomic"
+
+// A list's type when its items are tracked one by one.
+const granularListType = (structure: Structure.Structure) => {
+  const listType = structure.listType
+  return listType === undefined || listType._tag === "Atomic" ? undefined : listType
+}
+
+/**
  * The children of a node whose parts are owned separately (a granular object, a map-list or a
  * set-list), or `undefined` for a leaf: a scalar, an atomic list or an atomic map. Duplicate list
  * items are all returned; callers keep the first.
@@ -400,9 +418,9 @@ const pick = (
  * FieldSet.children(["a"], {}) // undefined (lists are atomic unless marked)
  */
 export const children = (node: Json.Json, structure: Structure.Structure): ReadonlyArray<Child> | undefined => {
+  if (!isGranular(node, structure)) return undefined
   if (Json.isArray(node)) {
-    const listType = structure.listType
-    if (listType === undefined || listType._tag === "Atomic") return undefined
+    const listType = granularListType(structure)!
     const itemStructure = Structure.items(structure)
     return node.map((item, i) => ({
       element: listType._tag === "Set"
@@ -416,7 +434,6 @@ export const children = (node: Json.Json, structure: Structure.Structure): Reado
     }))
   }
   if (Json.isObject(node)) {
-    if (structure.mapType === "atomic") return undefined
     return Object.keys(node).map((name) => ({
       element: field(name),
       value: node[name]!,
@@ -462,7 +479,7 @@ export const fromObject = (object: Json.Json, structure: Structure.Structure): F
     for (const kid of byElement(kids).values()) {
       const p = [...path, kid.element]
       walk(kid.value, kid.structure, p)
-      if (kid.kind !== "field" || (Json.isObject(kid.value) && Object.keys(kid.value).length === 0)) out.push(p)
+      if (kid.kind !== "field" || isEmptyObject(kid.value)) out.push(p)
     }
   }
   walk(object, structure, [])

@@ -168,9 +168,8 @@ const nullPaths = (value: Json.Json, structure: Structure.Structure): FieldSet.F
 // What holds no such null is returned as it is (most configurations hold none), so the walk
 // copies only the objects above a removal.
 const withoutNulls = (value: Json.Json, structure: Structure.Structure): Json.Json => {
+  if (!FieldSet.isGranular(value, structure)) return value
   if (Json.isArray(value)) {
-    const listType = structure.listType
-    if (listType === undefined || listType._tag === "Atomic") return value
     const itemStructure = Structure.items(structure)
     let out: Array<Json.Json> | undefined
     for (let i = 0; i < value.length; i++) {
@@ -181,7 +180,7 @@ const withoutNulls = (value: Json.Json, structure: Structure.Structure): Json.Js
     }
     return out ?? value
   }
-  if (!Json.isObject(value) || structure.mapType === "atomic") return value
+  if (!Json.isObject(value)) return value
   const keys = Object.keys(value)
   let out: Record<string, Json.Json> | undefined
   for (let i = 0; i < keys.length; i++) {
