@@ -63,18 +63,19 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
     return object !== undefined && KubeObject.meta(object).uid === uid ? object : undefined
   }
 
-  // An update that keeps the object's uid and owners (most writes: status, spec, labels) leaves
-  // the index as it was.
-  const sameOwnership = (prev: KubeObject.KubeObject, next: KubeObject.KubeObject): boolean => {
-    const before = KubeObject.meta(prev)
-    const after = KubeObject.meta(next)
-    const owners = before.ownerReferences ?? []
-    const now = after.ownerReferences ?? []
-    return before.uid === after.uid && owners.length === now.length && owners.every((owner, i) => owner.uid === now[i]!.uid)
+  const sameOwners = (prev: KubeObject.KubeObject | undefined, next: KubeObject.KubeObject): boolean => {
+    const before = prev === undefined ? [] : KubeObject.meta(prev).ownerReferences ?? []
+    const after = KubeObject.meta(next).ownerReferences ?? []
+    return before.length === after.length && before.every((owner, i) => owner.uid === after[i]!.uid)
   }
 
+  // An update that keeps the object's uid and owners (most writes: status, spec, labels) leaves
+  // the index as it was.
   const index = (event: Store.Event) => {
-    if (event.type === "MODIFIED" && event.prev !== undefined && sameOwnership(event.prev, event.object)) return
+    if (
+      event.type === "MODIFIED" && event.prev !== undefined && sameOwners(event.prev, event.object) &&
+      KubeObject.meta(event.prev).uid === KubeObject.meta(event.object).uid
+    ) return
     const ref: Ref = { storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) }
     const id = refId(ref)
     const uid = KubeObject.meta(event.object).uid
@@ -210,8 +211,7 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
       (finalizers.includes(Rest.finalizerForeground) || finalizers.includes(Rest.finalizerOrphan))) {
       worker.enqueue({ role: "owner", ...ref })
     }
-    const ownersChanged = !KubeObject.equals(ownerUids(event.prev), ownerUids(event.object))
-    if (ownerUids(event.object).length > 0 && (event.type === "ADDED" || ownersChanged)) {
+    if (ownerUids(event.object).length > 0 && (event.type === "ADDED" || !sameOwners(event.prev, event.object))) {
       worker.enqueue({ role: "dependent", ...ref })
     }
     if (m.deletionTimestamp !== undefined) enqueueOwnersOf(event.object)
