@@ -52,16 +52,23 @@ export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1
   // order, so its first key is the oldest.
   const entries = new Map<string, Entry>()
   const texts = new Map<string, Entry>()
+  // How many kept texts have each length: a watch line of someone else's write usually has a length
+  // no kept text has, and is then not hashed for the look-up at all.
+  const lengths = new Map<number, number>()
   let characters = 0
+  const dropText = (text: string) => {
+    texts.delete(text)
+    characters -= text.length
+    const left = lengths.get(text.length)! - 1
+    if (left === 0) lengths.delete(text.length)
+    else lengths.set(text.length, left)
+  }
   const keepText = (text: string, entry: Entry) => {
     if (text.length > textCharacters || texts.has(text)) return
     texts.set(text, entry)
     characters += text.length
-    while (texts.size > textCapacity || characters > textCharacters) {
-      const oldest = texts.keys().next().value!
-      texts.delete(oldest)
-      characters -= oldest.length
-    }
+    lengths.set(text.length, (lengths.get(text.length) ?? 0) + 1)
+    while (texts.size > textCapacity || characters > textCharacters) dropText(texts.keys().next().value!)
   }
   return {
     remember: (resource, object, text) => {
@@ -78,10 +85,10 @@ export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1
       return entry?.resource === resource ? entry.object as A : undefined
     },
     takeText: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, text: string) => {
+      if (!lengths.has(text.length)) return undefined
       const entry = texts.get(text)
       if (entry?.resource !== resource) return undefined
-      texts.delete(text)
-      characters -= text.length
+      dropText(text)
       return entry.object as A
     }
   }
