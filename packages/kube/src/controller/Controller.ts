@@ -29,6 +29,7 @@ import * as Resource from "../client/Resource.ts"
 import * as SharedInformers from "../cache/SharedInformers.ts"
 import * as Finalizers from "./Finalizers.ts"
 import * as Handover from "./Handover.ts"
+import * as OwnWrites from "./OwnWrites.ts"
 import * as StatusWrites from "./StatusWrites.ts"
 import * as Applies from "./Applies.ts"
 import * as Triggers from "./Triggers.ts"
@@ -187,6 +188,12 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly resync?: Duration.Input | undefined
   /** Options of the primary's watch (inactivity timeout, backoff...). */
   readonly watch?: Informer.Options<A> | undefined
+  /**
+   * Whether the watch event that brings back a run's own write runs that key again. Default false
+   * (R16, as JOSDK): the run had the server's answer already. A run that wants another pass after
+   * its writes returns `Outcome.requeueAfter(Duration.zero)`.
+   */
+  readonly reconcileOwnWrites?: boolean | undefined
 }
 
 /**
@@ -296,6 +303,8 @@ interface Parts<A extends ObjectMeta.KubeObject, E, R> {
   /** Sharded: an object asked to move is not reconciled here any more (its key is being released). */
   readonly sharded: boolean
   readonly ownedLabels: Readonly<Record<string, string>>
+  /** What runs wrote, so that the watch bringing it back does not run the writer again. */
+  readonly writes: OwnWrites.OwnWrites
 }
 
 const ownerReferenceOf = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, object: Stored<A>): ObjectMeta.OwnerReference => ({
@@ -320,11 +329,12 @@ const named = <A extends ObjectMeta.KubeObject>(object: Stored<A>, body: StatusB
 // An apply under the controller's manager, not sent when the controller's cache of the kind holds it.
 const applyCached = <A extends ObjectMeta.KubeObject, B extends ObjectMeta.KubeObject, E, R>(
   parts: Parts<A, E, R>,
+  kube: Kube.Client,
   kind: Resource.Resource<B>,
   body: Kube.ApplyBody
 ): Effect.Effect<B, KubeError.KubeError | Resource.DecodeError> =>
   Effect.map(
-    Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
+    Applies.apply(kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
     (applied) => applied.object
   )
 
@@ -335,7 +345,8 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
   object: Stored<A>,
   report?: (condition: ReadyCondition) => void
 ): Context<A> => {
-  const { caches, events, fieldManager, kube, overlay, resource, status } = parts
+  const { caches, events, fieldManager, overlay, resource, status } = parts
+  const kube = OwnWrites.recording(parts.writes, parts.kube, ObjectMeta.key(object))
   return {
     kube,
     fieldManager,
@@ -350,9 +361,9 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
         ? status.stage(ObjectMeta.key(object), object, (body.status ?? {}) as StatusWrites.Status)
         : status.applyNow(write, applyOptions?.fieldManager ?? fieldManager)
     },
-    apply: (kind, body) => applyCached(parts, kind, body),
+    apply: (kind, body) => applyCached(parts, kube, kind, body),
     applyOwned: (kind, body) =>
-      applyCached(parts, kind, {
+      applyCached(parts, kube, kind, {
         ...body,
         metadata: {
           ...body.metadata,
@@ -402,6 +413,7 @@ const reconcileKey = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, 
     if (ObjectMeta.isDeleting(object)) return yield* finalize(parts, object)
     if (options.cleanup !== undefined && !Finalizers.has(object, finalizer)) {
       const finalized = yield* Finalizers.add(kube, resource, object, finalizer)
+      parts.writes.record(resource, finalized, key)
       yield* overlay.remember(finalized)
       if (isStored(finalized)) object = finalized
     }
@@ -477,17 +489,18 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       caches: new Map(secondaries.map((informer) => [informer.resource, informer])),
       undecodable: new Map(),
       sharded: runWith.shard !== undefined,
-      ownedLabels
+      ownedLabels,
+      writes: OwnWrites.make(options.reconcileOwnWrites === true ? [] : [primary, ...secondaries])
     }
     const engine = yield* Engine.make({
       name: options.name,
       reconcile: reconcileKey(parts),
       source: Stream.mergeAll([
-        Triggers.primary(primary, options.predicate ?? generationChanged, parts.status.forget),
+        Triggers.primary(primary, options.predicate ?? generationChanged, parts.status.forget, parts.writes),
         Triggers.validity(primary, parts.undecodable),
         ...[
-          ...owned.map((informer) => Triggers.owned(informer, resource)),
-          ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object))),
+          ...owned.map((informer) => Triggers.owned(informer, resource, parts.writes)),
+          ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object), parts.writes)),
           ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
           // A sharded replica runs only its own keys: another replica's object is that replica's to reconcile.
         ].map((related) => runWith.shard === undefined ? related : Stream.filter(related, (event) => primary.get(event.key) !== undefined))

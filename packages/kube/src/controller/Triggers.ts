@@ -2,7 +2,8 @@
  * What makes a controller reconcile a key, as streams of engine events: changes of the primary
  * (filtered by the generation predicate), objects that stop or start decoding, changes of owned
  * objects (to their controller owner), of watched objects (through the user's map), and a
- * secondary kind becoming served.
+ * secondary kind becoming served. A change that only brings back a run's own write does not
+ * reconcile the key whose run wrote it (`OwnWrites`).
  *
  * Internal to the controller.
  *
@@ -13,6 +14,7 @@ import { Result, Stream } from "effect"
 import type * as Informer from "../cache/Informer.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
+import type * as OwnWrites from "./OwnWrites.ts"
 
 const added: Trigger.Trigger = { _tag: "Event", detail: "added" }
 
@@ -27,20 +29,23 @@ const related = <A extends ObjectMeta.KubeObject>(kind: string, change: Informer
  * Adds and worthwhile updates enqueue the key; a deletion forgets it (after `onDeleted`).
  *
  * @example
- * const events = Triggers.primary(informer, Controller.generationChanged, (key) => {})
+ * const events = Triggers.primary(informer, Controller.generationChanged, (key) => {}, writes)
  */
 export const primary = <A extends ObjectMeta.KubeObject>(
   informer: Informer.Informer<A>,
   predicate: (previous: A, next: A) => boolean,
-  onDeleted: (key: string) => void
+  onDeleted: (key: string) => void,
+  writes: OwnWrites.OwnWrites
 ): Stream.Stream<Engine.Event> =>
   informer.changes.pipe(
     Stream.filterMap((change): Result.Result<Engine.Event, void> => {
       const key = ObjectMeta.key(change.object)
+      const writer = writes.writerOf(informer.resource, change.object)
       if (change._tag === "Deleted") {
         onDeleted(key)
         return Result.succeed(Engine.forget(key))
       }
+      if (writer === key) return Result.failVoid
       // Listed objects come many at once: they wait behind fresh changes (Trigger.listed is low priority).
       if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, change.listed ? Trigger.listed : added))
       return predicate(change.previous, change.object)
@@ -84,14 +89,16 @@ export const validity = <A extends ObjectMeta.KubeObject>(
  * A change of an owned object reconciles its controller owner of the primary kind.
  *
  * @example
- * const events = Triggers.owned(configMaps, Widget)
+ * const events = Triggers.owned(configMaps, Widget, writes)
  */
 export const owned = <B extends ObjectMeta.KubeObject>(
   informer: Informer.Informer<B>,
-  owner: Resource.Resource
+  owner: Resource.Resource,
+  writes: OwnWrites.OwnWrites
 ): Stream.Stream<Engine.Event> =>
   informer.changes.pipe(
     Stream.filterMap((change): Result.Result<Engine.Event, void> => {
+      const writer = writes.writerOf(informer.resource, change.object)
       const references: ReadonlyArray<ObjectMeta.OwnerReference> = change.object.metadata.ownerReferences ?? []
       const reference = references.find((candidate) =>
         candidate.controller === true && candidate.kind === owner.kind &&
@@ -99,6 +106,7 @@ export const owned = <B extends ObjectMeta.KubeObject>(
       )
       if (reference === undefined) return Result.failVoid
       const key = ObjectMeta.keyOf(owner.namespaced ? change.object.metadata.namespace : undefined, reference.name)
+      if (writer === key && change._tag !== "Deleted") return Result.failVoid
       return Result.succeed(Engine.enqueue(key, related(informer.resource.kind, change)))
     })
   )
@@ -107,16 +115,19 @@ export const owned = <B extends ObjectMeta.KubeObject>(
  * A change of a watched object reconciles the keys `map` names.
  *
  * @example
- * const events = Triggers.watched(configMaps, (cm) => [ObjectMeta.key(cm)])
+ * const events = Triggers.watched(configMaps, (cm) => [ObjectMeta.key(cm)], writes)
  */
 export const watched = <B extends ObjectMeta.KubeObject>(
   informer: Informer.Informer<B>,
-  map: (object: B) => Iterable<string>
+  map: (object: B) => Iterable<string>,
+  writes: OwnWrites.OwnWrites
 ): Stream.Stream<Engine.Event> =>
   informer.changes.pipe(
-    Stream.flatMap((change) =>
-      Stream.fromIterable(Array.from(map(change.object), (key) => Engine.enqueue(key, related(informer.resource.kind, change))))
-    )
+    Stream.flatMap((change) => {
+      const writer = writes.writerOf(informer.resource, change.object)
+      const keys = Array.from(map(change.object)).filter((key) => change._tag === "Deleted" || key !== writer)
+      return Stream.fromIterable(keys.map((key) => Engine.enqueue(key, related(informer.resource.kind, change))))
+    })
   )
 
 /**

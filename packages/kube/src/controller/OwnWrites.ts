@@ -1,0 +1,96 @@
+/**
+ * The writes a controller's runs made, each kept until the watch brings it back, so that the event
+ * carrying nothing but a run's own write does not run that key again: the run had the server's
+ * answer already (R16; JOSDK's filtering of events of its own updates). An object is matched by its
+ * kind, key and resourceVersion, and only for the key whose run wrote it: other keys the object maps
+ * to are still woken, and so is the writer by anyone else's change, a later version or a deletion.
+ *
+ * Internal to the controller.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import type * as Informer from "../cache/Informer.ts"
+import type * as Kube from "../client/Kube.ts"
+import * as ObjectMeta from "../client/ObjectMeta.ts"
+import type * as Resource from "../client/Resource.ts"
+
+export interface OwnWrites {
+  /** Keeps `answer`, the server's answer to a write of `writer`'s run, if a cache of its kind will bring it back. */
+  readonly record: (resource: Resource.Resource, answer: ObjectMeta.KubeObject, writer: string) => void
+  /**
+   * The key whose run wrote this very version of `object`, if one did. Every change of a cached
+   * kind passes here: a version that is the write's, or later than it, ends the record.
+   */
+  readonly writerOf: (resource: Resource.Resource, object: ObjectMeta.KubeObject) => string | undefined
+}
+
+interface Written {
+  readonly resourceVersion: string
+  readonly writer: string
+}
+
+const kindOf = (resource: Resource.Resource) => `${resource.kind}.${resource.group}`
+
+/**
+ * Own writes of the kinds `caches` has, at most `capacity` awaiting their echo (the oldest is
+ * dropped: its echo then runs the key, as any event does).
+ *
+ * @example
+ * const writes = OwnWrites.make([primary, ...secondaries])
+ * writes.record(ConfigMap, answer, "default/a")
+ * writes.writerOf(ConfigMap, answer) // "default/a"
+ */
+export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096): OwnWrites => {
+  const byKind = new Map<string, Informer.Informer<any>>()
+  for (const informer of caches) byKind.set(kindOf(informer.resource), informer)
+  const written = new Map<string, Written>()
+
+  const record = (resource: Resource.Resource, answer: ObjectMeta.KubeObject, writer: string) => {
+    const informer = byKind.get(kindOf(resource))
+    const resourceVersion = answer.metadata.resourceVersion
+    if (informer === undefined || resourceVersion === undefined) return
+    const key = ObjectMeta.key(answer)
+    // The echo came before the answer: nothing is left to wait for.
+    const cached = informer.get(key) as ObjectMeta.KubeObject | undefined
+    if (cached !== undefined && (ObjectMeta.compareVersions(cached.metadata.resourceVersion, resourceVersion) ?? -1) >= 0) return
+    const id = `${kindOf(resource)} ${key}`
+    written.delete(id)
+    written.set(id, { resourceVersion, writer })
+    if (written.size > capacity) written.delete(written.keys().next().value!)
+  }
+
+  const writerOf = (resource: Resource.Resource, object: ObjectMeta.KubeObject) => {
+    if (written.size === 0) return undefined
+    const id = `${kindOf(resource)} ${ObjectMeta.key(object)}`
+    const entry = written.get(id)
+    if (entry === undefined) return undefined
+    const order = ObjectMeta.compareVersions(object.metadata.resourceVersion, entry.resourceVersion)
+    // An older version may still be followed by the write's; any other ends the wait.
+    if (order !== undefined && order < 0) return undefined
+    written.delete(id)
+    return order === 0 ? entry.writer : undefined
+  }
+
+  return { record, writerOf }
+}
+
+/**
+ * `kube` with the answers of its writes (create, replace, apply, patch) recorded as `writer`'s.
+ *
+ * @example
+ * const kube = OwnWrites.recording(writes, client, "default/a")
+ */
+export const recording = (self: OwnWrites, kube: Kube.Client, writer: string): Kube.Client => {
+  const kept = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>) => (answer: A) => {
+    self.record(resource, answer, writer)
+    return answer
+  }
+  return {
+    ...kube,
+    create: (resource, object, options) => Effect.map(kube.create(resource, object, options), kept(resource)),
+    replace: (resource, object, options) => Effect.map(kube.replace(resource, object, options), kept(resource)),
+    apply: (resource, body, options) => Effect.map(kube.apply(resource, body, options), kept(resource)),
+    patch: (resource, name, namespace, patch, options) => Effect.map(kube.patch(resource, name, namespace, patch, options), kept(resource))
+  }
+}

@@ -1,0 +1,154 @@
+import { assert, describe, it as plain, layer } from "@effect/vitest"
+import { Outcome } from "@kubefx/core"
+import { Builtins, Conditions, Controller, type Informer, Kube, ObjectMeta, Resource } from "@kubefx/kube"
+import { Effect, Ref, References, Schema } from "effect"
+import * as OwnWrites from "../src/controller/OwnWrites.ts"
+import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
+
+const Gadget = Resource.custom({
+  group: "test.kubefx.dev",
+  version: "v1",
+  kind: "Gadget",
+  plural: "gadgets",
+  spec: Schema.Struct({ message: Schema.String }),
+  status: Schema.Struct(Conditions.statusFields)
+})
+type Gadget = typeof Gadget.schema.Type
+
+const gadget = (ns: string, name: string): Gadget => ({
+  apiVersion: Gadget.apiVersion,
+  kind: Gadget.kind,
+  metadata: { name, namespace: ns },
+  spec: { message: "hello" }
+})
+
+const configMap = (name: string, resourceVersion: string): Builtins.ConfigMap => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: "ns", resourceVersion }
+})
+
+/** Waits until the controller's caches hold the Gadget as Ready and every object it wrote, then until it is idle. */
+const settled = (controller: Controller.Running, kube: Kube.Client, ns: string, name: string, written: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const ready = yield* eventually(Effect.flatMap(kube.get(Gadget, name, ns), (object) =>
+      Effect.as(ensure(object.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true, "not Ready"), object)))
+    yield* controller.informer.awaitVersion(ObjectMeta.key(ready), ready.metadata.resourceVersion)
+    const configMaps = controller.informers.find((informer) => informer.resource.kind === "ConfigMap")!
+    for (const cm of written) {
+      const object = yield* kube.get(Builtins.ConfigMap, cm, ns)
+      yield* configMaps.awaitVersion(ObjectMeta.key(object), object.metadata.resourceVersion)
+    }
+    yield* controller.awaitIdle
+  })
+
+const owning = (name: string, ns: string, runs: Ref.Ref<Array<string>>, reconcileOwnWrites?: boolean) =>
+  Controller.start(Controller.define({
+    name,
+    for: Gadget,
+    namespace: ns,
+    owns: [Builtins.ConfigMap],
+    reconcileOwnWrites,
+    reconcile: (object, ctx) =>
+      Ref.update(runs, (xs) => [...xs, object.metadata.name]).pipe(
+        Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, { metadata: { name: `${object.metadata.name}-config` }, data: { message: object.spec.message } })),
+        Effect.as(Outcome.done)
+      ),
+    cleanup: () => Effect.void
+  })).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's own writes", (it) => {
+  it.effect("coming back on the watch (the finalizer, an owned apply) do not run the key again; a hand edit does", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<string>>([])
+      const controller = yield* owning("gadgets-own-writes", ns, runs)
+      yield* kube.create(Gadget, gadget(ns, "a"))
+      yield* settled(controller, kube, ns, "a", ["a-config"])
+      assert.include((yield* kube.get(Gadget, "a", ns)).metadata.finalizers ?? [], controller.finalizer)
+      assert.deepStrictEqual(yield* Ref.get(runs), ["a"])
+
+      // Someone else's change of the owned object runs it; the run's restoring write does not again.
+      yield* kube.patch(Builtins.ConfigMap, "a-config", ns, { data: { message: "tampered" } }, { type: "merge", fieldManager: "kubectl-edit" })
+      yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "a-config", ns), (cm) => ensure(cm.data?.message === "hello", `still ${cm.data?.message}`)))
+      yield* settled(controller, kube, ns, "a", ["a-config"])
+      assert.deepStrictEqual(yield* Ref.get(runs), ["a", "a"])
+    }))
+
+  it.effect("with reconcileOwnWrites, they run it again", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<string>>([])
+      const controller = yield* owning("gadgets-own-writes-on", ns, runs, true)
+      yield* kube.create(Gadget, gadget(ns, "a"))
+      yield* settled(controller, kube, ns, "a", ["a-config"])
+      const seen = yield* Ref.get(runs)
+      assert.isAtLeast(seen.length, 2, seen.join())
+    }))
+
+  it.effect("of a watched object wake the other keys it maps to, not the writer", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Gadget)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<string>>([])
+      const controller = yield* Controller.start(Controller.define({
+        name: "gadgets-own-watched",
+        for: Gadget,
+        namespace: ns,
+        watches: [Controller.watch(Builtins.ConfigMap, (cm) =>
+          (cm.metadata.annotations?.["gadgets"] ?? "").split(",").filter((n) => n !== "").map((n) => ObjectMeta.keyOf(ns, n)))],
+        reconcile: (object, ctx) =>
+          Ref.update(runs, (xs) => [...xs, object.metadata.name]).pipe(
+            Effect.andThen(object.metadata.name !== "a" ? Effect.void : ctx.apply(Builtins.ConfigMap, {
+              apiVersion: "v1",
+              kind: "ConfigMap",
+              metadata: { name: "shared", namespace: ns, annotations: { gadgets: "a,b" } },
+              data: { from: "a" }
+            })),
+            Effect.as(Outcome.done)
+          )
+      })).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
+      yield* kube.create(Gadget, gadget(ns, "b"))
+      yield* settled(controller, kube, ns, "b", [])
+      yield* kube.create(Gadget, gadget(ns, "a"))
+      yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length >= 3, xs.join())))
+      yield* settled(controller, kube, ns, "a", ["shared"])
+      assert.deepStrictEqual(yield* Ref.get(runs), ["b", "a", "b"])
+    }))
+})
+
+describe("OwnWrites", () => {
+  const cached = new Map<string, Builtins.ConfigMap>()
+  const configMaps = { resource: Builtins.ConfigMap, get: (key: string) => cached.get(key) } as unknown as Informer.Informer<Builtins.ConfigMap>
+
+  plain("names the writer of that very version once; an older version waits, a later one ends the wait", () => {
+    const writes = OwnWrites.make([configMaps])
+    writes.record(Builtins.ConfigMap, configMap("x", "5"), "ns/a")
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("x", "4")))
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, configMap("x", "5")), "ns/a")
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("x", "5")))
+
+    writes.record(Builtins.ConfigMap, configMap("y", "7"), "ns/a")
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("y", "8")))
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("y", "7")))
+  })
+
+  plain("keeps nothing the cache already holds or no cache will bring back, and at most its capacity", () => {
+    const writes = OwnWrites.make([configMaps], 2)
+    cached.set("ns/held", configMap("held", "9"))
+    writes.record(Builtins.ConfigMap, configMap("held", "9"), "ns/a")
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("held", "9")))
+    writes.record(Builtins.Secret, { apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "ns", resourceVersion: "3" } }, "ns/a")
+    assert.isUndefined(writes.writerOf(Builtins.Secret, { apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "ns", resourceVersion: "3" } }))
+
+    for (const name of ["p", "q", "r"]) writes.record(Builtins.ConfigMap, configMap(name, "1"), `ns/${name}`)
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("p", "1")))
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, configMap("q", "1")), "ns/q")
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, configMap("r", "1")), "ns/r")
+  })
+})
