@@ -486,6 +486,20 @@ export const fromObject = (object: Json.Json, structure: Structure.Structure): F
   return make(out)
 }
 
+// A path as the walk goes down, turned into a Path only when recorded: most nodes of two versions
+// of an object are equal and record nothing. A field's element is spelled then too.
+interface Trail {
+  readonly up: Trail | undefined
+  readonly element: string
+  readonly field: boolean
+}
+
+const pathOf = (trail: Trail | undefined): Path => {
+  const path: Array<PathElement> = []
+  for (let at = trail; at !== undefined; at = at.up) path.push(at.field ? field(at.element) : at.element)
+  return path.reverse()
+}
+
 /** What changed between two versions of an object, as sets of paths. */
 export interface Comparison {
   /** Paths present only in the new version (for a new subtree: the node and everything below). */
@@ -513,30 +527,44 @@ export const compare = (
   const added: Array<Path> = []
   const modified: Array<Path> = []
   const removed: Array<Path> = []
-  const all = (at: Json.Json, s: Structure.Structure, path: Path, out: Array<Path>) => {
-    out.push(path)
-    for (const kid of children(at, s) ?? []) all(kid.value, kid.structure, [...path, kid.element], out)
+  const all = (at: Json.Json, s: Structure.Structure, trail: Trail | undefined, out: Array<Path>) => {
+    out.push(pathOf(trail))
+    for (const kid of children(at, s) ?? []) all(kid.value, kid.structure, { up: trail, element: kid.element, field: false }, out)
   }
-  const walk = (l: Json.Json | undefined, r: Json.Json | undefined, s: Structure.Structure, path: Path) => {
-    if (l === undefined) return r === undefined ? undefined : all(r, s, path, added)
-    if (r === undefined) return all(l, s, path, removed)
+  const walk = (l: Json.Json | undefined, r: Json.Json | undefined, s: Structure.Structure, trail: Trail | undefined) => {
+    if (l === undefined) return r === undefined ? undefined : all(r, s, trail, added)
+    if (r === undefined) return all(l, s, trail, removed)
+    // Two granular objects, most of the nodes compared: field by field, their children not built.
+    if (Json.isObject(l) && Json.isObject(r) && isGranular(l, s)) {
+      const leftNames = Object.keys(l)
+      for (let i = 0; i < leftNames.length; i++) {
+        const name = leftNames[i]!
+        walk(l[name], Object.hasOwn(r, name) ? r[name] : undefined, Structure.field(s, name), { up: trail, element: name, field: true })
+      }
+      const rightNames = Object.keys(r)
+      for (let i = 0; i < rightNames.length; i++) {
+        const name = rightNames[i]!
+        if (!Object.hasOwn(l, name)) walk(undefined, r[name], Structure.field(s, name), { up: trail, element: name, field: true })
+      }
+      return
+    }
     const lk = children(l, s)
     const rk = children(r, s)
     if (lk === undefined || rk === undefined || Json.isArray(l) !== Json.isArray(r)) {
       if (Json.equals(l, r)) return
-      modified.push(path)
+      modified.push(pathOf(trail))
       // A node changing between leaf and container: whatever was below it is gone or new.
-      for (const kid of lk ?? []) all(kid.value, kid.structure, [...path, kid.element], removed)
-      for (const kid of rk ?? []) all(kid.value, kid.structure, [...path, kid.element], added)
+      for (const kid of lk ?? []) all(kid.value, kid.structure, { up: trail, element: kid.element, field: false }, removed)
+      for (const kid of rk ?? []) all(kid.value, kid.structure, { up: trail, element: kid.element, field: false }, added)
       return
     }
     const left = byElement(lk)
     const right = byElement(rk)
-    for (const [element, kid] of left) walk(kid.value, right.get(element)?.value, kid.structure, [...path, element])
+    for (const [element, kid] of left) walk(kid.value, right.get(element)?.value, kid.structure, { up: trail, element, field: false })
     for (const [element, kid] of right) {
-      if (!left.has(element)) walk(undefined, kid.value, kid.structure, [...path, element])
+      if (!left.has(element)) walk(undefined, kid.value, kid.structure, { up: trail, element, field: false })
     }
   }
-  walk(before, after, structure, [])
+  walk(before, after, structure, undefined)
   return { added: make(added), modified: make(modified), removed: make(removed) }
 }

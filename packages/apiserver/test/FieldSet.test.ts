@@ -238,6 +238,13 @@ describe("FieldSet", () => {
       assert.deepStrictEqual(FieldSet.paths(c.modified), [["f:args"], ["f:selector"]])
     })
 
+    it("a node turning from object to leaf is modified, what was below it removed; the reverse adds it", () => {
+      const c = FieldSet.compare({ a: { b: { c: 1 } }, d: "x" }, { a: "flat", d: { e: 2 } }, {})
+      assert.deepStrictEqual(FieldSet.paths(c.modified), [["f:a"], ["f:d"]])
+      assert.deepStrictEqual(FieldSet.paths(c.removed), [["f:a", "f:b"], ["f:a", "f:b", "f:c"]])
+      assert.deepStrictEqual(FieldSet.paths(c.added), [["f:d", "f:e"]])
+    })
+
     it("finds nothing between equal objects, empty containers included", () => {
       const c = FieldSet.compare({ a: {}, b: [], c: { d: 1 } }, { a: {}, b: [], c: { d: 1 } }, {})
       assert.isTrue(FieldSet.isEmpty(FieldSet.union(FieldSet.union(c.added, c.modified), c.removed)))
