@@ -1,8 +1,10 @@
 /**
  * The latency scenario: one spec update to the start of the reconcile it causes, with N Widgets
- * cached by a kubefx controller (the child `children/Latency.ts`), sampled one edit at a time.
+ * cached by a kubefx controller (the child `children/Latency.ts`), sampled one edit at a time;
+ * timed from the edit's request, and from its commit in the server's store (the moment a watch can
+ * first deliver it, so without the API server's handling of the request before it).
  */
-import { Deferred, Effect } from "effect"
+import { Deferred, Effect, type Scope } from "effect"
 import * as BenchServer from "./BenchServer.ts"
 import * as Child from "./Child.ts"
 import * as Raw from "./Raw.ts"
@@ -19,12 +21,86 @@ export interface Input {
   readonly warmup: number
 }
 
-/** What it reports, in milliseconds. */
-export interface Report {
+/** Quantiles of one way of timing the samples, in milliseconds. */
+export interface Quantiles {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly maxMs: number
 }
+
+/** When a counted sample's reconcile started (wall-clock ms), by its edit (see `editKey`). */
+export interface Start {
+  readonly edit: string
+  readonly at: number
+}
+
+/** What the sampling reports: from each edit's request, and when each reconcile started. */
+export interface Report extends Quantiles {
+  readonly starts: ReadonlyArray<Start>
+}
+
+/** The figures of a run: from the request, and from the commit. */
+export interface Result extends Quantiles {
+  readonly fromCommit: Quantiles
+}
+
+/**
+ * Wall-clock milliseconds with sub-millisecond precision, comparable between the harness and its
+ * children on one machine.
+ *
+ * @example
+ * import * as Latency from "./Latency.ts"
+ * Latency.wallNow() > 0 // true
+ */
+export const wallNow = (): number => performance.timeOrigin + performance.now()
+
+/**
+ * The name of one edit: the Widget and the message it sets.
+ *
+ * @example
+ * import * as Latency from "./Latency.ts"
+ * Latency.editKey("w-00001", "edit 3") // "w-00001 edit 3"
+ */
+export const editKey = (name: string, message: string): string => `${name} ${message}`
+
+const quantiles = (values: ReadonlyArray<number>): Quantiles => ({
+  p50Ms: quantile(values, 0.5),
+  p99Ms: quantile(values, 0.99),
+  maxMs: Math.max(...values)
+})
+
+/**
+ * In the harness: when each Widget spec (message) first landed in the server's store, by edit,
+ * for as long as the scope lasts.
+ *
+ * @example
+ * const committed = yield* Latency.commits(bench)
+ */
+export const commits = (bench: BenchServer.BenchServer): Effect.Effect<ReadonlyMap<string, number>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const committed = new Map<string, number>()
+    const unsubscribe = bench.server.store.subscribe((event) => {
+      if (event.type !== "MODIFIED" || event.object.kind !== Workload.Widget.kind) return
+      const widget = event.object as Workload.WidgetLike
+      const edit = editKey(widget.metadata?.name ?? "", widget.spec?.message ?? "")
+      if (!committed.has(edit)) committed.set(edit, wallNow())
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+    return committed
+  })
+
+/**
+ * The samples timed from their edit's commit to their reconcile's start.
+ *
+ * @example
+ * import * as Latency from "./Latency.ts"
+ * Latency.fromCommit(new Map([["w-1 a", 10]]), [{ edit: "w-1 a", at: 12.5 }]).p99Ms // 2.5
+ */
+export const fromCommit = (committed: ReadonlyMap<string, number>, starts: ReadonlyArray<Start>): Quantiles =>
+  quantiles(starts.flatMap((start) => {
+    const at = committed.get(start.edit)
+    return at === undefined ? [] : [start.at - at]
+  }))
 
 /**
  * The value at quantile `q` (0..1) of `values`, by the nearest-rank method.
@@ -70,6 +146,7 @@ export const sample = Effect.fnUntraced(function*(options: {
   readonly awaitIdle: Effect.Effect<void>
 }) {
   const latencies: Array<number> = []
+  const starts: Array<Start> = []
   for (let i = 0; i < options.warmup + options.samples; i++) {
     const name = Workload.widgetName((i * 7919) % options.objects)
     const message = `edit ${i}`
@@ -81,10 +158,13 @@ export const sample = Effect.fnUntraced(function*(options: {
     )
     const at = yield* Deferred.await(started)
     options.waiting.delete(name)
-    if (i >= options.warmup) latencies.push(at - sent)
+    if (i >= options.warmup) {
+      latencies.push(at - sent)
+      starts.push({ edit: editKey(name, message), at: performance.timeOrigin + at })
+    }
     yield* options.awaitIdle
   }
-  return { p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), maxMs: Math.max(...latencies) } satisfies Report
+  return { ...quantiles(latencies), starts } satisfies Report
 })
 
 /**
@@ -93,12 +173,13 @@ export const sample = Effect.fnUntraced(function*(options: {
  * @example
  * import { Effect } from "effect"
  * import * as Latency from "./Latency.ts"
- * const report = Effect.runPromise(Latency.run({ objects: 10_000, samples: 200 }))
+ * const result = Effect.runPromise(Latency.run({ objects: 10_000, samples: 200 }))
  */
-export const run = (options: { readonly objects: number; readonly samples: number }) =>
+export const run = (options: { readonly objects: number; readonly samples: number }): Effect.Effect<Result, unknown> =>
   Effect.scoped(Effect.gen(function*() {
     const bench = yield* BenchServer.make
     yield* Effect.promise(() => BenchServer.seed(bench, options.objects, { reconciled: true }))
+    const committed = yield* commits(bench)
     const input: Input = {
       url: bench.server.url,
       token: bench.server.token,
@@ -107,5 +188,6 @@ export const run = (options: { readonly objects: number; readonly samples: numbe
       ...options
     }
     const child = yield* Child.spawn(new URL("children/Latency.ts", import.meta.url), input)
-    return (yield* child.result) as Report
+    const { starts, ...fromRequest } = (yield* child.result) as Report
+    return { ...fromRequest, fromCommit: fromCommit(committed, starts) }
   }))

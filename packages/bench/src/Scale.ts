@@ -7,6 +7,7 @@
 import { Duration, Effect } from "effect"
 import * as BenchServer from "./BenchServer.ts"
 import * as Child from "./Child.ts"
+import * as Latency from "./Latency.ts"
 
 /** What the scale child gets. */
 export interface Input {
@@ -29,12 +30,15 @@ export interface Report {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly maxMs: number
+  readonly starts: ReadonlyArray<Latency.Start>
 }
 
-export interface Result extends Report {
+export interface Result extends Omit<Report, "starts"> {
   readonly objects: number
   /** From the controller's start to the N-th Widget done. */
   readonly convergeSeconds: number
+  /** The latency samples timed from their edit's commit in the server's store. */
+  readonly fromCommit: Latency.Quantiles
 }
 
 /**
@@ -49,6 +53,7 @@ export const run = (options: { readonly objects: number; readonly samples: numbe
   Effect.scoped(Effect.gen(function*() {
     const bench = yield* BenchServer.make
     yield* Effect.promise(() => BenchServer.seed(bench, options.objects))
+    const committed = yield* Latency.commits(bench)
     const input: Input = { kubeconfigPath: bench.kubeconfigPath, url: bench.server.url, token: bench.server.token, ...options }
     const child = yield* Child.spawn(new URL("children/Scale.ts", import.meta.url), input, { nodeOptions: ["--expose-gc"] })
     const start = yield* child.started
@@ -59,6 +64,6 @@ export const run = (options: { readonly objects: number; readonly samples: numbe
       })
     )
     const convergeSeconds = (performance.now() - start) / 1000
-    const report = (yield* child.stop) as Report
-    return { objects: options.objects, convergeSeconds, ...report } satisfies Result
+    const { starts, ...report } = (yield* child.stop) as Report
+    return { objects: options.objects, convergeSeconds, ...report, fromCommit: Latency.fromCommit(committed, starts) } satisfies Result
   }))

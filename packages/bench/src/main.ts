@@ -188,7 +188,10 @@ const program = Effect.gen(function*() {
       samples: sizes.samples,
       p50_ms: latency.p50Ms,
       p99_ms: latency.p99Ms,
-      max_ms: latency.maxMs
+      max_ms: latency.maxMs,
+      commit_p50_ms: latency.fromCommit.p50Ms,
+      commit_p99_ms: latency.fromCommit.p99Ms,
+      commit_max_ms: latency.fromCommit.maxMs
     },
     memory: {
       cached_objects: memory.stripped.cachedObjects,
@@ -204,7 +207,10 @@ const program = Effect.gen(function*() {
       rss_bytes_per_object: scale.rssBytesPerObject,
       p50_ms: scale.p50Ms,
       p99_ms: scale.p99Ms,
-      max_ms: scale.maxMs
+      max_ms: scale.maxMs,
+      commit_p50_ms: scale.fromCommit.p50Ms,
+      commit_p99_ms: scale.fromCommit.p99Ms,
+      commit_max_ms: scale.fromCommit.maxMs
     },
     apiserver,
     sharding: shardingFigures
