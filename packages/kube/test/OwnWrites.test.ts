@@ -28,6 +28,8 @@ const configMap = (name: string, resourceVersion: string): Builtins.ConfigMap =>
   metadata: { name, namespace: "ns", resourceVersion }
 })
 
+const updated = (object: Builtins.ConfigMap): Informer.Change<Builtins.ConfigMap> => ({ _tag: "Updated", previous: object, object })
+
 /** Waits until the controller's caches hold the Gadget as Ready and every object it wrote, then until it is idle. */
 const settled = (controller: Controller.Running, kube: Kube.Client, ns: string, name: string, written: ReadonlyArray<string>) =>
   Effect.gen(function*() {
@@ -129,26 +131,31 @@ describe("OwnWrites", () => {
   plain("names the writer of that very version once; an older version waits, a later one ends the wait", () => {
     const writes = OwnWrites.make([configMaps])
     writes.record(Builtins.ConfigMap, configMap("x", "5"), "ns/a")
-    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("x", "4")))
-    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, configMap("x", "5")), "ns/a")
-    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("x", "5")))
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("x", "4"))))
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, updated(configMap("x", "5"))), "ns/a")
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("x", "5"))))
 
     writes.record(Builtins.ConfigMap, configMap("y", "7"), "ns/a")
-    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("y", "8")))
-    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("y", "7")))
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("y", "8"))))
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("y", "7"))))
+
+    // A deletion, even of an older version (a relist's), ends the wait.
+    writes.record(Builtins.ConfigMap, configMap("z", "9"), "ns/a")
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, { _tag: "Deleted", object: configMap("z", "8") }))
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("z", "9"))))
   })
 
   plain("keeps nothing the cache already holds or no cache will bring back, and at most its capacity", () => {
     const writes = OwnWrites.make([configMaps], 2)
     cached.set("ns/held", configMap("held", "9"))
     writes.record(Builtins.ConfigMap, configMap("held", "9"), "ns/a")
-    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("held", "9")))
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("held", "9"))))
     writes.record(Builtins.Secret, { apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "ns", resourceVersion: "3" } }, "ns/a")
-    assert.isUndefined(writes.writerOf(Builtins.Secret, { apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "ns", resourceVersion: "3" } }))
+    assert.isUndefined(writes.writerOf(Builtins.Secret, { _tag: "Added", object: { apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "ns", resourceVersion: "3" } } }))
 
     for (const name of ["p", "q", "r"]) writes.record(Builtins.ConfigMap, configMap(name, "1"), `ns/${name}`)
-    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, configMap("p", "1")))
-    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, configMap("q", "1")), "ns/q")
-    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, configMap("r", "1")), "ns/r")
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("p", "1"))))
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, updated(configMap("q", "1"))), "ns/q")
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, updated(configMap("r", "1"))), "ns/r")
   })
 })

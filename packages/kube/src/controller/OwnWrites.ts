@@ -19,10 +19,10 @@ export interface OwnWrites {
   /** Keeps `answer`, the server's answer to a write of `writer`'s run, if a cache of its kind will bring it back. */
   readonly record: (resource: Resource.Resource, answer: ObjectMeta.KubeObject, writer: string) => void
   /**
-   * The key whose run wrote this very version of `object`, if one did. Every change of a cached
-   * kind passes here: a version that is the write's, or later than it, ends the record.
+   * The key whose run wrote this very version of the changed object, if one did. Every change of a
+   * cached kind passes here: the write's version, a later one or a deletion ends the record.
    */
-  readonly writerOf: (resource: Resource.Resource, object: ObjectMeta.KubeObject) => string | undefined
+  readonly writerOf: (resource: Resource.Resource, change: Informer.Change<ObjectMeta.KubeObject>) => string | undefined
 }
 
 interface Written {
@@ -39,7 +39,7 @@ const kindOf = (resource: Resource.Resource) => `${resource.kind}.${resource.gro
  * @example
  * const writes = OwnWrites.make([primary, ...secondaries])
  * writes.record(ConfigMap, answer, "default/a")
- * writes.writerOf(ConfigMap, answer) // "default/a"
+ * writes.writerOf(ConfigMap, { _tag: "Added", object: answer }) // "default/a"
  */
 export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096): OwnWrites => {
   const byKind = new Map<string, Informer.Informer<any>>()
@@ -60,16 +60,16 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
     if (written.size > capacity) written.delete(written.keys().next().value!)
   }
 
-  const writerOf = (resource: Resource.Resource, object: ObjectMeta.KubeObject) => {
+  const writerOf = (resource: Resource.Resource, change: Informer.Change<ObjectMeta.KubeObject>) => {
     if (written.size === 0) return undefined
-    const id = `${kindOf(resource)} ${ObjectMeta.key(object)}`
+    const id = `${kindOf(resource)} ${ObjectMeta.key(change.object)}`
     const entry = written.get(id)
     if (entry === undefined) return undefined
-    const order = ObjectMeta.compareVersions(object.metadata.resourceVersion, entry.resourceVersion)
-    // An older version may still be followed by the write's; any other ends the wait.
-    if (order !== undefined && order < 0) return undefined
+    const order = ObjectMeta.compareVersions(change.object.metadata.resourceVersion, entry.resourceVersion)
+    // An older version may still be followed by the write's; anything else ends the wait.
+    if (change._tag !== "Deleted" && order !== undefined && order < 0) return undefined
     written.delete(id)
-    return order === 0 ? entry.writer : undefined
+    return change._tag !== "Deleted" && order === 0 ? entry.writer : undefined
   }
 
   return { record, writerOf }

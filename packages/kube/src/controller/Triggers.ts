@@ -40,7 +40,7 @@ export const primary = <A extends ObjectMeta.KubeObject>(
   informer.changes.pipe(
     Stream.filterMap((change): Result.Result<Engine.Event, void> => {
       const key = ObjectMeta.key(change.object)
-      const writer = writes.writerOf(informer.resource, change.object)
+      const writer = writes.writerOf(informer.resource, change)
       if (change._tag === "Deleted") {
         onDeleted(key)
         return Result.succeed(Engine.forget(key))
@@ -98,7 +98,7 @@ export const owned = <B extends ObjectMeta.KubeObject>(
 ): Stream.Stream<Engine.Event> =>
   informer.changes.pipe(
     Stream.filterMap((change): Result.Result<Engine.Event, void> => {
-      const writer = writes.writerOf(informer.resource, change.object)
+      const writer = writes.writerOf(informer.resource, change)
       const references: ReadonlyArray<ObjectMeta.OwnerReference> = change.object.metadata.ownerReferences ?? []
       const reference = references.find((candidate) =>
         candidate.controller === true && candidate.kind === owner.kind &&
@@ -106,7 +106,7 @@ export const owned = <B extends ObjectMeta.KubeObject>(
       )
       if (reference === undefined) return Result.failVoid
       const key = ObjectMeta.keyOf(owner.namespaced ? change.object.metadata.namespace : undefined, reference.name)
-      if (writer === key && change._tag !== "Deleted") return Result.failVoid
+      if (writer === key) return Result.failVoid
       return Result.succeed(Engine.enqueue(key, related(informer.resource.kind, change)))
     })
   )
@@ -124,8 +124,8 @@ export const watched = <B extends ObjectMeta.KubeObject>(
 ): Stream.Stream<Engine.Event> =>
   informer.changes.pipe(
     Stream.flatMap((change) => {
-      const writer = writes.writerOf(informer.resource, change.object)
-      const keys = Array.from(map(change.object)).filter((key) => change._tag === "Deleted" || key !== writer)
+      const writer = writes.writerOf(informer.resource, change)
+      const keys = Array.from(map(change.object)).filter((key) => key !== writer)
       return Stream.fromIterable(keys.map((key) => Engine.enqueue(key, related(informer.resource.kind, change))))
     })
   )
