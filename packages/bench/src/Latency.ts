@@ -28,7 +28,7 @@ export interface Quantiles {
   readonly maxMs: number
 }
 
-/** When a counted sample's reconcile started (wall-clock ms), by its edit (see `editKey`). */
+/** When a counted sample's reconcile started (wall-clock ms), by its edit (the Widget and its message). */
 export interface Start {
   readonly edit: string
   readonly at: number
@@ -44,24 +44,12 @@ export interface Result extends Quantiles {
   readonly fromCommit: Quantiles
 }
 
-/**
- * Wall-clock milliseconds with sub-millisecond precision, comparable between the harness and its
- * children on one machine.
- *
- * @example
- * import * as Latency from "./Latency.ts"
- * Latency.wallNow() > 0 // true
- */
-export const wallNow = (): number => performance.timeOrigin + performance.now()
+// Wall-clock milliseconds with sub-millisecond precision: the harness and its children read the
+// same clock on one machine, so a commit in one and a reconcile's start in the other compare.
+const wallNow = (): number => performance.timeOrigin + performance.now()
 
-/**
- * The name of one edit: the Widget and the message it sets.
- *
- * @example
- * import * as Latency from "./Latency.ts"
- * Latency.editKey("w-00001", "edit 3") // "w-00001 edit 3"
- */
-export const editKey = (name: string, message: string): string => `${name} ${message}`
+// One edit: the Widget and the message it sets.
+const editKey = (name: string, message: string): string => `${name} ${message}`
 
 const quantiles = (values: ReadonlyArray<number>): Quantiles => ({
   p50Ms: quantile(values, 0.5),
@@ -160,7 +148,7 @@ export const sample = Effect.fnUntraced(function*(options: {
     options.waiting.delete(name)
     if (i >= options.warmup) {
       latencies.push(at - sent)
-      starts.push({ edit: editKey(name, message), at: performance.timeOrigin + at })
+      starts.push({ edit: editKey(name, message), at: at + performance.timeOrigin })
     }
     yield* options.awaitIdle
   }
