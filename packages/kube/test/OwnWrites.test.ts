@@ -1,25 +1,16 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Controller, type Informer, Kube, ObjectMeta, Resource } from "@kubefx/kube"
-import { Effect, Ref, References, Schema } from "effect"
+import { Builtins, Controller, type Informer, Kube, ObjectMeta } from "@kubefx/kube"
+import { Effect, Ref, References } from "effect"
 import * as OwnWrites from "../src/controller/OwnWrites.ts"
+import { Widget } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
-const Gadget = Resource.custom({
-  group: "test.kubefx.dev",
-  version: "v1",
-  kind: "Gadget",
-  plural: "gadgets",
-  spec: Schema.Struct({ message: Schema.String }),
-  status: Schema.Struct(Conditions.statusFields)
-})
-type Gadget = typeof Gadget.schema.Type
-
-const gadget = (ns: string, name: string): Gadget => ({
-  apiVersion: Gadget.apiVersion,
-  kind: Gadget.kind,
+const widget = (ns: string, name: string): typeof Widget.schema.Type => ({
+  apiVersion: Widget.apiVersion,
+  kind: Widget.kind,
   metadata: { name, namespace: ns },
-  spec: { message: "hello" }
+  spec: { replicas: 1, message: "hello" }
 })
 
 const configMap = (name: string, resourceVersion: string): Builtins.ConfigMap => ({
@@ -30,10 +21,10 @@ const configMap = (name: string, resourceVersion: string): Builtins.ConfigMap =>
 
 const updated = (object: Builtins.ConfigMap): Informer.Change<Builtins.ConfigMap> => ({ _tag: "Updated", previous: object, object })
 
-/** Waits until the controller's caches hold the Gadget as Ready and every object it wrote, then until it is idle. */
+/** Waits until the controller's caches hold the Widget as Ready and every object it wrote, then until it is idle. */
 const settled = (controller: Controller.Running, kube: Kube.Client, ns: string, name: string, written: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const ready = yield* eventually(Effect.flatMap(kube.get(Gadget, name, ns), (object) =>
+    const ready = yield* eventually(Effect.flatMap(kube.get(Widget, name, ns), (object) =>
       Effect.as(ensure(object.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true, "not Ready"), object)))
     yield* controller.informer.awaitVersion(ObjectMeta.key(ready), ready.metadata.resourceVersion)
     const configMaps = controller.informers.find((informer) => informer.resource.kind === "ConfigMap")!
@@ -47,7 +38,7 @@ const settled = (controller: Controller.Running, kube: Kube.Client, ns: string, 
 const owning = (name: string, ns: string, runs: Ref.Ref<Array<string>>, reconcileOwnWrites?: boolean) =>
   Controller.start(Controller.define({
     name,
-    for: Gadget,
+    for: Widget,
     namespace: ns,
     owns: [Builtins.ConfigMap],
     reconcileOwnWrites,
@@ -62,14 +53,14 @@ const owning = (name: string, ns: string, runs: Ref.Ref<Array<string>>, reconcil
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's own writes", (it) => {
   it.effect("coming back on the watch (the finalizer, an owned apply) do not run the key again; a hand edit does", () =>
     Effect.gen(function*() {
-      yield* installCrd(Gadget)
+      yield* installCrd(Widget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const runs = yield* Ref.make<Array<string>>([])
-      const controller = yield* owning("gadgets-own-writes", ns, runs)
-      yield* kube.create(Gadget, gadget(ns, "a"))
+      const controller = yield* owning("widgets-own-writes", ns, runs)
+      yield* kube.create(Widget, widget(ns, "a"))
       yield* settled(controller, kube, ns, "a", ["a-config"])
-      assert.include((yield* kube.get(Gadget, "a", ns)).metadata.finalizers ?? [], controller.finalizer)
+      assert.include((yield* kube.get(Widget, "a", ns)).metadata.finalizers ?? [], controller.finalizer)
       assert.deepStrictEqual(yield* Ref.get(runs), ["a"])
 
       // Someone else's change of the owned object runs it; the run's restoring write does not again.
@@ -81,12 +72,12 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
 
   it.effect("with reconcileOwnWrites, they run it again", () =>
     Effect.gen(function*() {
-      yield* installCrd(Gadget)
+      yield* installCrd(Widget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const runs = yield* Ref.make<Array<string>>([])
-      const controller = yield* owning("gadgets-own-writes-on", ns, runs, true)
-      yield* kube.create(Gadget, gadget(ns, "a"))
+      const controller = yield* owning("widgets-own-writes-on", ns, runs, true)
+      yield* kube.create(Widget, widget(ns, "a"))
       yield* settled(controller, kube, ns, "a", ["a-config"])
       const seen = yield* Ref.get(runs)
       assert.isAtLeast(seen.length, 2, seen.join())
@@ -94,30 +85,30 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
 
   it.effect("of a watched object wake the other keys it maps to, not the writer", () =>
     Effect.gen(function*() {
-      yield* installCrd(Gadget)
+      yield* installCrd(Widget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const runs = yield* Ref.make<Array<string>>([])
       const controller = yield* Controller.start(Controller.define({
-        name: "gadgets-own-watched",
-        for: Gadget,
+        name: "widgets-own-watched",
+        for: Widget,
         namespace: ns,
         watches: [Controller.watch(Builtins.ConfigMap, (cm) =>
-          (cm.metadata.annotations?.["gadgets"] ?? "").split(",").filter((n) => n !== "").map((n) => ObjectMeta.keyOf(ns, n)))],
+          (cm.metadata.annotations?.["widgets"] ?? "").split(",").filter((n) => n !== "").map((n) => ObjectMeta.keyOf(ns, n)))],
         reconcile: (object, ctx) =>
           Ref.update(runs, (xs) => [...xs, object.metadata.name]).pipe(
             Effect.andThen(object.metadata.name !== "a" ? Effect.void : ctx.apply(Builtins.ConfigMap, {
               apiVersion: "v1",
               kind: "ConfigMap",
-              metadata: { name: "shared", namespace: ns, annotations: { gadgets: "a,b" } },
+              metadata: { name: "shared", namespace: ns, annotations: { widgets: "a,b" } },
               data: { from: "a" }
             })),
             Effect.as(Outcome.done)
           )
       })).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
-      yield* kube.create(Gadget, gadget(ns, "b"))
+      yield* kube.create(Widget, widget(ns, "b"))
       yield* settled(controller, kube, ns, "b", [])
-      yield* kube.create(Gadget, gadget(ns, "a"))
+      yield* kube.create(Widget, widget(ns, "a"))
       yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length >= 3, xs.join())))
       yield* settled(controller, kube, ns, "a", ["shared"])
       assert.deepStrictEqual(yield* Ref.get(runs), ["b", "a", "b"])
