@@ -125,8 +125,9 @@ export const watched = <B extends ObjectMeta.KubeObject>(
   informer.changes.pipe(
     Stream.flatMap((change) => {
       const writer = writes.writerOf(informer.resource, change)
-      const keys = Array.from(map(change.object)).filter((key) => key !== writer)
-      return Stream.fromIterable(keys.map((key) => Engine.enqueue(key, related(informer.resource.kind, change))))
+      const events: Array<Engine.Event> = []
+      for (const key of map(change.object)) if (key !== writer) events.push(Engine.enqueue(key, related(informer.resource.kind, change)))
+      return Stream.fromIterable(events)
     })
   )
 
