@@ -307,16 +307,16 @@ const Run = {
   // The run's own bookkeeping is synchronous (no timer starts with a run), so a run costs the
   // reconcile, its span and its context, and little else. Failures end here: the span records
   // them, the key's state and the health count them, and the worker goes on.
-  process: <E, R, S>(engine: Engine<E, R, S>, item: WorkQueue.Item): Effect.Effect<unknown, never, R> =>
+  process: <E, R, S>(engine: Engine<E, R, S>, item: WorkQueue.Item<S>): Effect.Effect<unknown, never, R> =>
     Effect.suspend(() => {
-      const [{ state }] = engine.queue.applyUnsafe(item.key, {
+      const [{ state }] = engine.queue.applyTaken(item, {
         _tag: "Start",
         now: engine.clock.currentTimeMillisUnsafe(),
         maxAttempts: engine.policy.maxAttempts
       })
       const started = state!.run!.started!
       const settled = Effect.matchCauseEffect(reconcileOnce(engine, item.key), {
-        onSuccess: (outcome) => succeeded(engine, item.key, started.at, outcome),
+        onSuccess: (outcome) => succeeded(engine, item, started.at, outcome),
         onFailure: (cause) =>
           Effect.andThen(
             failed(engine, item.key, Failure.fromCause(cause), started.attempt, settledAt(engine, started.at)),
@@ -344,7 +344,7 @@ const reconcileOnce = <E, R, S>(engine: Engine<E, R, S>, key: string): Effect.Ef
 const traced = <E, R, S>(
   engine: Engine<E, R, S>,
   run: Effect.Effect<void, E | ReconcileError.Timeout, R>,
-  item: WorkQueue.Item,
+  item: WorkQueue.Item<S>,
   info: RetryInfo.RetryInfo
 ): Effect.Effect<void, E | ReconcileError.Timeout, R> =>
   Effect.useSpan("kubefx.reconcile", {
@@ -371,7 +371,7 @@ const settledAt = <E, R, S>(engine: Engine<E, R, S>, startedAt: number): number 
 
 const succeeded = <E, R, S>(
   engine: Engine<E, R, S>,
-  key: string,
+  item: WorkQueue.Item<S>,
   startedAt: number,
   outcome: Outcome.Outcome
 ): Effect.Effect<void, never, R> => {
@@ -381,12 +381,12 @@ const succeeded = <E, R, S>(
   const requeueAfter = outcome._tag === "RequeueAfter" ? outcome.after : undefined
   const input: KeyState.Input<S> = { _tag: "Succeeded", now, requeueAfter }
   if (wasDegraded || engine.options.snapshot !== undefined) {
-    const end = Effect.uninterruptible(Effect.asVoid(engine.queue.apply(key, input)))
-    return Effect.andThen(Ref.set(engine.health, health), Effect.andThen(afterSuccess(engine, key, wasDegraded), end))
+    const end = Effect.uninterruptible(Effect.asVoid(engine.queue.apply(item.key, input)))
+    return Effect.andThen(Ref.set(engine.health, health), Effect.andThen(afterSuccess(engine, item.key, wasDegraded), end))
   }
   // The common end of a run is synchronous: this runs as the reconcile's success is handled.
   MutableRef.set(engine.health.ref, health)
-  const timer = engine.queue.applyUnsafe(key, input)[1]
+  const timer = engine.queue.applyTaken(item, input)[1]
   return timer === undefined ? Effect.void : Effect.uninterruptible(timer)
 }
 
@@ -397,7 +397,7 @@ const afterSuccess = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S
   }
   const snapshot = engine.options.snapshot
   if (snapshot === undefined) return
-  const kept = engine.queue.table.keys.get(key)?.lastGood ?? Option.none()
+  const kept = engine.queue.state(key)?.lastGood ?? Option.none()
   const lastGood = yield* snapshot(key).pipe(Effect.catchCause(() => Effect.succeed(kept)))
   yield* engine.queue.apply(key, { _tag: "Snapshot", lastGood })
 })
@@ -456,7 +456,7 @@ const enterDegraded = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, 
   const rollback = engine.options.rollback
   if (rollback === undefined) return
   const failing: Array<{ key: string; lastGood: S }> = []
-  for (const [key, state] of engine.queue.table.keys) {
+  for (const [key, state] of engine.queue.states()) {
     if ((key === failingKey || KeyState.lastFailed(state)) && Option.isSome(state.lastGood)) {
       failing.push({ key, lastGood: state.lastGood.value })
     }
@@ -486,14 +486,14 @@ const awaitDependencies = <E, R, S>(engine: Engine<E, R, S>, key: string): Effec
 const Workers = {
   make: Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
     const { gate, held, queue, released } = engine
-    const gated = (item: WorkQueue.Item): Effect.Effect<unknown, never, R> =>
+    const gated = (item: WorkQueue.Item<S>): Effect.Effect<unknown, never, R> =>
       engine.dependsOn.length === 0
         ? Run.process(engine, item)
         : Effect.andThen(awaitDependencies(engine, item.key), Effect.suspend(() => Run.process(engine, item)))
     // The key each worker is running, so that `cut` finds the one fiber to interrupt.
     const current: Array<string | undefined> = Array.from({ length: engine.concurrency })
     // An interrupted run's key is queued again; then a release waiting on the key is told.
-    const ended = (slot: number, item: WorkQueue.Item, exit: Exit.Exit<unknown>) =>
+    const ended = (slot: number, item: WorkQueue.Item<S>, exit: Exit.Exit<unknown>) =>
       Effect.sync(() => {
         if (Exit.hasInterrupts(exit)) queue.requeue(item)
         current[slot] = undefined
@@ -565,7 +565,7 @@ const consume = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
   const period = Duration.fromInputUnsafe(options.resync)
   const periodMillis = Duration.toMillis(period)
   const known = options.keys ?? Effect.sync(() =>
-    Array.from(queue.table.keys).filter(([, state]) => !state.forgotten).map(([key]) => key))
+    Array.from(queue.states()).filter(([, state]) => !state.forgotten).map(([key]) => key))
   // R14: every key again each period; one left alone for a whole period starts its retries afresh.
   const once = Effect.flatMap(known, (keys) =>
     Effect.forEach(keys, (key) =>
@@ -596,7 +596,7 @@ const view = <E, R, S>(
       held: Ref.getUnsafe(engine.held) || Ref.getUnsafe(engine.waitingOnDependencies) > 0
     })
   const known = (key: string) => {
-    const state = queue.table.keys.get(key)
+    const state = queue.state(key)
     return state === undefined || !KeyState.isKnown(state) ? Option.none() : Option.some(keyStatus(key, state))
   }
   const hold = (options?: { readonly drainTimeout?: Duration.Input | undefined }) =>
@@ -613,7 +613,7 @@ const view = <E, R, S>(
   const release = (key: string, options?: { readonly drainTimeout?: Duration.Input | undefined }) =>
     Effect.gen(function*() {
       engine.released.add(key)
-      const running = queue.table.keys.get(key)?.phase === "Running"
+      const running = queue.state(key)?.phase === "Running"
       let ended = engine.releasing.get(key)
       if (running && ended === undefined) {
         ended = Deferred.makeUnsafe<void>()
@@ -656,7 +656,7 @@ const view = <E, R, S>(
       held: Ref.getUnsafe(engine.held),
       released: engine.released.size,
       dependsOn: engine.dependsOn.map((dependency) => ({ name: dependency.name, degraded: dependency.isDegraded() })),
-      keys: Array.from(queue.table.keys).flatMap(([key, state]) => KeyState.isKnown(state) ? [keyStatus(key, state)] : [])
+      keys: Array.from(queue.states()).flatMap(([key, state]) => KeyState.isKnown(state) ? [keyStatus(key, state)] : [])
     })),
     reports: Stream.unwrap(Effect.as(
       Effect.acquireRelease(Ref.update(engine.subscribers, (n) => n + 1), () => Ref.update(engine.subscribers, (n) => n - 1)),

@@ -420,11 +420,21 @@ export interface Counts {
 }
 
 /**
+ * A key's place in a table. Its state is replaced, never edited, by each transition; a slot whose
+ * key was dropped holds `undefined` and never enters the table again (a new one does).
+ */
+export interface Slot<S> {
+  readonly key: string
+  state: KeyState<S> | undefined
+}
+
+/**
  * Every key's state and the counts derived from it. `apply` is the only writer: it stores what
  * `step` returned, so the table never holds a state the rules did not produce.
  */
 export interface Table<S> {
-  readonly keys: Map<string, KeyState<S>>
+  /** Every key with a state; a transition replaces its slot's state, so the map changes only when keys come and go. */
+  readonly keys: Map<string, Slot<S>>
   /** Keys queued and not yet taken. */
   queued: number
   /** Keys taken by a worker. */
@@ -461,8 +471,7 @@ export const table = <S = unknown>(): Table<S> => ({
 })
 
 /**
- * Steps the key's state by `input`, stores the result and returns the transition. `before` is the
- * state the table holds for the key, when the caller has just read it (one lookup fewer).
+ * Steps the key's state by `input`, stores the result and returns the transition.
  *
  * @example
  * import { KeyState, Trigger } from "@kubefx/core"
@@ -470,17 +479,36 @@ export const table = <S = unknown>(): Table<S> => ({
  * KeyState.apply(table, "default/a", { _tag: "Add", trigger: Trigger.event(), now: 0 })
  * table.queued // 1
  */
-export const apply = <S>(
-  table: Table<S>,
-  key: string,
-  input: Input<S>,
-  before: KeyState<S> | undefined = table.keys.get(key)
-): Transition<S> => {
+export const apply = <S>(table: Table<S>, key: string, input: Input<S>): Transition<S> =>
+  applyTo(table, slotOf(table, key), input)
+
+/**
+ * The key's slot in the table, or a new one (not stored until a transition gives it a state).
+ *
+ * @example
+ * import { KeyState } from "@kubefx/core"
+ * KeyState.slotOf(KeyState.table(), "default/a").state // undefined
+ */
+export const slotOf = <S>(table: Table<S>, key: string): Slot<S> => table.keys.get(key) ?? { key, state: undefined }
+
+/**
+ * `apply` to a slot already in hand (one lookup fewer): a slot taken from `slotOf` of the same table.
+ *
+ * @example
+ * import { KeyState, Trigger } from "@kubefx/core"
+ * const table = KeyState.table()
+ * const slot = KeyState.slotOf(table, "default/a")
+ * KeyState.applyTo(table, slot, { _tag: "Add", trigger: Trigger.event(), now: 0 })
+ * slot.state?.phase // "Queued"
+ */
+export const applyTo = <S>(table: Table<S>, slot: Slot<S>, input: Input<S>): Transition<S> => {
+  const before = slot.state
   const transition = step(before, input)
   const after = transition.state
   if (after === before) return transition
-  if (after === undefined) table.keys.delete(key)
-  else table.keys.set(key, after)
+  slot.state = after
+  if (after === undefined) table.keys.delete(slot.key)
+  else if (before === undefined) table.keys.set(slot.key, slot)
   table.queued += phaseIs(after, "Queued") - phaseIs(before, "Queued")
   table.running += phaseIs(after, "Running") - phaseIs(before, "Running")
   table.started += isStarted(after) - isStarted(before)

@@ -15,8 +15,8 @@ describe("WorkQueue", () => {
       yield* queue.add("a", Trigger.related("ConfigMap x"))
       yield* queue.add("a", Trigger.event("second"))
       assert.strictEqual(queue.depth(), 2)
-      const item = yield* queue.take
-      assert.deepStrictEqual(item, {
+      const { key, triggers, queuedAt } = yield* queue.take
+      assert.deepStrictEqual({ key, triggers, queuedAt }, {
         key: "a",
         triggers: [Trigger.event("first"), Trigger.related("ConfigMap x")],
         queuedAt: 0
@@ -93,6 +93,30 @@ describe("WorkQueue", () => {
       assert.strictEqual(yield* takeKey(queue), "a")
       yield* TestClock.adjust("1 minute")
       assert.strictEqual(queue.depth(), 0)
+    })))
+
+  it.effect("a key dropped and added again runs once, and a finished run's item steps the key's new state", () =>
+    isolated(Effect.gen(function*() {
+      const queue = yield* WorkQueue.make("slots")
+      yield* queue.add("a", Trigger.event())
+      yield* queue.remove("a")
+      yield* queue.add("a", Trigger.event())
+      // The first add's entry is left behind in the ready queue; only the second one runs.
+      const first = yield* queue.take
+      assert.strictEqual(first.key, "a")
+      assert.strictEqual(queue.running(), 1)
+      yield* queue.done("a")
+      assert.strictEqual(queue.depth(), 0)
+      assert.isUndefined(queue.state("a"))
+      // The finished run's item no longer holds the key's place: applying through it reaches the
+      // state the key has now.
+      yield* queue.add("a", Trigger.event())
+      queue.applyTaken(first, { _tag: "Forget" })
+      assert.isUndefined(queue.state("a"))
+      assert.strictEqual(queue.depth(), 0)
+      const taker = yield* Effect.forkChild(queue.take)
+      yield* Effect.yieldNow
+      assert.isUndefined(taker.pollUnsafe())
     })))
 
   it.effect("awaitIdle waits for queued and running keys", () =>
