@@ -76,8 +76,11 @@ export interface Options<E, R, S = never> {
   /** Names the controller in logs, metrics and health. */
   readonly name: string
   readonly reconcile: (key: string) => Effect.Effect<Outcome.Outcome, E, R>
-  /** Events to consume for as long as the controller runs. */
-  readonly source?: Stream.Stream<Event, never, R> | undefined
+  /**
+   * Events to consume for as long as the controller runs. Several sources are each read by a fiber
+   * of their own straight into the queue, with no merged stream between them and the queue.
+   */
+  readonly source?: Stream.Stream<Event, never, R> | ReadonlyArray<Stream.Stream<Event, never, R>> | undefined
   /** Keys reconciled in parallel; default 1. */
   readonly concurrency?: number | undefined
   /** Default `RetryPolicy.default`. Its schedule's input is the failure. */
@@ -551,15 +554,15 @@ type Workers = Effect.Success<ReturnType<typeof Workers.make>>
 const consume = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
   const { options, queue, clock } = engine
   const fibers: Array<Fiber.Fiber<unknown>> = []
-  if (options.source !== undefined) {
-    fibers.push(
-      yield* Stream.runForEach(options.source, (event) =>
-        engine.released.size > 0 && engine.released.has(event.key)
-          ? Effect.void
-          : event._tag === "Enqueue" ? queue.add(event.key, event.trigger) : queue.remove(event.key)).pipe(
-          Effect.forkIn(engine.scope)
-        )
-    )
+  const sources: ReadonlyArray<Stream.Stream<Event, never, R>> = options.source === undefined
+    ? []
+    : Stream.isStream(options.source) ? [options.source] : options.source
+  const handle = (event: Event) =>
+    engine.released.size > 0 && engine.released.has(event.key)
+      ? Effect.void
+      : event._tag === "Enqueue" ? queue.add(event.key, event.trigger) : queue.remove(event.key)
+  for (const source of sources) {
+    fibers.push(yield* Effect.forkIn(Stream.runForEach(source, handle), engine.scope))
   }
   if (options.resync === undefined) return fibers
   const period = Duration.fromInputUnsafe(options.resync)

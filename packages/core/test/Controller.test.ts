@@ -439,6 +439,23 @@ describe("Controller", () => {
         assert.deepStrictEqual(h.runs.map((run) => `${run.key}@${run.at}`).sort(), ["a@0", "a@60000", "b@0"])
       })))
 
+    it.effect("consumes several sources, each as its events come, one never waiting on another", () =>
+      isolated(Effect.gen(function*() {
+        const first = yield* Queue.unbounded<Controller.Event>()
+        const second = yield* Queue.unbounded<Controller.Event>()
+        const h = yield* scripted(() => "ok", { source: [Stream.fromQueue(first), Stream.fromQueue(second)] })
+        yield* Queue.offer(second, Controller.enqueue("b"))
+        yield* Effect.yieldNow
+        yield* h.controller.awaitIdle
+        assert.deepStrictEqual(h.runs.map((run) => run.key), ["b"])
+        yield* Queue.offerAll(first, [Controller.enqueue("a"), Controller.enqueue("c")])
+        yield* Queue.offer(second, Controller.forget("b"))
+        yield* Effect.yieldNow
+        yield* h.controller.awaitIdle
+        assert.deepStrictEqual(h.runs.map((run) => run.key).sort(), ["a", "b", "c"])
+        assert.isTrue(Option.isNone(yield* h.controller.keyStatus("b")))
+      })))
+
     it.effect("forgetting a queued key drops its run", () =>
       isolated(Effect.gen(function*() {
         const h = yield* scripted(() => ({ sleep: "1 second", then: "ok" }))

@@ -495,7 +495,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     const engine = yield* Engine.make({
       name: options.name,
       reconcile: reconcileKey(parts),
-      source: Stream.mergeAll([
+      source: [
         Triggers.primary(primary, options.predicate ?? generationChanged, parts.status.forget, parts.writes),
         Triggers.validity(primary, parts.undecodable),
         ...[
@@ -504,7 +504,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
           ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
           // A sharded replica runs only its own keys: another replica's object is that replica's to reconcile.
         ].map((related) => runWith.shard === undefined ? related : Stream.filter(related, (event) => primary.get(event.key) !== undefined))
-      ], { concurrency: "unbounded" }),
+      ],
       concurrency: options.concurrency,
       retryPolicy: options.retryPolicy,
       rateLimit: options.rateLimit,
