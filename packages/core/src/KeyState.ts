@@ -420,8 +420,9 @@ export interface Counts {
 }
 
 /**
- * A key's place in a table. Its state is replaced, never edited, by each transition; a slot whose
- * key was dropped holds `undefined` and never enters the table again (a new one does).
+ * A key's place in a table. Each transition replaces its state, never edits it. Once the key is
+ * dropped the slot holds `undefined` and is out of the table: the key's next state goes into a new
+ * slot from `slotOf`.
  */
 export interface Slot<S> {
   readonly key: string
@@ -492,7 +493,8 @@ export const apply = <S>(table: Table<S>, key: string, input: Input<S>): Transit
 export const slotOf = <S>(table: Table<S>, key: string): Slot<S> => table.keys.get(key) ?? { key, state: undefined }
 
 /**
- * `apply` to a slot already in hand (one lookup fewer): a slot taken from `slotOf` of the same table.
+ * `apply` to a slot already in hand (one look-up fewer): one from `slotOf` of the same table, as long
+ * as its key has not been dropped since (a dropped slot is out of the table for good).
  *
  * @example
  * import { KeyState, Trigger } from "@kubefx/core"
