@@ -28,7 +28,7 @@ export interface Quantiles {
   readonly maxMs: number
 }
 
-/** When a counted sample's reconcile started (wall-clock ms), by its edit (the Widget and its message). */
+/** When a counted sample's reconcile started (ms of the machine's monotonic clock), by its edit (the Widget and its message). */
 export interface Start {
   readonly edit: string
   readonly at: number
@@ -44,9 +44,11 @@ export interface Result extends Quantiles {
   readonly fromCommit: Quantiles
 }
 
-// Wall-clock milliseconds with sub-millisecond precision: the harness and its children read the
-// same clock on one machine, so a commit in one and a reconcile's start in the other compare.
-const wallNow = (): number => performance.timeOrigin + performance.now()
+// Milliseconds of the machine's monotonic clock, which the harness and its children read alike, so a
+// commit in one and a reconcile's start in the other compare. (`performance.timeOrigin` is each
+// process's own reading of the wall clock at its start: two processes' differ by a fraction of a
+// millisecond, as much as the fastest samples take.)
+const clockMillis = (): number => Number(process.hrtime.bigint()) / 1e6
 
 // One edit: the Widget and the message it sets.
 const editKey = (name: string, message: string): string => `${name} ${message}`
@@ -71,7 +73,7 @@ export const commits = (bench: BenchServer.BenchServer): Effect.Effect<ReadonlyM
       if (event.type !== "MODIFIED" || event.object.kind !== Workload.Widget.kind) return
       const widget = event.object as Workload.WidgetLike
       const edit = editKey(widget.metadata?.name ?? "", widget.spec?.message ?? "")
-      if (!committed.has(edit)) committed.set(edit, wallNow())
+      if (!committed.has(edit)) committed.set(edit, clockMillis())
     })
     yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
     return committed
@@ -113,7 +115,7 @@ export type Waiting = Map<string, { readonly message: string; readonly started: 
  */
 export const seen = (waiting: Waiting, name: string | undefined, message: string): void => {
   const sample = waiting.get(name ?? "")
-  if (sample !== undefined && sample.message === message) Deferred.doneUnsafe(sample.started, Effect.succeed(performance.now()))
+  if (sample !== undefined && sample.message === message) Deferred.doneUnsafe(sample.started, Effect.succeed(clockMillis()))
 }
 
 /**
@@ -140,7 +142,7 @@ export const sample = Effect.fnUntraced(function*(options: {
     const message = `edit ${i}`
     const started = Deferred.makeUnsafe<number>()
     options.waiting.set(name, { message, started })
-    const sent = performance.now()
+    const sent = clockMillis()
     yield* Effect.promise(() =>
       options.raw.ok("PATCH", `${Workload.apiPath}/namespaces/${Workload.namespace}/widgets/${name}`, { spec: { message } }, Raw.mergePatch)
     )
@@ -148,7 +150,7 @@ export const sample = Effect.fnUntraced(function*(options: {
     options.waiting.delete(name)
     if (i >= options.warmup) {
       latencies.push(at - sent)
-      starts.push({ edit: editKey(name, message), at: at + performance.timeOrigin })
+      starts.push({ edit: editKey(name, message), at })
     }
     yield* options.awaitIdle
   }
