@@ -23,8 +23,8 @@ export interface Item<S = unknown> {
   readonly triggers: ReadonlyArray<Trigger.Trigger>
   /** When the key was queued (ms). */
   readonly queuedAt: number
-  /** The key's slot in the queue's table, which `applyTaken` steps without a look-up while the run lasts. */
-  readonly slot: KeyState.Slot<S>
+  /** The key's slot in the queue's table, which `applyTaken` steps without a look-up while the run lasts (read-only here). */
+  readonly slot: Readonly<KeyState.Slot<S>>
 }
 
 /** A delayed add to run after `after`, unless an immediate add comes first. */
