@@ -136,6 +136,17 @@ describe("OwnWrites", () => {
     assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("z", "9"))))
   })
 
+  plain("answers every trigger asking about the same change alike", () => {
+    const writes = OwnWrites.make([configMaps])
+    writes.record(Builtins.ConfigMap, configMap("w", "5"), "ns/a")
+    const change = updated(configMap("w", "5"))
+    // The owned trigger and the watched trigger of one kind ask in turn.
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, change), "ns/a")
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, change), "ns/a")
+    // Another change of that version is not the echo.
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("w", "5"))))
+  })
+
   plain("keeps nothing the cache already holds or no cache will bring back, and at most its capacity", () => {
     const writes = OwnWrites.make([configMaps], 2)
     cached.set("ns/held", configMap("held", "9"))

@@ -20,7 +20,8 @@ export interface OwnWrites {
   readonly record: (resource: Resource.Resource, answer: ObjectMeta.KubeObject, writer: string) => void
   /**
    * The key whose run wrote this very version of the changed object, if one did. Every change of a
-   * cached kind passes here: the write's version, a later one or a deletion ends the record.
+   * cached kind passes here: the write's version, a later one or a deletion ends the record. The
+   * same change asked about again (by each trigger its informer feeds) gets the same answer.
    */
   readonly writerOf: (resource: Resource.Resource, change: Informer.Change<ObjectMeta.KubeObject>) => string | undefined
 }
@@ -45,6 +46,9 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
   const byKind = new Map<string, Informer.Informer<any>>()
   for (const informer of caches) byKind.set(kindOf(informer.resource), informer)
   const written = new Map<string, Written>()
+  // A kind both owned and watched, or a primary kind also watched, reaches two triggers through one
+  // informer, which hands each the same change: the record ends with the first, the answer stays.
+  const answered = new WeakMap<Informer.Change<ObjectMeta.KubeObject>, string>()
 
   const record = (resource: Resource.Resource, answer: ObjectMeta.KubeObject, writer: string) => {
     const informer = byKind.get(kindOf(resource))
@@ -61,7 +65,8 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
   }
 
   const writerOf = (resource: Resource.Resource, change: Informer.Change<ObjectMeta.KubeObject>) => {
-    if (written.size === 0) return undefined
+    const known = answered.get(change)
+    if (known !== undefined || written.size === 0) return known
     const id = `${kindOf(resource)} ${ObjectMeta.key(change.object)}`
     const entry = written.get(id)
     if (entry === undefined) return undefined
@@ -69,7 +74,9 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
     // An older version may still be followed by the write's; anything else ends the wait.
     if (change._tag !== "Deleted" && order !== undefined && order < 0) return undefined
     written.delete(id)
-    return change._tag !== "Deleted" && order === 0 ? entry.writer : undefined
+    if (change._tag === "Deleted" || order !== 0) return undefined
+    answered.set(change, entry.writer)
+    return entry.writer
   }
 
   return { record, writerOf }
