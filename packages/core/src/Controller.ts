@@ -496,10 +496,10 @@ const Workers = {
     // The key each worker is running, so that `cut` finds the one fiber to interrupt.
     const current: Array<string | undefined> = Array.from({ length: engine.concurrency })
     // An interrupted run's key is queued again; then a release waiting on the key is told.
-    const ended = (slot: number, item: WorkQueue.Item<S>, exit: Exit.Exit<unknown>) =>
+    const ended = (index: number, item: WorkQueue.Item<S>, exit: Exit.Exit<unknown>) =>
       Effect.sync(() => {
         if (Exit.hasInterrupts(exit)) queue.requeue(item)
-        current[slot] = undefined
+        current[index] = undefined
         const waiting = engine.releasing.get(item.key)
         if (waiting !== undefined) {
           engine.releasing.delete(item.key)
@@ -510,13 +510,13 @@ const Workers = {
     const skip = (key: string) => Effect.andThen(queue.remove(key), queue.done(key))
     // Taking a key and handing it on are uninterruptible, so an interrupted worker never loses a
     // key: it is either still queued or put back by `requeue`.
-    const worker = (slot: number) => {
+    const worker = (index: number) => {
       const next = Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(restore(queue.take), (item) => {
           if (Ref.getUnsafe(held)) return Effect.sync(() => queue.requeue(item))
           if (released.size > 0 && released.has(item.key)) return skip(item.key)
-          current[slot] = item.key
-          return Effect.onExit(restore(gated(item)), (exit) => ended(slot, item, exit))
+          current[index] = item.key
+          return Effect.onExit(restore(gated(item)), (exit) => ended(index, item, exit))
         })
       )
       // The gate is open unless held: waiting on it only when it is closed saves a suspension per run.
@@ -525,10 +525,10 @@ const Workers = {
     }
     // Workers restarted by `hold` or `cut` run with the context the controller was made in.
     const context = yield* Effect.context<R>()
-    const fork = (slot: number) => Effect.forkIn(Effect.provideContext(worker(slot), context), engine.scope)
+    const fork = (index: number) => Effect.forkIn(Effect.provideContext(worker(index), context), engine.scope)
     const fibers: Array<Fiber.Fiber<unknown>> = []
     const restarting = yield* Semaphore.make(1)
-    const start = Effect.forEach(current, (_, slot) => Effect.map(fork(slot), (fiber) => (fibers[slot] = fiber)), { discard: true })
+    const start = Effect.forEach(current, (_, index) => Effect.map(fork(index), (fiber) => (fibers[index] = fiber)), { discard: true })
     yield* start
     // One replacement at a time, so two overlapping holds never leave two sets of workers.
     const replace = restarting.withPermits(1)(Effect.suspend(() =>
@@ -537,10 +537,10 @@ const Workers = {
     // Interrupts the run of `key`, if a worker still runs it, and puts a fresh worker in its place.
     const cut = (key: string) =>
       restarting.withPermits(1)(Effect.suspend(() => {
-        const slot = current.indexOf(key)
-        return slot < 0 ? Effect.void : Effect.andThen(
-          Fiber.interrupt(fibers[slot]!),
-          Effect.map(fork(slot), (fiber) => (fibers[slot] = fiber))
+        const index = current.indexOf(key)
+        return index < 0 ? Effect.void : Effect.andThen(
+          Fiber.interrupt(fibers[index]!),
+          Effect.map(fork(index), (fiber) => (fibers[index] = fiber))
         )
       }))
     const stop = restarting.withPermits(1)(Effect.suspend(() => Fiber.interruptAll(fibers)))
