@@ -1,8 +1,9 @@
 /**
  * The latency scenario: one spec update to the start of the reconcile it causes, with N Widgets
  * cached by a kubefx controller (the child `children/Latency.ts`), sampled one edit at a time;
- * timed from the edit's request, and from its commit in the server's store (the moment a watch can
- * first deliver it, so without the API server's handling of the request before it).
+ * timed from the edit's request, from its commit in the server's store (the moment a watch can
+ * first deliver it, so without the API server's handling of the request before it), and from its
+ * arrival at the operator's HTTP client (kubefx's own part: decoding, informer, queue, worker).
  */
 import { Deferred, Effect, type Scope } from "effect"
 import * as BenchServer from "./BenchServer.ts"
@@ -34,21 +35,30 @@ export interface Start {
   readonly at: number
 }
 
-/** What the sampling reports: from each edit's request, and when each reconcile started. */
+/** What the sampling reports: from each edit's request and from its arrival, and when each reconcile started. */
 export interface Report extends Quantiles {
+  /** From the edit's first bytes reaching the operator's HTTP client (`Arrivals`) to the reconcile's start. */
+  readonly fromArrival: Quantiles
+  /** Samples whose arrival was not seen (none when the child observes its watches). */
+  readonly arrivalsMissed: number
   readonly starts: ReadonlyArray<Start>
 }
 
-/** The figures of a run: from the request, and from the commit. */
+/** The figures of a run: from the request, from the commit, and from the arrival at the operator. */
 export interface Result extends Quantiles {
   readonly fromCommit: Quantiles
+  readonly fromArrival: Quantiles
+  readonly arrivalsMissed: number
 }
 
 // Milliseconds of the machine's monotonic clock, which the harness and its children read alike, so a
 // commit in one and a reconcile's start in the other compare. (`performance.timeOrigin` is each
 // process's own reading of the wall clock at its start: two processes' differ by a fraction of a
 // millisecond, as much as the fastest samples take.)
-const clockMillis = (): number => Number(process.hrtime.bigint()) / 1e6
+export const clockMillis = (): number => Number(process.hrtime.bigint()) / 1e6
+
+/** The resource the samples edit, as its watch requests name it. */
+export const watchedPlural = Workload.Widget.plural
 
 // One edit: the Widget and the message it sets.
 const editKey = (name: string, message: string): string => `${name} ${message}`
@@ -104,8 +114,11 @@ export const quantile = (values: ReadonlyArray<number>, q: number): number => {
   return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN
 }
 
-/** The edit each pending sample waits for, by Widget name: a reconcile seeing it completes `started`. */
-export type Waiting = Map<string, { readonly message: string; readonly started: Deferred.Deferred<number> }>
+/**
+ * The edit each pending sample waits for, by Widget name: a reconcile seeing it completes `started`;
+ * the child's watch observer stamps `arrivedAt`.
+ */
+export type Waiting = Map<string, { readonly message: string; readonly started: Deferred.Deferred<number>; arrivedAt: number | undefined }>
 
 /**
  * For a reconciler: completes the pending sample of this Widget when the run sees its edit.
@@ -136,12 +149,15 @@ export const sample = Effect.fnUntraced(function*(options: {
   readonly awaitIdle: Effect.Effect<void>
 }) {
   const latencies: Array<number> = []
+  const fromArrival: Array<number> = []
+  let arrivalsMissed = 0
   const starts: Array<Start> = []
   for (let i = 0; i < options.warmup + options.samples; i++) {
     const name = Workload.widgetName((i * 7919) % options.objects)
     const message = `edit ${i}`
     const started = Deferred.makeUnsafe<number>()
-    options.waiting.set(name, { message, started })
+    const pending = { message, started, arrivedAt: undefined as number | undefined }
+    options.waiting.set(name, pending)
     const sent = clockMillis()
     yield* Effect.promise(() =>
       options.raw.ok("PATCH", `${Workload.apiPath}/namespaces/${Workload.namespace}/widgets/${name}`, { spec: { message } }, Raw.mergePatch)
@@ -150,11 +166,13 @@ export const sample = Effect.fnUntraced(function*(options: {
     options.waiting.delete(name)
     if (i >= options.warmup) {
       latencies.push(at - sent)
+      if (pending.arrivedAt === undefined) arrivalsMissed++
+      else fromArrival.push(at - pending.arrivedAt)
       starts.push({ edit: editKey(name, message), at })
     }
     yield* options.awaitIdle
   }
-  return { ...quantiles(latencies), starts } satisfies Report
+  return { ...quantiles(latencies), fromArrival: quantiles(fromArrival), arrivalsMissed, starts } satisfies Report
 })
 
 /**

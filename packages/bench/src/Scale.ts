@@ -30,6 +30,8 @@ export interface Report {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly maxMs: number
+  readonly fromArrival: Latency.Quantiles
+  readonly arrivalsMissed: number
   readonly starts: ReadonlyArray<Latency.Start>
 }
 

@@ -4,7 +4,8 @@
  * (engine against a bare queue, fleet against the raw writes) are measured three times each, side
  * by side, and reported as median and spread, with the machine's load average at start and end.
  *
- * - full: 10,000 objects for fleet, latency and memory, 100,000 for scale; the engine and apiserver
+ * - full: 10,000 objects for fleet, latency and memory, 100,000 for scale, 1,000 latency samples
+ *   in each of latency and scale (the p99 is the tenth-slowest); the engine and apiserver
  *   benches in full; sharding with 1,200 Widgets per 2 of concurrency over 1, 2 and 4 replicas
  *   (three times each) and three kills of one of 3 replicas converged on 300.
  * - `--quick`: 1,000 for the fleet, 2,000 cached, 5,000 for scale, the other benches with `--quick`;
@@ -46,7 +47,7 @@ if (!Number.isInteger(shardingConcurrency) || shardingConcurrency < 1) {
   process.exit(2)
 }
 const sizes = {
-  full: { fleet: 10_000, cached: 10_000, scale: 100_000, samples: 200, sharding: 1_200, handover: 300, shardingRepeats: 3 },
+  full: { fleet: 10_000, cached: 10_000, scale: 100_000, samples: 1_000, sharding: 1_200, handover: 300, shardingRepeats: 3 },
   quick: { fleet: 1_000, cached: 2_000, scale: 5_000, samples: 200, sharding: 400, handover: 150, shardingRepeats: 3 },
   smoke: { fleet: 100, cached: 300, scale: 300, samples: 50, sharding: 40, handover: 30, shardingRepeats: 1 }
 }[size]
@@ -54,6 +55,20 @@ const quick = size !== "full"
 const concurrency = 16
 // Each ratio is measured this many times in the run, side by side, and reported as median and spread.
 const repeats = 3
+
+// One latency run's samples, timed from the request, the commit and the arrival.
+const timings = (run: Latency.Result | Scale.Result): Report.Timings => ({
+  p50_ms: run.p50Ms,
+  p99_ms: run.p99Ms,
+  max_ms: run.maxMs,
+  commit_p50_ms: run.fromCommit.p50Ms,
+  commit_p99_ms: run.fromCommit.p99Ms,
+  commit_max_ms: run.fromCommit.maxMs,
+  arrival_p50_ms: run.fromArrival.p50Ms,
+  arrival_p99_ms: run.fromArrival.p99Ms,
+  arrival_max_ms: run.fromArrival.maxMs,
+  arrivals_missed: run.arrivalsMissed
+})
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const spread = (xs: ReadonlyArray<number>): Report.Spread => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), runs: xs })
@@ -186,12 +201,7 @@ const program = Effect.gen(function*() {
     latency: {
       cached_objects: sizes.cached,
       samples: sizes.samples,
-      p50_ms: latency.p50Ms,
-      p99_ms: latency.p99Ms,
-      max_ms: latency.maxMs,
-      commit_p50_ms: latency.fromCommit.p50Ms,
-      commit_p99_ms: latency.fromCommit.p99Ms,
-      commit_max_ms: latency.fromCommit.maxMs
+      ...timings(latency)
     },
     memory: {
       cached_objects: memory.stripped.cachedObjects,
@@ -205,12 +215,7 @@ const program = Effect.gen(function*() {
       converge_s: scale.convergeSeconds,
       heap_bytes_per_object: scale.heapBytesPerObject,
       rss_bytes_per_object: scale.rssBytesPerObject,
-      p50_ms: scale.p50Ms,
-      p99_ms: scale.p99Ms,
-      max_ms: scale.maxMs,
-      commit_p50_ms: scale.fromCommit.p50Ms,
-      commit_p99_ms: scale.fromCommit.p99Ms,
-      commit_max_ms: scale.fromCommit.maxMs
+      ...timings(scale)
     },
     apiserver,
     sharding: shardingFigures

@@ -34,11 +34,16 @@ describe("npm run bench", () => {
       // Ready (one request), a later run finds nothing to change (none).
       assert.strictEqual(report.fleet!.kubefx_status_requests_per_object, 1)
       assert.strictEqual(report.memory!.cached_objects, report.latency!.cached_objects)
-      // A sample's edit is committed after it was sent and before its reconcile starts.
+      // A sample's edit is committed after it was sent, reaches the operator after that, and its
+      // reconcile starts after it arrived; every arrival is seen.
       for (const section of [report.latency!, report.scale!]) {
         assert.isAbove(section.commit_p50_ms as number, 0)
         assert.isAtMost(section.commit_p50_ms as number, section.p50_ms as number)
         assert.isAtMost(section.commit_p99_ms as number, section.p99_ms as number)
+        assert.strictEqual(section.arrivals_missed, 0)
+        assert.isAbove(section.arrival_p50_ms as number, 0)
+        assert.isAtMost(section.arrival_p50_ms as number, section.commit_p50_ms as number)
+        assert.isAtMost(section.arrival_p99_ms as number, section.commit_p99_ms as number)
       }
       // A resync of the converged fleet finds every write already made.
       assert.strictEqual(report.fleet!.kubefx_resync_requests_per_object, 0)

@@ -6,12 +6,14 @@
 import { Builtins, Controller, Kube } from "@kubefx/kube"
 import { reconcile } from "@kubefx/example-widgets"
 import { Effect } from "effect"
+import * as Arrivals from "../Arrivals.ts"
 import * as Child from "../Child.ts"
 import * as Latency from "../Latency.ts"
 import * as Raw from "../Raw.ts"
 import type * as Scale from "../Scale.ts"
 import * as Workload from "../Workload.ts"
 
+const waiting: Latency.Waiting = new Map()
 const input = Child.input<Scale.Input>()
 const stop = Child.stopRequested()
 const warmup = 20
@@ -25,7 +27,6 @@ const program = Effect.gen(function*() {
   const kube = yield* Kube.Kube
   yield* kube.list(Workload.Widget, { limit: 1 })
   const before = collect()
-  const waiting: Latency.Waiting = new Map()
   Child.started()
   const startedAt = performance.now()
   const controller = yield* Controller.start(Controller.define({
@@ -56,4 +57,4 @@ const program = Effect.gen(function*() {
   } satisfies Scale.Report
 })
 
-Child.runEffect(program, Kube.layer({ _tag: "File", path: input.kubeconfigPath }))
+Child.runEffect(program, Arrivals.layer(input.kubeconfigPath, waiting))
