@@ -45,7 +45,8 @@ export const MicroTime = Schema.String.annotate({ description: "RFC 3339 time in
  * import { Builtins } from "@kubefx/kube"
  * Builtins.formatTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)) // "2026-01-02T03:04:05Z"
  */
-export const formatTime = (time: Date | number): string => new Date(time).toISOString().replace(/\.\d{3}Z$/, "Z")
+// toISOString always ends in ".sssZ" (years 0-9999, the only ones a metav1.Time holds).
+export const formatTime = (time: Date | number): string => `${new Date(time).toISOString().slice(0, -5)}Z`
 
 /**
  * Formats a time as metav1.MicroTime (RFC 3339, 6 fractional digits, UTC).
@@ -54,7 +55,7 @@ export const formatTime = (time: Date | number): string => new Date(time).toISOS
  * import { Builtins } from "@kubefx/kube"
  * Builtins.formatMicroTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)) // "2026-01-02T03:04:05.678000Z"
  */
-export const formatMicroTime = (time: Date | number): string => new Date(time).toISOString().replace(/Z$/, "000Z")
+export const formatMicroTime = (time: Date | number): string => `${new Date(time).toISOString().slice(0, -1)}000Z`
 
 /** A reference to another object (corev1.ObjectReference). */
 export const ObjectReference = open({
