@@ -186,11 +186,16 @@ const fixed = (n: number, digits: number) => n.toFixed(digits)
 const times = (n: number, base: number) => `${fixed(n / base, 2)}x`
 const ratio = (x: Spread, digits = 2) => `${fixed(x.median, digits)}x (${fixed(x.min, digits)}-${fixed(x.max, digits)})`
 const percent = (n: number) => `${fixed(n * 100, 0)}%`
-// The same samples from the edit's commit in the API server, and from its arrival at the operator.
-const alsoTimed = (t: Timings) =>
-  `from the edit's commit in the API server: p50 ${fixed(t.commit_p50_ms, 1)} ms, p99 ${fixed(t.commit_p99_ms, 1)} ms; ` +
-  `from its arrival at the operator: p50 ${fixed(t.arrival_p50_ms, 1)} ms, p99 ${fixed(t.arrival_p99_ms, 1)} ms` +
-  (t.arrivals_missed === 0 ? "" : ` (${int(t.arrivals_missed)} arrivals not seen)`)
+// A latency run's samples: the event's arrival at the operator to the reconcile's start (what the
+// goal counts), then the same samples from the edit's commit in the API server and from its request.
+const latencyRow = (label: string, t: Timings, goalMs: number): [string, string, string] => [
+  label,
+  `p50 ${fixed(t.arrival_p50_ms, 1)} ms, p99 ${fixed(t.arrival_p99_ms, 1)} ms`,
+  `max ${fixed(t.arrival_max_ms, 1)} ms (goal: p99 under ${goalMs} ms)` +
+  (t.arrivals_missed === 0 ? "" : `, ${int(t.arrivals_missed)} arrivals not seen`) +
+  `; from the edit's commit in the API server: p50 ${fixed(t.commit_p50_ms, 1)} ms, p99 ${fixed(t.commit_p99_ms, 1)} ms; ` +
+  `from its request: p50 ${fixed(t.p50_ms, 1)} ms, p99 ${fixed(t.p99_ms, 1)} ms, max ${fixed(t.max_ms, 1)} ms`
+]
 const cpu = (fleet: Report["fleet"], contestant: keyof PerContestant) =>
   `${fixed(fleet.cpu_s[contestant], 1)} CPU s (server ${fixed(fleet.server_cpu_s[contestant], 1)})`
 
@@ -219,12 +224,12 @@ export const table = (report: Report): string => {
     [`fleet: kubefx API requests per Widget for a resync of the converged fleet`, fixed(fleet.kubefx_resync_requests_per_object, 2), "goal: 0"],
     [`fleet: kubefx status writes per Widget (its status, Ready and observedGeneration together)`, fixed(fleet.kubefx_status_requests_per_object, 2), `goal: 1; over ${fixed(fleet.kubefx_reconciles_per_object, 2)} reconciles per Widget`],
     [`fleet: kubefx peak RSS`, `${int(fleet.kubefx_peak_rss_mb)} MB`, ""],
-    [`latency: spec update to reconcile start, ${int(latency.cached_objects)} cached, ${latency.samples} samples`, `p50 ${fixed(latency.p50_ms, 1)} ms, p99 ${fixed(latency.p99_ms, 1)} ms`, `max ${fixed(latency.max_ms, 1)} ms (goal: p99 under 5 ms); ${alsoTimed(latency)}`],
+    latencyRow(`latency: a spec update's watch event at the operator to its reconcile's start, ${int(latency.cached_objects)} cached, ${int(latency.samples)} samples`, latency, 5),
     [`memory: heap per cached Widget, ${int(memory.cached_objects)} cached`, `${int(memory.bytes_per_object)} B`, `${int(memory.bytes_per_object_with_managed_fields)} B with managedFields kept; ${int(memory.bytes_per_object_at_sync)} B right after the sync (goal: at most 1,024 B)`],
     [`scale: ${int(scale.objects)} Widgets, list and sync (with their ConfigMaps)`, `${fixed(scale.sync_s, 1)} s`, ""],
     [`scale: ${int(scale.objects)} Widgets to Ready`, `${fixed(scale.converge_s, 1)} s`, ""],
     [`scale: heap and RSS per cached object (Widgets and ConfigMaps), converged`, `${int(scale.heap_bytes_per_object)} B heap`, `${int(scale.rss_bytes_per_object)} B RSS`],
-    [`scale: spec update to reconcile start, ${int(scale.objects)} Widgets cached`, `p50 ${fixed(scale.p50_ms, 1)} ms, p99 ${fixed(scale.p99_ms, 1)} ms`, `max ${fixed(scale.max_ms, 1)} ms (goal: p99 under 10 ms); ${alsoTimed(scale)}`],
+    latencyRow(`scale: a spec update's watch event at the operator to its reconcile's start, ${int(scale.objects)} Widgets cached`, scale, 10),
     [`apiserver: creates (${int(apiserver.objects)} objects)`, `${int(apiserver.creates_s)} /s`, ""],
     [`apiserver: server-side applies`, `${int(apiserver.applies_s)} /s`, ""],
     [`apiserver: watch events delivered (10 watchers)`, `${int(apiserver.watch_events_s)} /s`, ""],
