@@ -19,20 +19,14 @@ export interface Input {
   readonly concurrency: number
 }
 
-/** What it reports. */
-export interface Report {
+/** What it reports: its own figures, and its latency samples as the latency child reports them. */
+export interface Report extends Latency.Report {
   /** From the controller's start to its caches synced (Widgets and ConfigMaps listed and decoded). */
   readonly syncSeconds: number
   /** Heap after a full collection, per cached object (Widgets and their ConfigMaps), converged. */
   readonly heapBytesPerObject: number
   /** The process's RSS per cached object, converged. */
   readonly rssBytesPerObject: number
-  readonly p50Ms: number
-  readonly p99Ms: number
-  readonly maxMs: number
-  readonly fromArrival: Latency.Quantiles
-  readonly arrivalsMissed: number
-  readonly starts: ReadonlyArray<Latency.Start>
 }
 
 export interface Result extends Omit<Report, "starts"> {

@@ -6,10 +6,11 @@
  * every Widget and counts the requests that costs.
  */
 import { Trigger } from "@kubefx/core"
-import { Builtins, Controller, Kube, KubeConfig } from "@kubefx/kube"
+import { Builtins, Controller, Kube } from "@kubefx/kube"
 import { reconcile } from "@kubefx/example-widgets"
 import { Effect, Layer } from "effect"
 import * as Child from "../Child.ts"
+import * as Intercepted from "../Intercepted.ts"
 import type * as Fleet from "../Fleet.ts"
 import * as Workload from "../Workload.ts"
 
@@ -25,16 +26,12 @@ let statusRequests = 0
 let reconciles = 0
 
 const program = Effect.gen(function*() {
-  const config = yield* KubeConfig.load({ _tag: "File", path: input.kubeconfigPath })
-  const connection = yield* KubeConfig.connect(config)
-  const dispatcher = connection.dispatcher?.compose((dispatch) => (options, handler) => {
+  const kube = yield* Intercepted.kube(input.kubeconfigPath, (dispatch) => (options, handler) => {
     const path = String(options.path)
     count(options.method !== "GET" ? options.method : path.includes("watch=true") ? "WATCH" : "GET")
     if (options.method === "PATCH" && path.split("?")[0]!.endsWith("/status")) statusRequests++
     return dispatch(options, handler)
   })
-  if (dispatcher === undefined) return yield* Effect.die(new Error("expected an undici dispatcher for the bench kubeconfig"))
-  const kube = yield* Kube.make({ ...connection, dispatcher })
 
   const cpuAtStart = Child.cpuSeconds()
   Child.started()
