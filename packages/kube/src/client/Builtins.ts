@@ -38,6 +38,8 @@ export const Time = Schema.String.annotate({ description: "RFC 3339 time in seco
 /** metav1.MicroTime: RFC 3339 with 6 fractional digits, `2026-01-02T15:04:05.000000Z`; kept as written. */
 export const MicroTime = Schema.String.annotate({ description: "RFC 3339 time in microseconds", format: "date-time" })
 
+// toISOString always ends in ".sssZ" (years 0-9999, the only ones a metav1.Time holds): the
+// time formats cut its tail.
 /**
  * Formats a time as metav1.Time (RFC 3339, whole seconds, UTC).
  *
@@ -45,7 +47,6 @@ export const MicroTime = Schema.String.annotate({ description: "RFC 3339 time in
  * import { Builtins } from "@kubefx/kube"
  * Builtins.formatTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678)) // "2026-01-02T03:04:05Z"
  */
-// toISOString always ends in ".sssZ" (years 0-9999, the only ones a metav1.Time holds).
 export const formatTime = (time: Date | number): string => `${new Date(time).toISOString().slice(0, -5)}Z`
 
 /**
