@@ -21,7 +21,10 @@ export interface Input {
 /** What a fleet child reports when stopped. */
 export interface Report {
   readonly peakRssMb: number
-  /** CPU seconds the child used from its start signal on. */
+  /**
+   * CPU seconds the child used from its start signal until its part of the fleet is done (kubefx:
+   * its caches hold the fleet's last writes and nothing runs; the others: until stopped).
+   */
   readonly cpuSeconds: number
   /** API requests after the operator's caches synced (kubefx only). */
   readonly requestsAfterSync?: number | undefined
@@ -31,6 +34,8 @@ export interface Report {
   readonly statusRequests?: number | undefined
   /** Requests a resync of the converged fleet sent (kubefx only; goal 0). */
   readonly resyncRequests?: number | undefined
+  /** CPU seconds that resync used (kubefx only). */
+  readonly resyncCpuSeconds?: number | undefined
   /** Reconciler runs (kubefx only). */
   readonly reconciles?: number | undefined
   /** Reconciles that failed and were tried again (the client-node loop). */

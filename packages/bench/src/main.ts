@@ -181,6 +181,7 @@ const program = Effect.gen(function*() {
       kubefx_cpu_vs_limit: spread(pairs.map((pair) => pair.kubefx.cpuSeconds / pair.limit.cpuSeconds)),
       kubefx_requests_per_object: (typical.requestsAfterSync ?? NaN) / sizes.fleet,
       kubefx_resync_requests_per_object: (typical.resyncRequests ?? NaN) / sizes.fleet,
+      kubefx_resync_cpu_us_per_object: median(kubefx.map((run) => run.resyncCpuSeconds ?? NaN)) * 1e6 / sizes.fleet,
       kubefx_status_requests_per_object: (typical.statusRequests ?? NaN) / sizes.fleet,
       kubefx_reconciles_per_object: (typical.reconciles ?? NaN) / sizes.fleet,
       kubefx_peak_rss_mb: typical.peakRssMb,
