@@ -97,7 +97,10 @@ export interface Options<E, R, S = never> {
   readonly keys?: Effect.Effect<Iterable<string>, never, R> | undefined
   /** Consecutive failures that make the controller degraded; default 5. */
   readonly degradeAfter?: number | undefined
-  /** The known-good state of a key, read after each success and handed to `rollback`. */
+  /**
+   * The known-good state of a key, read after each success and handed to `rollback`; with no
+   * `rollback` it is never read.
+   */
   readonly snapshot?: ((key: string) => Effect.Effect<Option.Option<S>, never, R>) | undefined
   /** Runs when the controller becomes degraded, with the last known-good state of each failing key. */
   readonly rollback?: ((failing: ReadonlyArray<{ readonly key: string; readonly lastGood: S }>) => Effect.Effect<void, never, R>) | undefined
@@ -207,6 +210,8 @@ interface Engine<E, R, S> {
   readonly policy: RetryPolicy.RetryPolicy<RunFailure<E>>
   readonly dependsOn: ReadonlyArray<Controller>
   readonly timeout: Duration.Duration | undefined
+  /** `options.snapshot` when a `rollback` will read what it keeps. */
+  readonly snapshot: Options<E, R, S>["snapshot"]
   readonly clock: Clock.Clock
   readonly scope: Scope.Scope
   readonly queue: WorkQueue.WorkQueue<S>
@@ -277,6 +282,8 @@ const makeEngine = Effect.fnUntraced(function*<E, R, S>(options: Options<E, R, S
     policy: options.retryPolicy ?? RetryPolicy.default,
     dependsOn: options.dependsOn ?? [],
     timeout: options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
+    // A success with a snapshot to take goes the long way (an effect and a transition more).
+    snapshot: options.rollback === undefined ? undefined : options.snapshot,
     clock: yield* Clock.Clock,
     scope: yield* Scope.Scope,
     queue,
@@ -383,7 +390,7 @@ const succeeded = <E, R, S>(
   const health = Health.succeeded(Ref.getUnsafe(engine.health), now)
   const requeueAfter = outcome._tag === "RequeueAfter" ? outcome.after : undefined
   const input: KeyState.Input<S> = { _tag: "Succeeded", now, requeueAfter }
-  if (wasDegraded || engine.options.snapshot !== undefined) {
+  if (wasDegraded || engine.snapshot !== undefined) {
     const end = Effect.uninterruptible(Effect.asVoid(engine.queue.apply(item.key, input)))
     return Effect.andThen(Ref.set(engine.health, health), Effect.andThen(afterSuccess(engine, item.key, wasDegraded), end))
   }
@@ -398,7 +405,7 @@ const afterSuccess = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S
     engine.healthy.openUnsafe()
     yield* Effect.logInfo(`controller ${engine.name} recovered`)
   }
-  const snapshot = engine.options.snapshot
+  const snapshot = engine.snapshot
   if (snapshot === undefined) return
   const kept = engine.queue.state(key)?.lastGood ?? Option.none()
   const lastGood = yield* snapshot(key).pipe(Effect.catchCause(() => Effect.succeed(kept)))

@@ -342,6 +342,17 @@ describe("Controller", () => {
         assert.strictEqual(yield* h.controller.status, "Healthy")
       })))
 
+    it.effect("without a rollback to hand it to, the known-good state is never read", () =>
+      isolated(Effect.gen(function*() {
+        let snapshots = 0
+        const h = yield* scripted<string>(() => "ok", {
+          snapshot: (key) => Effect.sync(() => (snapshots++, Option.some(`${key}@good`)))
+        })
+        for (const key of ["a", "b", "a"]) yield* eventAndSettle(h.controller, key)
+        assert.strictEqual(h.runs.length, 3)
+        assert.strictEqual(snapshots, 0)
+      })))
+
     it.effect("a dependent controller holds new reconciles while its dependency is degraded and resumes after", () =>
       isolated(Effect.gen(function*() {
         let failing = true
