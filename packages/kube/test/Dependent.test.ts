@@ -1,4 +1,5 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
+import { createHash } from "node:crypto"
 import { Outcome, RetryPolicy } from "@kubefx/core"
 import { Builtins, Conditions, Controller, Dependent, Kube, Resource } from "@kubefx/kube"
 import { Effect, Ref, References, Schema } from "effect"
@@ -205,6 +206,22 @@ describe("Dependent", () => {
   plain("digest ignores key order and undefined fields", () => {
     assert.strictEqual(Dependent.digest({ a: 1, b: { c: [1, 2] } }), Dependent.digest({ b: { c: [1, 2] }, a: 1, d: undefined }))
     assert.notStrictEqual(Dependent.digest({ a: [1, 2] }), Dependent.digest({ a: [2, 1] }))
+  })
+
+  plain("digest hashes the sorted-key JSON of the object, whatever its strings hold", () => {
+    // The digests already in objects' annotations were made this way: a different text would
+    // apply every converged object once more after an upgrade.
+    const sortedJson = (value: unknown): string =>
+      JSON.stringify(value, (_, field) =>
+        typeof field === "object" && field !== null && !Array.isArray(field)
+          ? Object.fromEntries(Object.keys(field).sort().map((key) => [key, field[key]]))
+          : field)
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16)
+    const tricky = {
+      metadata: { name: "web", labels: { "app.kubernetes.io/name": "web" }, annotations: { "q\"uote": "back\\slash", tab: "a\tb" } },
+      data: { "é": "ünïcödé ☃", nul: "\u0000", del: "\u007f", lone: "\ud800", n: 1.5, t: true, z: null, list: ["x", { b: 2, a: 1 }] }
+    }
+    assert.strictEqual(Dependent.digest(tricky), sha(sortedJson(tricky)))
   })
 
   plain("deploymentReady follows kubectl rollout status", () => {

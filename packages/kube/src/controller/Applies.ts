@@ -30,6 +30,7 @@ export const digest = (value: unknown): string => hash("sha256", canonical(value
 
 // Keys sorted by UTF-16 code units (the default sort), undefined fields left out; built as one string.
 const canonical = (value: unknown): string => {
+  if (typeof value === "string") return quoted(value)
   if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null"
   if (Array.isArray(value)) {
     let text = "["
@@ -37,13 +38,25 @@ const canonical = (value: unknown): string => {
     return text + "]"
   }
   const record = value as Record<string, unknown>
+  const keys = Object.keys(record)
+  if (keys.length > 1) keys.sort()
   let text = "{"
-  for (const key of Object.keys(record).sort()) {
-    const field = record[key]
+  for (let i = 0; i < keys.length; i++) {
+    const field = record[keys[i]!]
     if (field === undefined) continue
-    text += (text.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + canonical(field)
+    text += (text.length === 1 ? "" : ",") + quoted(keys[i]!) + ":" + canonical(field)
   }
   return text + "}"
+}
+
+// JSON.stringify of a string, without the call for the names and values of Kubernetes objects:
+// printable ASCII with no quote or backslash is its own JSON between quotes.
+const quoted = (text: string): string => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return JSON.stringify(text)
+  }
+  return `"${text}"`
 }
 
 /**
@@ -57,28 +70,42 @@ const canonical = (value: unknown): string => {
  */
 export const contains = (actual: unknown, desired: unknown): boolean => {
   if (Array.isArray(desired)) {
-    return Array.isArray(actual) && actual.length === desired.length && desired.every((item, i) => contains(actual[i], item))
+    if (!Array.isArray(actual) || actual.length !== desired.length) return false
+    for (let i = 0; i < desired.length; i++) if (!contains(actual[i], desired[i])) return false
+    return true
   }
   if (typeof desired === "object" && desired !== null) {
     if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false
-    return Object.entries(desired).every(([key, value]) =>
-      value === undefined || contains((actual as Record<string, unknown>)[key], value)
-    )
+    for (const key in desired) {
+      if (!Object.hasOwn(desired, key)) continue
+      const value = (desired as Record<string, unknown>)[key]
+      if (value !== undefined && !contains((actual as Record<string, unknown>)[key], value)) return false
+    }
+    return true
   }
   return actual === desired
 }
 
 // The body with the digest annotation of itself.
-const signed = (body: Kube.ApplyBody): Kube.ApplyBody => {
-  const annotations = { ...(body.metadata.annotations as Record<string, string> | undefined), [appliedDigestAnnotation]: digest(body) }
+const signed = (body: Kube.ApplyBody, bodyDigest: string): Kube.ApplyBody => {
+  const annotations = { ...(body.metadata.annotations as Record<string, string> | undefined), [appliedDigestAnnotation]: bodyDigest }
   return { ...body, metadata: { ...body.metadata, annotations } }
 }
 
-// The digest annotation is part of the body, so a changed body (a removed field too) never matches.
-// apiVersion and kind are not always on listed objects; the resource fixes them anyway.
-const upToDate = (actual: ObjectMeta.KubeObject, body: Kube.ApplyBody): boolean => {
-  const { apiVersion: _a, kind: _k, ...fields } = body
-  return contains(actual, fields)
+// Whether `actual` holds the signed body's fields (apiVersion and kind aside: they are not always on
+// listed objects, and the resource fixes them anyway), compared without building the signed body:
+// the digest annotation is part of it, so a changed body (a removed field too) never matches.
+const upToDate = (actual: ObjectMeta.KubeObject, body: Kube.ApplyBody, bodyDigest: string): boolean => {
+  if (actual.metadata.annotations?.[appliedDigestAnnotation] !== bodyDigest) return false
+  // A body stating the digest annotation itself is compared as it is sent, the digest in its place.
+  const stated = body.metadata.annotations as Readonly<Record<string, string>> | undefined
+  const compared = stated?.[appliedDigestAnnotation] === undefined ? body : signed(body, bodyDigest)
+  for (const key in compared) {
+    if (key === "apiVersion" || key === "kind" || !Object.hasOwn(compared, key)) continue
+    const value = (compared as Record<string, unknown>)[key]
+    if (value !== undefined && !contains((actual as unknown as Record<string, unknown>)[key], value)) return false
+  }
+  return true
 }
 
 /** An apply's answer: the object, and whether a request was sent. */
@@ -101,9 +128,10 @@ export const apply = <A extends ObjectMeta.KubeObject>(
   options: Kube.ApplyOptions,
   cache: Informer.Informer<A> | undefined
 ): Effect.Effect<Applied<A>, KubeError.KubeError | Resource.DecodeError> => {
-  const sent = cache === undefined ? body : signed(body)
-  const cached = cache?.get(ObjectMeta.keyOf(body.metadata.namespace, body.metadata.name))
-  return cached !== undefined && upToDate(cached, sent)
+  if (cache === undefined) return Effect.map(kube.apply(resource, body, options), (object) => ({ object, applied: true }))
+  const bodyDigest = digest(body)
+  const cached = cache.get(ObjectMeta.keyOf(body.metadata.namespace, body.metadata.name))
+  return cached !== undefined && upToDate(cached, body, bodyDigest)
     ? Effect.succeed({ object: cached, applied: false })
-    : Effect.map(kube.apply(resource, sent, options), (object) => ({ object, applied: true }))
+    : Effect.map(kube.apply(resource, signed(body, bodyDigest), options), (object) => ({ object, applied: true }))
 }
