@@ -38,8 +38,7 @@ const canonical = (value: unknown): string => {
     return text + "]"
   }
   const record = value as Record<string, unknown>
-  const keys = Object.keys(record)
-  if (keys.length > 1) keys.sort()
+  const keys = sorted(Object.keys(record))
   let text = "{"
   for (let i = 0; i < keys.length; i++) {
     const field = record[keys[i]!]
@@ -47,6 +46,22 @@ const canonical = (value: unknown): string => {
     text += (text.length === 1 ? "" : ",") + quoted(keys[i]!) + ":" + canonical(field)
   }
   return text + "}"
+}
+
+// Sorted in place as the default sort orders strings (by UTF-16 code units); an object's few keys by
+// insertion, which allocates nothing where the default sort copies them into a work array.
+const sorted = (keys: Array<string>): Array<string> => {
+  if (keys.length > 16) return keys.sort()
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!
+    let j = i - 1
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!
+      j--
+    }
+    keys[j + 1] = key
+  }
+  return keys
 }
 
 // JSON.stringify of a string, without the call for the names and values of Kubernetes objects:
