@@ -7,6 +7,7 @@
  */
 import { Effect, Schema, SchemaAST, SchemaTransformation } from "effect"
 import * as ObjectMeta from "./ObjectMeta.ts"
+import * as PlainMetadata from "./PlainMetadata.ts"
 
 /** A printer column of a custom resource (`kubectl get` output). */
 export interface PrinterColumn {
@@ -264,14 +265,14 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError"
  * Decodes an API object.
  *
  * @example
- * import { Effect, Schema, SchemaAST, SchemaTransformation } from "effect"
+ * import { Effect, Schema, SchemaTransformation } from "effect"
  * import { Resource } from "@kubefx/kube"
  * const Widget = Resource.custom({ group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets", spec: Schema.Struct({ size: Schema.Int }) })
  * const widget = Resource.decode(Widget, { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: { size: 1 } })
  */
 export const decode = <A extends ObjectMeta.KubeObject>(resource: Resource<A>, value: unknown): Effect.Effect<A, DecodeError> => {
   const decoders = decodersOf(resource)
-  const decoder = decoders.plainMetadata !== undefined && isPlainMetadata((value as { readonly metadata?: unknown } | null)?.metadata)
+  const decoder = decoders.plainMetadata !== undefined && PlainMetadata.is((value as { readonly metadata?: unknown } | null)?.metadata)
     ? decoders.plainMetadata
     : decoders.full
   return decoder(value).pipe(
@@ -287,15 +288,14 @@ export const decode = <A extends ObjectMeta.KubeObject>(resource: Resource<A>, v
 
 interface Decoders<A> {
   readonly full: (value: unknown) => Effect.Effect<A, Schema.SchemaError>
-  /** The schema with its metadata taken as it is, for metadata `isPlainMetadata` vouches for. */
+  /** The schema with its metadata taken as it is, for metadata `PlainMetadata.is` vouches for. */
   readonly plainMetadata: ((value: unknown) => Effect.Effect<A, Schema.SchemaError>) | undefined
 }
 
 const decoders = new WeakMap<Resource<any>, Decoders<any>>()
 
-// Decoding metadata with its Schema (a struct that keeps unknown fields) is most of the cost of
-// decoding an object, and what it gives back equals its input whenever the input is the plain JSON
-// metadata of an object: then the object is decoded with its metadata taken as it is.
+// An object with plain metadata (see PlainMetadata) is decoded with its metadata taken as it is,
+// which is what the metadata Schema would give back, without its cost.
 const decodersOf = <A extends ObjectMeta.KubeObject>(resource: Resource<A>): Decoders<A> => {
   const known = decoders.get(resource)
   if (known !== undefined) return known
@@ -325,67 +325,11 @@ const decodersOf = <A extends ObjectMeta.KubeObject>(resource: Resource<A>): Dec
   return made
 }
 
-const isString = (value: unknown) => typeof value === "string"
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-const isStringMap = (value: unknown) => isRecord(value) && Object.values(value).every(isString)
-const ownerReferenceFields = new Set(["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"])
-// Exactly the fields of ObjectMeta.OwnerReference: a field it does not have would be dropped by its decoding.
-const isPlainOwnerReference = (value: unknown) =>
-  isRecord(value) && isString(value.apiVersion) && isString(value.kind) && isString(value.name) && isString(value.uid) &&
-  (value.controller === undefined || typeof value.controller === "boolean") &&
-  (value.blockOwnerDeletion === undefined || typeof value.blockOwnerDeletion === "boolean") &&
-  Object.keys(value).every((key) => ownerReferenceFields.has(key) && value[key] !== undefined)
-
-// Whether `ObjectMeta.ObjectMeta` decodes `value` to an equal value: the fields it reads with the
-// types it reads them as, anything else kept as it is. Conservative: anything unusual (an
-// undefined field, a `__proto__` key, an unknown field of an owner reference) answers false and
-// is decoded by the Schema, which answers for it.
-const isPlainMetadata = (value: unknown): boolean => {
-  if (!isRecord(value)) return false
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue
-    const field = value[key]
-    switch (key) {
-      case "name":
-      case "generateName":
-      case "namespace":
-      case "uid":
-      case "resourceVersion":
-      case "creationTimestamp":
-      case "deletionTimestamp":
-        if (!isString(field)) return false
-        break
-      case "generation":
-        if (!Number.isFinite(field)) return false
-        break
-      case "labels":
-      case "annotations":
-        if (!isStringMap(field)) return false
-        break
-      case "finalizers":
-        if (!Array.isArray(field) || !field.every(isString)) return false
-        break
-      case "ownerReferences":
-        if (!Array.isArray(field) || !field.every(isPlainOwnerReference)) return false
-        break
-      case "managedFields":
-        if (!Array.isArray(field)) return false
-        break
-      case "__proto__":
-        return false
-      default:
-        if (field === undefined) return false
-    }
-  }
-  return true
-}
-
 /**
  * Encodes a typed object into the JSON the API server accepts, with apiVersion and kind set.
  *
  * @example
- * import { Effect, Schema, SchemaAST, SchemaTransformation } from "effect"
+ * import { Effect, Schema, SchemaTransformation } from "effect"
  * import { Resource } from "@kubefx/kube"
  * const Widget = Resource.custom({ group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets", spec: Schema.Struct({ size: Schema.Int }) })
  * const json = Resource.encode(Widget, { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: { size: 1 } })
