@@ -158,9 +158,16 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
   // Part of the resource's Schema, which decodes without services (see Resource.custom).
   const decodeStatus = statusSchema === undefined ? undefined : Schema.decodeUnknownEffect(statusSchema as Schema.Codec<unknown>)
 
-  const stage = (key: string, object: A, status: Status) =>
-    Effect.gen(function*() {
-      const next = mergeStatus(staged.get(key), status)
+  const stage = (key: string, object: A, status: Status): Effect.Effect<A, Resource.DecodeError> => {
+    const next = mergeStatus(staged.get(key), status)
+    const held = (object as A & WithStatus).status
+    // A run stating what the object already holds (a converged object's resync) is not decoded
+    // again: every field it states is one of the decoded object's own values.
+    if (decodeStatus !== undefined && held !== undefined && unchanged(next, held)) {
+      staged.set(key, next)
+      return Effect.succeed({ ...object, status: mergeStatus(held, next) })
+    }
+    return Effect.gen(function*() {
       // Staged only once it decodes: a status the Schema rejects fails the run and is never sent.
       const answer = decodeStatus !== undefined
         ? yield* Effect.map(
@@ -176,6 +183,7 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
       staged.set(key, next)
       return answer
     })
+  }
 
   // Its own field manager, so the run's status writes never remove it.
   const heldManager = `${fieldManager}-held`
