@@ -326,16 +326,20 @@ const named = <A extends ObjectMeta.KubeObject>(object: Stored<A>, body: StatusB
   }
 })
 
-// An apply under the controller's manager, not sent when the controller's cache of the kind holds it.
+// An apply under the controller's manager, not sent when the controller's cache of the kind holds
+// it; a sent one is recorded as `writer`'s, so that its echo does not run the writer again.
 const applyCached = <A extends ObjectMeta.KubeObject, B extends ObjectMeta.KubeObject, E, R>(
   parts: Parts<A, E, R>,
-  kube: Kube.Client,
+  writer: string,
   kind: Resource.Resource<B>,
   body: Kube.ApplyBody
 ): Effect.Effect<B, KubeError.KubeError | Resource.DecodeError> =>
   Effect.map(
-    Applies.apply(kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
-    (applied) => applied.object
+    Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
+    (applied) => {
+      if (applied.applied) parts.writes.record(kind, applied.object, writer)
+      return applied.object
+    }
   )
 
 // A reconcile (one that can `report`) stages its status for the run's one write; cleanup and
@@ -346,11 +350,17 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
   report?: (condition: ReadyCondition) => void
 ): Context<A> => {
   const { caches, events, fieldManager, overlay, resource, status } = parts
-  const kube = OwnWrites.recording(parts.writes, parts.kube, ObjectMeta.key(object))
+  const writer = ObjectMeta.key(object)
+  const ownerReference = ownerReferenceOf(resource, object)
+  // The recording client is made when a run first asks for it: most runs write only through
+  // `apply`, `applyOwned` and `applyStatus`, which record their writes themselves.
+  let kube: Kube.Client | undefined
   return {
-    kube,
+    get kube() {
+      return kube ??= OwnWrites.recording(parts.writes, parts.kube, writer)
+    },
     fieldManager,
-    ownerReference: ownerReferenceOf(resource, object),
+    ownerReference,
     ownedLabels: parts.ownedLabels,
     patchStatusAndCache: (fresh) =>
       overlay.patchStatusAndCache(object, typeof fresh === "function" ? (latest) => named(object, fresh(latest)) : named(object, fresh)),
@@ -358,18 +368,18 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
       const write = named(object, body)
       const self = write.metadata.name === object.metadata.name && write.metadata.namespace === object.metadata.namespace
       return report !== undefined && applyOptions?.fieldManager === undefined && self
-        ? status.stage(ObjectMeta.key(object), object, (body.status ?? {}) as StatusWrites.Status)
+        ? status.stage(writer, object, (body.status ?? {}) as StatusWrites.Status)
         : status.applyNow(write, applyOptions?.fieldManager ?? fieldManager)
     },
-    apply: (kind, body) => applyCached(parts, kube, kind, body),
+    apply: (kind, body) => applyCached(parts, writer, kind, body),
     applyOwned: (kind, body) =>
-      applyCached(parts, kube, kind, {
+      applyCached(parts, writer, kind, {
         ...body,
         metadata: {
           ...body.metadata,
           namespace: body.metadata.namespace ?? object.metadata.namespace,
           ...Handover.withOwnedLabels(body.metadata.labels, parts.ownedLabels),
-          ownerReferences: [ownerReferenceOf(resource, object)]
+          ownerReferences: [ownerReference]
         }
       }),
     cached: (kind, key) => caches.get(kind)?.get(key),
