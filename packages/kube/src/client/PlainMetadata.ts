@@ -10,64 +10,75 @@
  * @since 0.1.0
  */
 
-const isString = (value: unknown) => typeof value === "string"
+import { SchemaAST } from "effect"
+import * as ObjectMeta from "./ObjectMeta.ts"
+
+type Check = (value: unknown) => boolean
+
+const isString: Check = (value) => typeof value === "string"
+const isBoolean: Check = (value) => typeof value === "boolean"
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
-const isStringMap = (value: unknown) => isRecord(value) && Object.values(value).every(isString)
-const ownerReferenceFields = new Set(["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"])
-// Exactly the fields of ObjectMeta.OwnerReference: a field it does not have would be dropped by its decoding.
-const isPlainOwnerReference = (value: unknown) =>
-  isRecord(value) && isString(value.apiVersion) && isString(value.kind) && isString(value.name) && isString(value.uid) &&
-  (value.controller === undefined || typeof value.controller === "boolean") &&
-  (value.blockOwnerDeletion === undefined || typeof value.blockOwnerDeletion === "boolean") &&
-  Object.keys(value).every((key) => ownerReferenceFields.has(key) && value[key] !== undefined)
+const isStringMap: Check = (value) => isRecord(value) && Object.values(value).every(isString)
+const isListOf = (item: Check): Check => (value) => Array.isArray(value) && value.every(item)
+
+// Whether `value` is a record whose fields pass `checks`. A field the Schema reads (`modeled`) with
+// no check here, say one added to the Schema since, answers false: the Schema decides for it.
+const plain = (
+  value: unknown,
+  checks: ReadonlyMap<string, Check>,
+  modeled: ReadonlySet<string>,
+  others: "kept" | "dropped"
+): boolean => {
+  if (!isRecord(value)) return false
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    const field = value[key]
+    if (key === "__proto__" || field === undefined) return false
+    const check = checks.get(key)
+    if (check === undefined ? modeled.has(key) || others === "dropped" : !check(field)) return false
+  }
+  return true
+}
+
+const fieldsOf = (ast: SchemaAST.AST): ReadonlySet<string> =>
+  new Set(SchemaAST.isObjects(ast) ? ast.propertySignatures.map((property) => String(property.name)) : [])
+
+const ownerReferenceChecks = new Map<string, Check>([
+  ["apiVersion", isString],
+  ["kind", isString],
+  ["name", isString],
+  ["uid", isString],
+  ["controller", isBoolean],
+  ["blockOwnerDeletion", isBoolean]
+])
+const ownerReferenceFields = fieldsOf(ObjectMeta.OwnerReference.ast)
+const requiredOwnerReferenceFields = ["apiVersion", "kind", "name", "uid"]
+// An owner reference is a struct without other fields (its decoding drops them), four of them required.
+const isPlainOwnerReference: Check = (value) =>
+  plain(value, ownerReferenceChecks, ownerReferenceFields, "dropped") &&
+  requiredOwnerReferenceFields.every((field) => Object.hasOwn(value as object, field))
+
+const metadataChecks = new Map<string, Check>([
+  ...["name", "generateName", "namespace", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp"]
+    .map((field): [string, Check] => [field, isString]),
+  ["generation", Number.isFinite],
+  ["labels", isStringMap],
+  ["annotations", isStringMap],
+  ["finalizers", isListOf(isString)],
+  ["ownerReferences", isListOf(isPlainOwnerReference)],
+  ["managedFields", Array.isArray]
+])
+const metadataFields = fieldsOf(ObjectMeta.ObjectMeta.ast)
 
 /**
  * Whether `ObjectMeta.ObjectMeta` decodes `value` to an equal value: the fields it reads with the
  * types it reads them as, anything else kept as it is. Conservative: anything unusual (an undefined
- * field, a `__proto__` key, an unknown field of an owner reference) answers false, and the Schema
- * answers for it.
+ * field, a `__proto__` key, an unknown field of an owner reference, a field the Schema reads that
+ * this module does not check) answers false, and the Schema answers for it.
  *
  * @example
  * PlainMetadata.is({ name: "web", labels: { app: "web" }, selfLink: "/api/v1/..." }) // true
  * PlainMetadata.is({ name: "web", labels: { replicas: 3 } }) // false: the Schema rejects it
  */
-export const is = (value: unknown): boolean => {
-  if (!isRecord(value)) return false
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue
-    const field = value[key]
-    switch (key) {
-      case "name":
-      case "generateName":
-      case "namespace":
-      case "uid":
-      case "resourceVersion":
-      case "creationTimestamp":
-      case "deletionTimestamp":
-        if (!isString(field)) return false
-        break
-      case "generation":
-        if (!Number.isFinite(field)) return false
-        break
-      case "labels":
-      case "annotations":
-        if (!isStringMap(field)) return false
-        break
-      case "finalizers":
-        if (!Array.isArray(field) || !field.every(isString)) return false
-        break
-      case "ownerReferences":
-        if (!Array.isArray(field) || !field.every(isPlainOwnerReference)) return false
-        break
-      case "managedFields":
-        if (!Array.isArray(field)) return false
-        break
-      case "__proto__":
-        return false
-      default:
-        if (field === undefined) return false
-    }
-  }
-  return true
-}
+export const is = (value: unknown): boolean => plain(value, metadataChecks, metadataFields, "kept")
