@@ -57,18 +57,18 @@ const program = Effect.gen(function*() {
   yield* controller.awaitIdle
   // The fleet's CPU ends here, with its writes' last watch events handled; the resync is not the
   // fleet's work (the raw writer does nothing like it) and is reported on its own.
-  const fleetCpuSeconds = Child.cpuSeconds() - cpuAtStart
+  const cpuAtResync = Child.cpuSeconds()
   const beforeResync = total()
   yield* Effect.forEach(controller.informer.keys(), (key) => controller.enqueue(key, Trigger.resync), { discard: true })
   yield* controller.awaitIdle
   const resyncRequests = total() - beforeResync
-  const resyncCpuSeconds = Child.cpuSeconds() - cpuAtStart - fleetCpuSeconds
+  const resyncCpuSeconds = Child.cpuSeconds() - cpuAtResync
   return {
     resyncRequests,
     resyncCpuSeconds,
     requestsAfterSync: converged - atSync,
     peakRssMb: Child.peakRssMb(),
-    cpuSeconds: fleetCpuSeconds,
+    cpuSeconds: cpuAtResync - cpuAtStart,
     requestsByVerb: counts,
     statusRequests,
     reconciles: reconcilesToConverge

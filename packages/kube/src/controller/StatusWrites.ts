@@ -171,7 +171,7 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
       // Staged only once it decodes: a status the Schema rejects fails the run and is never sent.
       const answer = decodeStatus !== undefined
         ? yield* Effect.map(
-          decodeStatus(mergeStatus((object as A & WithStatus).status, next)).pipe(
+          decodeStatus(mergeStatus(held, next)).pipe(
             Effect.mapError((error) =>
               new Resource.DecodeError({ kind: resource.kind, name: object.metadata.name ?? "", message: `status: ${error.message}` })
             )
