@@ -136,6 +136,10 @@ const shareStrings = <A extends ObjectMeta.KubeObject>(object: A): A => {
  *   return configMaps.size()
  * })
  */
+// The watcher's events that stand for the whole collection: the cache is replaced, not changed.
+type Whole<A> = Extract<Watcher.Event<A>, { readonly _tag: "Listed" | "NotServed" }>
+const isWhole = <A>(event: Watcher.Event<A>): event is Whole<A> => event._tag === "Listed" || event._tag === "NotServed"
+
 export const make = <A extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<A>,
   options: Options<A> = {}
@@ -219,24 +223,45 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const publishValidity = (out: ReadonlyArray<Validity>) =>
       out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(validity, out))
 
-    const apply = (event: Watcher.Event<A>): Effect.Effect<void> =>
+    const publish = (out: ReadonlyArray<Change<A>>, validityOut: ReadonlyArray<Validity>) =>
+      Effect.andThen(out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out)), publishValidity(validityOut))
+
+    // An object's event changes the cache at once; what it publishes goes into `out`.
+    const record = (
+      event: Exclude<Watcher.Event<A>, Whole<A>>,
+      out: Array<Change<A>>,
+      validityOut: Array<Validity>
+    ): void => {
+      if (event._tag === "Undecodable") {
+        const cached = objects.get(event.key)
+        if (cached !== undefined) {
+          remove(event.key, cached)
+          release(event.key, undefined)
+          out.push({ _tag: "Deleted", object: cached })
+        }
+        if (event.deleted) markValid(event.key, validityOut)
+        else markInvalid(event, validityOut)
+        return
+      }
+      const object = event.object
+      const key = ObjectMeta.key(object)
+      markValid(key, validityOut)
+      if (event._tag === "Deleted") {
+        const previous = objects.get(key)
+        if (previous !== undefined) remove(key, previous)
+        release(key, undefined)
+        out.push({ _tag: "Deleted", object })
+      } else {
+        const previous = put(key, object)
+        out.push(previous === undefined ? { _tag: "Added", object } : { _tag: "Updated", previous, object })
+      }
+    }
+
+    // A full list (or the kind no longer served) replaces the cache and marks it synced.
+    const replace = (event: Whole<A>): Effect.Effect<void> =>
       Effect.suspend(() => {
         const out: Array<Change<A>> = []
         const validityOut: Array<Validity> = []
-        if (event._tag === "Undecodable") {
-          const cached = objects.get(event.key)
-          if (cached !== undefined) {
-            remove(event.key, cached)
-            release(event.key, undefined)
-            out.push({ _tag: "Deleted", object: cached })
-          }
-          if (event.deleted) markValid(event.key, validityOut)
-          else markInvalid(event, validityOut)
-          return Effect.andThen(
-            out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out)),
-            publishValidity(validityOut)
-          )
-        }
         if (event._tag === "NotServed") {
           for (const key of [...invalid.keys()]) markValid(key, validityOut)
           for (const [key, object] of objects) {
@@ -247,56 +272,53 @@ export const make = <A extends ObjectMeta.KubeObject>(
           // The served state is set before the informer reports itself synced.
           return SubscriptionRef.set(served, false).pipe(
             Effect.andThen(Effect.sync(markSynced)),
-            Effect.andThen(out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out))),
-            Effect.andThen(publishValidity(validityOut))
+            Effect.andThen(publish(out, validityOut))
           )
         }
-        if (event._tag === "Listed") {
-          const seen = new Set<string>()
-          for (const object of event.objects) {
-            const key = ObjectMeta.key(object)
-            seen.add(key)
-            const previous = objects.get(key)
-            if (previous?.metadata.resourceVersion === object.metadata.resourceVersion) continue
-            put(key, object)
-            out.push(previous === undefined ? { _tag: "Added", object, listed: true } : { _tag: "Updated", previous, object })
-          }
-          for (const [key, object] of objects) {
-            if (seen.has(key)) continue
-            remove(key, object)
-            release(key, undefined)
-            out.push({ _tag: "Deleted", object })
-          }
-          const listedInvalid = new Set(event.undecodable.map((entry) => entry.key))
-          for (const key of [...invalid.keys()]) if (!listedInvalid.has(key)) markValid(key, validityOut)
-          for (const entry of event.undecodable) {
-            const known = invalid.get(entry.key)
-            if (known === undefined || rawVersion(known.object) !== rawVersion(entry.object)) markInvalid(entry, validityOut)
-          }
-        } else {
-          const object = event.object
+        const seen = new Set<string>()
+        for (const object of event.objects) {
           const key = ObjectMeta.key(object)
-          markValid(key, validityOut)
-          if (event._tag === "Deleted") {
-            const previous = objects.get(key)
-            if (previous !== undefined) remove(key, previous)
-            release(key, undefined)
-            out.push({ _tag: "Deleted", object })
-          } else {
-            const previous = put(key, object)
-            out.push(previous === undefined ? { _tag: "Added", object } : { _tag: "Updated", previous, object })
-          }
+          seen.add(key)
+          const previous = objects.get(key)
+          if (previous?.metadata.resourceVersion === object.metadata.resourceVersion) continue
+          put(key, object)
+          out.push(previous === undefined ? { _tag: "Added", object, listed: true } : { _tag: "Updated", previous, object })
         }
-        const publish = Effect.andThen(
-          out.length === 0 ? Effect.void : Effect.asVoid(PubSub.publishAll(changes, out)),
-          publishValidity(validityOut)
+        for (const [key, object] of objects) {
+          if (seen.has(key)) continue
+          remove(key, object)
+          release(key, undefined)
+          out.push({ _tag: "Deleted", object })
+        }
+        const listedInvalid = new Set(event.undecodable.map((entry) => entry.key))
+        for (const key of [...invalid.keys()]) if (!listedInvalid.has(key)) markValid(key, validityOut)
+        for (const entry of event.undecodable) {
+          const known = invalid.get(entry.key)
+          if (known === undefined || rawVersion(known.object) !== rawVersion(entry.object)) markInvalid(entry, validityOut)
+        }
+        return SubscriptionRef.set(served, true).pipe(
+          Effect.andThen(Effect.sync(markSynced)),
+          Effect.andThen(publish(out, validityOut))
         )
-        return event._tag === "Listed"
-          ? SubscriptionRef.set(served, true).pipe(Effect.andThen(Effect.sync(markSynced)), Effect.andThen(publish))
-          : publish
       })
 
-    yield* Watcher.watch(resource, { ...options, transform }).pipe(Stream.runForEach(apply), Effect.forkScoped)
+    // The watcher's events as they came (a watch read's worth at a time): the object events up to a
+    // full list change the cache together and are published as one, then the list, and so on.
+    const apply = (events: ReadonlyArray<Watcher.Event<A>>, from: number): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const out: Array<Change<A>> = []
+        const validityOut: Array<Validity> = []
+        for (let index = from; index < events.length; index++) {
+          const event = events[index]!
+          if (isWhole(event)) {
+            return Effect.andThen(publish(out, validityOut), Effect.andThen(replace(event), apply(events, index + 1)))
+          }
+          record(event, out, validityOut)
+        }
+        return publish(out, validityOut)
+      })
+
+    yield* Watcher.watch(resource, { ...options, transform }).pipe(Stream.runForEachArray((events) => apply(events, 0)), Effect.forkScoped)
 
     const inNamespace = (namespace: string): Iterable<string> => {
       // A namespaced informer holds that namespace alone.

@@ -122,17 +122,22 @@ export const watch = <A extends ObjectMeta.KubeObject>(
         }
         yield* kube.watch(resource, { ...select, resourceVersion: version!, allowBookmarks: true, timeoutSeconds, onUndecodable }).pipe(
           Stream.timeoutOrElse({ duration: inactivity, orElse: () => Stream.fail(new Inactive()) }),
-          Stream.runForEach((event) =>
+          // A batch of events (what one read of the answer held) goes on as one offer.
+          Stream.runForEachArray((events) =>
             Effect.suspend(() => {
               failures = 0
-              delivered++
-              if (event.type === "BOOKMARK") {
-                version = event.resourceVersion
-                return Effect.void
+              delivered += events.length
+              const out: Array<Event<A>> = []
+              for (const event of events) {
+                if (event.type === "BOOKMARK") {
+                  version = event.resourceVersion
+                  continue
+                }
+                version = event.object.metadata.resourceVersion ?? version
+                const tag = event.type === "ADDED" ? "Added" : event.type === "MODIFIED" ? "Modified" : "Deleted"
+                out.push({ _tag: tag, object: transform === undefined ? event.object : transform(event.object) })
               }
-              version = event.object.metadata.resourceVersion ?? version
-              const tag = event.type === "ADDED" ? "Added" : event.type === "MODIFIED" ? "Modified" : "Deleted"
-              return Queue.offer(queue, { _tag: tag, object: transform === undefined ? event.object : transform(event.object) })
+              return out.length === 0 ? Effect.void : Queue.offerAll(queue, out)
             })
           )
         )

@@ -123,10 +123,11 @@ export const lines = <E>(
           let headers: IncomingHttpHeaders = {}
           let rest = ""
           const refusal: Array<Buffer> = []
+          // A read's lines go to the consumer together, so it takes them as one batch.
           const push = (text: string) => {
             const parts = (rest + text).split("\n")
             rest = parts.pop()!
-            for (const part of parts) if (part.length > 0) Queue.offerUnsafe(queue, part)
+            Queue.offerAllUnsafe(queue, parts.length === 0 || parts.every((part) => part.length > 0) ? parts : parts.filter((part) => part.length > 0))
           }
           dispatcher.dispatch(dispatchOptions(origin, request, 0), {
             onRequestStart: (started) => {

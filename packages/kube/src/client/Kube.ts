@@ -14,6 +14,7 @@ import * as KubeConfig from "./KubeConfig.ts"
 import * as KubeError from "./KubeError.ts"
 import type * as ObjectMeta from "./ObjectMeta.ts"
 import * as Resource from "./Resource.ts"
+import * as WatchLines from "./WatchLines.ts"
 import * as Written from "./Written.ts"
 
 export interface ListOptions {
@@ -307,11 +308,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
           }
         }),
         (request) =>
-          Exchange.lines(dispatcher, origin, request, refused).pipe(
-            Stream.mapEffect((line) => watchEvent(resource, line, options.onUndecodable, written)),
-            Stream.filter(Option.isSome),
-            Stream.map((event) => event.value)
-          )
+          WatchLines.events(resource, Exchange.lines(dispatcher, origin, request, refused), options.onUndecodable, written)
       ))
 
     const writeQuery = (fieldManager: string | undefined) => ({ fieldManager })
@@ -418,75 +415,3 @@ const tracedWithBackend = <A, E>(request: RawRequest, effect: Effect.Effect<A, E
         attributes: { "http.request.method": request.method, "url.path": request.path }
       })
   )
-
-// The API server writes an object's watch line as `{"type":"ADDED","object":` and its JSON, then `}`
-// (kube-apiserver and the embedded server alike): a line whose JSON is the very text of one of this
-// client's write answers is that answer's object, already decoded, and is not parsed.
-const echoPrefixes = [["ADDED", `{"type":"ADDED","object":`], ["MODIFIED", `{"type":"MODIFIED","object":`]] as const
-
-const ownEcho = <A extends ObjectMeta.KubeObject>(
-  resource: Resource.Resource<A>,
-  line: string,
-  written: Written.Written
-): WatchEvent<A> | undefined => {
-  if (!line.endsWith("}")) return undefined
-  for (const [type, prefix] of echoPrefixes) {
-    if (!line.startsWith(prefix)) continue
-    const object = written.takeText(resource, line.slice(prefix.length, -1))
-    return object === undefined ? undefined : { type, object }
-  }
-  return undefined
-}
-
-// A watch line is `{"type": "...", "object": ...}`: read without a Schema, it runs for every event.
-const decodeRawEvent = (line: string): Option.Option<{ readonly type: string; readonly object: unknown }> => {
-  try {
-    const parsed = JSON.parse(line) as { readonly type?: unknown; readonly object?: unknown } | null
-    return typeof parsed === "object" && parsed !== null && typeof parsed.type === "string" && "object" in parsed
-      ? Option.some({ type: parsed.type, object: parsed.object })
-      : Option.none()
-  } catch {
-    return Option.none()
-  }
-}
-
-// A line that is not a watch event is skipped and logged, so one bad line does not end the watch.
-const watchEvent = <A extends ObjectMeta.KubeObject>(
-  resource: Resource.Resource<A>,
-  line: string,
-  onUndecodable: Undecodable | undefined,
-  written: Written.Written
-): Effect.Effect<Option.Option<WatchEvent<A>>, KubeError.KubeError> => {
-  const echo = ownEcho(resource, line, written)
-  if (echo !== undefined) return Effect.succeed(Option.some(echo))
-  const event = decodeRawEvent(line)
-  if (Option.isNone(event)) {
-    return Effect.as(Effect.logWarning(`skipping an unreadable watch line for ${resource.kind}: ${line.slice(0, 200)}`), Option.none())
-  }
-  const { type, object } = event.value
-  switch (type) {
-    case "ADDED":
-    case "MODIFIED":
-    case "DELETED": {
-      const known = type === "DELETED" ? undefined : written.lookup(resource, object)
-      if (known !== undefined) return Effect.succeed(Option.some({ type, object: known }))
-      return Resource.decode(resource, object).pipe(
-        Effect.map((decoded) => Option.some({ type, object: decoded })),
-        Effect.catchTag("DecodeError", (error) =>
-          Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`).pipe(
-            Effect.andThen(onUndecodable?.(object, error, type) ?? Effect.void),
-            Effect.as(Option.none())
-          ))
-      )
-    }
-    case "BOOKMARK": {
-      const version = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion
-      return Effect.succeed(version === undefined ? Option.none() : Option.some({ type, resourceVersion: version }))
-    }
-    case "ERROR": {
-      const code = Number((object as { code?: unknown } | null)?.code ?? 500)
-      return Effect.fail(KubeError.fromStatus(code, object))
-    }
-  }
-  return Effect.as(Effect.logWarning(`skipping a watch event of unknown type ${type}`), Option.none())
-}
