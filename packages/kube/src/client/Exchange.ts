@@ -127,7 +127,8 @@ export const lines = <E>(
           const push = (text: string) => {
             const parts = (rest + text).split("\n")
             rest = parts.pop()!
-            Queue.offerAllUnsafe(queue, parts.length === 0 || parts.every((part) => part.length > 0) ? parts : parts.filter((part) => part.length > 0))
+            const complete = parts.filter((part) => part.length > 0)
+            if (complete.length > 0) Queue.offerAllUnsafe(queue, complete)
           }
           dispatcher.dispatch(dispatchOptions(origin, request, 0), {
             onRequestStart: (started) => {
