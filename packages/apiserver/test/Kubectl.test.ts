@@ -149,7 +149,7 @@ describe("kubectl", () => {
     await watch.waitForLines(1)
     await ok("create", "-f", file("watched.json", configMap("watched")))
     await ok("label", "cm", "watched", "seen=yes")
-    const lines = await watch.waitForLines(4)
+    const lines = await watch.waitForLine((printed) => printed.includes("MODIFIED watched"))
     watch.child.kill("SIGTERM")
     await watch.exited
     expect(lines).toContain("ADDED watched")
@@ -164,7 +164,8 @@ describe("kubectl", () => {
     const watch = background("get", "configmaps", "-w")
     await watch.waitForLines(2)
     await ok("create", "-f", file("three-keys.json", configMap("three-keys", { a: "1", b: "2", c: "3" })))
-    const lines = await watch.waitForLines(4)
+    // The initial listing may already print four lines or more: wait for the new object's own.
+    const lines = await watch.waitForLine((printed) => printed.some((l) => l.startsWith("three-keys")))
     watch.child.kill("SIGTERM")
     await watch.exited
     expect(lines[0]).toMatch(/^NAME\s+DATA\s+AGE\s*$/)

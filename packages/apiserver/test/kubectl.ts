@@ -61,11 +61,13 @@ export const forServer = (server: () => Testing.TestServer, options: { readonly 
         resolve(code ?? -1)
       })
     )
-    const waitForLines = async (n: number) => {
-      for (let i = 0; i < 200 && lines.length < n; i++) await new Promise((r) => setTimeout(r, 50))
+    // Up to 10 s for a printed line that `found` accepts; the lines so far either way.
+    const waitForLine = async (found: (lines: ReadonlyArray<string>) => boolean) => {
+      for (let i = 0; i < 200 && !found(lines); i++) await new Promise((r) => setTimeout(r, 50))
       return lines
     }
-    return { child, lines, exited, waitForLines, stderr: () => stderr }
+    const waitForLines = (n: number) => waitForLine((printed) => printed.length >= n)
+    return { child, lines, exited, waitForLines, waitForLine, stderr: () => stderr }
   }
 
   /** Writes `content` (an object as JSON, or text such as YAML) into the server's directory. */
