@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { Controller as Engine, Trigger } from "@kubefx/core"
-import { Result, Stream } from "effect"
+import { type Array as Arr, Result, Stream } from "effect"
 import type * as Informer from "../cache/Informer.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
@@ -121,15 +121,22 @@ export const watched = <B extends ObjectMeta.KubeObject>(
   informer: Informer.Informer<B>,
   map: (object: B) => Iterable<string>,
   writes: OwnWrites.OwnWrites
-): Stream.Stream<Engine.Event> =>
-  informer.changes.pipe(
-    Stream.flatMap((change) => {
+): Stream.Stream<Engine.Event> => {
+  const enqueued = (changes: ReadonlyArray<Informer.Change<B>>): ReadonlyArray<Engine.Event> => {
+    const events: Array<Engine.Event> = []
+    for (const change of changes) {
       const writer = writes.writerOf(informer.resource, change)
-      const events: Array<Engine.Event> = []
       for (const key of map(change.object)) if (key !== writer) events.push(Engine.enqueue(key, related(informer.resource.kind, change)))
-      return Stream.fromIterable(events)
-    })
+    }
+    return events
+  }
+  // A chunk of changes (what the informer published together) becomes one chunk of events.
+  return informer.changes.pipe(
+    Stream.mapArray((changes) => [enqueued(changes)] as const),
+    Stream.filter((events): events is Arr.NonEmptyReadonlyArray<Engine.Event> => events.length > 0),
+    Stream.flattenArray
   )
+}
 
 /**
  * A secondary kind that becomes served (its CRD installed after the controller started) can
