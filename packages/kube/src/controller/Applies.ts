@@ -91,14 +91,19 @@ export const contains = (actual: unknown, desired: unknown): boolean => {
   }
   if (typeof desired === "object" && desired !== null) {
     if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false
-    for (const key in desired) {
-      if (!Object.hasOwn(desired, key)) continue
-      const value = (desired as Record<string, unknown>)[key]
-      if (value !== undefined && !contains((actual as Record<string, unknown>)[key], value)) return false
-    }
-    return true
+    return holdsFields(actual as Record<string, unknown>, desired, true)
   }
   return actual === desired
+}
+
+// `contains` for each defined field of `desired`; apiVersion and kind left out unless `typeFields`.
+const holdsFields = (actual: Readonly<Record<string, unknown>>, desired: object, typeFields: boolean): boolean => {
+  for (const key in desired) {
+    if (!Object.hasOwn(desired, key) || (!typeFields && (key === "apiVersion" || key === "kind"))) continue
+    const value = (desired as Record<string, unknown>)[key]
+    if (value !== undefined && !contains(actual[key], value)) return false
+  }
+  return true
 }
 
 // The body with the digest annotation of itself.
@@ -115,12 +120,7 @@ const upToDate = (actual: ObjectMeta.KubeObject, body: Kube.ApplyBody, bodyDiges
   // A body stating the digest annotation itself is compared as it is sent, the digest in its place.
   const stated = body.metadata.annotations as Readonly<Record<string, string>> | undefined
   const compared = stated?.[appliedDigestAnnotation] === undefined ? body : signed(body, bodyDigest)
-  for (const key in compared) {
-    if (key === "apiVersion" || key === "kind" || !Object.hasOwn(compared, key)) continue
-    const value = (compared as Record<string, unknown>)[key]
-    if (value !== undefined && !contains((actual as unknown as Record<string, unknown>)[key], value)) return false
-  }
-  return true
+  return holdsFields(actual as unknown as Readonly<Record<string, unknown>>, compared, false)
 }
 
 /** An apply's answer: the object, and whether a request was sent. */
