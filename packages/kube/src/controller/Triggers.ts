@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { Controller as Engine, Trigger } from "@kubefx/core"
-import { type Array as Arr, Result, Stream } from "effect"
+import { Result, Stream } from "effect"
 import type * as Informer from "../cache/Informer.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
@@ -130,12 +130,9 @@ export const watched = <B extends ObjectMeta.KubeObject>(
     }
     return events
   }
-  // A chunk of changes (what the informer published together) becomes one chunk of events.
-  return informer.changes.pipe(
-    Stream.mapArray((changes) => [enqueued(changes)] as const),
-    Stream.filter((events): events is Arr.NonEmptyReadonlyArray<Engine.Event> => events.length > 0),
-    Stream.flattenArray
-  )
+  // A chunk of changes (what the informer published together) becomes one chunk of events, or
+  // none; `mapAccumArray` is the stream's chunk-to-any-number map (no state to carry here).
+  return informer.changes.pipe(Stream.mapAccumArray(() => undefined, (state, changes) => [state, enqueued(changes)]))
 }
 
 /**
