@@ -6,7 +6,7 @@
  * owner's uid instead of being allocated twice. A finalizer deletes the external bucket before the
  * Bucket goes away.
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Outcome, RetryPolicy } from "@kubefx/core"
 import { Conditions, Controller, Resource } from "@kubefx/kube"
 import { Config, Effect, Layer, Schema } from "effect"

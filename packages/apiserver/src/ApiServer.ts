@@ -3,7 +3,7 @@
  * free one), optionally durable in a data directory, optionally writing a kubeconfig, and serves
  * until the scope closes or `close` runs.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as Authentication from "./Authentication.ts"
 import * as Builtins from "./Builtins.ts"

@@ -2,7 +2,8 @@
  * The `kubefx` command. Each subcommand is a module exporting `command`; adding one is one line
  * in `subcommands`.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Exit } from "effect"
 import { CliOutput, Command } from "effect/cli"
 import * as ApiServerCommand from "./ApiServerCommand.ts"

@@ -4,7 +4,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Builtins, Kube } from "@kubefx/kube"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { ApiServer } from "@kubefx/apiserver"
 import { Effect, Layer, Tracer } from "effect"
 import { HttpClient } from "effect/http"

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Context, Duration, Effect, Layer, Option, type Scope, Stream, Tracer } from "effect"
 import * as Exchange from "./Exchange.ts"
 import * as KubeConfig from "./KubeConfig.ts"

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Controller as Engine, EngineMetrics } from "@kubefx/core"
 import {
   Cause,

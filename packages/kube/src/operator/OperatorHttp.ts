@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { Controller as Engine, Health, Trigger } from "@kubefx/core"
 import { Clock, Config, Context, Effect, Layer, Schedule, Schema, type Scope, Stream } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
