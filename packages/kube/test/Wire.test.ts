@@ -112,31 +112,40 @@ describe("Kube on the wire", () => {
 
   it.live("the watch line of the client's own write is its answer's object, not parsed; other lines are parsed", () =>
     Effect.scoped(Effect.gen(function*() {
-      const mine = { ...configMap("a", "mine"), metadata: { ...configMap("a", "mine").metadata, resourceVersion: "7" } }
+      const mine = (resourceVersion: string) => ({
+        ...configMap("a", `mine ${resourceVersion}`),
+        metadata: { ...configMap("a", "mine").metadata, resourceVersion }
+      })
+      const [first, second] = [mine("7"), mine("8")]
       // Go's encoder ends an answer with a line break; the watch line carries the same JSON without it.
-      const answer = JSON.stringify(mine)
+      const answers = [JSON.stringify(first), JSON.stringify(second)]
+      let writes = 0
       const { kube } = yield* canned((request, response) => {
         request.resume()
         request.on("end", () => {
           response.writeHead(200, { "content-type": "application/json" })
-          if (request.method === "PATCH") return response.end(answer + "\n")
+          if (request.method === "PATCH") return response.end(answers[writes++] + "\n")
           response.end([
-            `{"type":"MODIFIED","object":${answer}}`,
-            // the same version written with its fields in another order: found by uid and version
-            JSON.stringify({ type: "MODIFIED", object: { data: mine.data, metadata: mine.metadata, kind: mine.kind, apiVersion: mine.apiVersion } }),
+            `{"type":"MODIFIED","object":${answers[0]}}`,
+            // the second write's version with its fields in another order: found by uid and version
+            JSON.stringify({
+              type: "MODIFIED",
+              object: { data: second.data, metadata: second.metadata, kind: second.kind, apiVersion: second.apiVersion }
+            }),
             JSON.stringify({ type: "ADDED", object: configMap("b", "theirs") })
           ].join("\n") + "\n")
         })
       })
-      const applied = yield* kube.apply(Builtins.ConfigMap, { metadata: { name: "a", namespace: "default" }, data: { message: "mine" } }, { fieldManager: "me", force: true })
+      const apply = kube.apply(Builtins.ConfigMap, { metadata: { name: "a", namespace: "default" }, data: { message: "mine" } }, { fieldManager: "me", force: true })
+      const applied = [yield* apply, yield* apply]
       const parse = vi.spyOn(JSON, "parse")
       yield* Effect.addFinalizer(() => Effect.sync(() => parse.mockRestore()))
       const events = yield* Stream.runCollect(kube.watch(Builtins.ConfigMap, { resourceVersion: "7" }))
       const parsedLines = parse.mock.calls.filter(([text]) => String(text).startsWith(`{"type":`)).length
       assert.strictEqual(events.length, 3)
       assert.strictEqual(events[0]!.type, "MODIFIED")
-      assert.strictEqual(events[0]!.type !== "BOOKMARK" && events[0]!.object, applied)
-      assert.strictEqual(events[1]!.type !== "BOOKMARK" && events[1]!.object, applied)
+      assert.strictEqual(events[0]!.type !== "BOOKMARK" && events[0]!.object, applied[0])
+      assert.strictEqual(events[1]!.type !== "BOOKMARK" && events[1]!.object, applied[1])
       assert.strictEqual(events[2]!.type !== "BOOKMARK" && events[2]!.object.data?.message, "theirs")
       assert.strictEqual(parsedLines, 2)
     })))

@@ -40,9 +40,14 @@ describe("Written", () => {
     assert.isUndefined(written.takeText(Builtins.ConfigMap, text.replace('"5"}', '"6"}')))
     assert.isUndefined(written.takeText(Builtins.Secret, text))
     assert.strictEqual(written.takeText(Builtins.ConfigMap, text), decoded)
-    // a watch brings a version back once: a second line of it is parsed (and found by version)
+    // a watch brings a version back once: the memo lets go of text and object, so a second line of
+    // it is parsed and decoded anew
     assert.isUndefined(written.takeText(Builtins.ConfigMap, text))
-    assert.strictEqual(written.lookup(Builtins.ConfigMap, JSON.parse(text)), decoded)
+    assert.isUndefined(written.lookup(Builtins.ConfigMap, JSON.parse(text)))
+    // an object whose text was not kept stays found by its version
+    const other = configMap("b", "7")
+    written.remember(Builtins.ConfigMap, other)
+    assert.strictEqual(written.lookup(Builtins.ConfigMap, JSON.parse(JSON.stringify(other))), other)
   })
 
   it("keeps at most its text capacity, dropping the oldest", () => {
