@@ -112,7 +112,7 @@ describe("a project outside the workspace, installed from the tarballs", () => {
   })
 
   // `@effect/platform-node`'s index loads every module of it, a Redis client among them: hundreds of
-  // modules and about 400 ms before an operator's first line.
+  // modules and about a third of a second before an operator's first line.
   it("imports the packed packages without loading modules they do not use", async () => {
     const script = "import { createRequire } from 'node:module';" +
       "await import('@kubefx/kube'); await import('@kubefx/apiserver'); await import('@kubefx/testing');" +
