@@ -24,12 +24,12 @@ export interface Figures {
   readonly merge_events: number
   readonly merge_runs: number
   readonly merge_ops_s: number
-  /** Keys per round of the work queue's figure (controller-runtime's benchmark: 1,000). */
+  /** Keys per round of `workqueue_rounds_ns_per_op` (controller-runtime's benchmark: 1,000). */
   readonly workqueue_round_keys: number
   /** A bare work queue's add, take and done, per operation, in rounds of `workqueue_round_keys` keys. */
-  readonly workqueue_ns_per_op: number
+  readonly workqueue_rounds_ns_per_op: number
   /** The same with all `keys` in one round: a working set a hundred times larger. */
-  readonly workqueue_all_keys_ns_per_op: number
+  readonly workqueue_ns_per_op: number
 }
 
 /**
