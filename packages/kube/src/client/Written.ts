@@ -27,6 +27,8 @@ export interface Written {
 interface Entry {
   readonly resource: Resource.Resource<any>
   readonly object: ObjectMeta.KubeObject
+  /** The object's uid and resourceVersion, its key in the memo. */
+  readonly key: string
 }
 
 const versionKey = (metadata: { readonly uid?: unknown; readonly resourceVersion?: unknown } | undefined): string | undefined =>
@@ -74,7 +76,7 @@ export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1
     remember: (resource, object, text) => {
       const key = versionKey(object.metadata)
       if (key === undefined) return
-      const entry = { resource, object }
+      const entry = { resource, object, key }
       entries.set(key, entry)
       if (entries.size > capacity) entries.delete(entries.keys().next().value!)
       if (text !== undefined) keepText(text, entry)
@@ -91,8 +93,7 @@ export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1
       dropText(text)
       // Kept until thousands of writes later, every answer would outlive two young collections and
       // be copied into the old generation: 14% of what a 10,000-Widget fleet's operator promoted.
-      const key = versionKey(entry.object.metadata)
-      if (key !== undefined && entries.get(key) === entry) entries.delete(key)
+      if (entries.get(entry.key) === entry) entries.delete(entry.key)
       return entry.object as A
     }
   }
