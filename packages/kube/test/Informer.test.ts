@@ -44,6 +44,13 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Informer o
       assert.isUndefined(informer.get(`${ns}/two`)?.metadata.managedFields)
       yield* kube.create(Builtins.ConfigMap, { ...configMap(ns, "three", "3"), metadata: { name: "three", namespace: ns, labels: { app: "web" } } })
       yield* eventually(Effect.suspend(() => ensure(informer.list({ labels: { app: "web" } }).length === 1, "label index")))
+      // An update moves the object between label index entries; one that keeps its labels leaves it.
+      yield* kube.patch(Builtins.ConfigMap, "three", ns, { metadata: { labels: { app: "api" } } }, { type: "merge" })
+      yield* eventually(Effect.suspend(() => ensure(informer.list({ labels: { app: "api" } }).length === 1, "relabelled")))
+      assert.deepStrictEqual(informer.list({ labels: { app: "web" } }), [])
+      yield* kube.patch(Builtins.ConfigMap, "three", ns, { data: { value: "4" } }, { type: "merge" })
+      yield* eventually(Effect.suspend(() => ensure(informer.get(`${ns}/three`)?.data?.value === "4", "updated")))
+      assert.deepStrictEqual(informer.list({ labels: { app: "api" } }).map((o) => o.data?.value), ["4"])
     }))
 
   it.effect("a cluster-wide informer lists one namespace right, before and after its namespace index exists", () =>

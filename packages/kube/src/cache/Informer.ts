@@ -196,12 +196,21 @@ export const make = <A extends ObjectMeta.KubeObject>(
       else waiters.set(key, still)
     }
 
+    // An update replaces the entry in place. Deleting and adding the key again would churn the map:
+    // V8 then keeps each replaced table, and what it held, until a full collection, so every object
+    // that passed through the cache would be copied into the old generation.
     const put = (key: string, object: A): A | undefined => {
       const previous = objects.get(key)
-      if (previous !== undefined) remove(key, previous)
       objects.set(key, object)
-      if (byNamespace !== undefined) indexAdd(byNamespace, object.metadata.namespace ?? "", key)
-      for (const term of labelTerms(object)) indexAdd(byLabel, term, key)
+      if (previous === undefined) {
+        if (byNamespace !== undefined) indexAdd(byNamespace, object.metadata.namespace ?? "", key)
+        for (const term of labelTerms(object)) indexAdd(byLabel, term, key)
+      } else if (indexLabels.length > 0) {
+        const before = labelTerms(previous)
+        const after = labelTerms(object)
+        for (const term of before) if (!after.includes(term)) indexRemove(byLabel, term, key)
+        for (const term of after) if (!before.includes(term)) indexAdd(byLabel, term, key)
+      }
       release(key, object)
       return previous
     }

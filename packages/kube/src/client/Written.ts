@@ -10,6 +10,7 @@
  */
 import type * as ObjectMeta from "./ObjectMeta.ts"
 import type * as Resource from "./Resource.ts"
+import * as TransientMap from "./TransientMap.ts"
 
 export interface Written {
   /** Keeps a decoded write answer, and the JSON text it was read from when given. */
@@ -50,13 +51,13 @@ const versionKey = (metadata: { readonly uid?: unknown; readonly resourceVersion
  */
 export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1024 * 1024): Written => {
   // A uid names one object whatever its kind; the Resource is kept to answer only the declaration
-  // that decoded it (two declarations of one kind may decode differently). A Map keeps insertion
-  // order, so its first key is the oldest.
-  const entries = new Map<string, Entry>()
-  const texts = new Map<string, Entry>()
+  // that decoded it (two declarations of one kind may decode differently). Every write adds an entry
+  // and its echo takes it out: transient maps, so what passes through them is not kept by V8.
+  const entries = TransientMap.make<string, Entry>()
+  const texts = TransientMap.make<string, Entry>()
   // How many kept texts have each length: a watch line of someone else's write usually has a length
   // no kept text has, and is then not hashed for the look-up at all.
-  const lengths = new Map<number, number>()
+  const lengths = TransientMap.make<number, number>()
   let characters = 0
   const dropText = (text: string) => {
     texts.delete(text)
@@ -70,7 +71,7 @@ export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1
     texts.set(text, entry)
     characters += text.length
     lengths.set(text.length, (lengths.get(text.length) ?? 0) + 1)
-    while (texts.size > textCapacity || characters > textCharacters) dropText(texts.keys().next().value!)
+    while (texts.size() > textCapacity || characters > textCharacters) dropText(texts.oldest()!)
   }
   return {
     remember: (resource, object, text) => {
@@ -78,7 +79,7 @@ export const make = (capacity = 4096, textCapacity = 512, textCharacters = 4 * 1
       if (key === undefined) return
       const entry = { resource, object, key }
       entries.set(key, entry)
-      if (entries.size > capacity) entries.delete(entries.keys().next().value!)
+      if (entries.size() > capacity) entries.delete(entries.oldest()!)
       if (text !== undefined) keepText(text, entry)
     },
     lookup: <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: unknown) => {

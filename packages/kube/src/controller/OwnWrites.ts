@@ -14,6 +14,7 @@ import type * as Informer from "../cache/Informer.ts"
 import type * as Kube from "../client/Kube.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
+import * as TransientMap from "../client/TransientMap.ts"
 
 export interface OwnWrites {
   /** Keeps `answer`, the server's answer to a write of `writer`'s run, if a cache of its kind will bring it back. */
@@ -45,7 +46,8 @@ const kindOf = (resource: Resource.Resource) => `${resource.kind}.${resource.gro
 export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096): OwnWrites => {
   const byKind = new Map<string, Informer.Informer<any>>()
   for (const informer of caches) byKind.set(kindOf(informer.resource), informer)
-  const written = new Map<string, Written>()
+  // Each write's record lives until its echo: a transient map, so V8 does not keep what went through.
+  const written = TransientMap.make<string, Written>()
   // A kind both owned and watched, or a primary kind also watched, reaches two triggers through one
   // informer, which hands each the same change: the record ends with the first, the answer stays.
   const answered = new WeakMap<Informer.Change<ObjectMeta.KubeObject>, string>()
@@ -61,12 +63,12 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
     const id = `${kindOf(resource)} ${key}`
     written.delete(id)
     written.set(id, { resourceVersion, writer })
-    if (written.size > capacity) written.delete(written.keys().next().value!)
+    if (written.size() > capacity) written.delete(written.oldest()!)
   }
 
   const writerOf = (resource: Resource.Resource, change: Informer.Change<ObjectMeta.KubeObject>) => {
     const known = answered.get(change)
-    if (known !== undefined || written.size === 0) return known
+    if (known !== undefined || written.size() === 0) return known
     const id = `${kindOf(resource)} ${ObjectMeta.key(change.object)}`
     const entry = written.get(id)
     if (entry === undefined) return undefined

@@ -95,7 +95,13 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
 }): StatusWrites<A> => {
   const { fieldManager, kube, overlay, resource, writeReady } = options
   const readyManager = `${fieldManager}-ready`
-  const staged = new Map<string, Status>()
+  // What each key's run has staged; a run's end clears its entry rather than deleting it, since a
+  // map whose keys are deleted and added again run after run keeps what went through it alive in V8
+  // until a full collection. `forget` deletes the key for good.
+  const staged = new Map<string, Status | undefined>()
+  const unstage = (key: string) => {
+    if (staged.get(key) !== undefined) staged.set(key, undefined)
+  }
   // The generation each key's latest run saw: what its Ready condition and observedGeneration
   // speak for, even if a newer one arrived while it ran (the follow-up run will speak for that).
   const seenGeneration = new Map<string, number | undefined>()
@@ -139,7 +145,7 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
   const finish = (key: string, ready: Conditions.Update | undefined, succeeded: boolean) =>
     Effect.gen(function*() {
       const stated = staged.get(key)
-      staged.delete(key)
+      unstage(key)
       if (stated === undefined && (!writeReady || ready === undefined)) return
       const current = yield* overlay.get(key)
       if (current === undefined) return
@@ -232,7 +238,7 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
     released,
     undecodable,
     begin: (key, object) => {
-      staged.delete(key)
+      unstage(key)
       seenGeneration.set(key, object.metadata.generation)
     },
     forget: (key) => {
