@@ -38,16 +38,15 @@ export const configMapName = (widget: Widget): string => `${widget.metadata.name
  * running this twice changes nothing; the status goes out with Ready in the run's one status write,
  * and not at all when it already holds.
  */
-export const reconcile = (widget: Widget, ctx: Controller.Context<Widget>) =>
-  Effect.gen(function*() {
-    const name = configMapName(widget)
-    yield* ctx.applyOwned(Builtins.ConfigMap, {
-      metadata: { name, labels: { "app.kubernetes.io/managed-by": "kubefx-widgets" } },
-      data: { message: widget.spec.message, replicas: String(widget.spec.replicas) }
-    })
-    yield* ctx.applyStatus({ status: { configMapName: name } })
-    return Outcome.done
+export const reconcile = Effect.fnUntraced(function*(widget: Widget, ctx: Controller.Context<Widget>) {
+  const name = configMapName(widget)
+  yield* ctx.applyOwned(Builtins.ConfigMap, {
+    metadata: { name, labels: { "app.kubernetes.io/managed-by": "kubefx-widgets" } },
+    data: { message: widget.spec.message, replicas: String(widget.spec.replicas) }
   })
+  yield* ctx.applyStatus({ status: { configMapName: name } })
+  return Outcome.done
+})
 
 /** The widgets controller: run it alone, in an operator or in the test kit. */
 export const definition = Controller.define({

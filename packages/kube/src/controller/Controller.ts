@@ -352,13 +352,8 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
   const { caches, events, fieldManager, overlay, resource, status } = parts
   const writer = ObjectMeta.key(object)
   const ownerReference = ownerReferenceOf(resource, object)
-  // The recording client is made when a run first asks for it: most runs write only through
-  // `apply`, `applyOwned` and `applyStatus`, which record their writes themselves.
-  let kube: Kube.Client | undefined
   return {
-    get kube() {
-      return kube ??= OwnWrites.recording(parts.writes, parts.kube, writer)
-    },
+    kube: OwnWrites.recording(parts.writes, parts.kube, writer),
     fieldManager,
     ownerReference,
     ownedLabels: parts.ownedLabels,
@@ -409,9 +404,13 @@ const readyOf = (reported: ReadyCondition | undefined): Conditions.Update =>
     ? Conditions.ready({ reason: reported.reason, message: reported.message ?? "" })
     : Conditions.notReady(reported.message ?? "", { reason: reported.reason })
 
-const reconcileKey = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, R>) =>
-(key: string): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
-  Effect.gen(function*() {
+// Made once per controller: a generator function made per run would cost V8 a hidden class per run,
+// made in the old generation, which keeps everything the run's generator reached alive until a full
+// collection (see `Effect.gen` in the docs' performance notes).
+const reconcileKey = <A extends ObjectMeta.KubeObject, E, R>(
+  parts: Parts<A, E, R>
+): (key: string) => Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
+  Effect.fnUntraced(function*(key: string) {
     const { finalizer, kube, options, overlay, resource, status } = parts
     const broken = parts.undecodable.get(key)
     if (broken !== undefined) return yield* Effect.fail(broken.error)
@@ -438,8 +437,7 @@ const reconcileKey = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, 
 
 // R9/R10: the failure goes to status (with what the run staged) and to an Event, then to the user's onError.
 const onError = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, R>) =>
-(key: string, failure: Engine.RunFailure<RunError<E>>, info: RetryInfo.RetryInfo) =>
-  Effect.gen(function*() {
+  Effect.fnUntraced(function*(key: string, failure: Engine.RunFailure<RunError<E>>, info: RetryInfo.RetryInfo) {
     const { events, options, overlay, resource, status } = parts
     const broken = parts.undecodable.get(key)
     if (broken !== undefined) {

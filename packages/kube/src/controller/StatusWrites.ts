@@ -123,40 +123,38 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
     applyNow({ metadata: { name: current.metadata.name ?? "", namespace: current.metadata.namespace }, status }, manager)
 
   // Ready and observedGeneration as this run leaves them; the current ones when it has nothing to say.
-  const readyFields = (key: string, current: A, ready: Conditions.Update | undefined, succeeded: boolean) =>
-    Effect.gen(function*() {
-      const status = (current as A & WithStatus).status
-      const recorded = status?.observedGeneration as number | undefined
-      const generation = seenGeneration.has(key) ? seenGeneration.get(key) : current.metadata.generation
-      const keep = ready === undefined || (succeeded && ObjectMeta.isDeleting(current))
-      const conditions = keep
-        ? conditionsOf(status)
-        : yield* Conditions.setNow(conditionsOf(status), { ...ready, observedGeneration: generation })
-      const condition = Conditions.get(conditions, Conditions.ReadyType)
-      // A failure does not move observedGeneration, but the apply keeps what was recorded, or
-      // server-side apply would remove it as a field the manager no longer sets.
-      const observedGeneration = succeeded && !keep ? generation : recorded
-      return {
-        ...(condition === undefined ? {} : { conditions: [condition] }),
-        ...(observedGeneration === undefined ? {} : { observedGeneration })
-      } as Status
-    })
+  const readyFields = Effect.fnUntraced(function*(key: string, current: A, ready: Conditions.Update | undefined, succeeded: boolean) {
+    const status = (current as A & WithStatus).status
+    const recorded = status?.observedGeneration as number | undefined
+    const generation = seenGeneration.has(key) ? seenGeneration.get(key) : current.metadata.generation
+    const keep = ready === undefined || (succeeded && ObjectMeta.isDeleting(current))
+    const conditions = keep
+      ? conditionsOf(status)
+      : yield* Conditions.setNow(conditionsOf(status), { ...ready, observedGeneration: generation })
+    const condition = Conditions.get(conditions, Conditions.ReadyType)
+    // A failure does not move observedGeneration, but the apply keeps what was recorded, or
+    // server-side apply would remove it as a field the manager no longer sets.
+    const observedGeneration = succeeded && !keep ? generation : recorded
+    return {
+      ...(condition === undefined ? {} : { conditions: [condition] }),
+      ...(observedGeneration === undefined ? {} : { observedGeneration })
+    } as Status
+  })
 
-  const finish = (key: string, ready: Conditions.Update | undefined, succeeded: boolean) =>
-    Effect.gen(function*() {
-      const stated = staged.get(key)
-      unstage(key)
-      if (stated === undefined && (!writeReady || ready === undefined)) return
-      const current = yield* overlay.get(key)
-      if (current === undefined) return
-      const fields = writeReady ? yield* readyFields(key, current, ready, succeeded) : {}
-      const status = stated === undefined ? fields : mergeStatus(stated, fields)
-      // Ready and observedGeneration read the same decoded as encoded; only the reconciler's own
-      // fields need the object encoded to compare, so a Ready-only run encodes nothing.
-      const held = stated === undefined ? (current as A & WithStatus).status : yield* encodedStatus(current)
-      if (unchanged(status, held)) return
-      yield* apply(current, status, stated === undefined ? readyManager : fieldManager)
-    })
+  const finish = Effect.fnUntraced(function*(key: string, ready: Conditions.Update | undefined, succeeded: boolean) {
+    const stated = staged.get(key)
+    unstage(key)
+    if (stated === undefined && (!writeReady || ready === undefined)) return
+    const current = yield* overlay.get(key)
+    if (current === undefined) return
+    const fields = writeReady ? yield* readyFields(key, current, ready, succeeded) : {}
+    const status = stated === undefined ? fields : mergeStatus(stated, fields)
+    // Ready and observedGeneration read the same decoded as encoded; only the reconciler's own
+    // fields need the object encoded to compare, so a Ready-only run encodes nothing.
+    const held = stated === undefined ? (current as A & WithStatus).status : yield* encodedStatus(current)
+    if (unchanged(status, held)) return
+    yield* apply(current, status, stated === undefined ? readyManager : fieldManager)
+  })
 
   // With a Schema that transforms nothing, the object is its own encoding: only the status the run
   // states is decoded (checking it), not the whole object sent round through encode and decode.
@@ -173,33 +171,34 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
       staged.set(key, next)
       return Effect.succeed({ ...object, status: mergeStatus(held, next) })
     }
-    return Effect.gen(function*() {
-      // Staged only once it decodes: a status the Schema rejects fails the run and is never sent.
-      const answer = decodeStatus !== undefined
-        ? yield* Effect.map(
-          decodeStatus(mergeStatus(held, next)).pipe(
-            Effect.mapError((error) =>
-              new Resource.DecodeError({ kind: resource.kind, name: object.metadata.name ?? "", message: `status: ${error.message}` })
-            )
-          ),
-          (merged): A => ({ ...object, status: merged })
-        )
-        : yield* Effect.flatMap(Resource.encode(resource, object), (encoded) =>
-          Resource.decode(resource, { ...encoded, status: mergeStatus(encoded.status as Status | undefined, next) }))
-      staged.set(key, next)
-      return answer
-    })
+    return decodeStaged(key, object, held, next)
   }
+
+  // Staged only once it decodes: a status the Schema rejects fails the run and is never sent.
+  const decodeStaged = Effect.fnUntraced(function*(key: string, object: A, held: Status | undefined, next: Status) {
+    const answer = decodeStatus !== undefined
+      ? yield* Effect.map(
+        decodeStatus(mergeStatus(held, next)).pipe(
+          Effect.mapError((error) =>
+            new Resource.DecodeError({ kind: resource.kind, name: object.metadata.name ?? "", message: `status: ${error.message}` })
+          )
+        ),
+        (merged): A => ({ ...object, status: merged })
+      )
+      : yield* Effect.flatMap(Resource.encode(resource, object), (encoded) =>
+        Resource.decode(resource, { ...encoded, status: mergeStatus(encoded.status as Status | undefined, next) }))
+    staged.set(key, next)
+    return answer
+  })
 
   // Its own field manager, so the run's status writes never remove it.
   const heldManager = `${fieldManager}-held`
   const heldCondition = "DependenciesReady"
-  const applyHeld = (key: string, fields: Status) =>
-    Effect.gen(function*() {
-      const current = yield* overlay.get(key)
-      if (current === undefined || !writeReady) return
-      yield* apply(current, fields, heldManager)
-    })
+  const applyHeld = Effect.fnUntraced(function*(key: string, fields: Status) {
+    const current = yield* overlay.get(key)
+    if (current === undefined || !writeReady) return
+    yield* apply(current, fields, heldManager)
+  })
 
   const held = (key: string, waitingFor: ReadonlyArray<string>) =>
     Effect.gen(function*() {
