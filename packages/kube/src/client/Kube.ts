@@ -322,25 +322,21 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
       listAll,
       watch,
       create: (resource, object, options) =>
-        Effect.gen(function*() {
-          const body = yield* Resource.encode(resource, object)
-          return yield* write(resource, {
+        Effect.flatMap(Resource.encode(resource, object), (body) =>
+          write(resource, {
             method: "POST",
             path: Resource.collectionPath(resource, object.metadata.namespace),
             query: writeQuery(options?.fieldManager),
             body
-          })
-        }),
+          })),
       replace: (resource, object, options) =>
-        Effect.gen(function*() {
-          const body = yield* Resource.encode(resource, object)
-          return yield* write(resource, {
+        Effect.flatMap(Resource.encode(resource, object), (body) =>
+          write(resource, {
             method: "PUT",
             path: Resource.objectPath(resource, object.metadata.namespace, object.metadata.name ?? "", options?.subresource),
             query: writeQuery(options?.fieldManager),
             body
-          })
-        }),
+          })),
       delete: (resource, name, namespace, options) =>
         Effect.asVoid(request({
           method: "DELETE",

@@ -406,7 +406,7 @@ const readyOf = (reported: ReadyCondition | undefined): Conditions.Update =>
 
 // Made once per controller: a generator function made per run would cost V8 a hidden class per run,
 // made in the old generation, which keeps everything the run's generator reached alive until a full
-// collection (see `Effect.gen` in the docs' performance notes).
+// collection (see the package README's performance notes).
 const reconcileKey = <A extends ObjectMeta.KubeObject, E, R>(
   parts: Parts<A, E, R>
 ): (key: string) => Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>

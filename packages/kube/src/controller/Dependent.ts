@@ -225,24 +225,24 @@ export const reconcile = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.
   context: Controller.Context<P>
 ): Effect.Effect<Reconciled<S>, E | KubeError.KubeError | Resource.DecodeError, R> => self.reconcile(primary, context)
 
-const reconcileWith = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
+// Generator functions made once, not per run (see the package README's performance notes).
+const reconcileWith = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
   self: Checks<P, S, E, R>,
   primary: Controller.Stored<P>,
   context: Controller.Context<P>
-): Effect.Effect<Reconciled<S>, E | KubeError.KubeError | Resource.DecodeError, R> =>
-  Effect.gen(function*() {
-    const informer = yield* informerOf(self, context)
-    const body = yield* applyBody(self, primary, context)
-    const { applied, object: actual } = yield* Applies.apply(
-      context.kube,
-      self.resource,
-      body,
-      { fieldManager: context.fieldManager, force: true },
-      informer
-    )
-    const ready = self.ready === undefined ? true : yield* self.ready(actual, primary)
-    return { actual, applied, ready }
-  })
+) {
+  const informer = yield* informerOf(self, context)
+  const body = yield* applyBody(self, primary, context)
+  const { applied, object: actual } = yield* Applies.apply(
+    context.kube,
+    self.resource,
+    body,
+    { fieldManager: context.fieldManager, force: true },
+    informer
+  )
+  const ready = self.ready === undefined ? true : yield* self.ready(actual, primary)
+  return { actual, applied, ready }
+})
 
 /**
  * Deletes the dependent's object if it exists (and, when owned, is controlled by this primary):
@@ -262,32 +262,31 @@ export const remove = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.Kub
   context: Controller.Context<P>
 ): Effect.Effect<boolean, E | KubeError.KubeError | Resource.DecodeError, R> => self.remove(primary, context)
 
-const removeWith = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
+const removeWith = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
   self: Checks<P, S, E, R>,
   primary: Controller.Stored<P>,
   context: Controller.Context<P>
-): Effect.Effect<boolean, E | KubeError.KubeError | Resource.DecodeError, R> =>
-  Effect.gen(function*() {
-    const informer = yield* informerOf(self, context)
-    const body = yield* self.desired(primary, context)
-    const namespace = namespaceOf(self, primary, body)
-    const key = ObjectMeta.keyOf(namespace, body.metadata.name)
-    // An object someone else controls is not this dependent's, whatever its name.
-    const ours = (object: S | undefined): object is S =>
-      object !== undefined && (!self.owned || OwnerReferences.isControlledBy(object, primary))
-    const actual = informer.get(key)
-    if (ours(actual) && !ObjectMeta.isDeleting(actual)) {
-      if (self.cleanup !== undefined) yield* self.cleanup(actual, primary, context)
-      else {
-        yield* context.kube.delete(self.resource, body.metadata.name, namespace, {
-          propagationPolicy: "Background",
-          preconditions: { uid: actual.metadata.uid ?? "" }
-        }).pipe(Effect.catchTag("NotFound", () => Effect.void))
-      }
+) {
+  const informer = yield* informerOf(self, context)
+  const body = yield* self.desired(primary, context)
+  const namespace = namespaceOf(self, primary, body)
+  const key = ObjectMeta.keyOf(namespace, body.metadata.name)
+  // An object someone else controls is not this dependent's, whatever its name.
+  const ours = (object: S | undefined): object is S =>
+    object !== undefined && (!self.owned || OwnerReferences.isControlledBy(object, primary))
+  const actual = informer.get(key)
+  if (ours(actual) && !ObjectMeta.isDeleting(actual)) {
+    if (self.cleanup !== undefined) yield* self.cleanup(actual, primary, context)
+    else {
+      yield* context.kube.delete(self.resource, body.metadata.name, namespace, {
+        propagationPolicy: "Background",
+        preconditions: { uid: actual.metadata.uid ?? "" }
+      }).pipe(Effect.catchTag("NotFound", () => Effect.void))
     }
-    const after = informer.get(key)
-    return self.deleteWhen === undefined ? !ours(after) : yield* self.deleteWhen(ours(after) ? after : undefined, primary)
-  })
+  }
+  const after = informer.get(key)
+  return self.deleteWhen === undefined ? !ours(after) : yield* self.deleteWhen(ours(after) ? after : undefined, primary)
+})
 
 /**
  * Readiness of a Deployment the way `kubectl rollout status` sees it: the current generation is

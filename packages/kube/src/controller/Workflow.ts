@@ -412,25 +412,26 @@ const removeNode = <P extends ObjectMeta.KubeObject>(
   })
 }
 
-const reconcileNode = <P extends ObjectMeta.KubeObject>(
+// The generator functions of a run are made once, not per run (see the package README's
+// performance notes); the visits' own, made per traversal, are not on a controller's hot path.
+const reconcileNode = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObject>(
   node: Node<P, unknown, unknown>,
   primary: Controller.Stored<P>,
   context: Controller.Context<P>,
   outcomes: Array<Outcome.Outcome>
-): Effect.Effect<Status<unknown>, unknown, unknown> =>
-  Effect.gen(function*() {
-    if (node.activeWhen !== undefined && !(yield* node.activeWhen(primary, context))) return { _tag: "Inactive" } as const
-    if (node.reconcileWhen !== undefined && !(yield* node.reconcileWhen(primary, context))) {
-      return { _tag: "Skipped", because: node.name, deleted: false } as const
-    }
-    if (node._tag === "Dependent") {
-      const { applied, ready } = yield* Dependent.reconcile(node, primary, context)
-      return { _tag: ready ? "Ready" : "NotReady", applied } as const
-    }
-    outcomes.push((yield* node.reconcile(primary, context)) ?? Outcome.done)
-    const ready = node.ready === undefined ? true : yield* node.ready(primary, context)
-    return { _tag: ready ? "Ready" : "NotReady", applied: true } as const
-  })
+) {
+  if (node.activeWhen !== undefined && !(yield* node.activeWhen(primary, context))) return { _tag: "Inactive" } as const
+  if (node.reconcileWhen !== undefined && !(yield* node.reconcileWhen(primary, context))) {
+    return { _tag: "Skipped", because: node.name, deleted: false } as const
+  }
+  if (node._tag === "Dependent") {
+    const { applied, ready } = yield* Dependent.reconcile(node, primary, context)
+    return { _tag: ready ? "Ready" : "NotReady", applied } as const
+  }
+  outcomes.push((yield* node.reconcile(primary, context)) ?? Outcome.done)
+  const ready = node.ready === undefined ? true : yield* node.ready(primary, context)
+  return { _tag: ready ? "Ready" : "NotReady", applied: true } as const
+})
 
 /** What visiting a node may use: the concurrency limit, the graph downwards, and the others' final statuses. */
 interface Traversal {
@@ -550,16 +551,15 @@ interface WithConditions {
 
 // Staged with the run's status write (one request with Ready), every node's condition each run:
 // the write states all the conditions the controller owns, and is not sent when none changed.
-const writeConditions = <P extends ObjectMeta.KubeObject>(
+const writeConditions = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObject>(
   primary: Controller.Stored<P>,
   context: Controller.Context<P>,
   updates: ReadonlyArray<Conditions.Update>
-): Effect.Effect<void, KubeError.KubeError | Resource.DecodeError> =>
-  Effect.gen(function*() {
-    if (context.resource.custom?.status === undefined || updates.length === 0) return
-    const next = Conditions.merge((primary as WithConditions).status?.conditions ?? [], updates, yield* Clock.currentTimeMillis)
-    yield* context.applyStatus({ status: { conditions: updates.map((update) => Conditions.get(next, update.type)!) } })
-  })
+) {
+  if (context.resource.custom?.status === undefined || updates.length === 0) return
+  const next = Conditions.merge((primary as WithConditions).status?.conditions ?? [], updates, yield* Clock.currentTimeMillis)
+  yield* context.applyStatus({ status: { conditions: updates.map((update) => Conditions.get(next, update.type)!) } })
+})
 
 export interface ReconcilerOptions extends RunOptions {
   /** Write one condition per node (see `conditions`) on the primary's status; default true. Needs `status.conditions` as `Conditions.Conditions`. */
@@ -587,9 +587,11 @@ export interface ReconcilerOptions extends RunOptions {
  *   cleanup: Workflow.cleanup(site)
  * }))
  */
-export const reconciler = <P extends ObjectMeta.KubeObject, E, R>(self: Workflow<P, E, R>, options: ReconcilerOptions = {}) =>
-(primary: Controller.Stored<P>, context: Controller.Context<P>): Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
-  Effect.gen(function*() {
+export const reconciler = <P extends ObjectMeta.KubeObject, E, R>(
+  self: Workflow<P, E, R>,
+  options: ReconcilerOptions = {}
+): (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome, E | KubeError.KubeError | Resource.DecodeError, R> =>
+  Effect.fnUntraced(function*(primary: Controller.Stored<P>, context: Controller.Context<P>) {
     const result = yield* run(self, primary, context, options)
     if (options.conditions !== false) {
       yield* writeConditions(primary, context, conditions(result, {
@@ -618,9 +620,11 @@ export interface CleanupOptions extends RunOptions {
  * declare const site: Workflow.Workflow<any>
  * const cleanup = Workflow.cleanup(site, { recheckAfter: "2 seconds" })
  */
-export const cleanup = <P extends ObjectMeta.KubeObject, E, R>(self: Workflow<P, E, R>, options: CleanupOptions = {}) =>
-(primary: Controller.Stored<P>, context: Controller.Context<P>): Effect.Effect<Outcome.Outcome, E, R> =>
-  Effect.gen(function*() {
+export const cleanup = <P extends ObjectMeta.KubeObject, E, R>(
+  self: Workflow<P, E, R>,
+  options: CleanupOptions = {}
+): (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Outcome.Outcome, E, R> =>
+  Effect.fnUntraced(function*(primary: Controller.Stored<P>, context: Controller.Context<P>) {
     const result = yield* runCleanup(self, primary, context, options)
     yield* failWithAll(result)
     return isComplete(result)
