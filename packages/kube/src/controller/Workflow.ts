@@ -413,7 +413,7 @@ const removeNode = <P extends ObjectMeta.KubeObject>(
 }
 
 // The generator functions of a run are made once, not per run (see the package README's
-// performance notes); the visits' own, made per traversal, are not on a controller's hot path.
+// performance notes); the visits a traversal makes per node still make theirs per run.
 const reconcileNode = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObject>(
   node: Node<P, unknown, unknown>,
   primary: Controller.Stored<P>,
