@@ -130,23 +130,26 @@ export const configMapName = (greeting: Greeting): string => \`\${greeting.metad
 /**
  * Applies the Greeting's ConfigMap (owned: edits are reverted, it is collected with the Greeting),
  * records its name in status and looks again after refreshSeconds. kubefx sets Ready=True after a
- * successful run and Ready=False with the error's message after a failed one.
+ * successful run and Ready=False with the error's message after a failed one. Made once with
+ * Effect.fnUntraced: a function returning Effect.gen would make a generator function per run,
+ * which V8 keeps, with what the run captured, until a full collection.
  */
+export const reconcile = Effect.fnUntraced(function*(greeting: Greeting, ctx: Controller.Context<Greeting>) {
+  const name = configMapName(greeting)
+  yield* ctx.applyOwned(Builtins.ConfigMap, {
+    metadata: { name },
+    data: { message: \`Hello, \${greeting.spec.name}!\`, refreshedAt: new Date().toISOString() }
+  })
+  // Sent with Ready in the run's one status write, and not at all once it holds.
+  yield* ctx.applyStatus({ status: { configMapName: name } })
+  return Outcome.requeueAfter(\`\${greeting.spec.refreshSeconds ?? 300} seconds\`)
+})
+
 export const definition = Controller.define({
   name: "greetings",
   for: Greeting,
   owns: [Builtins.ConfigMap],
-  reconcile: (greeting, ctx) =>
-    Effect.gen(function*() {
-      const name = configMapName(greeting)
-      yield* ctx.applyOwned(Builtins.ConfigMap, {
-        metadata: { name },
-        data: { message: \`Hello, \${greeting.spec.name}!\`, refreshedAt: new Date().toISOString() }
-      })
-      // Sent with Ready in the run's one status write, and not at all once it holds.
-      yield* ctx.applyStatus({ status: { configMapName: name } })
-      return Outcome.requeueAfter(\`\${greeting.spec.refreshSeconds ?? 300} seconds\`)
-    }),
+  reconcile,
   // With a cleanup, the controller adds its finalizer and the Greeting is deleted only once this
   // succeeded: the place to release what lives outside the cluster.
   cleanup: (greeting) => Effect.logInfo(\`goodbye, \${greeting.spec.name}\`)
