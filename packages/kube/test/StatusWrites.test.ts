@@ -34,6 +34,19 @@ const Ledger = Resource.custom({
   status: Schema.Struct({ phase: Schema.optionalKey(Schema.String) })
 })
 
+// A status with nested values: what a run states is compared deeply with what the object holds.
+const Cluster = Resource.custom({
+  group: "test.kubefx.dev",
+  version: "v1",
+  kind: "Cluster",
+  plural: "clusters",
+  spec: Schema.Struct({ size: Schema.Int }),
+  status: Schema.Struct({
+    ...Conditions.statusFields,
+    shards: Schema.optionalKey(Schema.Array(Schema.Struct({ id: Schema.Int, zone: Schema.String })))
+  })
+})
+
 const database = (namespace: string, name: string, size: number) =>
   ({ apiVersion: Database.apiVersion, kind: "Database", metadata: { name, namespace }, spec: { size } }) as const
 
@@ -145,6 +158,41 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
       yield* eventually(Effect.flatMap(Ref.get(runs), (n) => ensure(n === 2, "no second run")))
       yield* controller.awaitIdle
       assert.strictEqual(yield* Ref.get(writes), 1)
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("nested status values compare deeply: the same shards send nothing, a value changed inside one is written", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Cluster)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const { client, writes } = yield* countingStatusWrites
+      const runs = yield* Ref.make(0)
+      const controller = yield* Controller.start(Controller.define({
+        name: "clusters",
+        for: Cluster,
+        namespace: ns,
+        reconcile: (cluster, ctx) =>
+          Ref.update(runs, (n) => n + 1).pipe(
+            Effect.andThen(ctx.applyStatus({
+              status: { shards: [{ id: 0, zone: `zone-${cluster.metadata.labels?.zone ?? "a"}` }] }
+            })),
+            Effect.as(Outcome.done)
+          )
+      })).pipe(Effect.provideService(Kube.Kube, client))
+      yield* kube.create(Cluster, { apiVersion: Cluster.apiVersion, kind: "Cluster", metadata: { name: "c", namespace: ns }, spec: { size: 1 } })
+      const shardsOf = Effect.map(kube.get(Cluster, "c", ns), (c) => JSON.stringify(c.status?.shards))
+      yield* eventually(Effect.flatMap(shardsOf, (shards) => ensure(shards === '[{"id":0,"zone":"zone-a"}]', `shards ${shards}`)))
+      yield* controller.awaitIdle
+      yield* kube.patch(Cluster, "c", ns, { metadata: { labels: { touched: "yes" } } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Ref.get(runs), (n) => ensure(n === 2, "no second run")))
+      yield* controller.awaitIdle
+      assert.strictEqual(yield* Ref.get(writes), 1)
+      // A label moves no generation, so only the shard's own change can make this run write.
+      yield* kube.patch(Cluster, "c", ns, { metadata: { labels: { zone: "b" } } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(shardsOf, (shards) =>
+        ensure(shards === '[{"id":0,"zone":"zone-b"}]', `shards ${shards}`)))
+      yield* controller.awaitIdle
+      assert.strictEqual(yield* Ref.get(writes), 2)
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 
   it.effect("a failed run writes what it staged with Ready=False in one request", () =>
