@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Equal, Schema, SchemaAST } from "effect"
+import { KubeObject } from "@kubefx/schema/internal"
+import { Effect, Schema, SchemaAST } from "effect"
 import type * as OverlayCache from "../cache/OverlayCache.ts"
 import type * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
@@ -71,32 +72,15 @@ export const mergeStatus = (earlier: Status | undefined, later: Status): Status 
     ...(later.conditions === undefined ? {} : { conditions: byType(conditionsOf(earlier), conditionsOf(later)) })
   }
 
-const isPlainObject = (value: object): boolean => {
-  const prototype = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
-
-// Status values are mostly plain data: compared as such, deeply, key order aside, without Equal's
-// structural hashing and memo tables (3.5 us a condition against 0.15 us, in a loop); anything
-// else (a Date, a class instance) still compares with Equal.
-const sameValue = (a: unknown, b: unknown): boolean => {
-  if (a === b) return true
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return Equal.equals(a, b)
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameValue(item, b[i]))
-  }
-  if (!isPlainObject(a) || !isPlainObject(b)) return Equal.equals(a, b)
-  const keys = Object.keys(a)
-  return keys.length === Object.keys(b).length &&
-    keys.every((key) => Object.hasOwn(b, key) && sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
-}
-
 // Whether applying `status` would change nothing the server holds (a condition compares by type).
+// What the object holds is JSON (its encoded status, or the decoded one when the Schema transforms
+// nothing), and what a run states is sent as JSON: compared as JSON, deeply, key order aside.
+// Equal's structural hashing and memo tables took 3.5 us a condition against 0.15 us, in a loop.
 const unchanged = (status: Status, current: Status | undefined): boolean =>
   Object.entries(status).every(([field, value]) =>
     field === "conditions"
-      ? conditionsOf(status).every((c) => sameValue(c, Conditions.get(conditionsOf(current), c.type)))
-      : sameValue(value, current?.[field])
+      ? conditionsOf(status).every((c) => KubeObject.equals(c, Conditions.get(conditionsOf(current), c.type)))
+      : KubeObject.equals(value, current?.[field])
   )
 
 /**
