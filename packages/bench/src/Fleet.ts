@@ -26,6 +26,12 @@ export interface Report {
    * its caches hold the fleet's last writes and nothing runs; the others: until stopped).
    */
   readonly cpuSeconds: number
+  /**
+   * CPU seconds of `cpuSeconds` spent before the operator's caches had synced and its workers
+   * started (kubefx only): listing, decoding and caching every Widget, which the limit does before
+   * its clock starts.
+   */
+  readonly syncCpuSeconds?: number | undefined
   /** API requests after the operator's caches synced (kubefx only). */
   readonly requestsAfterSync?: number | undefined
   /** Those requests by method, with watches apart from other GETs. */

@@ -179,6 +179,10 @@ const program = Effect.gen(function*() {
       dot_i_s: dotI.seconds,
       kubefx_vs_limit: spread(pairs.map((pair) => pair.kubefx.seconds / pair.limit.seconds)),
       kubefx_cpu_vs_limit: spread(pairs.map((pair) => pair.kubefx.cpuSeconds / pair.limit.cpuSeconds)),
+      kubefx_cpu_after_sync_vs_limit: spread(
+        pairs.map((pair) => (pair.kubefx.cpuSeconds - (pair.kubefx.syncCpuSeconds ?? NaN)) / pair.limit.cpuSeconds)
+      ),
+      kubefx_sync_cpu_s: median(kubefx.map((run) => run.syncCpuSeconds ?? NaN)),
       kubefx_requests_per_object: (typical.requestsAfterSync ?? NaN) / sizes.fleet,
       kubefx_resync_requests_per_object: (typical.resyncRequests ?? NaN) / sizes.fleet,
       kubefx_resync_cpu_us_per_object: median(kubefx.map((run) => run.resyncCpuSeconds ?? NaN)) * 1e6 / sizes.fleet,

@@ -42,6 +42,8 @@ const program = Effect.gen(function*() {
     concurrency: input.concurrency,
     reconcile: (widget, ctx) => Effect.andThen(Effect.sync(() => reconciles++), reconcile(widget, ctx))
   })).pipe(Effect.provideService(Kube.Kube, kube))
+  // The controller starts its workers once its caches have synced, and returns.
+  const syncCpuSeconds = Child.cpuSeconds() - cpuAtStart
   const atSync = total()
   yield* Effect.promise(() => stop)
   const converged = total()
@@ -66,6 +68,7 @@ const program = Effect.gen(function*() {
   return {
     resyncRequests,
     resyncCpuSeconds,
+    syncCpuSeconds,
     requestsAfterSync: converged - atSync,
     peakRssMb: Child.peakRssMb(),
     cpuSeconds: cpuAtResync - cpuAtStart,
