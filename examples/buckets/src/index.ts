@@ -34,27 +34,25 @@ export const Bucket = Resource.custom({
 export type Bucket = typeof Bucket.schema.Type
 
 /** Allocates the Bucket's external bucket once, and records its id. */
-export const reconcile = (bucket: Controller.Stored<Bucket>, ctx: Controller.Context<Bucket>) =>
-  Effect.gen(function*() {
-    if (bucket.status?.bucketId !== undefined) return Outcome.done
-    const store = yield* ObjectStore.ObjectStore
-    const owner = bucket.metadata.uid
-    const [adopted] = yield* store.list(owner)
-    const allocated = adopted ?? (yield* store.allocate(owner, bucket.metadata.name))
-    yield* ctx.patchStatusAndCache({ status: { bucketId: allocated.id } })
-    if (adopted === undefined) {
-      yield* ctx.recordEvent({ type: "Normal", reason: "Allocated", message: `allocated bucket ${allocated.id}` })
-    }
-    return Outcome.done
-  })
+export const reconcile = Effect.fnUntraced(function*(bucket: Controller.Stored<Bucket>, ctx: Controller.Context<Bucket>) {
+  if (bucket.status?.bucketId !== undefined) return Outcome.done
+  const store = yield* ObjectStore.ObjectStore
+  const owner = bucket.metadata.uid
+  const [adopted] = yield* store.list(owner)
+  const allocated = adopted ?? (yield* store.allocate(owner, bucket.metadata.name))
+  yield* ctx.patchStatusAndCache({ status: { bucketId: allocated.id } })
+  if (adopted === undefined) {
+    yield* ctx.recordEvent({ type: "Normal", reason: "Allocated", message: `allocated bucket ${allocated.id}` })
+  }
+  return Outcome.done
+})
 
 /** Frees every external bucket the Bucket owns. */
-export const cleanup = (bucket: Controller.Stored<Bucket>) =>
-  Effect.gen(function*() {
-    const store = yield* ObjectStore.ObjectStore
-    const owned = yield* store.list(bucket.metadata.uid)
-    yield* Effect.forEach(owned, (external) => store.remove(external.id), { discard: true })
-  })
+export const cleanup = Effect.fnUntraced(function*(bucket: Controller.Stored<Bucket>) {
+  const store = yield* ObjectStore.ObjectStore
+  const owned = yield* store.list(bucket.metadata.uid)
+  yield* Effect.forEach(owned, (external) => store.remove(external.id), { discard: true })
+})
 
 /** The buckets controller. */
 export const definition = Controller.define({

@@ -31,16 +31,15 @@ export type Flaky = typeof Flaky.schema.Type
 export const retryPolicy = RetryPolicy.exponential({ initial: "100 millis", factor: 2, maxAttempts: 6 })
 
 /** Fails `failTimes` times per generation (the retry attempt counts them), then succeeds. */
-export const reconcile = (flaky: Flaky) =>
-  Effect.gen(function*() {
-    const message = flaky.spec.message ?? "flaky by design"
-    if (flaky.spec.permanent === true) return yield* new ReconcileError.Permanent({ message })
-    // Once a generation has succeeded, later events (labels, resync) leave it alone.
-    if (flaky.status?.observedGeneration === flaky.metadata.generation) return Outcome.done
-    const { attempt } = yield* RetryInfo.RetryInfo
-    if (attempt < flaky.spec.failTimes) return yield* new ReconcileError.Transient({ message })
-    return Outcome.done
-  })
+export const reconcile = Effect.fnUntraced(function*(flaky: Flaky) {
+  const message = flaky.spec.message ?? "flaky by design"
+  if (flaky.spec.permanent === true) return yield* new ReconcileError.Permanent({ message })
+  // Once a generation has succeeded, later events (labels, resync) leave it alone.
+  if (flaky.status?.observedGeneration === flaky.metadata.generation) return Outcome.done
+  const { attempt } = yield* RetryInfo.RetryInfo
+  if (attempt < flaky.spec.failTimes) return yield* new ReconcileError.Transient({ message })
+  return Outcome.done
+})
 
 export const definition = Controller.define({ name: "flaky", for: Flaky, retryPolicy, reconcile })
 export const resources = [Flaky]

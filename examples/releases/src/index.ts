@@ -36,37 +36,36 @@ export const Release = Resource.custom({
 })
 export type Release = typeof Release.schema.Type
 
-export const reconcile = (release: Controller.Stored<Release>, ctx: Controller.Context<Release>) =>
-  Effect.gen(function*() {
-    const spec = release.spec
-    if (spec.fail === "permanent") {
-      return yield* new ReconcileError.Permanent({ message: `release ${spec.version} cannot be installed: fix the spec` })
+export const reconcile = Effect.fnUntraced(function*(release: Controller.Stored<Release>, ctx: Controller.Context<Release>) {
+  const spec = release.spec
+  if (spec.fail === "permanent") {
+    return yield* new ReconcileError.Permanent({ message: `release ${spec.version} cannot be installed: fix the spec` })
+  }
+  if (spec.fail === "transient") {
+    return yield* new ReconcileError.Transient({ message: `registry unavailable while installing ${spec.version}` })
+  }
+  if (release.status?.releasedVersion === spec.version) return Outcome.done
+  const now = yield* Clock.currentTimeMillis
+  const startedAt = release.status?.rollingOutVersion === spec.version && release.status.rolloutStartedAt !== undefined
+    ? Date.parse(release.status.rolloutStartedAt)
+    : now
+  if (release.status?.rollingOutVersion !== spec.version) {
+    yield* ctx.patchStatusAndCache({
+      status: { phase: "RollingOut", rollingOutVersion: spec.version, rolloutStartedAt: new Date(now).toISOString() }
+    })
+  }
+  const remaining = startedAt + (spec.rolloutSeconds ?? 0) * 1000 - now
+  if (remaining > 0) return Outcome.requeueAfter(Duration.millis(remaining))
+  yield* ctx.patchStatusAndCache((latest) => ({
+    status: {
+      phase: "Released",
+      rollingOutVersion: spec.version,
+      rolloutStartedAt: latest.status?.rolloutStartedAt ?? new Date(startedAt).toISOString(),
+      releasedVersion: spec.version
     }
-    if (spec.fail === "transient") {
-      return yield* new ReconcileError.Transient({ message: `registry unavailable while installing ${spec.version}` })
-    }
-    if (release.status?.releasedVersion === spec.version) return Outcome.done
-    const now = yield* Clock.currentTimeMillis
-    const startedAt = release.status?.rollingOutVersion === spec.version && release.status.rolloutStartedAt !== undefined
-      ? Date.parse(release.status.rolloutStartedAt)
-      : now
-    if (release.status?.rollingOutVersion !== spec.version) {
-      yield* ctx.patchStatusAndCache({
-        status: { phase: "RollingOut", rollingOutVersion: spec.version, rolloutStartedAt: new Date(now).toISOString() }
-      })
-    }
-    const remaining = startedAt + (spec.rolloutSeconds ?? 0) * 1000 - now
-    if (remaining > 0) return Outcome.requeueAfter(Duration.millis(remaining))
-    yield* ctx.patchStatusAndCache((latest) => ({
-      status: {
-        phase: "Released",
-        rollingOutVersion: spec.version,
-        rolloutStartedAt: latest.status?.rolloutStartedAt ?? new Date(startedAt).toISOString(),
-        releasedVersion: spec.version
-      }
-    }))
-    return Outcome.done
-  })
+  }))
+  return Outcome.done
+})
 
 /** The releases controller: started after flaky and held while it is degraded. */
 export const definition = Controller.define({ name: "releases", for: Release, dependsOn: [Flaky.definition], reconcile })
