@@ -32,6 +32,13 @@ export interface Report {
    * its clock starts.
    */
   readonly syncCpuSeconds?: number | undefined
+  /**
+   * CPU seconds of `cpuSeconds` from the start of the work on the fleet's second half (the limit:
+   * the writes of Widget N/2 + 1; kubefx: its run N/2 + 1, one run per Widget) to their end: the
+   * fleet at its steady rate, past the sync, V8's compiling and the first runs in cold code
+   * (the limit and kubefx only).
+   */
+  readonly secondHalfCpuSeconds?: number | undefined
   /** API requests after the operator's caches synced (kubefx only). */
   readonly requestsAfterSync?: number | undefined
   /** Those requests by method, with watches apart from other GETs. */

@@ -182,6 +182,9 @@ const program = Effect.gen(function*() {
       kubefx_cpu_after_sync_vs_limit: spread(
         pairs.map((pair) => (pair.kubefx.cpuSeconds - (pair.kubefx.syncCpuSeconds ?? NaN)) / pair.limit.cpuSeconds)
       ),
+      kubefx_cpu_second_half_vs_limit: spread(
+        pairs.map((pair) => (pair.kubefx.secondHalfCpuSeconds ?? NaN) / (pair.limit.secondHalfCpuSeconds ?? NaN))
+      ),
       kubefx_sync_cpu_s: median(kubefx.map((run) => run.syncCpuSeconds ?? NaN)),
       kubefx_requests_per_object: (typical.requestsAfterSync ?? NaN) / sizes.fleet,
       kubefx_resync_requests_per_object: (typical.resyncRequests ?? NaN) / sizes.fleet,

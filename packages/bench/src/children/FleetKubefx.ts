@@ -24,6 +24,10 @@ const count = (verb: string) => {
 const total = () => Object.values(counts).reduce((sum, n) => sum + n, 0)
 let statusRequests = 0
 let reconciles = 0
+let cpuAtHalf = NaN
+const countRun = Effect.sync(() => {
+  if (reconciles++ === Math.floor(input.objects / 2)) cpuAtHalf = Child.cpuSeconds()
+})
 
 const program = Effect.gen(function*() {
   const kube = yield* Intercepted.kube(input.kubeconfigPath, (dispatch) => (options, handler) => {
@@ -40,7 +44,7 @@ const program = Effect.gen(function*() {
     for: Workload.Widget,
     owns: [Builtins.ConfigMap],
     concurrency: input.concurrency,
-    reconcile: (widget, ctx) => Effect.andThen(Effect.sync(() => reconciles++), reconcile(widget, ctx))
+    reconcile: (widget, ctx) => Effect.andThen(countRun, reconcile(widget, ctx))
   })).pipe(Effect.provideService(Kube.Kube, kube))
   // The controller starts its workers once its caches have synced, and returns.
   const syncCpuSeconds = Child.cpuSeconds() - cpuAtStart
@@ -69,6 +73,7 @@ const program = Effect.gen(function*() {
     resyncRequests,
     resyncCpuSeconds,
     syncCpuSeconds,
+    secondHalfCpuSeconds: cpuAtResync - cpuAtHalf,
     requestsAfterSync: converged - atSync,
     peakRssMb: Child.peakRssMb(),
     cpuSeconds: cpuAtResync - cpuAtStart,

@@ -16,8 +16,10 @@ const collection = `${Workload.apiPath}/namespaces/${Workload.namespace}/widgets
 const widgets: ReadonlyArray<Workload.WidgetLike> = JSON.parse((await raw.ok("GET", collection)).body).items
 
 const cpuAtStart = Child.cpuSeconds()
+let cpuAtHalf = NaN
 Child.started()
-await Raw.forEach(widgets, input.concurrency, async (widget) => {
+await Raw.forEach(widgets, input.concurrency, async (widget, index) => {
+  if (index === Math.floor(widgets.length / 2)) cpuAtHalf = Child.cpuSeconds()
   const configMap = Workload.configMap(widget)
   await raw.ok(
     "PATCH",
@@ -34,4 +36,5 @@ await Raw.forEach(widgets, input.concurrency, async (widget) => {
 })
 await stop
 raw.close()
-Child.finish({ peakRssMb: Child.peakRssMb(), cpuSeconds: Child.cpuSeconds() - cpuAtStart } satisfies Fleet.Report)
+const cpuAtEnd = Child.cpuSeconds()
+Child.finish({ peakRssMb: Child.peakRssMb(), cpuSeconds: cpuAtEnd - cpuAtStart, secondHalfCpuSeconds: cpuAtEnd - cpuAtHalf } satisfies Fleet.Report)
