@@ -35,8 +35,7 @@ export interface Report {
   /**
    * CPU seconds of `cpuSeconds` from the start of the work on the fleet's second half (the limit:
    * the writes of Widget N/2 + 1; kubefx: its run N/2 + 1, one run per Widget) to their end: the
-   * fleet at its steady rate, past the sync, V8's compiling and the first runs in cold code
-   * (the limit and kubefx only).
+   * fleet past the sync and its first runs in cold code (the limit and kubefx only).
    */
   readonly secondHalfCpuSeconds?: number | undefined
   /** API requests after the operator's caches synced (kubefx only). */

@@ -66,7 +66,7 @@ export interface Report {
     readonly kubefx_cpu_after_sync_vs_limit: Spread
     /**
      * kubefx's CPU seconds over the raw writer's in the fleet's second half only (from the work on
-     * Widget N/2 + 1 to the end), per pair: the ratio at the steady rate, without what is paid once.
+     * Widget N/2 + 1 to the end), per pair: the ratio past the sync and the first runs in cold code.
      */
     readonly kubefx_cpu_second_half_vs_limit: Spread
     /** kubefx's CPU seconds until its caches had synced (median of the kubefx runs). */
@@ -242,9 +242,9 @@ export const table = (report: Report): string => {
       `the sync: ${fixed(fleet.kubefx_sync_cpu_s, 2)} CPU s of kubefx's`
     ],
     [
-      `fleet: the same, in the fleet's second half (Widgets ${int(fleet.objects / 2 + 1)}-${int(fleet.objects)}, past what is paid once)`,
+      `fleet: the same, in the fleet's second half (Widgets ${int(fleet.objects / 2 + 1)}-${int(fleet.objects)})`,
       ratio(fleet.kubefx_cpu_second_half_vs_limit, 1),
-      "the CPU per Widget at the steady rate"
+      "past the sync and the first runs in cold code"
     ],
     [`fleet: client-node \`makeInformer\` + handler per event`, `${fixed(fleet.naive_informer_s, 2)} s`, `${times(fleet.naive_informer_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "naive_informer")}; ${int(fleet.naive_informer_retries)} failed handler runs retried`],
     [`fleet: \`@dot-i/k8s-operator\``, `${fixed(fleet.dot_i_s, 2)} s`, `${times(fleet.dot_i_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "dot_i")}`],
