@@ -245,50 +245,54 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             return decoded
           })))
 
-    const listPage = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, options: ListOptions = {}) =>
-      Effect.gen(function*() {
-        const body = (yield* request({
-          method: "GET",
-          path: Resource.collectionPath(resource, options.namespace),
-          query: {
-            labelSelector: options.labelSelector,
-            fieldSelector: options.fieldSelector,
-            limit: options.limit?.toString(),
-            continue: options.continue,
-            resourceVersion: options.resourceVersion
-          }
-        })) as { readonly items?: ReadonlyArray<unknown>; readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string } }
-        const items = options.skipUndecodable === true
-          ? (yield* Effect.forEach(body.items ?? [], (item) =>
-            Resource.decode(resource, item).pipe(
-              Effect.map(Option.some),
-              Effect.catchTag("DecodeError", (error) =>
-                Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`).pipe(
-                  Effect.andThen(options.onUndecodable?.(item, error) ?? Effect.void),
-                  Effect.as(Option.none())
-                ))
-            ))).flatMap((item) => Option.isSome(item) ? [item.value] : [])
-          : yield* Effect.forEach(body.items ?? [], decodeWith(resource))
-        const token = body.metadata?.continue
-        return {
-          items,
-          resourceVersion: body.metadata?.resourceVersion ?? "",
-          continue: token === undefined || token === "" ? undefined : token
+    const listPage = Effect.fnUntraced(function*<A extends ObjectMeta.KubeObject>(
+      resource: Resource.Resource<A>,
+      options: ListOptions = {}
+    ) {
+      const body = (yield* request({
+        method: "GET",
+        path: Resource.collectionPath(resource, options.namespace),
+        query: {
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          limit: options.limit?.toString(),
+          continue: options.continue,
+          resourceVersion: options.resourceVersion
         }
-      })
+      })) as { readonly items?: ReadonlyArray<unknown>; readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string } }
+      const items = options.skipUndecodable === true
+        ? (yield* Effect.forEach(body.items ?? [], (item) =>
+          Resource.decode(resource, item).pipe(
+            Effect.map(Option.some),
+            Effect.catchTag("DecodeError", (error) =>
+              Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`).pipe(
+                Effect.andThen(options.onUndecodable?.(item, error) ?? Effect.void),
+                Effect.as(Option.none())
+              ))
+          ))).flatMap((item) => Option.isSome(item) ? [item.value] : [])
+        : yield* Effect.forEach(body.items ?? [], decodeWith(resource))
+      const token = body.metadata?.continue
+      return {
+        items,
+        resourceVersion: body.metadata?.resourceVersion ?? "",
+        continue: token === undefined || token === "" ? undefined : token
+      }
+    })
 
-    const listAll = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, options: ListOptions = {}) =>
-      Effect.gen(function*() {
-        const first = yield* listPage(resource, { ...options, limit: options.limit ?? 500 })
-        const items = [...first.items]
-        let token = first.continue
-        while (token !== undefined) {
-          const page = yield* listPage(resource, { ...options, limit: options.limit ?? 500, continue: token })
-          items.push(...page.items)
-          token = page.continue
-        }
-        return { items, resourceVersion: first.resourceVersion, continue: undefined }
-      })
+    const listAll = Effect.fnUntraced(function*<A extends ObjectMeta.KubeObject>(
+      resource: Resource.Resource<A>,
+      options: ListOptions = {}
+    ) {
+      const first = yield* listPage(resource, { ...options, limit: options.limit ?? 500 })
+      const items = [...first.items]
+      let token = first.continue
+      while (token !== undefined) {
+        const page = yield* listPage(resource, { ...options, limit: options.limit ?? 500, continue: token })
+        items.push(...page.items)
+        token = page.continue
+      }
+      return { items, resourceVersion: first.resourceVersion, continue: undefined }
+    })
 
     const watch = <A extends ObjectMeta.KubeObject>(
       resource: Resource.Resource<A>,
