@@ -233,25 +233,7 @@ export const table = (report: Report): string => {
     [`engine: ${int(engine.merge_events)} events over 10,000 keys`, `${int(engine.merge_ops_s)} events/s`, `merged into ${int(engine.merge_runs)} runs`],
     [`engine: work queue add, take, done, rounds of ${int(engine.workqueue_round_keys)} keys (controller-runtime's benchmark)`, `${fixed(engine.workqueue_rounds_ns_per_op, 0)} ns per operation`, "goal: at most 1,000 ns"],
     [`engine: work queue add, take, done, ${int(engine.keys)} keys in one round`, `${fixed(engine.workqueue_ns_per_op, 0)} ns per operation`, ""],
-    [`fleet: limit, the same ${int(2 * fleet.objects)} writes sent raw (concurrency ${fleet.concurrency}; median of 3)`, `${fixed(fleet.limit_s, 2)} s`, cpu(fleet, "limit")],
-    [`fleet: kubefx, ${int(fleet.objects)} Widgets to Ready (concurrency ${fleet.concurrency}; median of 3)`, `${fixed(fleet.kubefx_s, 2)} s`, `${ratio(fleet.kubefx_vs_limit)} the limit (goal: at most 1.15x); ${cpu(fleet, "kubefx")}`],
-    [`fleet: kubefx CPU seconds over the raw writer's`, ratio(fleet.kubefx_cpu_vs_limit, 1), "goal: at most 2x"],
-    [
-      `fleet: the same, kubefx's CPU counted from its caches' sync (the limit lists before its clock)`,
-      ratio(fleet.kubefx_cpu_after_sync_vs_limit, 1),
-      `the sync: ${fixed(fleet.kubefx_sync_cpu_s, 2)} CPU s of kubefx's`
-    ],
-    [
-      `fleet: the same, in the fleet's second half (Widgets ${int(fleet.objects / 2 + 1)}-${int(fleet.objects)})`,
-      ratio(fleet.kubefx_cpu_second_half_vs_limit, 1),
-      "past the sync and the first runs in cold code"
-    ],
-    [`fleet: client-node \`makeInformer\` + handler per event`, `${fixed(fleet.naive_informer_s, 2)} s`, `${times(fleet.naive_informer_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "naive_informer")}; ${int(fleet.naive_informer_retries)} failed handler runs retried`],
-    [`fleet: \`@dot-i/k8s-operator\``, `${fixed(fleet.dot_i_s, 2)} s`, `${times(fleet.dot_i_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "dot_i")}`],
-    [`fleet: kubefx API requests per Widget after the initial list, to converge`, fixed(fleet.kubefx_requests_per_object, 2), "goal: at most 2.0"],
-    [`fleet: kubefx API requests per Widget for a resync of the converged fleet`, fixed(fleet.kubefx_resync_requests_per_object, 2), `goal: 0; ${int(fleet.kubefx_resync_cpu_us_per_object)} us of the operator's CPU per Widget`],
-    [`fleet: kubefx status writes per Widget (its status, Ready and observedGeneration together)`, fixed(fleet.kubefx_status_requests_per_object, 2), `goal: 1; over ${fixed(fleet.kubefx_reconciles_per_object, 2)} reconciles per Widget`],
-    [`fleet: kubefx peak RSS`, `${int(fleet.kubefx_peak_rss_mb)} MB`, ""],
+    ...fleetRows(fleet),
     latencyRow(`latency: a spec update's watch event at the operator to its reconcile's start, ${int(latency.cached_objects)} cached, ${int(latency.samples)} samples`, latency, 5),
     [`memory: heap per cached Widget, ${int(memory.cached_objects)} cached`, `${int(memory.bytes_per_object)} B`, `${int(memory.bytes_per_object_with_managed_fields)} B with managedFields kept; ${int(memory.bytes_per_object_at_sync)} B right after the sync (goal: at most 1,024 B)`],
     [`scale: ${int(scale.objects)} Widgets, list and sync (with their ConfigMaps)`, `${fixed(scale.sync_s, 1)} s`, ""],
@@ -265,6 +247,28 @@ export const table = (report: Report): string => {
   ]
   return markdown(machine, [...rows, ...shardingRows(sharding)])
 }
+
+const fleetRows = (fleet: Report["fleet"]): ReadonlyArray<readonly [string, string, string]> => [
+  [`fleet: limit, the same ${int(2 * fleet.objects)} writes sent raw (concurrency ${fleet.concurrency}; median of 3)`, `${fixed(fleet.limit_s, 2)} s`, cpu(fleet, "limit")],
+  [`fleet: kubefx, ${int(fleet.objects)} Widgets to Ready (concurrency ${fleet.concurrency}; median of 3)`, `${fixed(fleet.kubefx_s, 2)} s`, `${ratio(fleet.kubefx_vs_limit)} the limit (goal: at most 1.15x); ${cpu(fleet, "kubefx")}`],
+  [`fleet: kubefx CPU seconds over the raw writer's`, ratio(fleet.kubefx_cpu_vs_limit, 1), "goal: at most 2x"],
+  [
+    `fleet: the same, kubefx's CPU counted from its caches' sync (the limit lists before its clock)`,
+    ratio(fleet.kubefx_cpu_after_sync_vs_limit, 1),
+    `the sync: ${fixed(fleet.kubefx_sync_cpu_s, 2)} CPU s of kubefx's`
+  ],
+  [
+    `fleet: the same, in the fleet's second half (Widgets ${int(fleet.objects / 2 + 1)}-${int(fleet.objects)})`,
+    ratio(fleet.kubefx_cpu_second_half_vs_limit, 1),
+    "past the sync and the first runs in cold code"
+  ],
+  [`fleet: client-node \`makeInformer\` + handler per event`, `${fixed(fleet.naive_informer_s, 2)} s`, `${times(fleet.naive_informer_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "naive_informer")}; ${int(fleet.naive_informer_retries)} failed handler runs retried`],
+  [`fleet: \`@dot-i/k8s-operator\``, `${fixed(fleet.dot_i_s, 2)} s`, `${times(fleet.dot_i_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "dot_i")}`],
+  [`fleet: kubefx API requests per Widget after the initial list, to converge`, fixed(fleet.kubefx_requests_per_object, 2), "goal: at most 2.0"],
+  [`fleet: kubefx API requests per Widget for a resync of the converged fleet`, fixed(fleet.kubefx_resync_requests_per_object, 2), `goal: 0; ${int(fleet.kubefx_resync_cpu_us_per_object)} us of the operator's CPU per Widget`],
+  [`fleet: kubefx status writes per Widget (its status, Ready and observedGeneration together)`, fixed(fleet.kubefx_status_requests_per_object, 2), `goal: 1; over ${fixed(fleet.kubefx_reconciles_per_object, 2)} reconciles per Widget`],
+  [`fleet: kubefx peak RSS`, `${int(fleet.kubefx_peak_rss_mb)} MB`, ""]
+]
 
 const shardingRows = (sharding: Report["sharding"]): ReadonlyArray<readonly [string, string, string]> => {
   const seconds = (x: Spread) => `${fixed(x.median, 2)} s (${fixed(x.min, 2)}-${fixed(x.max, 2)})`
@@ -301,3 +305,13 @@ const markdown = (machine: Report["machine"], rows: ReadonlyArray<readonly [stri
  * console.log(Report.shardingTable(report))
  */
 export const shardingTable = (report: Pick<Report, "machine" | "sharding">): string => markdown(report.machine, shardingRows(report.sharding))
+
+/**
+ * The markdown table of the fleet scenario alone (`--only fleet`).
+ *
+ * @example
+ * import * as Report from "./Report.ts"
+ * declare const report: Pick<Report.Report, "machine" | "fleet">
+ * console.log(Report.fleetTable(report))
+ */
+export const fleetTable = (report: Pick<Report, "machine" | "fleet">): string => markdown(report.machine, fleetRows(report.fleet))

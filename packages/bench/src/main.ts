@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--quick] [--only sharding] [--sharding-concurrency N] [--json FILE]`: every scenario in one process tree, each against an
+ * `npm run bench -- [--quick] [--only fleet|sharding] [--fleet N] [--sharding-concurrency N] [--json FILE]`: every scenario in one process tree, each against an
  * embedded API server of its own, printed as a markdown table (progress on stderr). The ratios
  * (engine against a bare queue, fleet against the raw writes) are measured three times each, side
  * by side, and reported as median and spread, with the machine's load average at start and end.
@@ -13,7 +13,10 @@
  * - `--smoke`: tiny sizes (100 / 300 cached, 50 latency samples, sharding 40 Widgets once and one
  *   kill among 30, with 5 s Leases), only for the package's own test, which checks the JSON, not
  *   the figures.
- * - `--only sharding`: that scenario alone (its JSON has the machine and sharding sections).
+ * - `--only fleet`, `--only sharding`: that scenario alone (its JSON has the machine section and
+ *   the scenario's), a few minutes instead of about twelve.
+ * - `--fleet N`: the fleet's Widgets (default 10,000; 1,000 with `--quick`), to see how its ratios
+ *   move with the fleet's size.
  * - `--sharding-concurrency N` (default 2): each sharded replica's controller concurrency. At 2,
  *   four replicas and the API server use about 1.2 of this machine's 2 cores, so the replicas
  *   scale as I/O-bound work does; at 8 they saturate both cores, and what scales is the CPU.
@@ -35,8 +38,13 @@ const valueOf = (flag: string) => args.includes(flag) ? args[args.indexOf(flag) 
 const jsonFile = valueOf("--json")
 const size = args.includes("--smoke") ? "smoke" : args.includes("--quick") ? "quick" : "full"
 const only = valueOf("--only")
-if (only !== undefined && only !== "sharding") {
-  console.error(`--only takes sharding, not ${only}`)
+if (only !== undefined && only !== "fleet" && only !== "sharding") {
+  console.error(`--only takes fleet or sharding, not ${only}`)
+  process.exit(2)
+}
+const fleetObjects = valueOf("--fleet")
+if (fleetObjects !== undefined && !(Number.isInteger(Number(fleetObjects)) && Number(fleetObjects) >= 2)) {
+  console.error(`--fleet takes a whole number of Widgets, at least 2, not ${fleetObjects}`)
   process.exit(2)
 }
 // Each replica of the sharding scenario reconciles this many Widgets at once; one replica is bound
@@ -51,6 +59,7 @@ const sizes = {
   quick: { fleet: 1_000, cached: 2_000, scale: 5_000, samples: 200, sharding: 400, handover: 150, shardingRepeats: 3 },
   smoke: { fleet: 100, cached: 300, scale: 300, samples: 50, sharding: 40, handover: 30, shardingRepeats: 1 }
 }[size]
+if (fleetObjects !== undefined) sizes.fleet = Number(fleetObjects)
 const quick = size !== "full"
 const concurrency = 16
 // Each ratio is measured this many times in the run, side by side, and reported as median and spread.
@@ -84,6 +93,58 @@ const step = <A, E>(label: string, effect: Effect.Effect<A, E>) =>
 
 const fleetRun = (contestant: Fleet.Contestant, objects = sizes.fleet) =>
   step(`fleet ${contestant} (${objects})`, Fleet.run(contestant, { objects, concurrency }))
+
+// The limit and kubefx side by side three times, then the two peers once.
+const fleet = Effect.gen(function*() {
+  // The API server runs in this process: warm its write paths up first, so the first contestant
+  // does not pay for the JIT.
+  yield* fleetRun("limit", Math.min(500, sizes.fleet))
+  const pairs: Array<{ readonly limit: Fleet.Result; readonly kubefx: Fleet.Result }> = []
+  for (let i = 0; i < repeats; i++) pairs.push({ limit: yield* fleetRun("limit"), kubefx: yield* fleetRun("kubefx") })
+  const limit = pairs.map((pair) => pair.limit)
+  const kubefx = pairs.map((pair) => pair.kubefx)
+  // The median kubefx run speaks for the figures beside the ratio.
+  const typical = [...kubefx].sort((a, b) => a.seconds - b.seconds)[Math.floor(kubefx.length / 2)]!
+  const naive = yield* fleetRun("naiveInformer")
+  const dotI = yield* fleetRun("dotI")
+  const figures: Report.Report["fleet"] = {
+    objects: sizes.fleet,
+    concurrency,
+    limit_s: median(limit.map((run) => run.seconds)),
+    kubefx_s: median(kubefx.map((run) => run.seconds)),
+    naive_informer_s: naive.seconds,
+    dot_i_s: dotI.seconds,
+    kubefx_vs_limit: spread(pairs.map((pair) => pair.kubefx.seconds / pair.limit.seconds)),
+    kubefx_cpu_vs_limit: spread(pairs.map((pair) => pair.kubefx.cpuSeconds / pair.limit.cpuSeconds)),
+    kubefx_cpu_after_sync_vs_limit: spread(
+      pairs.map((pair) => (pair.kubefx.cpuSeconds - (pair.kubefx.syncCpuSeconds ?? NaN)) / pair.limit.cpuSeconds)
+    ),
+    kubefx_cpu_second_half_vs_limit: spread(
+      pairs.map((pair) => (pair.kubefx.secondHalfCpuSeconds ?? NaN) / (pair.limit.secondHalfCpuSeconds ?? NaN))
+    ),
+    kubefx_sync_cpu_s: median(kubefx.map((run) => run.syncCpuSeconds ?? NaN)),
+    kubefx_requests_per_object: (typical.requestsAfterSync ?? NaN) / sizes.fleet,
+    kubefx_resync_requests_per_object: (typical.resyncRequests ?? NaN) / sizes.fleet,
+    kubefx_resync_cpu_us_per_object: median(kubefx.map((run) => run.resyncCpuSeconds ?? NaN)) * 1e6 / sizes.fleet,
+    kubefx_status_requests_per_object: (typical.statusRequests ?? NaN) / sizes.fleet,
+    kubefx_reconciles_per_object: (typical.reconciles ?? NaN) / sizes.fleet,
+    kubefx_peak_rss_mb: typical.peakRssMb,
+    naive_informer_retries: naive.failures ?? 0,
+    cpu_s: {
+      limit: median(limit.map((run) => run.cpuSeconds)),
+      kubefx: median(kubefx.map((run) => run.cpuSeconds)),
+      naive_informer: naive.cpuSeconds,
+      dot_i: dotI.cpuSeconds
+    },
+    server_cpu_s: {
+      limit: median(limit.map((run) => run.serverCpuSeconds)),
+      kubefx: median(kubefx.map((run) => run.serverCpuSeconds)),
+      naive_informer: naive.serverCpuSeconds,
+      dot_i: dotI.serverCpuSeconds
+    }
+  }
+  return figures
+})
 
 const handoverReplicas = 3
 const handoverTimings = size === "smoke" ? Sharding.smokeHandoverTimings : Sharding.handoverTimings
@@ -151,17 +212,7 @@ const machine = (loadAtStart: ReadonlyArray<number>): Report.Report["machine"] =
 const program = Effect.gen(function*() {
   const loadAtStart = loadavg()
   const engine = yield* step("engine", Engine.run({ quick }))
-  // The API server runs in this process: warm its write paths up first, so the first contestant
-  // does not pay for the JIT.
-  yield* fleetRun("limit", Math.min(500, sizes.fleet))
-  const pairs: Array<{ readonly limit: Fleet.Result; readonly kubefx: Fleet.Result }> = []
-  for (let i = 0; i < repeats; i++) pairs.push({ limit: yield* fleetRun("limit"), kubefx: yield* fleetRun("kubefx") })
-  const limit = pairs.map((pair) => pair.limit)
-  const kubefx = pairs.map((pair) => pair.kubefx)
-  // The median kubefx run speaks for the figures beside the ratio.
-  const typical = [...kubefx].sort((a, b) => a.seconds - b.seconds)[Math.floor(kubefx.length / 2)]!
-  const naive = yield* fleetRun("naiveInformer")
-  const dotI = yield* fleetRun("dotI")
+  const fleetFigures = yield* fleet
   const latency = yield* step(`latency (${sizes.cached} cached)`, Latency.run({ objects: sizes.cached, samples: sizes.samples }))
   const memory = yield* step(`memory (${sizes.cached} cached)`, Memory.run({ objects: sizes.cached }))
   const scale = yield* step(`scale (${sizes.scale})`, Scale.run({ objects: sizes.scale, samples: sizes.samples, concurrency }))
@@ -170,42 +221,7 @@ const program = Effect.gen(function*() {
   const report: Report.Report = {
     machine: machine(loadAtStart),
     engine,
-    fleet: {
-      objects: sizes.fleet,
-      concurrency,
-      limit_s: median(limit.map((run) => run.seconds)),
-      kubefx_s: median(kubefx.map((run) => run.seconds)),
-      naive_informer_s: naive.seconds,
-      dot_i_s: dotI.seconds,
-      kubefx_vs_limit: spread(pairs.map((pair) => pair.kubefx.seconds / pair.limit.seconds)),
-      kubefx_cpu_vs_limit: spread(pairs.map((pair) => pair.kubefx.cpuSeconds / pair.limit.cpuSeconds)),
-      kubefx_cpu_after_sync_vs_limit: spread(
-        pairs.map((pair) => (pair.kubefx.cpuSeconds - (pair.kubefx.syncCpuSeconds ?? NaN)) / pair.limit.cpuSeconds)
-      ),
-      kubefx_cpu_second_half_vs_limit: spread(
-        pairs.map((pair) => (pair.kubefx.secondHalfCpuSeconds ?? NaN) / (pair.limit.secondHalfCpuSeconds ?? NaN))
-      ),
-      kubefx_sync_cpu_s: median(kubefx.map((run) => run.syncCpuSeconds ?? NaN)),
-      kubefx_requests_per_object: (typical.requestsAfterSync ?? NaN) / sizes.fleet,
-      kubefx_resync_requests_per_object: (typical.resyncRequests ?? NaN) / sizes.fleet,
-      kubefx_resync_cpu_us_per_object: median(kubefx.map((run) => run.resyncCpuSeconds ?? NaN)) * 1e6 / sizes.fleet,
-      kubefx_status_requests_per_object: (typical.statusRequests ?? NaN) / sizes.fleet,
-      kubefx_reconciles_per_object: (typical.reconciles ?? NaN) / sizes.fleet,
-      kubefx_peak_rss_mb: typical.peakRssMb,
-      naive_informer_retries: naive.failures ?? 0,
-      cpu_s: {
-        limit: median(limit.map((run) => run.cpuSeconds)),
-        kubefx: median(kubefx.map((run) => run.cpuSeconds)),
-        naive_informer: naive.cpuSeconds,
-        dot_i: dotI.cpuSeconds
-      },
-      server_cpu_s: {
-        limit: median(limit.map((run) => run.serverCpuSeconds)),
-        kubefx: median(kubefx.map((run) => run.serverCpuSeconds)),
-        naive_informer: naive.serverCpuSeconds,
-        dot_i: dotI.serverCpuSeconds
-      }
-    },
+    fleet: fleetFigures,
     latency: {
       cached_objects: sizes.cached,
       samples: sizes.samples,
@@ -232,6 +248,12 @@ const program = Effect.gen(function*() {
 })
 
 // One scenario alone: its own table and JSON sections.
+const fleetOnly = Effect.gen(function*() {
+  const loadAtStart = loadavg()
+  const figures = yield* fleet
+  return { machine: machine(loadAtStart), fleet: figures }
+})
+
 const shardingOnly = Effect.gen(function*() {
   const loadAtStart = loadavg()
   const figures = yield* sharding
@@ -242,7 +264,11 @@ const fail = (error: unknown): never => {
   console.error(error)
   process.exit(1)
 }
-if (only === "sharding") {
+if (only === "fleet") {
+  const report = await Effect.runPromise(fleetOnly).catch(fail)
+  console.log(Report.fleetTable(report))
+  if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")
+} else if (only === "sharding") {
   const report = await Effect.runPromise(shardingOnly).catch(fail)
   console.log(Report.shardingTable(report))
   if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")

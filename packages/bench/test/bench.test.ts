@@ -81,4 +81,30 @@ describe("npm run bench", () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 240_000)
+
+  it("runs the fleet alone at the size asked for, and refuses a size that is not one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kubefx-bench-fleet-test-"))
+    try {
+      const file = join(dir, "fleet.json")
+      const run = spawnSync(process.execPath, ["--conditions=@kubefx/source", main, "--smoke", "--only", "fleet", "--fleet", "40", "--json", file], {
+        encoding: "utf8",
+        timeout: 170_000
+      })
+      assert.strictEqual(run.status, 0, run.stderr)
+      assert.include(run.stdout, "fleet: kubefx, 40 Widgets to Ready")
+      assert.notInclude(run.stdout, "engine:")
+      const report = JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, unknown>>
+      assert.deepStrictEqual(Object.keys(report).sort(), ["fleet", "machine"])
+      assert.strictEqual(report.fleet!.objects, 40)
+      for (const field of Report.contract.fleet) {
+        const value = report.fleet![field]
+        assert.isTrue(typeof value === "number" && Number.isFinite(value), `fleet.${field} is ${String(value)}`)
+      }
+      const refused = spawnSync(process.execPath, ["--conditions=@kubefx/source", main, "--only", "fleet", "--fleet", "many"], { encoding: "utf8" })
+      assert.strictEqual(refused.status, 2)
+      assert.include(refused.stderr, "--fleet takes a whole number of Widgets, at least 2, not many")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
 })
