@@ -8,8 +8,9 @@ import type * as Engine from "./Engine.ts"
 export interface PerContestant {
   readonly limit: number
   readonly kubefx: number
-  readonly naive_informer: number
-  readonly dot_i: number
+  /** Absent when the peers did not run (`--fleet N`). */
+  readonly naive_informer?: number | undefined
+  readonly dot_i?: number | undefined
 }
 
 /** A ratio measured several times in one run. */
@@ -53,8 +54,9 @@ export interface Report {
     readonly concurrency: number
     readonly limit_s: number
     readonly kubefx_s: number
-    readonly naive_informer_s: number
-    readonly dot_i_s: number
+    /** The peers run at the default size only: absent with `--fleet N`. */
+    readonly naive_informer_s?: number | undefined
+    readonly dot_i_s?: number | undefined
     /** kubefx's time over the limit's, per pair of runs (goal: at most 1.15). */
     readonly kubefx_vs_limit: Spread
     /** kubefx's CPU seconds over the raw writer's, per pair of runs (goal: at most 2). */
@@ -82,7 +84,7 @@ export interface Report {
     readonly kubefx_reconciles_per_object: number
     readonly kubefx_peak_rss_mb: number
     /** Handler runs of the client-node loop that failed and were tried again. */
-    readonly naive_informer_retries: number
+    readonly naive_informer_retries?: number | undefined
     /** CPU seconds of the operator process while the fleet converged, per contestant. */
     readonly cpu_s: PerContestant
     /** CPU seconds of the API server's process meanwhile, per contestant. */
@@ -214,7 +216,7 @@ const latencyRow = (label: string, t: Timings, goalMs: number): [string, string,
   `from its request: p50 ${fixed(t.p50_ms, 1)} ms, p99 ${fixed(t.p99_ms, 1)} ms, max ${fixed(t.max_ms, 1)} ms`
 ]
 const cpu = (fleet: Report["fleet"], contestant: keyof PerContestant) =>
-  `${fixed(fleet.cpu_s[contestant], 1)} CPU s (server ${fixed(fleet.server_cpu_s[contestant], 1)})`
+  `${fixed(fleet.cpu_s[contestant] ?? NaN, 1)} CPU s (server ${fixed(fleet.server_cpu_s[contestant] ?? NaN, 1)})`
 
 /**
  * The markdown table of a report, with each goal of the issue beside its figure.
@@ -248,6 +250,13 @@ export const table = (report: Report): string => {
   return markdown(machine, [...rows, ...shardingRows(sharding)])
 }
 
+// The peers, when they ran.
+const peerRows = (fleet: Report["fleet"]): ReadonlyArray<readonly [string, string, string]> =>
+  fleet.naive_informer_s === undefined || fleet.dot_i_s === undefined ? [] : [
+    [`fleet: client-node \`makeInformer\` + handler per event`, `${fixed(fleet.naive_informer_s, 2)} s`, `${times(fleet.naive_informer_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "naive_informer")}; ${int(fleet.naive_informer_retries ?? 0)} failed handler runs retried`],
+    [`fleet: \`@dot-i/k8s-operator\``, `${fixed(fleet.dot_i_s, 2)} s`, `${times(fleet.dot_i_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "dot_i")}`]
+  ]
+
 const fleetRows = (fleet: Report["fleet"]): ReadonlyArray<readonly [string, string, string]> => [
   [`fleet: limit, the same ${int(2 * fleet.objects)} writes sent raw (concurrency ${fleet.concurrency}; median of 3)`, `${fixed(fleet.limit_s, 2)} s`, cpu(fleet, "limit")],
   [`fleet: kubefx, ${int(fleet.objects)} Widgets to Ready (concurrency ${fleet.concurrency}; median of 3)`, `${fixed(fleet.kubefx_s, 2)} s`, `${ratio(fleet.kubefx_vs_limit)} the limit (goal: at most 1.15x); ${cpu(fleet, "kubefx")}`],
@@ -262,8 +271,7 @@ const fleetRows = (fleet: Report["fleet"]): ReadonlyArray<readonly [string, stri
     ratio(fleet.kubefx_cpu_second_half_vs_limit, 1),
     "past the sync and the first runs in cold code"
   ],
-  [`fleet: client-node \`makeInformer\` + handler per event`, `${fixed(fleet.naive_informer_s, 2)} s`, `${times(fleet.naive_informer_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "naive_informer")}; ${int(fleet.naive_informer_retries)} failed handler runs retried`],
-  [`fleet: \`@dot-i/k8s-operator\``, `${fixed(fleet.dot_i_s, 2)} s`, `${times(fleet.dot_i_s, fleet.kubefx_s)} kubefx; ${cpu(fleet, "dot_i")}`],
+  ...peerRows(fleet),
   [`fleet: kubefx API requests per Widget after the initial list, to converge`, fixed(fleet.kubefx_requests_per_object, 2), "goal: at most 2.0"],
   [`fleet: kubefx API requests per Widget for a resync of the converged fleet`, fixed(fleet.kubefx_resync_requests_per_object, 2), `goal: 0; ${int(fleet.kubefx_resync_cpu_us_per_object)} us of the operator's CPU per Widget`],
   [`fleet: kubefx status writes per Widget (its status, Ready and observedGeneration together)`, fixed(fleet.kubefx_status_requests_per_object, 2), `goal: 1; over ${fixed(fleet.kubefx_reconciles_per_object, 2)} reconciles per Widget`],
