@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--quick] [--only fleet|sharding] [--fleet N] [--sharding-concurrency N] [--json FILE]`: every scenario in one process tree, each against an
+ * `npm run bench -- [--quick] [--only fleet|sharding] [--fleet N] [--pairs N] [--sharding-concurrency N] [--json FILE]`: every scenario in one process tree, each against an
  * embedded API server of its own, printed as a markdown table (progress on stderr). The ratios
  * (engine against a bare queue, fleet against the raw writes) are measured three times each, side
  * by side, and reported as median and spread, with the machine's load average at start and end.
@@ -18,6 +18,8 @@
  * - `--fleet N`: the fleet's Widgets (default 10,000; 1,000 with `--quick`), to see how its ratios
  *   move with the fleet's size. The two peers then do not run: they are compared at the default
  *   size (the client-node loop runs out of sockets and does not converge at 20,000).
+ * - `--pairs N` (default 3): the limit and kubefx side by side N times; on a shared machine their
+ *   pairs spread widely, and more pairs make the medians steadier.
  * - `--sharding-concurrency N` (default 2): each sharded replica's controller concurrency. At 2,
  *   four replicas and the API server use about 1.2 of this machine's 2 cores, so the replicas
  *   scale as I/O-bound work does; at 8 they saturate both cores, and what scales is the CPU.
@@ -65,6 +67,11 @@ const quick = size !== "full"
 const concurrency = 16
 // Each ratio is measured this many times in the run, side by side, and reported as median and spread.
 const repeats = 3
+const fleetPairs = Number(valueOf("--pairs") ?? repeats)
+if (!Number.isInteger(fleetPairs) || fleetPairs < 1) {
+  console.error(`--pairs takes a whole number of at least 1, not ${valueOf("--pairs")}`)
+  process.exit(2)
+}
 
 // One latency run's samples, timed from the request, the commit and the arrival.
 const timings = (run: Latency.Result | Scale.Result): Report.Timings => ({
@@ -95,13 +102,13 @@ const step = <A, E>(label: string, effect: Effect.Effect<A, E>) =>
 const fleetRun = (contestant: Fleet.Contestant, objects = sizes.fleet) =>
   step(`fleet ${contestant} (${objects})`, Fleet.run(contestant, { objects, concurrency }))
 
-// The limit and kubefx side by side three times, then the two peers once.
+// The limit and kubefx side by side (three times unless --pairs says), then the two peers once.
 const fleet = Effect.gen(function*() {
   // The API server runs in this process: warm its write paths up first, so the first contestant
   // does not pay for the JIT.
   yield* fleetRun("limit", Math.min(500, sizes.fleet))
   const pairs: Array<{ readonly limit: Fleet.Result; readonly kubefx: Fleet.Result }> = []
-  for (let i = 0; i < repeats; i++) pairs.push({ limit: yield* fleetRun("limit"), kubefx: yield* fleetRun("kubefx") })
+  for (let i = 0; i < fleetPairs; i++) pairs.push({ limit: yield* fleetRun("limit"), kubefx: yield* fleetRun("kubefx") })
   const limit = pairs.map((pair) => pair.limit)
   const kubefx = pairs.map((pair) => pair.kubefx)
   // The median kubefx run speaks for the figures beside the ratio.

@@ -82,20 +82,21 @@ describe("npm run bench", () => {
     }
   }, 240_000)
 
-  it("runs the fleet alone at the size asked for, without the peers, and refuses a size that is not one", () => {
+  it("runs the fleet alone at the size and pairs asked for, without the peers, and refuses a size that is not one", () => {
     const dir = mkdtempSync(join(tmpdir(), "kubefx-bench-fleet-test-"))
     try {
       const file = join(dir, "fleet.json")
-      const run = spawnSync(process.execPath, ["--conditions=@kubefx/source", main, "--smoke", "--only", "fleet", "--fleet", "40", "--json", file], {
+      const run = spawnSync(process.execPath, ["--conditions=@kubefx/source", main, "--smoke", "--only", "fleet", "--fleet", "40", "--pairs", "2", "--json", file], {
         encoding: "utf8",
         timeout: 170_000
       })
       assert.strictEqual(run.status, 0, run.stderr)
-      assert.include(run.stdout, "fleet: kubefx, 40 Widgets to Ready")
+      assert.include(run.stdout, "fleet: kubefx, 40 Widgets to Ready (concurrency 16; median of 2)")
       assert.notInclude(run.stdout, "engine:")
       const report = JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, unknown>>
       assert.deepStrictEqual(Object.keys(report).sort(), ["fleet", "machine"])
       assert.strictEqual(report.fleet!.objects, 40)
+      assert.lengthOf((report.fleet!.kubefx_cpu_vs_limit as Report.Spread).runs, 2)
       // At a size of its own the fleet compares kubefx with the limit; the peers run at the default size only.
       const peers: ReadonlyArray<string> = ["naive_informer_s", "dot_i_s"]
       for (const field of Report.contract.fleet) {
