@@ -87,7 +87,11 @@ const timings = (run: Latency.Result | Scale.Result): Report.Timings => ({
   arrivals_missed: run.arrivalsMissed
 })
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const median = (xs: ReadonlyArray<number>) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
 const spread = (xs: ReadonlyArray<number>): Report.Spread => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), runs: xs })
 
 const step = <A, E>(label: string, effect: Effect.Effect<A, E>) =>
