@@ -9,42 +9,32 @@ import { Conditions, Controller, Kube, Resource } from "@kubefx/kube"
 import { Cause, Data, Effect, Exit, Ref, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
-const Database = Resource.custom({
-  group: "test.kubefx.dev",
-  version: "v1",
-  kind: "Database",
-  plural: "databases",
-  spec: Schema.Struct({ size: Schema.Int }),
-  status: Schema.Struct({
-    ...Conditions.statusFields,
-    databaseId: Schema.optionalKey(Schema.String),
-    phase: Schema.optionalKey(Schema.String)
+// Test kinds that differ only in their status.
+const kind = <S extends Schema.Struct.Fields>(kind: string, plural: string, status: S) =>
+  Resource.custom({
+    group: "test.kubefx.dev",
+    version: "v1",
+    kind,
+    plural,
+    spec: Schema.Struct({ size: Schema.Int }),
+    status: Schema.Struct(status)
   })
+
+const Database = kind("Database", "databases", {
+  ...Conditions.statusFields,
+  databaseId: Schema.optionalKey(Schema.String),
+  phase: Schema.optionalKey(Schema.String)
 })
 
 type Database = typeof Database.schema.Type
 
 // The same kind of status with no `conditions`: nowhere to hold Ready.
-const Ledger = Resource.custom({
-  group: "test.kubefx.dev",
-  version: "v1",
-  kind: "Ledger",
-  plural: "ledgers",
-  spec: Schema.Struct({ size: Schema.Int }),
-  status: Schema.Struct({ phase: Schema.optionalKey(Schema.String) })
-})
+const Ledger = kind("Ledger", "ledgers", { phase: Schema.optionalKey(Schema.String) })
 
 // A status with nested values: what a run states is compared deeply with what the object holds.
-const Cluster = Resource.custom({
-  group: "test.kubefx.dev",
-  version: "v1",
-  kind: "Cluster",
-  plural: "clusters",
-  spec: Schema.Struct({ size: Schema.Int }),
-  status: Schema.Struct({
-    ...Conditions.statusFields,
-    shards: Schema.optionalKey(Schema.Array(Schema.Struct({ id: Schema.Int, zone: Schema.String })))
-  })
+const Cluster = kind("Cluster", "clusters", {
+  ...Conditions.statusFields,
+  shards: Schema.optionalKey(Schema.Array(Schema.Struct({ id: Schema.Int, zone: Schema.String })))
 })
 
 const database = (namespace: string, name: string, size: number) =>
