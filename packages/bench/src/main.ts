@@ -57,12 +57,12 @@ if (!Number.isInteger(shardingConcurrency) || shardingConcurrency < 1) {
   console.error(`--sharding-concurrency takes a whole number of at least 1, not ${valueOf("--sharding-concurrency")}`)
   process.exit(2)
 }
-const sizes = {
+const defaults = {
   full: { fleet: 10_000, cached: 10_000, scale: 100_000, samples: 1_000, sharding: 1_200, handover: 300, shardingRepeats: 3 },
   quick: { fleet: 1_000, cached: 2_000, scale: 5_000, samples: 200, sharding: 400, handover: 150, shardingRepeats: 3 },
   smoke: { fleet: 100, cached: 300, scale: 300, samples: 50, sharding: 40, handover: 30, shardingRepeats: 1 }
 }[size]
-if (fleetObjects !== undefined) sizes.fleet = Number(fleetObjects)
+const sizes = fleetObjects === undefined ? defaults : { ...defaults, fleet: Number(fleetObjects) }
 const quick = size !== "full"
 const concurrency = 16
 // Each ratio is measured this many times in the run, side by side, and reported as median and spread.
