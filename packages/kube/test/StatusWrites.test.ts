@@ -5,7 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome, RetryPolicy } from "@kubefx/core"
-import { Conditions, Controller, Kube, Resource } from "@kubefx/kube"
+import { Conditions, Controller, type Crd, Kube, type ObjectMeta, Resource } from "@kubefx/kube"
 import { Cause, Data, Effect, Exit, Ref, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
@@ -53,17 +53,26 @@ const countingStatusWrites = Effect.gen(function*() {
   return { client, writes }
 })
 
-// A Database controller on a fresh namespace, whose client counts its status requests, and a
-// Database "orders" for it.
-const ordersWith = <E>(options: Omit<Controller.Options<Database, E, never>, "for" | "namespace">) =>
+// A controller of one of the kinds above on a fresh namespace, whose client counts its status requests.
+const counted = <A extends ObjectMeta.KubeObject, E>(
+  resource: Resource.Resource<A> & Crd.CustomResource,
+  options: Omit<Controller.Options<A, E, never>, "for" | "namespace">
+) =>
   Effect.gen(function*() {
-    yield* installCrd(Database)
+    yield* installCrd(resource)
     const ns = yield* namespace
     const kube = yield* Kube.Kube
     const { client, writes } = yield* countingStatusWrites
-    const controller = yield* Controller.start(Controller.define({ ...options, for: Database, namespace: ns })).pipe(
+    const controller = yield* Controller.start(Controller.define({ ...options, for: resource, namespace: ns })).pipe(
       Effect.provideService(Kube.Kube, client)
     )
+    return { controller, kube, ns, writes }
+  })
+
+// A Database controller, counted, and a Database "orders" for it.
+const ordersWith = <E>(options: Omit<Controller.Options<Database, E, never>, "for" | "namespace">) =>
+  Effect.gen(function*() {
+    const { controller, kube, ns, writes } = yield* counted(Database, options)
     yield* kube.create(Database, database(ns, "orders", 1))
     const orders = kube.get(Database, "orders", ns)
     const until = (check: (db: Database) => boolean, what: string) => eventually(Effect.flatMap(orders, (db) => ensure(check(db), what)))
@@ -105,16 +114,10 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
 
   it.effect("a status that declares no conditions gets the reconciler's fields and no Ready", () =>
     Effect.gen(function*() {
-      yield* installCrd(Ledger)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const { client, writes } = yield* countingStatusWrites
-      const controller = yield* Controller.start(Controller.define({
+      const { controller, kube, ns, writes } = yield* counted(Ledger, {
         name: "ledgers",
-        for: Ledger,
-        namespace: ns,
         reconcile: (_, ctx) => Effect.as(ctx.applyStatus({ status: { phase: "open" } }), Outcome.done)
-      })).pipe(Effect.provideService(Kube.Kube, client))
+      })
       yield* kube.create(Ledger, { apiVersion: Ledger.apiVersion, kind: "Ledger", metadata: { name: "main", namespace: ns }, spec: { size: 1 } })
       yield* eventually(Effect.flatMap(kube.get(Ledger, "main", ns), (ledger) => ensure(ledger.status?.phase === "open", "no status")))
       yield* controller.awaitIdle
@@ -152,15 +155,9 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
 
   it.effect("nested status values compare deeply: the same shards send nothing, a value changed inside one is written", () =>
     Effect.gen(function*() {
-      yield* installCrd(Cluster)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const { client, writes } = yield* countingStatusWrites
       const runs = yield* Ref.make(0)
-      const controller = yield* Controller.start(Controller.define({
+      const { controller, kube, ns, writes } = yield* counted(Cluster, {
         name: "clusters",
-        for: Cluster,
-        namespace: ns,
         reconcile: (cluster, ctx) =>
           Ref.update(runs, (n) => n + 1).pipe(
             Effect.andThen(ctx.applyStatus({
@@ -168,7 +165,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("status wri
             })),
             Effect.as(Outcome.done)
           )
-      })).pipe(Effect.provideService(Kube.Kube, client))
+      })
       yield* kube.create(Cluster, { apiVersion: Cluster.apiVersion, kind: "Cluster", metadata: { name: "c", namespace: ns }, spec: { size: 1 } })
       const shardsOf = Effect.map(kube.get(Cluster, "c", ns), (c) => JSON.stringify(c.status?.shards))
       yield* eventually(Effect.flatMap(shardsOf, (shards) => ensure(shards === '[{"id":0,"zone":"zone-a"}]', `shards ${shards}`)))
