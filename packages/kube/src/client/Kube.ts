@@ -170,7 +170,7 @@ export class Kube extends Context.Service<Kube, Client>()("@kubefx/kube/Kube") {
  * const live = Kube.layer({ _tag: "Default" })
  */
 export const layer = (source: KubeConfig.Source): Layer.Layer<Kube, KubeConfig.KubeConfigError> =>
-  Layer.effect(Kube, Effect.flatMap(KubeConfig.load(source), (config) => Effect.flatMap(KubeConfig.connect(config), make)))
+  Layer.effect(Kube, Effect.flatMap(KubeConfig.connection(source), make))
 
 const throttledRetries = 10
 

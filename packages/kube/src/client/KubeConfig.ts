@@ -1,13 +1,19 @@
 /**
- * Where the cluster is and how to authenticate: a kubeconfig loaded with `@kubernetes/client-node`
- * (default locations, an explicit file, or in-cluster service account), turned into what the Effect
- * HTTP client needs: the server URL, the undici dispatcher carrying TLS settings, and the auth headers
- * (refreshed for exec plugins and OIDC, whose tokens expire).
+ * Where the cluster is and how to authenticate, turned into what the client needs: the server URL,
+ * the undici dispatcher carrying TLS settings, and the auth headers (refreshed where tokens expire).
+ * A pod's own service account is read directly, as client-go's in-cluster config reads it; a
+ * kubeconfig is loaded with `@kubernetes/client-node`, imported only then: it costs a process about
+ * half a second and 60 MB, which an operator in its pod never pays.
  *
  * @since 0.1.0
  */
-import * as k8s from "@kubernetes/client-node"
-import { Clock, Effect, Schema, Scope } from "effect"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as k8s from "@kubernetes/client-node"
+import { Clock, Effect, Ref, Schema, type Scope } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { isIPv6 } from "node:net"
+import { join } from "node:path"
 import type * as Undici from "undici"
 
 /** The kubeconfig could not be loaded or has no usable cluster. */
@@ -21,32 +27,58 @@ export type Source =
   | { readonly _tag: "Default"; readonly context?: string | undefined }
   /** One kubeconfig file. */
   | { readonly _tag: "File"; readonly path: string; readonly context?: string | undefined }
-  /** The pod's service account (KUBERNETES_SERVICE_HOST, /var/run/secrets/kubernetes.io/serviceaccount). */
-  | { readonly _tag: "InCluster" }
+  /**
+   * The pod's service account: the API server from KUBERNETES_SERVICE_HOST and
+   * KUBERNETES_SERVICE_PORT, its token and CA from `directory` (default `serviceAccountDirectory`).
+   */
+  | { readonly _tag: "InCluster"; readonly directory?: string | undefined }
   /** A kubeconfig already loaded by the caller. */
   | { readonly _tag: "Loaded"; readonly config: k8s.KubeConfig }
 
+/** Where Kubernetes mounts a pod's service account token, CA certificate and namespace. */
+export const serviceAccountDirectory = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+const clientNode = Effect.promise(() => import("@kubernetes/client-node"))
+
 /**
- * Loads a kubeconfig.
+ * Loads a kubeconfig with `@kubernetes/client-node`.
  *
  * @example
  * import { KubeConfig } from "@kubefx/kube"
  * const config = KubeConfig.load({ _tag: "File", path: ".kubefx/kubeconfig" })
  */
 export const load = (source: Source): Effect.Effect<k8s.KubeConfig, KubeConfigError> =>
-  Effect.try({
-    try: () => {
-      if (source._tag === "Loaded") return source.config
-      const config = new k8s.KubeConfig()
-      if (source._tag === "File") config.loadFromFile(source.path)
-      else if (source._tag === "InCluster") config.loadFromCluster()
-      else config.loadFromDefault()
-      if (source._tag !== "InCluster" && source.context !== undefined) config.setCurrentContext(source.context)
-      if (config.getCurrentCluster() === null) throw new Error("the kubeconfig names no current cluster")
-      return config
-    },
-    catch: (error) => new KubeConfigError({ message: `cannot load kubeconfig: ${error instanceof Error ? error.message : String(error)}` })
+  source._tag === "Loaded" ? Effect.succeed(source.config) : Effect.flatMap(clientNode, (module) =>
+    Effect.try({
+      try: () => {
+        const config = new module.KubeConfig()
+        if (source._tag === "File") config.loadFromFile(source.path)
+        else if (source._tag === "InCluster") loadInCluster(config, source.directory ?? serviceAccountDirectory)
+        else config.loadFromDefault()
+        if (source._tag !== "InCluster" && source.context !== undefined) config.setCurrentContext(source.context)
+        if (config.getCurrentCluster() === null) throw new Error("the kubeconfig names no current cluster")
+        return config
+      },
+      catch: (error) => new KubeConfigError({ message: `cannot load kubeconfig: ${error instanceof Error ? error.message : String(error)}` })
+    }))
+
+// client-node's `loadFromCluster`, from any directory, with the server as client-go makes it.
+const loadInCluster = (config: k8s.KubeConfig, directory: string): void => {
+  const server = inClusterServer()
+  if (server === undefined) throw new Error(notInCluster)
+  const namespaceFile = join(directory, "namespace")
+  config.loadFromOptions({
+    clusters: [{ name: "inCluster", server, caFile: join(directory, "ca.crt"), skipTLSVerify: false }],
+    users: [{ name: "inClusterUser", authProvider: { name: "tokenFile", config: { tokenFile: join(directory, "token") } } }],
+    contexts: [{
+      name: "inClusterContext",
+      cluster: "inCluster",
+      user: "inClusterUser",
+      ...(existsSync(namespaceFile) ? { namespace: readFileSync(namespaceFile, "utf8").trim() } : {})
+    }],
+    currentContext: "inClusterContext"
   })
+}
 
 /** What every request needs. */
 export interface Connection {
@@ -57,6 +89,89 @@ export interface Connection {
   /** Authentication headers for the next request. */
   readonly headers: Effect.Effect<Readonly<Record<string, string>>, KubeConfigError>
 }
+
+/**
+ * The connection `source` leads to: a pod's service account directly (`InCluster`, and `Default`
+ * where neither $KUBECONFIG nor ~/.kube/config is there and the service account is), anything else
+ * through `load` and `connect`.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Kube, KubeConfig } from "@kubefx/kube"
+ * const client = Effect.flatMap(KubeConfig.connection({ _tag: "Default" }), Kube.make)
+ */
+export const connection = (source: Source): Effect.Effect<Connection, KubeConfigError, Scope.Scope> =>
+  source._tag === "InCluster"
+    ? inCluster(source.directory)
+    : source._tag === "Default" && source.context === undefined && defaultIsInCluster()
+    ? inCluster()
+    : Effect.flatMap(load(source), connect)
+
+// As client-node's `loadFromDefault` looks, outside Windows (where it also asks WSL).
+const defaultIsInCluster = (): boolean => {
+  if (process.platform === "win32" || (process.env.KUBECONFIG ?? "") !== "") return false
+  const home = process.env.HOME
+  if (home !== undefined && home !== "" && existsSync(join(home, ".kube", "config"))) return false
+  return existsSync(join(serviceAccountDirectory, "token"))
+}
+
+const notInCluster = "not in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set"
+
+const inClusterServer = (): string | undefined => {
+  const host = process.env.KUBERNETES_SERVICE_HOST
+  const port = process.env.KUBERNETES_SERVICE_PORT
+  if (host === undefined || host === "" || port === undefined || port === "") return undefined
+  return `https://${isIPv6(host) ? `[${host}]` : host}:${port}`
+}
+
+// The kubelet rotates projected tokens well before they expire; client-go reads the file again
+// at most once a minute, and so does this.
+const tokenLifeMillis = 60_000
+
+const readText = (path: string, what: string) =>
+  Effect.tryPromise({
+    try: () => readFile(path, "utf8"),
+    catch: (error) =>
+      new KubeConfigError({ message: `cannot read the service account's ${what}: ${error instanceof Error ? error.message : String(error)}` })
+  })
+
+/**
+ * The pod's own connection, as client-go's in-cluster config makes it: HTTPS to
+ * KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT, trusting the service account's `ca.crt`, with
+ * its `token` as the bearer token, read again once it is a minute old (a token that cannot be
+ * read then leaves the last one in use, as client-go does). The dispatcher closes with the scope.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Kube, KubeConfig } from "@kubefx/kube"
+ * const client = Effect.flatMap(KubeConfig.inCluster(), Kube.make)
+ */
+export const inCluster = (directory: string = serviceAccountDirectory): Effect.Effect<Connection, KubeConfigError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const server = inClusterServer()
+    if (server === undefined) {
+      return yield* new KubeConfigError({ message: notInCluster })
+    }
+    const ca = yield* readText(join(directory, "ca.crt"), "CA certificate")
+    const tokenPath = join(directory, "token")
+    const readToken = Effect.map(readText(tokenPath, "token"), (text) => text.trim())
+    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ connect: { ca } })
+    const token = yield* Ref.make({ value: yield* readToken, readAt: yield* Clock.currentTimeMillis })
+    const headers = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const current = yield* Ref.get(token)
+      if (now - current.readAt < tokenLifeMillis) return bearer(current.value)
+      const value = yield* readToken.pipe(
+        Effect.tapError((error) => Effect.logWarning(`${error.message}; keeping the last token`)),
+        Effect.orElseSucceed(() => current.value)
+      )
+      yield* Ref.set(token, { value, readAt: now })
+      return bearer(value)
+    })
+    return { server, dispatcher, headers }
+  })
+
+const bearer = (token: string): Readonly<Record<string, string>> => ({ Authorization: `Bearer ${token}` })
 
 // Tokens from exec plugins and OIDC providers expire; static credentials never change.
 const refreshEveryMillis = 30_000
@@ -71,13 +186,14 @@ const refreshEveryMillis = 30_000
  */
 export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeConfigError, Scope.Scope> =>
   Effect.gen(function*() {
+    const module = yield* clientNode
     const cluster = config.getCurrentCluster()
     if (cluster === null) return yield* new KubeConfigError({ message: "the kubeconfig names no current cluster" })
     const server = cluster.server.replace(/\/+$/, "")
-    const authConfig = isLoopbackHttp(server) ? withoutTls(config) : config
+    const authConfig = isLoopbackHttp(server) ? withoutTls(module, config) : config
     const authenticate = Effect.tryPromise({
       try: async () => {
-        const context = new k8s.RequestContext(server, k8s.HttpMethod.GET)
+        const context = new module.RequestContext(server, module.HttpMethod.GET)
         await authConfig.applySecurityAuthentication(context)
         return { headers: context.getHeaders() as Record<string, string>, dispatcher: context.getDispatcher() }
       },
@@ -129,8 +245,8 @@ export const isLoopbackHttp = (server: string): boolean => {
 }
 
 // A copy whose current cluster skips TLS verification, which is how client-node accepts http://.
-const withoutTls = (config: k8s.KubeConfig): k8s.KubeConfig => {
-  const copy = new k8s.KubeConfig()
+const withoutTls = (module: typeof k8s, config: k8s.KubeConfig): k8s.KubeConfig => {
+  const copy = new module.KubeConfig()
   copy.loadFromOptions({
     clusters: config.clusters.map((cluster) => cluster.name === config.getCurrentCluster()?.name ? { ...cluster, skipTLSVerify: true } : cluster),
     users: config.users,

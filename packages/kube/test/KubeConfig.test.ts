@@ -1,0 +1,131 @@
+/**
+ * Connections: an operator in its pod connects with its service account, without
+ * `@kubernetes/client-node`, over HTTPS to the API server (the embedded one's TLS side here),
+ * reading its token again once a minute; a kubeconfig goes through client-node.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ApiServer } from "@kubefx/apiserver"
+import { Builtins, Kube, KubeConfig } from "@kubefx/kube"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { execFile } from "node:child_process"
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+// The embedded server's TLS side, as a pod sees its API server: the service's host and port in the
+// environment, the token and CA in a mounted directory.
+const pod = Effect.gen(function*() {
+  const server = yield* ApiServer.make({ port: 0 })
+  const directory = mkdtempSync(join(tmpdir(), "kubefx-service-account-"))
+  // With a line break, which the token is read without, as client-go reads it.
+  writeFileSync(join(directory, "token"), `${server.token}\n`)
+  writeFileSync(join(directory, "ca.crt"), server.certificateAuthority)
+  writeFileSync(join(directory, "namespace"), "default")
+  const url = new URL(server.httpsUrl)
+  const before = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT }
+  process.env.KUBERNETES_SERVICE_HOST = url.hostname
+  process.env.KUBERNETES_SERVICE_PORT = url.port
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      restore("KUBERNETES_SERVICE_HOST", before.host)
+      restore("KUBERNETES_SERVICE_PORT", before.port)
+      rmSync(directory, { recursive: true, force: true })
+    })
+  )
+  return { server, directory }
+})
+
+const restore = (name: string, value: string | undefined) => {
+  if (value === undefined) delete process.env[name]
+  else process.env[name] = value
+}
+
+const namespaces = (kube: Kube.Client) => Effect.map(kube.list(Builtins.Namespace), (list) => list.items.map((n) => n.metadata.name))
+
+const fixture = fileURLToPath(new URL("./fixtures/connect.ts", import.meta.url))
+
+const connectInChild = (tag: "InCluster" | "File", location: string) =>
+  Effect.callback<{ readonly names: ReadonlyArray<string>; readonly clientNode: boolean }, Error>((resume) => {
+    const child = execFile(process.execPath, ["--conditions=@kubefx/source", fixture, tag, location], { env: process.env }, (error, stdout) =>
+      resume(error === null ? Effect.succeed(JSON.parse(stdout.trim().split("\n").pop()!)) : Effect.fail(error)))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+describe("KubeConfig", () => {
+  it.effect("in its pod, an operator reaches the API server over HTTPS with the service account's token and CA", () =>
+    Effect.gen(function*() {
+      const { directory, server } = yield* pod
+      const connection = yield* KubeConfig.inCluster(directory)
+      assert.strictEqual(connection.server, server.httpsUrl)
+      const names = yield* namespaces(yield* Kube.make(connection))
+      assert.include(names, "default")
+      // The same through client-node, for a caller who wants its KubeConfig (which sends the
+      // token file as it is: kubelet writes it without a line break).
+      writeFileSync(join(directory, "token"), server.token)
+      const loaded = yield* KubeConfig.load({ _tag: "InCluster", directory })
+      assert.strictEqual(loaded.getContextObject(loaded.getCurrentContext())?.namespace, "default")
+      assert.include(yield* namespaces(yield* Kube.make(yield* KubeConfig.connect(loaded))), "default")
+    }).pipe(Effect.scoped))
+
+  it.effect("the token is read again once it is a minute old, and a token that cannot be read leaves the last one", () =>
+    Effect.gen(function*() {
+      const { directory, server } = yield* pod
+      const kube = yield* Kube.make(yield* KubeConfig.inCluster(directory))
+      const tokenFile = join(directory, "token")
+      writeFileSync(tokenFile, "rotated-to-a-token-the-server-refuses")
+      // Under a minute: the token read at the start is still the one sent.
+      yield* TestClock.adjust("59 seconds")
+      assert.include(yield* namespaces(kube), "default")
+      yield* TestClock.adjust("2 seconds")
+      const refused = yield* Effect.flip(namespaces(kube))
+      assert.strictEqual(refused._tag, "Unauthorized")
+      writeFileSync(tokenFile, server.token)
+      yield* TestClock.adjust("61 seconds")
+      assert.include(yield* namespaces(kube), "default")
+      unlinkSync(tokenFile)
+      yield* TestClock.adjust("61 seconds")
+      assert.include(yield* namespaces(kube), "default")
+    }).pipe(Effect.scoped))
+
+  it.effect("outside a cluster, or without the service account's files, the error says what is missing", () =>
+    Effect.gen(function*() {
+      const { directory } = yield* pod
+      unlinkSync(join(directory, "ca.crt"))
+      const noCa = yield* Effect.flip(KubeConfig.inCluster(directory))
+      assert.match(noCa.message, /cannot read the service account's CA certificate: .*ca\.crt/)
+      const host = process.env.KUBERNETES_SERVICE_HOST
+      delete process.env.KUBERNETES_SERVICE_HOST
+      const outside = yield* Effect.flip(KubeConfig.inCluster(directory))
+      const outsideLoaded = yield* Effect.flip(KubeConfig.load({ _tag: "InCluster", directory }))
+      process.env.KUBERNETES_SERVICE_HOST = host
+      assert.strictEqual(outside.message, "not in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set")
+      assert.include(outsideLoaded.message, "not in a cluster")
+    }).pipe(Effect.scoped))
+
+  it.effect("an IPv6 service host is bracketed in the server URL", () =>
+    Effect.gen(function*() {
+      const { directory } = yield* pod
+      process.env.KUBERNETES_SERVICE_HOST = "fd00::1"
+      const connection = yield* KubeConfig.inCluster(directory)
+      assert.strictEqual(connection.server, `https://[fd00::1]:${process.env.KUBERNETES_SERVICE_PORT}`)
+    }).pipe(Effect.scoped))
+
+  it.live("an operator process in its pod never loads client-node; one given a kubeconfig file does", () =>
+    Effect.gen(function*() {
+      const { directory, server } = yield* pod
+      const inPod = yield* connectInChild("InCluster", directory)
+      assert.include(inPod.names, "default")
+      assert.isFalse(inPod.clientNode)
+      const kubeconfig = join(directory, "kubeconfig")
+      yield* Effect.scoped(Effect.gen(function*() {
+        // The server's own kubeconfig, written where the child can read it.
+        const withFile = yield* ApiServer.make({ port: 0, kubeconfigPath: kubeconfig })
+        const fromFile = yield* connectInChild("File", kubeconfig)
+        assert.include(fromFile.names, "default")
+        assert.isTrue(fromFile.clientNode)
+        assert.notStrictEqual(withFile.url, server.url)
+      }))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
