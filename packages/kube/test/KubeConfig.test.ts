@@ -44,7 +44,7 @@ const restore = (name: string, value: string | undefined) => {
 
 const namespaces = (kube: Kube.Client) => Effect.map(kube.list(Builtins.Namespace), (list) => list.items.map((n) => n.metadata.name))
 
-const fixture = fileURLToPath(new URL("./fixtures/connect.ts", import.meta.url))
+const fixture = fileURLToPath(new URL("../bench/connect.ts", import.meta.url))
 
 const connectInChild = (tag: "InCluster" | "File", location: string) =>
   Effect.callback<{ readonly names: ReadonlyArray<string>; readonly clientNode: boolean }, Error>((resume) => {

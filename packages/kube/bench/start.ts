@@ -1,0 +1,78 @@
+/**
+ * `npm run bench:start`: what an operator process pays to start, from the process's start to its
+ * first list answered, and its RSS then: in its pod (the service account, over HTTPS) and from a
+ * kubeconfig file (through `@kubernetes/client-node`), against one embedded API server. Medians of
+ * repeated starts after one warm-up start of each (the disk cache), with the machine's load. The
+ * processes run the packages' TypeScript sources, as the other benches do; a packed install loads
+ * compiled JavaScript and starts sooner.
+ *
+ *   npx node --conditions=@kubefx/source packages/kube/bench/start.ts [--runs N]
+ */
+import { ApiServer } from "@kubefx/apiserver"
+import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const runs = Number(process.argv[process.argv.indexOf("--runs") + 1]) || 7
+
+interface Started {
+  readonly clientNode: boolean
+  readonly readyMs: number
+  readonly rssMb: number
+}
+
+const operator = fileURLToPath(new URL("./connect.ts", import.meta.url))
+
+const start = (env: NodeJS.ProcessEnv, args: ReadonlyArray<string>) =>
+  Effect.callback<Started, Error>((resume) => {
+    const child = execFile(process.execPath, ["--conditions=@kubefx/source", operator, ...args], { env }, (error, stdout) =>
+      resume(error === null ? Effect.succeed(JSON.parse(stdout.trim().split("\n").pop()!)) : Effect.fail(error)))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+const median = (xs: ReadonlyArray<number>) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted.length % 2 === 1
+    ? sorted[(sorted.length - 1) / 2]!
+    : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
+}
+
+const program = Effect.scoped(Effect.gen(function*() {
+  const dir = mkdtempSync(join(tmpdir(), "kubefx-bench-start-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+  const kubeconfig = join(dir, "kubeconfig")
+  const server = yield* ApiServer.make({ port: 0, kubeconfigPath: kubeconfig })
+  const serviceAccount = join(dir, "serviceaccount")
+  mkdirSync(serviceAccount)
+  writeFileSync(join(serviceAccount, "token"), server.token)
+  writeFileSync(join(serviceAccount, "ca.crt"), server.certificateAuthority)
+  const url = new URL(server.httpsUrl)
+  const inPod = { ...process.env, KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port }
+  const ways = [
+    { name: "in its pod (the service account)", env: inPod, args: ["InCluster", serviceAccount] },
+    { name: "from a kubeconfig file (client-node)", env: process.env, args: ["File", kubeconfig] }
+  ] as const
+  const [before] = loadavg()
+  console.log(`| an operator process, to its first list answered | median | range over ${runs} starts | RSS then (median) | client-node loaded |`)
+  console.log("|---|---|---|---|---|")
+  for (const way of ways) {
+    yield* start(way.env, way.args) // warm-up: the disk cache
+    const samples: Array<Started> = []
+    for (let i = 0; i < runs; i++) samples.push(yield* start(way.env, way.args))
+    const ready = samples.map((s) => s.readyMs)
+    console.log(
+      `| ${way.name} | ${median(ready).toFixed(0)} ms | ${Math.min(...ready).toFixed(0)} – ${Math.max(...ready).toFixed(0)} ms | ` +
+        `${median(samples.map((s) => s.rssMb)).toFixed(0)} MiB | ${samples.every((s) => s.clientNode) ? "yes" : samples.some((s) => s.clientNode) ? "some" : "no"} |`
+    )
+  }
+  const [after] = loadavg()
+  console.log(`\nload average ${before!.toFixed(2)} at the start, ${after!.toFixed(2)} at the end`)
+}))
+
+Effect.runPromise(program).catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
