@@ -152,6 +152,47 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       yield* running.shutdown
     }).pipe(quiet))
 
+  it.effect("/metrics carries the process's own cost under the names Prometheus clients give it", () =>
+    Effect.gen(function*() {
+      const running = yield* Operator.start(Operator.make<never>({ name: "costed", http: { port: 0 }, controllers: [] }))
+      const scrape = () => Effect.map(get(`${running.url}/metrics`), (r) => parsePrometheus(r.text))
+      const first = yield* scrape()
+      const read = (samples: ReadonlyArray<Sample>, name: string, labels: Readonly<Record<string, string>> = {}) => {
+        const value = valueOf(samples, name, labels)
+        assert.isDefined(value, name)
+        return value!
+      }
+      const user = read(first, "process_cpu_user_seconds_total")
+      const system = read(first, "process_cpu_system_seconds_total")
+      const cpu = read(first, "process_cpu_seconds_total")
+      assert.isAbove(cpu, 0)
+      assert.closeTo(cpu, user + system, 0.05)
+      assert.closeTo(read(first, "process_start_time_seconds"), performance.timeOrigin / 1000, 0.001)
+      const rss = read(first, "process_resident_memory_bytes")
+      assert.isAbove(rss, 16 * 2 ** 20)
+      assert.isBelow(rss, 2 * process.memoryUsage.rss())
+      assert.isAbove(read(first, "nodejs_heap_size_used_bytes"), 0)
+      assert.isAtMost(read(first, "nodejs_heap_size_used_bytes"), read(first, "nodejs_heap_size_total_bytes"))
+      assert.isAtLeast(read(first, "nodejs_external_memory_bytes"), 0)
+      if (process.platform === "linux") {
+        assert.isAbove(read(first, "process_open_fds"), 2)
+        assert.isAtMost(read(first, "process_open_fds"), read(first, "process_max_fds"))
+      }
+      // Work that burns CPU and leaves short-lived garbage: the CPU counters rise, minor collections are counted.
+      const minorBefore = read(first, "nodejs_gc_duration_seconds_count", { kind: "minor" })
+      const cpuBefore = process.cpuUsage()
+      let kept = 0
+      while (process.cpuUsage(cpuBefore).user < 100_000) kept += Array.from({ length: 1000 }, (_, i) => ({ i })).length
+      assert.isAbove(kept, 0)
+      yield* Effect.sleep("100 millis")
+      const second = yield* scrape()
+      assert.isAtLeast(read(second, "process_cpu_seconds_total"), cpu + 0.1)
+      assert.isAbove(read(second, "nodejs_gc_duration_seconds_count", { kind: "minor" }), minorBefore)
+      assert.isAbove(read(second, "nodejs_gc_duration_seconds_sum", { kind: "minor" }), 0)
+      assert.strictEqual(read(second, "nodejs_gc_duration_seconds_bucket", { kind: "minor", le: "+Inf" }), read(second, "nodejs_gc_duration_seconds_count", { kind: "minor" }))
+      yield* running.shutdown
+    }).pipe(quiet))
+
   it.effect("/controllers shows health, queue, dependencies and per-key retry state; /controllers/<name>/health is 200 or 503", () =>
     Effect.gen(function*() {
       const ns = yield* namespace

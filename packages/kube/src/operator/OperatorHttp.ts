@@ -1,8 +1,8 @@
 /**
  * An operator's HTTP endpoints, on `effect/http`: Kubernetes-style probes (`/startupz`, `/healthz`,
  * `/readyz`, each with `?verbose`), Prometheus metrics from Effect's registry (`/metrics`, the
- * engine's series under controller-runtime's names), the controllers' state as JSON
- * (`/controllers`, `/controllers/<name>`, `/controllers/<name>/health` answering 200 or 503) with a
+ * engine's series under controller-runtime's names and the process's own), the controllers' state
+ * as JSON (`/controllers`, `/controllers/<name>`, `/controllers/<name>/health` answering 200 or 503) with a
  * Server-Sent Events stream of run reports (`/controllers/events`), and the Control Center
  * dashboard that reads them (`/`).
  *
@@ -19,6 +19,7 @@ import { createServer } from "node:http"
 import * as Dashboard from "./Dashboard.ts"
 import type * as LeaderElection from "./LeaderElection.ts"
 import type * as Operator from "./Operator.ts"
+import * as ProcessMetrics from "./ProcessMetrics.ts"
 import * as ReconcileRates from "./ReconcileRates.ts"
 
 export class OperatorHttpError extends Schema.TaggedError<OperatorHttpError>()("OperatorHttpError", {
@@ -357,7 +358,9 @@ const keepAlive = Stream.fromSchedule(Schedule.spaced("15 seconds")).pipe(Stream
  */
 export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
   HttpRouter.use(Effect.fn(function*(router) {
-    // Metrics are read from the registry the operator runs with, whichever fiber serves the scrape.
+    // Metrics are read from the registry the operator runs with, whichever fiber serves the scrape,
+    // the process's own among them.
+    yield* ProcessMetrics.observe
     const context = yield* Effect.context<never>()
     // Run rates are counted from the moment the server starts, for as long as it serves.
     const rates = ReconcileRates.make()
