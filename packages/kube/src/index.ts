@@ -6,7 +6,7 @@ export * as KubeConfig from "./client/KubeConfig.ts"
 export * as KubeError from "./client/KubeError.ts"
 export * as ObjectMeta from "./client/ObjectMeta.ts"
 export * as Resource from "./client/Resource.ts"
-export { StructuralSchema } from "@kubefx/schema"
+export * as StructuralSchema from "@kubefx/schema/structural"
 export * as Yaml from "./client/Yaml.ts"
 // cache: watching and remembering
 export * as Informer from "./cache/Informer.ts"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Yaml } from "effect/encoding"
 import { Builtins, Crd, Resource, StructuralSchema } from "@kubefx/kube"
 import { Widget } from "./fixtures/Widget.ts"
@@ -102,7 +102,7 @@ describe("Crd.make", () => {
 })
 
 describe("Crd.check", () => {
-  it("checks an object against the generated schema and its CEL rules, without a cluster", () => {
+  it("checks an object against the generated schema and its CEL rules, without a cluster", async () => {
     const Range = Resource.custom({
       group: "demo.kubefx.dev",
       version: "v1",
@@ -113,10 +113,11 @@ describe("Crd.check", () => {
       )
     })
     const range = (spec: Record<string, unknown>) => ({ apiVersion: "demo.kubefx.dev/v1", kind: "Range", metadata: { name: "r" }, spec })
-    expect(Crd.check(Range, range({ min: 1, max: 2 })).causes).toEqual([])
-    expect(Crd.check(Range, range({ min: 3, max: 2 })).causes).toEqual([
+    const causes = async (spec: Record<string, unknown>) => (await Effect.runPromise(Crd.check(Range, range(spec)))).causes
+    expect(await causes({ min: 1, max: 2 })).toEqual([])
+    expect(await causes({ min: 3, max: 2 })).toEqual([
       { reason: "FieldValueInvalid", field: "spec", message: 'Invalid value: "object": min must not exceed max' }
     ])
-    expect(Crd.check(Range, range({ min: 1, max: 11 })).causes.map((c) => c.field)).toEqual(["spec.max"])
+    expect((await causes({ min: 1, max: 11 })).map((c) => c.field)).toEqual(["spec.max"])
   })
 })

@@ -47,7 +47,7 @@ const namespaces = (kube: Kube.Client) => Effect.map(kube.list(Builtins.Namespac
 const fixture = fileURLToPath(new URL("../bench/connect.ts", import.meta.url))
 
 const connectInChild = (tag: "InCluster" | "File", location: string) =>
-  Effect.callback<{ readonly names: ReadonlyArray<string>; readonly clientNode: boolean }, Error>((resume) => {
+  Effect.callback<{ readonly names: ReadonlyArray<string>; readonly clientNode: boolean; readonly cel: boolean }, Error>((resume) => {
     const child = execFile(process.execPath, ["--conditions=@kubefx/source", fixture, tag, location], { env: process.env }, (error, stdout) =>
       resume(error === null ? Effect.succeed(JSON.parse(stdout.trim().split("\n").pop()!)) : Effect.fail(error)))
     return Effect.sync(() => child.kill("SIGKILL"))
@@ -112,12 +112,13 @@ describe("KubeConfig", () => {
       assert.strictEqual(connection.server, `https://[fd00::1]:${process.env.KUBERNETES_SERVICE_PORT}`)
     }).pipe(Effect.scoped))
 
-  it.live("an operator process in its pod never loads client-node; one given a kubeconfig file does", () =>
+  it.live("an operator process in its pod never loads client-node (nor the CEL interpreter); one given a kubeconfig file loads client-node", () =>
     Effect.gen(function*() {
       const { directory, server } = yield* pod
       const inPod = yield* connectInChild("InCluster", directory)
       assert.include(inPod.names, "default")
       assert.isFalse(inPod.clientNode)
+      assert.isFalse(inPod.cel)
       const kubeconfig = join(directory, "kubeconfig")
       yield* Effect.scoped(Effect.gen(function*() {
         // The server's own kubeconfig, written where the child can read it.

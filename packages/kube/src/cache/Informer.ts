@@ -7,7 +7,7 @@
  */
 import { Deferred, Effect, Latch, PubSub, Scope, Stream, SubscriptionRef } from "effect"
 import type * as Kube from "../client/Kube.ts"
-import { Interning } from "@kubefx/schema/internal"
+import { Interning } from "@kubefx/schema/objects"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
 import * as Watcher from "./Watcher.ts"

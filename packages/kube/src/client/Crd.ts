@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Manifest, StructuralSchema } from "@kubefx/schema"
+import type { Manifest } from "@kubefx/schema"
+import * as StructuralSchema from "@kubefx/schema/structural"
 import { type Duration, Effect, Schedule, Schema } from "effect"
 import * as Kube from "./Kube.ts"
 import type * as KubeError from "./KubeError.ts"
@@ -249,16 +250,23 @@ export interface MakeOptions {
 /**
  * Checks an object of a custom resource as the API server will when it is written (defaults,
  * pruning, the CRD's schema and its CEL rules; `old`: the object it replaces, for transition
- * rules), without a cluster: `causes` is empty when it would be accepted.
+ * rules), without a cluster: `causes` is empty when it would be accepted. The CEL interpreter is
+ * loaded on the first check, so an operator that never checks never loads it.
  *
  * @example
+ * import { Effect } from "effect"
  * import { Crd } from "@kubefx/kube"
  * declare const Widget: Crd.CustomResource
- * const { causes } = Crd.check(Widget, { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: { replicas: 11 } })
+ * const causes = Effect.map(
+ *   Crd.check(Widget, { apiVersion: "demo.kubefx.dev/v1", kind: "Widget", metadata: { name: "a" }, spec: { replicas: 11 } }),
+ *   (checked) => checked.causes
+ * )
  * // [{ field: "spec.replicas", message: "Invalid value: 11: spec.replicas in body should be less than or equal to 10", ... }]
  */
-export const check = (resource: Resource.Resource, object: unknown, old?: unknown): Manifest.Checked =>
-  Manifest.check(openApiSchema(resource), object, old)
+export const check = (resource: Resource.Resource, object: unknown, old?: unknown): Effect.Effect<Manifest.Checked> =>
+  Effect.map(schemaPackage, ({ Manifest }) => Manifest.check(openApiSchema(resource), object, old))
+
+const schemaPackage = Effect.promise(() => import("@kubefx/schema"))
 
 /**
  * CRDs as a YAML stream, documents separated by `---`.

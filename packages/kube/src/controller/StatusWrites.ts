@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { KubeObject } from "@kubefx/schema/internal"
+import { KubeObject } from "@kubefx/schema/objects"
 import { Effect, Schema, SchemaAST } from "effect"
 import type * as OverlayCache from "../cache/OverlayCache.ts"
 import type * as Kube from "../client/Kube.ts"
