@@ -123,6 +123,23 @@ describe("a project outside the workspace, installed from the tarballs", () => {
     assert.deepStrictEqual(redis, [])
   })
 
+  it("an operator importing the packed @kubefx/kube loads neither client-node nor the CEL interpreter until it needs them", async () => {
+    const script = "import { registerHooks } from 'node:module';" +
+      "const resolved = new Set();" +
+      "registerHooks({ resolve: (specifier, context, next) => { resolved.add(specifier.split('/').slice(0, 2).join('/')); return next(specifier, context) } });" +
+      "const { Crd, Resource } = await import('@kubefx/kube');" +
+      "const atStart = [...resolved];" +
+      "const Thing = Resource.custom({ group: 'demo.kubefx.dev', version: 'v1', kind: 'Thing', plural: 'things', spec: (await import('effect')).Schema.Struct({}) });" +
+      "const { Effect } = await import('effect');" +
+      "await Effect.runPromise(Crd.check(Thing, { apiVersion: 'demo.kubefx.dev/v1', kind: 'Thing', metadata: { name: 'a' }, spec: {} }));" +
+      "console.log(JSON.stringify({ atStart, afterCheck: [...resolved] }))"
+    const { atStart, afterCheck } = JSON.parse((await ok(process.execPath, ["--input-type=module", "-e", script], project)).stdout)
+    assert.include(atStart, "@kubefx/schema")
+    assert.notInclude(atStart, "@kubernetes/client-node")
+    assert.notInclude(atStart, "@bufbuild/cel")
+    assert.include(afterCheck, "@bufbuild/cel")
+  })
+
   it("type-checks the README's first reconciler against the packed declarations, and catches a typo", async () => {
     const config = { compilerOptions: { target: "ES2023", module: "NodeNext", strict: true, noEmit: true, types: [] } }
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ ...config, include: ["greeting.ts"] }))
