@@ -1,7 +1,8 @@
 /**
  * `npm run bench:start`: what an operator process pays to start, from the process's start to its
- * first list answered, and its RSS then: in its pod (the service account, over HTTPS) and from a
- * kubeconfig file (through `@kubernetes/client-node`), against one embedded API server. Medians of
+ * first list answered, and its RSS then: in its pod (the service account, over HTTPS), from a plain
+ * kubeconfig file (a server, its CA, a token: read directly), and from a kubeconfig whose user is an
+ * exec plugin (through `@kubernetes/client-node`), against one embedded API server. Medians of
  * repeated starts after one warm-up start of each (the disk cache), with the machine's load. The
  * processes run the packages' TypeScript sources, as the other benches do; a packed install loads
  * compiled JavaScript and starts sooner.
@@ -49,11 +50,23 @@ const program = Effect.scoped(Effect.gen(function*() {
   mkdirSync(serviceAccount)
   writeFileSync(join(serviceAccount, "token"), server.token)
   writeFileSync(join(serviceAccount, "ca.crt"), server.certificateAuthority)
+  // The same credentials from an exec plugin: this Node printing an ExecCredential.
+  const execKubeconfig = join(dir, "exec-kubeconfig")
+  const credential = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: server.token } })
+  writeFileSync(execKubeconfig, JSON.stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "bench", cluster: { server: server.httpsUrl, "certificate-authority-data": Buffer.from(server.certificateAuthority).toString("base64") } }],
+    users: [{ name: "bench", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: ["-e", `console.log(${JSON.stringify(credential)})`], interactiveMode: "Never" } } }],
+    contexts: [{ name: "bench", context: { cluster: "bench", user: "bench" } }],
+    "current-context": "bench"
+  }))
   const url = new URL(server.httpsUrl)
   const inPod = { ...process.env, KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port }
   const ways = [
     { name: "in its pod (the service account)", env: inPod, args: ["InCluster", serviceAccount] },
-    { name: "from a kubeconfig file (client-node)", env: process.env, args: ["File", kubeconfig] }
+    { name: "from a kubeconfig file (a server, its CA, a token)", env: process.env, args: ["File", kubeconfig] },
+    { name: "from a kubeconfig with an exec plugin (client-node)", env: process.env, args: ["File", execKubeconfig] }
   ] as const
   const [before] = loadavg()
   console.log(`| an operator process, to its first list answered | median | range over ${runs} starts | RSS then (median) | client-node loaded |`)

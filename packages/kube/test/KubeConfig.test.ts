@@ -4,7 +4,7 @@
  * reading its token again once a minute; a kubeconfig goes through client-node.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ApiServer } from "@kubefx/apiserver"
+import { ApiServer, Certificate } from "@kubefx/apiserver"
 import { Builtins, Kube, KubeConfig } from "@kubefx/kube"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
@@ -41,6 +41,27 @@ const restore = (name: string, value: string | undefined) => {
   if (value === undefined) delete process.env[name]
   else process.env[name] = value
 }
+
+// JSON is YAML: a kubeconfig of one cluster and one user, its context current.
+const kubeconfig = (cluster: Record<string, unknown>, user: Record<string, unknown>) =>
+  JSON.stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "cluster", cluster }],
+    users: [{ name: "user", user }],
+    contexts: [{ name: "context", context: { cluster: "cluster", user: "user", namespace: "default" } }],
+    "current-context": "context"
+  })
+
+// A user whose token comes from an exec credential plugin: this Node printing an ExecCredential.
+const execUser = (token: string) => ({
+  exec: {
+    apiVersion: "client.authentication.k8s.io/v1",
+    command: process.execPath,
+    args: ["-e", `console.log(JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: ${JSON.stringify(token)} } }))`],
+    interactiveMode: "Never"
+  }
+})
 
 const namespaces = (kube: Kube.Client) => Effect.map(kube.list(Builtins.Namespace), (list) => list.items.map((n) => n.metadata.name))
 
@@ -112,21 +133,56 @@ describe("KubeConfig", () => {
       assert.strictEqual(connection.server, `https://[fd00::1]:${process.env.KUBERNETES_SERVICE_PORT}`)
     }).pipe(Effect.scoped))
 
-  it.live("an operator process in its pod never loads client-node (nor the CEL interpreter); one given a kubeconfig file loads client-node", () =>
+  it.effect("a kubeconfig file of a server, its CA and a token is read directly: the CA trusted, paths from the file's directory", () =>
+    Effect.gen(function*() {
+      const { directory, server } = yield* pod
+      const write = (name: string, cluster: Record<string, unknown>, user: Record<string, unknown>) => {
+        const path = join(directory, name)
+        writeFileSync(path, kubeconfig(cluster, user))
+        return path
+      }
+      const listed = (path: string, context?: string) =>
+        Effect.flatMap(KubeConfig.connection({ _tag: "File", path, context }), (connection) => Effect.flatMap(Kube.make(connection), namespaces))
+      const ca = Buffer.from(server.certificateAuthority).toString("base64")
+      assert.include(yield* listed(write("data", { server: server.httpsUrl, "certificate-authority-data": ca }, { token: server.token })), "default")
+      // Relative to the kubeconfig's directory, whatever the process's.
+      assert.include(yield* listed(write("file", { server: server.httpsUrl, "certificate-authority": "ca.crt" }, { token: server.token })), "default")
+      assert.include(yield* listed(write("insecure", { server: server.httpsUrl, "insecure-skip-tls-verify": true }, { token: server.token })), "default")
+      // Another CA is not trusted: the request fails rather than going on unverified.
+      const stranger = Buffer.from(Certificate.selfSigned(["127.0.0.1"]).cert).toString("base64")
+      const refused = yield* Effect.flip(listed(write("stranger", { server: server.httpsUrl, "certificate-authority-data": stranger }, { token: server.token })))
+      assert.strictEqual(refused._tag, "Transport")
+      // A context that names no cluster goes to client-node, which says so.
+      const missing = yield* Effect.flip(listed(join(directory, "data"), "nowhere"))
+      assert.include(missing.message, "nowhere")
+    }).pipe(Effect.scoped))
+
+  it.effect("a kubeconfig with an exec plugin goes through client-node, which runs the plugin for the token", () =>
+    Effect.gen(function*() {
+      const { directory, server } = yield* pod
+      const path = join(directory, "exec")
+      writeFileSync(path, kubeconfig({ server: server.httpsUrl, "certificate-authority-data": Buffer.from(server.certificateAuthority).toString("base64") }, execUser(server.token)))
+      const connection = yield* KubeConfig.connection({ _tag: "File", path })
+      assert.include(yield* namespaces(yield* Kube.make(connection)), "default")
+    }).pipe(Effect.scoped))
+
+  it.live("an operator process in its pod, or with a plain kubeconfig, never loads client-node (nor the CEL interpreter); one with an exec plugin does", () =>
     Effect.gen(function*() {
       const { directory, server } = yield* pod
       const inPod = yield* connectInChild("InCluster", directory)
       assert.include(inPod.names, "default")
       assert.isFalse(inPod.clientNode)
       assert.isFalse(inPod.cel)
-      const kubeconfig = join(directory, "kubeconfig")
-      yield* Effect.scoped(Effect.gen(function*() {
-        // The server's own kubeconfig, written where the child can read it.
-        const withFile = yield* ApiServer.make({ port: 0, kubeconfigPath: kubeconfig })
-        const fromFile = yield* connectInChild("File", kubeconfig)
-        assert.include(fromFile.names, "default")
-        assert.isTrue(fromFile.clientNode)
-        assert.notStrictEqual(withFile.url, server.url)
-      }))
+      const ca = Buffer.from(server.certificateAuthority).toString("base64")
+      const plain = join(directory, "plain")
+      writeFileSync(plain, kubeconfig({ server: server.httpsUrl, "certificate-authority-data": ca }, { token: server.token }))
+      const fromPlain = yield* connectInChild("File", plain)
+      assert.include(fromPlain.names, "default")
+      assert.isFalse(fromPlain.clientNode)
+      const exec = join(directory, "exec")
+      writeFileSync(exec, kubeconfig({ server: server.httpsUrl, "certificate-authority-data": ca }, execUser(server.token)))
+      const fromExec = yield* connectInChild("File", exec)
+      assert.include(fromExec.names, "default")
+      assert.isTrue(fromExec.clientNode)
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })

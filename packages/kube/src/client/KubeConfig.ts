@@ -1,9 +1,10 @@
 /**
  * Where the cluster is and how to authenticate, turned into what the client needs: the server URL,
  * the undici dispatcher carrying TLS settings, and the auth headers (refreshed where tokens expire).
- * A pod's own service account is read directly, as client-go's in-cluster config reads it; a
- * kubeconfig is loaded with `@kubernetes/client-node`, imported only then: it costs a process about
- * half a second and 60 MB, which an operator in its pod never pays.
+ * A pod's own service account is read directly, as client-go's in-cluster config reads it, and so
+ * is a kubeconfig file that needs only a server, its CA and a token or client certificate; any
+ * other kubeconfig is loaded with `@kubernetes/client-node`, imported only then: it costs a process
+ * about half a second and 60 MB.
  *
  * @since 0.1.0
  */
@@ -13,8 +14,9 @@ import { Clock, Effect, Ref, Schema, type Scope } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { isIPv6 } from "node:net"
-import { join } from "node:path"
+import { delimiter, join } from "node:path"
 import type * as Undici from "undici"
+import * as KubeconfigFile from "./KubeconfigFile.ts"
 
 /** The kubeconfig could not be loaded or has no usable cluster. */
 export class KubeConfigError extends Schema.TaggedError<KubeConfigError>()("KubeConfigError", {
@@ -55,7 +57,10 @@ export const load = (source: Source): Effect.Effect<k8s.KubeConfig, KubeConfigEr
         if (source._tag === "File") config.loadFromFile(source.path)
         else if (source._tag === "InCluster") loadInCluster(config, source.directory ?? serviceAccountDirectory)
         else config.loadFromDefault()
-        if (source._tag !== "InCluster" && source.context !== undefined) config.setCurrentContext(source.context)
+        if (source._tag !== "InCluster" && source.context !== undefined) {
+          if (config.getContextObject(source.context) === null) throw new Error(`the kubeconfig has no context "${source.context}"`)
+          config.setCurrentContext(source.context)
+        }
         if (config.getCurrentCluster() === null) throw new Error("the kubeconfig names no current cluster")
         return config
       },
@@ -91,29 +96,62 @@ export interface Connection {
 }
 
 /**
- * The connection `source` leads to: a pod's service account directly (`InCluster`, and `Default`
- * where neither $KUBECONFIG nor ~/.kube/config is there and the service account is), anything else
- * through `load` and `connect`.
+ * The connection `source` leads to. A pod's service account (`InCluster`, and `Default` where
+ * neither $KUBECONFIG nor ~/.kube/config is there and the service account is) and a kubeconfig file
+ * whose context needs only a server, its CA and a token or client certificate (the embedded API
+ * server's, kind's, minikube's) are read directly; anything else goes through `load` and `connect`.
  *
  * @example
  * import { Effect } from "effect"
  * import { Kube, KubeConfig } from "@kubefx/kube"
  * const client = Effect.flatMap(KubeConfig.connection({ _tag: "Default" }), Kube.make)
  */
-export const connection = (source: Source): Effect.Effect<Connection, KubeConfigError, Scope.Scope> =>
-  source._tag === "InCluster"
-    ? inCluster(source.directory)
-    : source._tag === "Default" && source.context === undefined && defaultIsInCluster()
-    ? inCluster()
+export const connection = (source: Source): Effect.Effect<Connection, KubeConfigError, Scope.Scope> => {
+  if (source._tag === "InCluster") return inCluster(source.directory)
+  if (source._tag === "Loaded") return Effect.flatMap(load(source), connect)
+  const file = source._tag === "File" ? source.path : defaultFile()
+  if (file === inPod) return source.context === undefined ? inCluster() : Effect.flatMap(load(source), connect)
+  const plain = file === undefined ? undefined : KubeconfigFile.read(file, source.context)
+  return plain !== undefined && (plain.server.startsWith("https://") || isLoopbackHttp(plain.server))
+    ? fromPlain(plain)
     : Effect.flatMap(load(source), connect)
-
-// As client-node's `loadFromDefault` looks, outside Windows (where it also asks WSL).
-const defaultIsInCluster = (): boolean => {
-  if (process.platform === "win32" || (process.env.KUBECONFIG ?? "") !== "") return false
-  const home = process.env.HOME
-  if (home !== undefined && home !== "" && existsSync(join(home, ".kube", "config"))) return false
-  return existsSync(join(serviceAccountDirectory, "token"))
 }
+
+const inPod = Symbol("inPod")
+
+// Where client-node's `loadFromDefault` looks, outside Windows (where it also asks WSL): the one
+// file of $KUBECONFIG (several are merged, by client-node), ~/.kube/config, the service account.
+const defaultFile = (): string | typeof inPod | undefined => {
+  if (process.platform === "win32") return undefined
+  const files = (process.env.KUBECONFIG ?? "").split(delimiter).filter((file) => file !== "")
+  if (files.length > 0) return files.length === 1 ? files[0] : undefined
+  const home = process.env.HOME
+  const config = home === undefined || home === "" ? undefined : join(home, ".kube", "config")
+  if (config !== undefined && existsSync(config)) return config
+  return existsSync(join(serviceAccountDirectory, "token")) ? inPod : undefined
+}
+
+const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never, Scope.Scope> =>
+  Effect.map(
+    plain.server.startsWith("https://")
+      ? Effect.map(
+        NodeHttpClient.makeDispatcherOptions({
+          connect: {
+            rejectUnauthorized: !plain.insecureSkipTlsVerify,
+            ...(plain.certificateAuthority === undefined ? {} : { ca: plain.certificateAuthority }),
+            ...(plain.clientCertificate === undefined ? {} : { cert: plain.clientCertificate, key: plain.clientKey }),
+            ...(plain.tlsServerName === undefined ? {} : { servername: plain.tlsServerName })
+          }
+        }),
+        (dispatcher): Undici.Dispatcher | undefined => dispatcher
+      )
+      : Effect.succeed(undefined),
+    (dispatcher) => ({
+      server: plain.server,
+      dispatcher,
+      headers: Effect.succeed(plain.token === undefined ? {} : bearer(plain.token))
+    })
+  )
 
 const notInCluster = "not in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set"
 

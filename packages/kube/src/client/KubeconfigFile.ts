@@ -1,0 +1,102 @@
+/**
+ * A kubeconfig file read without `@kubernetes/client-node`, when its context needs nothing but a
+ * server, the CA to trust, and a bearer token or a client certificate: the embedded API server's,
+ * kind's, minikube's. Anything else (exec plugins, auth providers, token files, passwords,
+ * impersonation, proxies) answers undefined, and so does a file that cannot be read or parsed, so
+ * that client-node loads it and says what is wrong, as before.
+ *
+ * Internal to the client.
+ *
+ * @since 0.1.0
+ */
+import * as JsYaml from "js-yaml"
+import { readFileSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+
+/** What a plain context needs, its files read and its data decoded. */
+export interface Plain {
+  /** Without a trailing slash. */
+  readonly server: string
+  /** PEM. */
+  readonly certificateAuthority: string | undefined
+  readonly insecureSkipTlsVerify: boolean
+  readonly tlsServerName: string | undefined
+  readonly token: string | undefined
+  /** PEM, with `clientKey`. */
+  readonly clientCertificate: string | undefined
+  readonly clientKey: string | undefined
+}
+
+// `extensions` (minikube writes them) carry nothing a connection needs.
+const clusterFields = new Set([
+  "server",
+  "certificate-authority",
+  "certificate-authority-data",
+  "insecure-skip-tls-verify",
+  "tls-server-name",
+  "extensions"
+])
+const userFields = new Set(["token", "client-certificate", "client-certificate-data", "client-key", "client-key-data", "extensions"])
+
+type Entry = Readonly<Record<string, unknown>>
+
+const named = (list: unknown, name: unknown, field: string): Entry | undefined => {
+  if (!Array.isArray(list)) return undefined
+  const entry = list.find((item: unknown) => (item as Entry | null)?.name === name) as Entry | undefined
+  const value = entry?.[field]
+  return typeof value === "object" && value !== null ? value as Entry : entry === undefined ? undefined : {}
+}
+
+const onlyKnown = (entry: Entry, known: ReadonlySet<string>) => Object.keys(entry).every((key) => known.has(key))
+
+const text = (value: unknown): string | undefined => typeof value === "string" && value !== "" ? value : undefined
+
+/**
+ * The plain context of the kubeconfig at `path` (`context`, or its current one), or undefined.
+ *
+ * @example
+ * import * as KubeconfigFile from "./KubeconfigFile.ts"
+ * const plain = KubeconfigFile.read(".kubefx/kubeconfig", undefined)
+ * plain?.server // "https://127.0.0.1:6443"
+ */
+export const read = (path: string, context: string | undefined): Plain | undefined => {
+  try {
+    const document = JsYaml.load(readFileSync(path, "utf8")) as Entry | null
+    if (document === null || typeof document !== "object") return undefined
+    const current = named(document.contexts, context ?? document["current-context"], "context")
+    if (current === undefined) return undefined
+    const cluster = named(document.clusters, current.cluster, "cluster")
+    const user = current.user === undefined ? {} : named(document.users, current.user, "user")
+    if (cluster === undefined || user === undefined || !onlyKnown(cluster, clusterFields) || !onlyKnown(user, userFields)) {
+      return undefined
+    }
+    // Relative paths are relative to the kubeconfig's directory, as kubectl reads them.
+    const base = dirname(resolve(path))
+    const pem = (data: unknown, file: unknown): string | undefined =>
+      text(data) !== undefined
+        ? Buffer.from(text(data)!, "base64").toString("utf8")
+        : text(file) !== undefined
+        ? readFileSync(resolve(base, text(file)!), "utf8")
+        : undefined
+    const server = text(cluster.server)?.replace(/\/+$/, "")
+    if (server === undefined) return undefined
+    const certificateAuthority = pem(cluster["certificate-authority-data"], cluster["certificate-authority"])
+    const insecureSkipTlsVerify = cluster["insecure-skip-tls-verify"] === true
+    const clientCertificate = pem(user["client-certificate-data"], user["client-certificate"])
+    const clientKey = pem(user["client-key-data"], user["client-key"])
+    // client-go refuses a CA with the insecure flag, and a certificate without its key.
+    if (insecureSkipTlsVerify && certificateAuthority !== undefined) return undefined
+    if ((clientCertificate === undefined) !== (clientKey === undefined)) return undefined
+    return {
+      server,
+      certificateAuthority,
+      insecureSkipTlsVerify,
+      tlsServerName: text(cluster["tls-server-name"]),
+      token: text(user.token),
+      clientCertificate,
+      clientKey
+    }
+  } catch {
+    return undefined
+  }
+}
