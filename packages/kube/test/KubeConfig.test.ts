@@ -9,9 +9,9 @@ import { Builtins, Kube, KubeConfig } from "@kubefx/kube"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { delimiter, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 // The embedded server's TLS side, as a pod sees its API server: the service's host and port in the
@@ -42,15 +42,15 @@ const restore = (name: string, value: string | undefined) => {
   else process.env[name] = value
 }
 
-// JSON is YAML: a kubeconfig of one cluster and one user, its context current.
-const kubeconfig = (cluster: Record<string, unknown>, user: Record<string, unknown>) =>
+// JSON is YAML: a kubeconfig of one cluster and one user, its context current; `name` names all three.
+const kubeconfig = (cluster: Record<string, unknown>, user: Record<string, unknown>, name = "local") =>
   JSON.stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "cluster", cluster }],
-    users: [{ name: "user", user }],
-    contexts: [{ name: "context", context: { cluster: "cluster", user: "user", namespace: "default" } }],
-    "current-context": "context"
+    clusters: [{ name, cluster }],
+    users: [{ name, user }],
+    contexts: [{ name, context: { cluster: name, user: name, namespace: "default" } }],
+    "current-context": name
   })
 
 // A user whose token comes from an exec credential plugin: this Node printing an ExecCredential.
@@ -67,9 +67,9 @@ const namespaces = (kube: Kube.Client) => Effect.map(kube.list(Builtins.Namespac
 
 const fixture = fileURLToPath(new URL("../bench/connect.ts", import.meta.url))
 
-const connectInChild = (tag: "InCluster" | "File", location: string) =>
+const connectInChild = (tag: "InCluster" | "File" | "Default", location: string, env: NodeJS.ProcessEnv = process.env) =>
   Effect.callback<{ readonly names: ReadonlyArray<string>; readonly clientNode: boolean; readonly cel: boolean }, Error>((resume) => {
-    const child = execFile(process.execPath, ["--conditions=@kubefx/source", fixture, tag, location], { env: process.env }, (error, stdout) =>
+    const child = execFile(process.execPath, ["--conditions=@kubefx/source", fixture, tag, location], { env }, (error, stdout) =>
       resume(error === null ? Effect.succeed(JSON.parse(stdout.trim().split("\n").pop()!)) : Effect.fail(error)))
     return Effect.sync(() => child.kill("SIGKILL"))
   })
@@ -165,6 +165,34 @@ describe("KubeConfig", () => {
       const connection = yield* KubeConfig.connection({ _tag: "File", path })
       assert.include(yield* namespaces(yield* Kube.make(connection)), "default")
     }).pipe(Effect.scoped))
+
+  it.live("Default reads the one file of $KUBECONFIG, or ~/.kube/config, directly, and gives several files to client-node", () =>
+    Effect.gen(function*() {
+      const { directory, server } = yield* pod
+      const ca = Buffer.from(server.certificateAuthority).toString("base64")
+      const plain = kubeconfig({ server: server.httpsUrl, "certificate-authority-data": ca }, { token: server.token })
+      const { KUBECONFIG: _, ...withoutKubeconfig } = process.env
+      // A home with its kubeconfig, and no $KUBECONFIG.
+      const home = join(directory, "home")
+      mkdirSync(join(home, ".kube"), { recursive: true })
+      writeFileSync(join(home, ".kube", "config"), plain)
+      const fromHome = yield* connectInChild("Default", "", { ...withoutKubeconfig, HOME: home })
+      assert.include(fromHome.names, "default")
+      assert.isFalse(fromHome.clientNode)
+      // $KUBECONFIG first, over the home's (which names a server that is not there).
+      writeFileSync(join(home, ".kube", "config"), kubeconfig({ server: "https://127.0.0.1:1" }, { token: "none" }, "elsewhere"))
+      const one = join(directory, "one")
+      writeFileSync(one, plain)
+      const fromVariable = yield* connectInChild("Default", "", { ...withoutKubeconfig, HOME: home, KUBECONFIG: one })
+      assert.include(fromVariable.names, "default")
+      assert.isFalse(fromVariable.clientNode)
+      // Several files are merged, by client-node.
+      const two = join(directory, "two")
+      writeFileSync(two, kubeconfig({ server: server.httpsUrl, "certificate-authority-data": ca }, { token: server.token }, "two"))
+      const merged = yield* connectInChild("Default", "", { ...withoutKubeconfig, HOME: home, KUBECONFIG: [one, two].join(delimiter) })
+      assert.include(merged.names, "default")
+      assert.isTrue(merged.clientNode)
+    }).pipe(Effect.scoped), { timeout: 60_000 })
 
   it.live("an operator process in its pod, or with a plain kubeconfig, never loads client-node (nor the CEL interpreter); one with an exec plugin does", () =>
     Effect.gen(function*() {
