@@ -2,9 +2,9 @@
  * An operator's HTTP endpoints, on `effect/http`: Kubernetes-style probes (`/startupz`, `/healthz`,
  * `/readyz`, each with `?verbose`), Prometheus metrics from Effect's registry (`/metrics`, the
  * engine's series under controller-runtime's names and the process's own), the controllers' state
- * as JSON (`/controllers`, `/controllers/<name>`, `/controllers/<name>/health` answering 200 or 503) with a
- * Server-Sent Events stream of run reports (`/controllers/events`), and the Control Center
- * dashboard that reads them (`/`).
+ * as JSON (`/controllers`, `/controllers/<name>`, `/controllers/<name>/health` answering 200 or
+ * 503) with a Server-Sent Events stream of run reports (`/controllers/events`), and the Control
+ * Center dashboard that reads them (`/`).
  *
  * Internal to the operator: not exported from `@kubefx/kube`.
  *
