@@ -115,6 +115,11 @@ describe("Control Center", () => {
       }, undefined, polling))
     assert.strictEqual(await page.locator(`.card[data-controller="releases"] .chip`, { hasText: "→ flaky" }).count(), 1)
     assert.strictEqual(await page.locator("#connection").getAttribute("data-state"), "live")
+    // The operator process's cost so far, in the header.
+    const costs = /^CPU (\d+\.\d) s · RSS (\d+) MiB · heap (\d+) MiB$/.exec(await text("#process"))
+    assert.isNotNull(costs, await text("#process"))
+    assert.isAbove(Number(costs![1]), 0)
+    assert.isAbove(Number(costs![2]), Number(costs![3]))
   }, 60_000)
 
   it("follows a Flaky that fails six times: failures rising, degraded, attempt and next retry, then Ready", async () => {

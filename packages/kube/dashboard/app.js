@@ -24,7 +24,8 @@
  * }} ControllerView
  */
 /** @typedef {{ identity: string, lease: string, members: string[], assignment: { sharder: string, keys: Record<string, number>, draining: number }[] | null }} ShardingView */
-/** @typedef {{ name: string, time: string | null, leader: { identity: string, lease: string, state: string, leader: string | null } | null, sharding: ShardingView | null, controllers: ControllerView[] }} OperatorView */
+/** @typedef {{ cpuSeconds: number, residentMemoryBytes: number, heapUsedBytes: number, startedAt: string | null }} ProcessView */
+/** @typedef {{ name: string, time: string | null, leader: { identity: string, lease: string, state: string, leader: string | null } | null, sharding: ShardingView | null, process?: ProcessView, controllers: ControllerView[] }} OperatorView */
 /** @typedef {RunView & { controller: string, key: string, next: Next | null, exhausted: boolean }} RunReport */
 /** @typedef {{ controller: ControllerView, key: KeyView, severity: number, text: string }} Row */
 
@@ -506,6 +507,18 @@ const scheduleRender = () => {
   }, Math.max(0, 150 - (Date.now() - lastRender)))
 }
 
+/** @param {number} bytes */
+const mebibytes = (bytes) => Math.round(bytes / 1048576)
+
+/**
+ * What the operator's process has cost so far, for the header.
+ * @param {ProcessView | undefined} costs
+ */
+const processText = (costs) =>
+  costs === undefined
+    ? ""
+    : `CPU ${costs.cpuSeconds.toFixed(1)} s · RSS ${mebibytes(costs.residentMemoryBytes)} MiB · heap ${mebibytes(costs.heapUsedBytes)} MiB`
+
 /**
  * This replica's shard and the live members; on the replica running the sharder, the objects per
  * member (and not yet assigned, and moving) of each sharded kind.
@@ -534,6 +547,7 @@ const render = () => {
   if (view === null) return tick()
   const rows = allRows(view)
   write(byId("operator"), `${esc(view.name)}${view.leader === null ? "" : ` · ${esc(view.leader.state.toLowerCase())}${view.leader.leader === null ? "" : ` (leader ${esc(view.leader.leader)})`}`}${shardingText(view.sharding ?? null)}`)
+  write(byId("process"), processText(view.process))
   write(byId("summary"), summary(view, rows))
   const alert = attention(view, rows)
   const section = byId("attention")

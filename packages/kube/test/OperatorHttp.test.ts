@@ -190,6 +190,11 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       assert.isAbove(read(second, "nodejs_gc_duration_seconds_count", { kind: "minor" }), minorBefore)
       assert.isAbove(read(second, "nodejs_gc_duration_seconds_sum", { kind: "minor" }), 0)
       assert.strictEqual(read(second, "nodejs_gc_duration_seconds_bucket", { kind: "minor", le: "+Inf" }), read(second, "nodejs_gc_duration_seconds_count", { kind: "minor" }))
+      // The same process, in the Control Center's view.
+      const view = yield* getJson<OperatorHttp.OperatorView>(`${running.url}/controllers`)
+      assert.isAtLeast(view.body.process.cpuSeconds, read(second, "process_cpu_seconds_total"))
+      assert.isAbove(view.body.process.residentMemoryBytes, view.body.process.heapUsedBytes)
+      assert.strictEqual(view.body.process.startedAt, new Date(performance.timeOrigin).toISOString())
       yield* running.shutdown
     }).pipe(quiet))
 

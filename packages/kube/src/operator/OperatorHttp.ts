@@ -152,7 +152,28 @@ export interface OperatorView {
   } | null
   /** With sharding: this replica's identity, the live members and, on the sharder, the assignment. */
   readonly sharding: ShardingView | null
+  /** What the operator's process has cost so far. */
+  readonly process: ProcessView
   readonly controllers: ReadonlyArray<ControllerView>
+}
+
+/** The operator process's CPU and memory when the view was taken. */
+export interface ProcessView {
+  /** User and system CPU seconds since the process started. */
+  readonly cpuSeconds: number
+  readonly residentMemoryBytes: number
+  readonly heapUsedBytes: number
+  readonly startedAt: Time
+}
+
+const processView = (): ProcessView => {
+  const reading = ProcessMetrics.read()
+  return {
+    cpuSeconds: reading.cpuSeconds,
+    residentMemoryBytes: reading.residentMemoryBytes,
+    heapUsedBytes: reading.heapUsedBytes,
+    startedAt: time(reading.startedAtMillis)
+  }
 }
 
 const runView = (run: Omit<Engine.RunReport, "controller" | "key" | "next" | "exhausted">): RunView => ({
@@ -296,6 +317,7 @@ export const operatorView = (source: Source, rates?: ReconcileRates.ReconcileRat
         leader: state._tag === "Leader" ? elector.identity : state._tag === "Follower" ? state.leader ?? null : null
       },
       sharding: source.sharding?.() ?? null,
+      process: processView(),
       controllers: yield* Effect.forEach(source.controllers, (handle) => controllerView(handle, history))
     }
   })

@@ -70,6 +70,33 @@ const readMaxFds = (): number => {
   return soft === undefined || soft === "unlimited" ? Number.POSITIVE_INFINITY : Number(soft)
 }
 
+/** The process's cost so far, read now. */
+export interface Reading {
+  /** User and system CPU seconds since the process started. */
+  readonly cpuSeconds: number
+  readonly residentMemoryBytes: number
+  readonly heapUsedBytes: number
+  /** When the process started, in milliseconds since the epoch. */
+  readonly startedAtMillis: number
+}
+
+/**
+ * Reads the process's cost so far (what the Control Center shows beside the metrics).
+ *
+ * @example
+ * import { ProcessMetrics } from "@kubefx/kube"
+ * ProcessMetrics.read().residentMemoryBytes > 0 // true
+ */
+export const read = (): Reading => {
+  const usage = process.cpuUsage()
+  return {
+    cpuSeconds: (usage.user + usage.system) / 1e6,
+    residentMemoryBytes: process.memoryUsage.rss(),
+    heapUsedBytes: process.memoryUsage().heapUsed,
+    startedAtMillis: performance.timeOrigin
+  }
+}
+
 /**
  * Exposes the process's metrics for as long as the scope is open. Registering them again (a second
  * operator in the process) takes the series over; they are the same process's either way.
