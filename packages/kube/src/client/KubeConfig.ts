@@ -132,26 +132,20 @@ const defaultFile = (): string | typeof inPod | undefined => {
 }
 
 const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never, Scope.Scope> =>
-  Effect.map(
-    plain.server.startsWith("https://")
-      ? Effect.map(
-        NodeHttpClient.makeDispatcherOptions({
-          connect: {
-            rejectUnauthorized: !plain.insecureSkipTlsVerify,
-            ...(plain.certificateAuthority === undefined ? {} : { ca: plain.certificateAuthority }),
-            ...(plain.clientCertificate === undefined ? {} : { cert: plain.clientCertificate, key: plain.clientKey }),
-            ...(plain.tlsServerName === undefined ? {} : { servername: plain.tlsServerName })
-          }
-        }),
-        (dispatcher): Undici.Dispatcher | undefined => dispatcher
-      )
-      : Effect.succeed(undefined),
-    (dispatcher) => ({
-      server: plain.server,
-      dispatcher,
-      headers: Effect.succeed(plain.token === undefined ? {} : bearer(plain.token))
-    })
-  )
+  Effect.gen(function*() {
+    const dispatcher = plain.server.startsWith("https://")
+      ? yield* NodeHttpClient.makeDispatcherOptions({
+        connect: {
+          rejectUnauthorized: !plain.insecureSkipTlsVerify,
+          ...(plain.certificateAuthority === undefined ? {} : { ca: plain.certificateAuthority }),
+          ...(plain.clientCertificate === undefined ? {} : { cert: plain.clientCertificate, key: plain.clientKey }),
+          ...(plain.tlsServerName === undefined ? {} : { servername: plain.tlsServerName })
+        }
+      })
+      : undefined
+    const headers = plain.token === undefined ? {} : bearer(plain.token)
+    return { server: plain.server, dispatcher, headers: Effect.succeed(headers) }
+  })
 
 const notInCluster = "not in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set"
 
@@ -194,17 +188,19 @@ export const inCluster = (directory: string = serviceAccountDirectory): Effect.E
     const tokenPath = join(directory, "token")
     const readToken = Effect.map(readText(tokenPath, "token"), (text) => text.trim())
     const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ connect: { ca } })
-    const token = yield* Ref.make({ value: yield* readToken, readAt: yield* Clock.currentTimeMillis })
-    const headers = Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const current = yield* Ref.get(token)
-      if (now - current.readAt < tokenLifeMillis) return bearer(current.value)
-      const value = yield* readToken.pipe(
+    // Every request asks for the headers: the usual answer is the held object, made when read.
+    const held = yield* Ref.make({ headers: bearer(yield* readToken), readAt: yield* Clock.currentTimeMillis })
+    const reread = (now: number, last: Readonly<Record<string, string>>) =>
+      readToken.pipe(
+        Effect.map(bearer),
         Effect.tapError((error) => Effect.logWarning(`${error.message}; keeping the last token`)),
-        Effect.orElseSucceed(() => current.value)
+        Effect.orElseSucceed(() => last),
+        Effect.tap((headers) => Ref.set(held, { headers, readAt: now }))
       )
-      yield* Ref.set(token, { value, readAt: now })
-      return bearer(value)
+    const headers = Effect.clockWith((clock) => {
+      const now = clock.currentTimeMillisUnsafe()
+      const current = Ref.getUnsafe(held)
+      return now - current.readAt < tokenLifeMillis ? Effect.succeed(current.headers) : reread(now, current.headers)
     })
     return { server, dispatcher, headers }
   })
