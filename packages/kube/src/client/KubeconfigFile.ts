@@ -9,9 +9,9 @@
  *
  * @since 0.1.0
  */
-import * as JsYaml from "js-yaml"
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
+import * as Yaml from "./Yaml.ts"
 
 /** What a plain context needs, its files read and its data decoded. */
 export interface Plain {
@@ -61,8 +61,8 @@ const text = (value: unknown): string | undefined => typeof value === "string" &
  */
 export const read = (path: string, context: string | undefined): Plain | undefined => {
   try {
-    const document = JsYaml.load(readFileSync(path, "utf8")) as Entry | null
-    if (document === null || typeof document !== "object") return undefined
+    const document: Entry | undefined = Yaml.parseObjects(readFileSync(path, "utf8"))[0]
+    if (document === undefined) return undefined
     const current = named(document.contexts, context ?? document["current-context"], "context")
     if (current === undefined) return undefined
     const cluster = named(document.clusters, current.cluster, "cluster")
