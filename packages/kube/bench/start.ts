@@ -16,6 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Kubeconfigs from "./kubeconfigs.ts"
 
 const runs = Number(process.argv[process.argv.indexOf("--runs") + 1]) || 7
 
@@ -50,17 +51,10 @@ const program = Effect.scoped(Effect.gen(function*() {
   mkdirSync(serviceAccount)
   writeFileSync(join(serviceAccount, "token"), server.token)
   writeFileSync(join(serviceAccount, "ca.crt"), server.certificateAuthority)
-  // The same credentials from an exec plugin: this Node printing an ExecCredential.
+  // The same credentials from an exec plugin.
   const execKubeconfig = join(dir, "exec-kubeconfig")
-  const credential = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: server.token } })
-  writeFileSync(execKubeconfig, JSON.stringify({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name: "bench", cluster: { server: server.httpsUrl, "certificate-authority-data": Buffer.from(server.certificateAuthority).toString("base64") } }],
-    users: [{ name: "bench", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: ["-e", `console.log(${JSON.stringify(credential)})`], interactiveMode: "Never" } } }],
-    contexts: [{ name: "bench", context: { cluster: "bench", user: "bench" } }],
-    "current-context": "bench"
-  }))
+  const ca = Buffer.from(server.certificateAuthority).toString("base64")
+  writeFileSync(execKubeconfig, Kubeconfigs.kubeconfig({ server: server.httpsUrl, "certificate-authority-data": ca }, Kubeconfigs.execUser(server.token)))
   const url = new URL(server.httpsUrl)
   const inPod = { ...process.env, KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port }
   const ways = [

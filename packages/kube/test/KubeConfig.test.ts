@@ -13,6 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { execUser, kubeconfig } from "../bench/kubeconfigs.ts"
 
 // The embedded server's TLS side, as a pod sees its API server: the service's host and port in the
 // environment, the token and CA in a mounted directory.
@@ -41,27 +42,6 @@ const restore = (name: string, value: string | undefined) => {
   if (value === undefined) delete process.env[name]
   else process.env[name] = value
 }
-
-// JSON is YAML: a kubeconfig of one cluster and one user, its context current; `name` names all three.
-const kubeconfig = (cluster: Record<string, unknown>, user: Record<string, unknown>, name = "local") =>
-  JSON.stringify({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name, cluster }],
-    users: [{ name, user }],
-    contexts: [{ name, context: { cluster: name, user: name, namespace: "default" } }],
-    "current-context": name
-  })
-
-// A user whose token comes from an exec credential plugin: this Node printing an ExecCredential.
-const execUser = (token: string) => ({
-  exec: {
-    apiVersion: "client.authentication.k8s.io/v1",
-    command: process.execPath,
-    args: ["-e", `console.log(JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: ${JSON.stringify(token)} } }))`],
-    interactiveMode: "Never"
-  }
-})
 
 const namespaces = (kube: Kube.Client) => Effect.map(kube.list(Builtins.Namespace), (list) => list.items.map((n) => n.metadata.name))
 
