@@ -70,6 +70,11 @@ const readMaxFds = (): number => {
   return soft === undefined || soft === "unlimited" ? Number.POSITIVE_INFINITY : Number(soft)
 }
 
+const cpuSeconds = (): number => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1e6
+}
+
 /** The process's cost so far, read now. */
 export interface Reading {
   /** User and system CPU seconds since the process started. */
@@ -87,15 +92,12 @@ export interface Reading {
  * import { ProcessMetrics } from "@kubefx/kube"
  * ProcessMetrics.read().residentMemoryBytes > 0 // true
  */
-export const read = (): Reading => {
-  const usage = process.cpuUsage()
-  return {
-    cpuSeconds: (usage.user + usage.system) / 1e6,
-    residentMemoryBytes: process.memoryUsage.rss(),
-    heapUsedBytes: process.memoryUsage().heapUsed,
-    startedAtMillis: performance.timeOrigin
-  }
-}
+export const read = (): Reading => ({
+  cpuSeconds: cpuSeconds(),
+  residentMemoryBytes: process.memoryUsage.rss(),
+  heapUsedBytes: process.memoryUsage().heapUsed,
+  startedAtMillis: performance.timeOrigin
+})
 
 /**
  * Exposes the process's metrics for as long as the scope is open. Registering them again (a second
@@ -114,10 +116,7 @@ export const observe: Effect.Effect<void, never, Scope.Scope> = Effect.gen(funct
   const seconds = (micros: number) => micros / 1e6
   yield* EngineMetrics.observeCounter(cpuUser, {}, () => seconds(process.cpuUsage().user))
   yield* EngineMetrics.observeCounter(cpuSystem, {}, () => seconds(process.cpuUsage().system))
-  yield* EngineMetrics.observeCounter(cpu, {}, () => {
-    const usage = process.cpuUsage()
-    return seconds(usage.user + usage.system)
-  })
+  yield* EngineMetrics.observeCounter(cpu, {}, cpuSeconds)
   const started = performance.timeOrigin / 1000
   yield* EngineMetrics.observeGauge(startTime, {}, () => started)
   yield* EngineMetrics.observeGauge(residentMemory, {}, () => process.memoryUsage.rss())
