@@ -180,10 +180,15 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       }
       // Work that burns CPU and leaves short-lived garbage: the CPU counters rise, minor collections are counted.
       const minorBefore = read(first, "nodejs_gc_duration_seconds_count", { kind: "minor" })
+      // The objects escape into a ring, so the compiler cannot elide them: 2,000,000 of them are more
+      // than any young generation holds.
       const cpuBefore = process.cpuUsage()
-      let kept = 0
-      while (process.cpuUsage(cpuBefore).user < 100_000) kept += Array.from({ length: 1000 }, (_, i) => ({ i })).length
-      assert.isAbove(kept, 0)
+      const ring: Array<unknown> = new Array(1024)
+      let made = 0
+      while (made < 2_000_000 || process.cpuUsage(cpuBefore).user < 100_000) {
+        for (let i = 0; i < 1024; i++) ring[i] = { made: made++, name: `object-${made}` }
+      }
+      assert.strictEqual(ring.length, 1024)
       yield* Effect.sleep("100 millis")
       const second = yield* scrape()
       assert.isAtLeast(read(second, "process_cpu_seconds_total"), cpu + 0.1)
