@@ -56,14 +56,7 @@ const cluster = <R>(options: Options<R>) =>
       kubeconfigPath,
       ...(options.serverControllers === undefined ? {} : { controllers: options.serverControllers })
     })
-    // The server runs in this process: the client talks to its loopback side with its token, which
-    // is what the kubeconfig says, without loading a kubeconfig (and client-node, about 0.5 s and
-    // 60 MB) in every test file's process.
-    const kube = yield* Layer.build(Layer.effect(Kube.Kube, Kube.make({
-      server: server.url,
-      dispatcher: undefined,
-      headers: Effect.succeed({ Authorization: `Bearer ${server.token}` })
-    })))
+    const kube = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfigPath }))
     const withKube = <A, E, R2>(effect: Effect.Effect<A, E, R2>) => Effect.provide(effect, kube)
     yield* withKube(Crd.install(options.resources ?? [], { fieldManager: "kubefx-testing" }))
     const hooks = options.webhooks ?? []
