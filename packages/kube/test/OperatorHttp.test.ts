@@ -7,7 +7,7 @@ import { assert, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
 import { Builtins, Controller, Kube, Operator } from "@kubefx/kube"
 import type * as OperatorHttp from "../src/operator/OperatorHttp.ts"
-import { ConfigProvider, Effect, Metric, References, Ref } from "effect"
+import { ConfigProvider, Effect, Exit, Metric, References, Ref, Scope } from "effect"
 import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const configMap = (ns: string, name: string, app: string) => ({
@@ -201,6 +201,25 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       assert.isAbove(view.body.process.residentMemoryBytes, view.body.process.heapUsedBytes)
       assert.strictEqual(view.body.process.startedAt, new Date(performance.timeOrigin).toISOString())
       yield* running.shutdown
+    }).pipe(quiet))
+
+  it.effect("two operators in one process share its metrics: the first to stop leaves them to the other", () =>
+    Effect.gen(function*() {
+      const scrape = (url: string) => Effect.map(get(`${url}/metrics`), (r) => parsePrometheus(r.text))
+      const startIn = (scope: Scope.Scope, name: string) =>
+        Scope.provide(Operator.start(Operator.make<never>({ name, http: { port: 0 }, controllers: [] })), scope)
+      const firstScope = yield* Scope.make()
+      const secondScope = yield* Scope.make()
+      const first = yield* startIn(firstScope, "first")
+      const second = yield* startIn(secondScope, "second")
+      assert.isDefined(valueOf(yield* scrape(second.url!), "process_cpu_seconds_total", {}))
+      yield* Scope.close(secondScope, Exit.void)
+      const left = yield* scrape(first.url!)
+      assert.isDefined(valueOf(left, "process_cpu_seconds_total", {}))
+      assert.isDefined(valueOf(left, "nodejs_gc_duration_seconds_count", { kind: "minor" }))
+      yield* Scope.close(firstScope, Exit.void)
+      const registry = yield* Metric.MetricRegistry
+      assert.isFalse([...registry.keys()].some((key) => key.includes("process_cpu_seconds_total")))
     }).pipe(quiet))
 
   it.effect("/controllers shows health, queue, dependencies and per-key retry state; /controllers/<name>/health is 200 or 503", () =>

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { EngineMetrics } from "@kubefx/core"
-import { Effect, Metric, type Scope } from "effect"
+import { Effect, Exit, Metric, Scope } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { constants, PerformanceObserver } from "node:perf_hooks"
 
@@ -99,20 +99,10 @@ export const read = (): Reading => ({
   startedAtMillis: performance.timeOrigin
 })
 
-/**
- * Exposes the process's metrics for as long as the scope is open. Registering them again (a second
- * operator in the process) takes the series over; they are the same process's either way.
- *
- * @example
- * import { Effect } from "effect"
- * import { PrometheusMetrics } from "effect/observability"
- * import { ProcessMetrics } from "@kubefx/kube"
- * const text = Effect.scoped(Effect.andThen(
- *   ProcessMetrics.observe,
- *   Effect.map(Effect.context<never>(), (context) => PrometheusMetrics.formatUnsafe(context))
- * ))
- */
-export const observe: Effect.Effect<void, never, Scope.Scope> = Effect.gen(function*() {
+// Who observes the process in each registry, and the scope its series live in.
+const observers = new WeakMap<Metric.MetricRegistry, { count: number; readonly scope: Scope.Closeable }>()
+
+const register: Effect.Effect<void, never, Scope.Scope> = Effect.gen(function*() {
   const seconds = (micros: number) => micros / 1e6
   yield* EngineMetrics.observeCounter(cpuUser, {}, () => seconds(process.cpuUsage().user))
   yield* EngineMetrics.observeCounter(cpuSystem, {}, () => seconds(process.cpuUsage().system))
@@ -143,5 +133,43 @@ export const observe: Effect.Effect<void, never, Scope.Scope> = Effect.gen(funct
       return observer
     }),
     (observer) => Effect.sync(() => observer.disconnect())
+  )
+})
+
+/**
+ * Exposes the process's metrics for as long as the scope is open. Operators in one process share
+ * the series: they stay while any of them observes, and go with the last one.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { PrometheusMetrics } from "effect/observability"
+ * import { ProcessMetrics } from "@kubefx/kube"
+ * const text = Effect.scoped(Effect.andThen(
+ *   ProcessMetrics.observe,
+ *   Effect.map(Effect.context<never>(), (context) => PrometheusMetrics.formatUnsafe(context))
+ * ))
+ */
+export const observe: Effect.Effect<void, never, Scope.Scope> = Effect.gen(function*() {
+  const registry = yield* Metric.MetricRegistry
+  yield* Effect.acquireRelease(
+    Effect.suspend(() => {
+      const shared = observers.get(registry)
+      if (shared !== undefined) {
+        shared.count++
+        return Effect.void
+      }
+      // The series live in a scope of their own, so the first operator to stop does not take them along.
+      return Effect.flatMap(Scope.make(), (scope) =>
+        Effect.provideService(register, Scope.Scope, scope).pipe(
+          Effect.andThen(Effect.sync(() => observers.set(registry, { count: 1, scope })))
+        ))
+    }),
+    () =>
+      Effect.suspend(() => {
+        const held = observers.get(registry)!
+        if (--held.count > 0) return Effect.void
+        observers.delete(registry)
+        return Scope.close(held.scope, Exit.void)
+      })
   )
 })
