@@ -50,6 +50,24 @@ describe("Written", () => {
     assert.strictEqual(written.lookup(Builtins.ConfigMap, JSON.parse(JSON.stringify(other))), other)
   })
 
+  it("tells texts of one length and resourceVersion apart, and keeps no text without a resourceVersion", () => {
+    const written = Written.make()
+    // Two answers that differ only in the name's last letter: the same length and version.
+    const [a, b] = [configMap("a", "5"), configMap("b", "5")]
+    written.remember(Builtins.ConfigMap, a, JSON.stringify(a))
+    assert.isUndefined(written.takeText(Builtins.ConfigMap, JSON.stringify(b)))
+    // the later of the two is the one kept
+    written.remember(Builtins.ConfigMap, b, JSON.stringify(b))
+    assert.isUndefined(written.takeText(Builtins.ConfigMap, JSON.stringify(a)))
+    assert.strictEqual(written.takeText(Builtins.ConfigMap, JSON.stringify(b)), b)
+    // a text without a resourceVersion is not kept, and a line without one is not looked up
+    const bare = { ...configMap("c", "7"), metadata: { name: "c", namespace: "default", uid: "uid-c", resourceVersion: "7" } }
+    const unversioned = JSON.stringify({ ...bare, metadata: { name: "c", namespace: "default", uid: "uid-c" } })
+    written.remember(Builtins.ConfigMap, bare, unversioned)
+    assert.isUndefined(written.takeText(Builtins.ConfigMap, unversioned))
+    assert.strictEqual(written.lookup(Builtins.ConfigMap, bare), bare)
+  })
+
   it("keeps at most its text capacity, dropping the oldest", () => {
     const written = Written.make(10, 2)
     const objects = [configMap("a", "1"), configMap("b", "2"), configMap("c", "3")]
