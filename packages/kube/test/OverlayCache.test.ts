@@ -22,7 +22,7 @@ const claim = (ns: string, name: string, size = 1): Claim => ({
 })
 
 /** A fresh namespace with the Claim CRD, a synced informer of its Claims, and an overlay over it. */
-const claims = (options: OverlayCache.Options) =>
+const claims = (options: OverlayCache.Options<Claim>) =>
   Effect.gen(function*() {
     yield* installCrd(Claim)
     const ns = yield* namespace
@@ -70,6 +70,9 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
       assert.strictEqual(yield* overlay.size, 1)
       assert.strictEqual((yield* overlay.get(key))?.status?.allocatedId, "id-1") // read-after-write
       assert.isUndefined(informer.get(key)?.status?.allocatedId) // the informer still lags
+      // The overlay keeps the answer as the informer keeps objects: without managedFields.
+      assert.isDefined(updated.metadata.managedFields)
+      assert.isUndefined((yield* overlay.get(key))?.metadata.managedFields)
 
       server.faults.resumeWatches()
       yield* eventually(Effect.flatMap(overlay.size, (size) => ensure(size === 0, "not evicted")))
@@ -95,6 +98,24 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OverlayCac
       assert.deepStrictEqual(bases, [original.metadata.resourceVersion, original.metadata.resourceVersion])
       assert.strictEqual(updated.status?.allocatedId, "id-1")
       assert.strictEqual((yield* overlay.get(ObjectMeta.key(original)))?.status?.allocatedId, "id-1")
+    }))
+
+  it.effect("keeps its writes through the transform it is given, the one its informer caches with", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      const marked = (object: Claim): Claim => ({ ...object, metadata: { ...object.metadata, labels: { ...object.metadata.labels, kept: "transformed" } } })
+      const { ns, kube, informer, overlay } = yield* claims({ fieldManager: "claims", transform: marked })
+      const original = yield* kube.create(Claim, claim(ns, "t"))
+      yield* heldAt(informer, original)
+      server.faults.pauseWatches({ resource: "claims.test.kubefx.dev" })
+      const updated = yield* overlay.patchStatusAndCache(original, { metadata: { name: "t", namespace: ns }, status: { allocatedId: "id-t" } })
+      const kept = yield* overlay.get(ObjectMeta.key(original))
+      server.faults.resumeWatches()
+      assert.isUndefined(updated.metadata.labels?.kept) // what the write answered is the caller's, as it came
+      assert.strictEqual(kept?.status?.allocatedId, "id-t")
+      assert.strictEqual(kept?.metadata.labels?.kept, "transformed")
+      assert.isDefined(kept?.metadata.managedFields) // this transform keeps them
     }))
 
   const allocations = (useOverlay: boolean) =>

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import { Duration, Effect, HashMap, Option, Ref, Schedule, Scope, Stream } from "effect"
-import type * as Informer from "./Informer.ts"
+import * as Informer from "./Informer.ts"
 import * as Kube from "../client/Kube.ts"
 import * as KubeError from "../client/KubeError.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
@@ -41,13 +41,18 @@ export interface OverlayCache<A extends ObjectMeta.KubeObject> {
   readonly size: Effect.Effect<number>
 }
 
-export interface Options {
+export interface Options<A extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> {
   /** The field manager of the status writes. */
   readonly fieldManager: string
   /** How long to wait for the informer after a conflict before giving up; default 30 s. */
   readonly conflictWait?: Duration.Input | undefined
   /** How many conflicts in a row before giving up; default 10. */
   readonly maxConflicts?: number | undefined
+  /**
+   * What the informer does to every object it caches, done to every write the overlay keeps, so a
+   * reader sees one shape from both; default `Informer.stripManagedFields`, as the informer's.
+   */
+  readonly transform?: ((object: A) => A) | undefined
 }
 
 /**
@@ -71,13 +76,14 @@ export interface Options {
  */
 export const make = <A extends ObjectMeta.KubeObject>(
   informer: Informer.Informer<A>,
-  options: Options
+  options: NoInfer<Options<A>>
 ): Effect.Effect<OverlayCache<A>, never, Kube.Kube | Scope.Scope> =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
     const overlay = yield* Ref.make(HashMap.empty<string, A>())
     const conflictWait = Duration.fromInputUnsafe(options.conflictWait ?? "30 seconds")
     const maxConflicts = options.maxConflicts ?? 10
+    const transform = options.transform ?? Informer.stripManagedFields
 
     // The informer's copy supersedes ours once it is at least as new; a deletion drops ours.
     const evictIfStale = (key: string, current: A | undefined) =>
@@ -136,7 +142,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
             // Cache only while the informer still holds the version we locked on; if it has moved
             // past it, it already has (or will next deliver) something at least as new.
             informer.get(key)?.metadata.resourceVersion === lock
-              ? Ref.update(overlay, HashMap.set(key, updated))
+              ? Ref.update(overlay, HashMap.set(key, transform(updated)))
               : Effect.void
           ),
           Effect.catchTag("Conflict", (conflict) => {
@@ -173,7 +179,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
         // Kept only when certainly newer than what is cached: unknown order keeps nothing.
         if (cached === undefined || (newer(written, cached) ?? 0) <= 0) return map
         if (Option.isSome(entry) && (newer(written, entry.value) ?? 0) <= 0) return map
-        return HashMap.set(map, key, written)
+        return HashMap.set(map, key, transform(written))
       })
 
     return {
