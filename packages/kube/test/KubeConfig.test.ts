@@ -146,7 +146,7 @@ describe("KubeConfig", () => {
       assert.include(yield* namespaces(yield* Kube.make(connection)), "default")
     }).pipe(Effect.scoped))
 
-  it.live("Default reads the one file of $KUBECONFIG, or ~/.kube/config, directly, and gives several files to client-node", () =>
+  it.live("Default reads the one file of $KUBECONFIG, or ~/.kube/config, directly, gives several files to client-node, and in a pod takes its service account", () =>
     Effect.gen(function*() {
       const { directory, server } = yield* pod
       const ca = Buffer.from(server.certificateAuthority).toString("base64")
@@ -172,6 +172,13 @@ describe("KubeConfig", () => {
       const merged = yield* connectInChild("Default", "", { ...withoutKubeconfig, HOME: home, KUBECONFIG: [one, two].join(delimiter) })
       assert.include(merged.names, "default")
       assert.isTrue(merged.clientNode)
+      // Neither $KUBECONFIG nor ~/.kube/config, in a pod (its service account mount stood in for by
+      // the fixture): the service account, directly.
+      const bare = join(directory, "bare-home")
+      mkdirSync(bare)
+      const inPod = yield* connectInChild("Default", "", { ...withoutKubeconfig, HOME: bare, KUBEFX_TEST_SERVICE_ACCOUNT_DIRECTORY: directory })
+      assert.include(inPod.names, "default")
+      assert.isFalse(inPod.clientNode)
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
   it.live("an operator process in its pod, or with a plain kubeconfig, never loads client-node (nor the CEL interpreter); one with an exec plugin does", () =>
