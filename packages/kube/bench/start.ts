@@ -11,29 +11,13 @@
  */
 import { ApiServer } from "@kubefx/apiserver"
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import * as Connected from "./connected.ts"
 import * as Kubeconfigs from "./kubeconfigs.ts"
 
 const runs = Number(process.argv[process.argv.indexOf("--runs") + 1]) || 7
-
-interface Started {
-  readonly clientNode: boolean
-  readonly readyMs: number
-  readonly rssMb: number
-}
-
-const operator = fileURLToPath(new URL("./connect.ts", import.meta.url))
-
-const start = (env: NodeJS.ProcessEnv, args: ReadonlyArray<string>) =>
-  Effect.callback<Started, Error>((resume) => {
-    const child = execFile(process.execPath, ["--conditions=@kubefx/source", operator, ...args], { env }, (error, stdout) =>
-      resume(error === null ? Effect.succeed(JSON.parse(stdout.trim().split("\n").pop()!)) : Effect.fail(error)))
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
 
 const median = (xs: ReadonlyArray<number>) => {
   const sorted = [...xs].sort((a, b) => a - b)
@@ -66,9 +50,9 @@ const program = Effect.scoped(Effect.gen(function*() {
   console.log(`| an operator process, to its first list answered | median | range over ${runs} starts | RSS then (median) | client-node loaded |`)
   console.log("|---|---|---|---|---|")
   for (const way of ways) {
-    yield* start(way.env, way.args) // warm-up: the disk cache
-    const samples: Array<Started> = []
-    for (let i = 0; i < runs; i++) samples.push(yield* start(way.env, way.args))
+    yield* Connected.run(way.args, way.env) // warm-up: the disk cache
+    const samples: Array<Connected.Connected> = []
+    for (let i = 0; i < runs; i++) samples.push(yield* Connected.run(way.args, way.env))
     const ready = samples.map((s) => s.readyMs)
     console.log(
       `| ${way.name} | ${median(ready).toFixed(0)} ms | ${Math.min(...ready).toFixed(0)} – ${Math.max(...ready).toFixed(0)} ms | ` +

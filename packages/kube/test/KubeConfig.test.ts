@@ -8,11 +8,10 @@ import { ApiServer, Certificate } from "@kubefx/apiserver"
 import { Builtins, Kube, KubeConfig } from "@kubefx/kube"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { execFile } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import * as Connected from "../bench/connected.ts"
 import { execUser, kubeconfig } from "../bench/kubeconfigs.ts"
 
 // The embedded server's TLS side, as a pod sees its API server: the service's host and port in the
@@ -45,14 +44,8 @@ const restore = (name: string, value: string | undefined) => {
 
 const namespaces = (kube: Kube.Client) => Effect.map(kube.list(Builtins.Namespace), (list) => list.items.map((n) => n.metadata.name))
 
-const fixture = fileURLToPath(new URL("../bench/connect.ts", import.meta.url))
-
 const connectInChild = (tag: "InCluster" | "File" | "Default", location: string, env: NodeJS.ProcessEnv = process.env) =>
-  Effect.callback<{ readonly names: ReadonlyArray<string>; readonly clientNode: boolean; readonly cel: boolean }, Error>((resume) => {
-    const child = execFile(process.execPath, ["--conditions=@kubefx/source", fixture, tag, location], { env }, (error, stdout) =>
-      resume(error === null ? Effect.succeed(JSON.parse(stdout.trim().split("\n").pop()!)) : Effect.fail(error)))
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
+  Connected.run([tag, location], env)
 
 describe("KubeConfig", () => {
   it.effect("in its pod, an operator reaches the API server over HTTPS with the service account's token and CA", () =>
