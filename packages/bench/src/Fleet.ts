@@ -56,6 +56,11 @@ export interface Report {
 
 export interface Result extends Report {
   readonly seconds: number
+  /**
+   * Seconds from the N/2-th Widget done to the N-th, by the server's store: the pace past the start,
+   * the list and the first runs in cold code.
+   */
+  readonly secondHalfSeconds: number
   /** CPU seconds the API server's process used while the fleet converged. */
   readonly serverCpuSeconds: number
 }
@@ -90,6 +95,13 @@ export const run = (contestant: Contestant, options: { readonly objects: number;
     const child = yield* Child.spawn(new URL(contestants[contestant], import.meta.url), input)
     const start = yield* child.started
     const serverCpu = process.cpuUsage()
+    let halfDoneAt = NaN
+    yield* bench.awaitReady(Math.ceil(options.objects / 2)).pipe(
+      Effect.andThen(Effect.sync(() => {
+        halfDoneAt = performance.now()
+      })),
+      Effect.forkScoped
+    )
     // A contestant that dies ends the wait; one that stalls ends it at the deadline.
     yield* Effect.raceFirst(
       bench.awaitReady(options.objects),
@@ -100,9 +112,11 @@ export const run = (contestant: Contestant, options: { readonly objects: number;
         orElse: () => Effect.fail(new Error(`${contestant}: ${bench.readyCount()} of ${options.objects} ready at the deadline`))
       })
     )
-    const seconds = (performance.now() - start) / 1000
+    const doneAt = performance.now()
+    const seconds = (doneAt - start) / 1000
+    const secondHalfSeconds = (doneAt - halfDoneAt) / 1000
     const serverUsage = process.cpuUsage(serverCpu)
     const serverCpuSeconds = (serverUsage.user + serverUsage.system) / 1e6
     const report = (yield* child.stop) as Report
-    return { seconds, serverCpuSeconds, ...report } satisfies Result
+    return { seconds, secondHalfSeconds, serverCpuSeconds, ...report } satisfies Result
   }))

@@ -127,6 +127,7 @@ const fleet = Effect.gen(function*() {
     naive_informer_s: naive?.seconds,
     dot_i_s: dotI?.seconds,
     kubefx_vs_limit: spread(pairs.map((pair) => pair.kubefx.seconds / pair.limit.seconds)),
+    kubefx_second_half_vs_limit: spread(pairs.map((pair) => pair.kubefx.secondHalfSeconds / pair.limit.secondHalfSeconds)),
     kubefx_cpu_vs_limit: spread(pairs.map((pair) => pair.kubefx.cpuSeconds / pair.limit.cpuSeconds)),
     kubefx_cpu_after_sync_vs_limit: spread(
       pairs.map((pair) => (pair.kubefx.cpuSeconds - (pair.kubefx.syncCpuSeconds ?? NaN)) / pair.limit.cpuSeconds)
