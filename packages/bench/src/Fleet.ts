@@ -4,7 +4,7 @@
  * child says it starts its operator (modules loaded, nothing listed yet) and stops when the
  * server's store holds the N-th done Widget.
  */
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Fiber } from "effect"
 import * as BenchServer from "./BenchServer.ts"
 import * as Child from "./Child.ts"
 
@@ -95,11 +95,8 @@ export const run = (contestant: Contestant, options: { readonly objects: number;
     const child = yield* Child.spawn(new URL(contestants[contestant], import.meta.url), input)
     const start = yield* child.started
     const serverCpu = process.cpuUsage()
-    let halfDoneAt = NaN
-    yield* bench.awaitReady(Math.ceil(options.objects / 2)).pipe(
-      Effect.andThen(Effect.sync(() => {
-        halfDoneAt = performance.now()
-      })),
+    const halfDone = yield* bench.awaitReady(Math.ceil(options.objects / 2)).pipe(
+      Effect.andThen(Effect.sync(() => performance.now())),
       Effect.forkScoped
     )
     // A contestant that dies ends the wait; one that stalls ends it at the deadline.
@@ -114,7 +111,7 @@ export const run = (contestant: Contestant, options: { readonly objects: number;
     )
     const doneAt = performance.now()
     const seconds = (doneAt - start) / 1000
-    const secondHalfSeconds = (doneAt - halfDoneAt) / 1000
+    const secondHalfSeconds = (doneAt - (yield* Fiber.join(halfDone))) / 1000
     const serverUsage = process.cpuUsage(serverCpu)
     const serverCpuSeconds = (serverUsage.user + serverUsage.system) / 1e6
     const report = (yield* child.stop) as Report

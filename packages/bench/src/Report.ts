@@ -266,7 +266,7 @@ const fleetRows = (fleet: Report["fleet"]): ReadonlyArray<readonly [string, stri
   [`fleet: limit, the same ${int(2 * fleet.objects)} writes sent raw (concurrency ${fleet.concurrency}; median of ${fleet.kubefx_vs_limit.runs.length})`, `${fixed(fleet.limit_s, 2)} s`, cpu(fleet, "limit")],
   [`fleet: kubefx, ${int(fleet.objects)} Widgets to Ready (concurrency ${fleet.concurrency}; median of ${fleet.kubefx_vs_limit.runs.length})`, `${fixed(fleet.kubefx_s, 2)} s`, `${ratio(fleet.kubefx_vs_limit)} the limit (goal: at most 1.15x); ${cpu(fleet, "kubefx")}`],
   [
-    `fleet: the same, in the fleet's second half (from the ${int(fleet.objects / 2)}th Widget done to the last)`,
+    `fleet: the same, in the fleet's second half (from the ${int(Math.ceil(fleet.objects / 2))}th Widget done to the last)`,
     ratio(fleet.kubefx_second_half_vs_limit),
     "past the start, the sync and the first runs in cold code"
   ],
