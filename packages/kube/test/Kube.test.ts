@@ -3,10 +3,10 @@
  * server's Retry-After, as client-go does, and fail only when the server keeps throttling.
  */
 import { assert, layer } from "@effect/vitest"
-import { Builtins, Kube } from "@kubefx/kube"
+import { Builtins, Kube, ObjectMeta, Resource } from "@kubefx/kube"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { ApiServer } from "@kubefx/apiserver"
-import { Effect, Layer, Tracer } from "effect"
+import { Effect, Fiber, Layer, Schema, SchemaTransformation, Stream, Tracer } from "effect"
 import { HttpClient } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -30,6 +30,27 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Kube", (it
       const requests = spans.filter((span) => span !== caller)
       assert.isAtLeast(requests.length, 1)
       assert.isTrue(requests.every((span) => span.parent._tag === "Some" && span.parent.value.spanId === caller.spanId))
+    }))
+
+  it.effect("objects whose Schema decodes with an effect are listed, watched and written back the long way", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const configMap = (name: string, message: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: ns }, data: { message } })
+      for (const name of ["a", "b", "c"]) yield* kube.create(Builtins.ConfigMap, configMap(name, `hello ${name}`))
+      // a Schema whose decoding is an effect: no object of it decodes at once
+      assert.isUndefined(Resource.decodeNow(Shouting, configMap("a", "hello")))
+      const listed = yield* kube.listAll(Shouting, { namespace: ns, limit: 2 })
+      assert.deepStrictEqual(listed.items.map((item) => item.data?.message), ["HELLO A", "HELLO B", "HELLO C"])
+      const events = yield* kube.watch(Shouting, { namespace: ns, resourceVersion: listed.resourceVersion }).pipe(
+        Stream.take(1),
+        Stream.runCollect,
+        Effect.forkChild
+      )
+      const applied = yield* kube.apply(Shouting, { metadata: { name: "d", namespace: ns }, data: { message: "hello d" } }, { fieldManager: "kubefx-test" })
+      assert.strictEqual(applied.data?.message, "HELLO D")
+      const [event] = yield* Fiber.join(events)
+      assert.isTrue(event?.type === "ADDED" && event.object.data?.message === "HELLO D")
     }))
 
   it.effect("a throttled request is sent again after Retry-After and succeeds once the server lets it through", () =>
@@ -59,6 +80,24 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Kube", (it
       server.faults.clear()
       assert.strictEqual(error._tag, "TooManyRequests")
     }))
+})
+
+// ConfigMaps whose data values decode upper-cased through an effect, not at once.
+const Shouting = Resource.builtin({
+  group: "",
+  version: "v1",
+  kind: "ConfigMap",
+  plural: "configmaps",
+  schema: Schema.Struct({
+    metadata: ObjectMeta.ObjectMeta,
+    data: Schema.optionalKey(Schema.Record(
+      Schema.String,
+      Schema.String.pipe(Schema.decodeTo(Schema.String, SchemaTransformation.transformEffect({
+        decode: (text: string) => Effect.sync(() => text.toUpperCase()),
+        encode: (text: string) => Effect.succeed(text.toLowerCase())
+      })))
+    ))
+  })
 })
 
 // An operator that calls its own services over HTTP builds NodeHttpClient.layerUndici in the same

@@ -70,3 +70,14 @@ describe("Resource.decode", () => {
     assert.deepStrictEqual(decoded, bySchema(Builtins.ConfigMap, value))
   })
 })
+
+describe("Resource.decodeNow", () => {
+  it("answers at once what decode answers, and nothing for an object the Schema refuses", () => {
+    const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: served, data: { message: "hello" } }
+    const decoded = byDecode(Builtins.ConfigMap, configMap)
+    assert.isTrue(Exit.isSuccess(decoded))
+    assert.deepStrictEqual(Resource.decodeNow(Builtins.ConfigMap, configMap), Exit.isSuccess(decoded) ? decoded.value : undefined)
+    assert.isUndefined(Resource.decodeNow(Builtins.ConfigMap, { ...configMap, data: { message: 1 } }))
+    assert.isUndefined(Resource.decodeNow(Widget, { apiVersion: Widget.apiVersion, kind: Widget.kind, metadata: { name: "w" }, spec: { replicas: "one", message: "m" } }))
+  })
+})

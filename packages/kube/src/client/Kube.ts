@@ -193,9 +193,10 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const origin = base.origin
     const prefix = base.pathname.replace(/\/+$/, "")
 
+    // Eager: with headers known at once (a static token), the request is built at once too.
     const exchangeFor = (request: RawRequest) =>
-      Effect.map(
-        Effect.mapError(connection.headers, (error) => new KubeError.Unauthorized({ message: error.message, code: 401 })),
+      Effect.mapEager(
+        Effect.mapErrorEager(connection.headers, (error) => new KubeError.Unauthorized({ message: error.message, code: 401 })),
         (headers): Exchange.Request => {
           const body = request.body === undefined ? undefined : JSON.stringify(request.body)
           return {
@@ -215,7 +216,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     // The text of an answer that is not a refusal.
     const answerOnce = (raw: RawRequest): Effect.Effect<string, KubeError.KubeError> =>
       tracedWithBackend(raw, exchangeFor(raw).pipe(
-        Effect.flatMap((request) => Exchange.send(dispatcher, origin, request)),
+        Effect.flatMapEager((request) => Exchange.send(dispatcher, origin, request)),
         Effect.flatMap((reply) => reply.status >= 400 ? Effect.fail(refused(reply)) : Effect.succeed(reply.body))
       ))
 
@@ -236,11 +237,12 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const decodeWith = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>) => (value: unknown) =>
       Resource.decode(resource, value)
     // A write: its answer decoded and remembered with its text (without the line break Go's encoder
-    // ends it with), which is what the watch line of the same version carries.
+    // ends it with), which is what the watch line of the same version carries. Parsed and decoded
+    // at once (as Exits, eagerly) unless the Schema has effects of its own.
     const write = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: RawRequest) =>
       Effect.flatMap(answer(raw), (text) =>
-        Effect.flatMap(parseAnswer(text), (value) =>
-          Effect.map(Resource.decode(resource, value), (decoded) => {
+        Effect.flatMapEager(parseAnswer(text), (value) =>
+          Effect.mapEager(Resource.decode(resource, value), (decoded) => {
             written.remember(resource, decoded, text.trimEnd())
             return decoded
           })))
@@ -260,17 +262,18 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
           resourceVersion: options.resourceVersion
         }
       })) as { readonly items?: ReadonlyArray<unknown>; readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string } }
-      const items = options.skipUndecodable === true
-        ? (yield* Effect.forEach(body.items ?? [], (item) =>
-          Resource.decode(resource, item).pipe(
-            Effect.map(Option.some),
-            Effect.catchTag("DecodeError", (error) =>
-              Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`).pipe(
-                Effect.andThen(options.onUndecodable?.(item, error) ?? Effect.void),
-                Effect.as(Option.none())
-              ))
-          ))).flatMap((item) => Option.isSome(item) ? [item.value] : [])
-        : yield* Effect.forEach(body.items ?? [], decodeWith(resource))
+      const items = decodedAtOnce(resource, body.items ?? []) ??
+        (options.skipUndecodable === true
+          ? (yield* Effect.forEach(body.items ?? [], (item) =>
+            Resource.decode(resource, item).pipe(
+              Effect.map(Option.some),
+              Effect.catchTag("DecodeError", (error) =>
+                Effect.logWarning(`skipping a ${resource.kind} that does not decode: ${error.message}`).pipe(
+                  Effect.andThen(options.onUndecodable?.(item, error) ?? Effect.void),
+                  Effect.as(Option.none())
+                ))
+            ))).flatMap((item) => Option.isSome(item) ? [item.value] : [])
+          : yield* Effect.forEach(body.items ?? [], decodeWith(resource)))
       const token = body.metadata?.continue
       return {
         items,
@@ -382,6 +385,21 @@ const queryString = (query: Readonly<Record<string, string | undefined>> | undef
     }
   }
   return search
+}
+
+// A page's items decoded in one loop, when each decodes at once and none is refused: undefined
+// otherwise, and the page takes the effects' way (a refused item skipped with a warning, or failing it).
+const decodedAtOnce = <A extends ObjectMeta.KubeObject>(
+  resource: Resource.Resource<A>,
+  items: ReadonlyArray<unknown>
+): Array<A> | undefined => {
+  const decoded: Array<A> = []
+  for (const item of items) {
+    const object = Resource.decodeNow(resource, item)
+    if (object === undefined) return undefined
+    decoded.push(object)
+  }
+  return decoded
 }
 
 const headerOf = (value: string | ReadonlyArray<string> | undefined): string | undefined =>

@@ -90,6 +90,11 @@ const page = <A extends ObjectMeta.KubeObject>(
           events.push(line)
           continue
         }
+        const now = Resource.decodeNow(resource, line.decode)
+        if (now !== undefined) {
+          events.push({ type: line.type, object: now })
+          continue
+        }
         return Effect.flatMap(Effect.option(Resource.decode(resource, line.decode)), (decoded) => {
           if (Option.isNone(decoded)) return alone(i)
           events.push({ type: line.type, object: decoded.value })

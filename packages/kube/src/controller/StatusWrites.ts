@@ -181,12 +181,9 @@ export const make = <A extends ObjectMeta.KubeObject>(options: {
   // Staged only once it decodes: a status the Schema rejects fails the run and is never sent.
   const decodeStaged = Effect.fnUntraced(function*(key: string, object: A, held: Status | undefined, next: Status) {
     const answer = decodeStatus !== undefined
-      ? yield* Effect.map(
-        decodeStatus(mergeStatus(held, next)).pipe(
-          Effect.mapError((error) =>
-            new Resource.DecodeError({ kind: resource.kind, name: object.metadata.name ?? "", message: `status: ${error.message}` })
-          )
-        ),
+      ? yield* Effect.mapEager(
+        Effect.mapErrorEager(decodeStatus(mergeStatus(held, next)), (error) =>
+          new Resource.DecodeError({ kind: resource.kind, name: object.metadata.name ?? "", message: `status: ${error.message}` })),
         (merged): A => ({ ...object, status: merged })
       )
       : yield* Effect.flatMap(Resource.encode(resource, object), (encoded) =>
