@@ -101,9 +101,9 @@ export const make = <A extends ObjectMeta.KubeObject>(
     )
 
     const get = (key: string) =>
-      Effect.map(Ref.get(overlay), (map) => {
+      Effect.sync(() => {
         const cached = informer.get(key)
-        const entry = HashMap.get(map, key)
+        const entry = HashMap.get(Ref.getUnsafe(overlay), key)
         if (Option.isNone(entry)) return cached
         if (cached === undefined) return undefined
         return (newer(cached, entry.value) ?? 1) >= 0 ? cached : entry.value

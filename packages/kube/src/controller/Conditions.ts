@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Failure } from "@kubefx/core"
-import { Clock, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as Builtins from "../client/Builtins.ts"
 import * as Crd from "../client/Crd.ts"
 
@@ -130,7 +130,7 @@ const same = (a: Condition, b: Condition): boolean =>
  * const program = Conditions.setNow([], Conditions.notReady("connection refused"))
  */
 export const setNow = (conditions: ReadonlyArray<Condition>, update: Update): Effect.Effect<ReadonlyArray<Condition>> =>
-  Effect.map(Clock.currentTimeMillis, (now) => set(conditions, update, now))
+  Effect.clockWith((clock) => Effect.succeed(set(conditions, update, clock.currentTimeMillisUnsafe())))
 
 /**
  * Sets each update in turn (see {@link set}); conditions of other types are kept.
