@@ -5,7 +5,7 @@ import { reporter as reliabilityReporter } from "./packages/reliability/src/Repo
 // Workspace packages are consumed from source through the "@kubefx/source" export condition.
 const sourceCondition = { conditions: ["@kubefx/source", "module", "node", "import", "default"] }
 
-const project = (dir: string, extra: { readonly testTimeout?: number; readonly isolate?: boolean } = {}) => ({
+const project = (dir: string, extra: { readonly testTimeout?: number; readonly hookTimeout?: number; readonly isolate?: boolean } = {}) => ({
   extends: true as const,
   test: { name: dir, root: dir, include: ["test/**/*.test.ts"], ...extra }
 })
@@ -33,7 +33,9 @@ export default defineConfig({
       project("packages/schema", { isolate: false }),
       project("packages/apiserver", { testTimeout: 60_000, isolate: false }),
       project("packages/kube", { testTimeout: 60_000, isolate: false }),
-      project("packages/cli", { testTimeout: 60_000 }),
+      // A hook that stops a spawned operator waits for it (SIGTERM, then SIGKILL after 20 s): with the
+      // default 10 s a slow stop on a loaded machine failed the hook and could orphan the process.
+      project("packages/cli", { testTimeout: 60_000, hookTimeout: 30_000 }),
       project("packages/testing", { testTimeout: 60_000 }),
       project("packages/bench", { testTimeout: 180_000 }),
       project("packages/reliability", { testTimeout: 240_000 }),
