@@ -1,6 +1,8 @@
 /**
  * The client against the embedded API server: throttled requests (429) are sent again after the
- * server's Retry-After, as client-go does, and fail only when the server keeps throttling.
+ * server's Retry-After, as client-go does, and fail only when the server keeps throttling; objects
+ * whose Schema decodes through an effect are read the long way, as objects that decode at once are
+ * read the short one.
  */
 import { assert, layer } from "@effect/vitest"
 import { Builtins, Kube, ObjectMeta, Resource } from "@kubefx/kube"
