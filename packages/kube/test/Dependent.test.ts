@@ -224,6 +224,37 @@ describe("Dependent", () => {
     assert.strictEqual(Dependent.digest(tricky), sha(sortedJson(tricky)))
   })
 
+  plain("digest is unchanged for any value: keys sorted by UTF-16 code units, digit keys and __proto__ too", () => {
+    // The text digests were made from before they were written natively: each object's keys sorted
+    // by UTF-16 code units, undefined fields left out, functions and symbols written as null.
+    const reference = (value: unknown): string => {
+      if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null"
+      if (Array.isArray(value)) return `[${value.map(reference).join(",")}]`
+      const record = value as Record<string, unknown>
+      const fields = Object.keys(record).sort().filter((key) => record[key] !== undefined)
+      return `{${fields.map((key) => `${JSON.stringify(key)}:${reference(record[key])}`).join(",")}}`
+    }
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16)
+    let seed = 7
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
+    const keys = ["a", "b", "Z", "é", "10", "2", "0", "1a", "__proto__", "toJSON", "q\"uote", "", "app.kubernetes.io/name"]
+    const leaves = [1.5, -0, 1e21, NaN, true, null, undefined, "x", "ünï\u0000\ud800", () => 1, Symbol("s"), new Date(0)]
+    const arbitrary = (depth: number): unknown => {
+      const pick = next()
+      if (depth === 0 || pick < 0.35) return leaves[Math.floor(next() * leaves.length)]
+      if (pick < 0.55) return Array.from({ length: Math.floor(next() * 4) }, () => arbitrary(depth - 1))
+      const record: Record<string, unknown> = JSON.parse("{}")
+      for (let i = Math.floor(next() * 5); i > 0; i--) {
+        Object.defineProperty(record, keys[Math.floor(next() * keys.length)]!, { value: arbitrary(depth - 1), enumerable: true, configurable: true, writable: true })
+      }
+      return record
+    }
+    for (let i = 0; i < 2000; i++) {
+      const value = arbitrary(4)
+      assert.strictEqual(Dependent.digest(value), sha(reference(value)), reference(value))
+    }
+  })
+
   plain("deploymentReady follows kubectl rollout status", () => {
     const deployment = (generation: number, status?: NonNullable<Builtins.Deployment["status"]>): Builtins.Deployment => ({
       metadata: { name: "d", generation },
