@@ -262,9 +262,10 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
           resourceVersion: options.resourceVersion
         }
       })) as { readonly items?: ReadonlyArray<unknown>; readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string } }
-      const items = decodedAtOnce(resource, body.items ?? []) ??
+      const listed = body.items ?? []
+      const items = decodedAtOnce(resource, listed) ??
         (options.skipUndecodable === true
-          ? (yield* Effect.forEach(body.items ?? [], (item) =>
+          ? (yield* Effect.forEach(listed, (item) =>
             Resource.decode(resource, item).pipe(
               Effect.map(Option.some),
               Effect.catchTag("DecodeError", (error) =>
@@ -273,7 +274,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
                   Effect.as(Option.none())
                 ))
             ))).flatMap((item) => Option.isSome(item) ? [item.value] : [])
-          : yield* Effect.forEach(body.items ?? [], decodeWith(resource)))
+          : yield* Effect.forEach(listed, decodeWith(resource)))
       const token = body.metadata?.continue
       return {
         items,

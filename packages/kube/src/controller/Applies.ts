@@ -35,8 +35,10 @@ const unorderable = Symbol("unorderable")
 
 // The value with each object's keys in sorted order, for JSON.stringify to write natively the text
 // `canonical` builds piece by piece (a quarter of its allocations). A function or symbol field is
-// null, as `canonical` writes it; a key JavaScript would not keep in insertion order (an array
-// index, ordered numerically before the others) or `__proto__` leaves the value to `canonical`.
+// null, as `canonical` writes it. JavaScript orders an array-index key numerically before the
+// others, not where it was inserted, and `__proto__` would set the prototype: a value with a key
+// starting with a digit (every array index does, and a few other keys) or `__proto__` is left to
+// `canonical`.
 const sortedCopy = (value: unknown): unknown => {
   if (typeof value !== "object" || value === null) return value
   if (Array.isArray(value)) {
