@@ -115,13 +115,18 @@ export const exec = (script: URL, args: ReadonlyArray<string>, nodeOptions: Read
   })
 
 /**
- * In a child: its JSON input.
+ * In a child: its JSON input. From then on the child ends with its parent: when the parent's IPC
+ * channel closes (the parent killed, even by SIGKILL, which runs none of its finalizers), nothing is
+ * left to read the child's result, and a child left running would hold its sockets and its CPU.
  *
  * @example
  * import * as Child from "./Child.ts"
  * const { objects } = Child.input<{ readonly objects: number }>()
  */
-export const input = <A>(): A => JSON.parse(process.argv[2] ?? "{}") as A
+export const input = <A>(): A => {
+  process.once("disconnect", () => process.exit(1))
+  return JSON.parse(process.argv[2] ?? "{}") as A
+}
 
 /**
  * In a child: says the measured work starts now.

@@ -24,6 +24,7 @@
  *   four replicas and the API server use about 1.2 of this machine's 2 cores, so the replicas
  *   scale as I/O-bound work does; at 8 they saturate both cores, and what scales is the CPU.
  */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { availableParallelism, cpus, loadavg } from "node:os"
@@ -273,20 +274,18 @@ const shardingOnly = Effect.gen(function*() {
   return { machine: machine(loadAtStart), sharding: figures }
 })
 
-const fail = (error: unknown): never => {
-  console.error(error)
-  process.exit(1)
-}
-if (only === "fleet") {
-  const report = await Effect.runPromise(fleetOnly).catch(fail)
-  console.log(Report.fleetTable(report))
-  if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")
-} else if (only === "sharding") {
-  const report = await Effect.runPromise(shardingOnly).catch(fail)
-  console.log(Report.shardingTable(report))
-  if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")
-} else {
-  const report = await Effect.runPromise(program).catch(fail)
-  console.log(Report.table(report))
-  if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")
-}
+// Each run prints its table and writes its JSON. Under `runMain`, SIGINT or SIGTERM interrupts the
+// run: every scope closes, so the children it forked are killed and its API servers stopped.
+const output = <A>(report: A, table: (report: A) => string) =>
+  Effect.sync(() => {
+    console.log(table(report))
+    if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify(report, null, 2) + "\n")
+  })
+
+NodeRuntime.runMain(
+  only === "fleet"
+    ? Effect.flatMap(fleetOnly, (report) => output(report, Report.fleetTable))
+    : only === "sharding"
+    ? Effect.flatMap(shardingOnly, (report) => output(report, Report.shardingTable))
+    : Effect.flatMap(program, (report) => output(report, Report.table))
+)
