@@ -31,6 +31,8 @@ export interface Options {
   readonly sampleSeconds?: number | undefined
   /** Called with each sample as it is taken. */
   readonly onSample?: ((sample: Sample) => void) | undefined
+  /** Called once the soak's API server listens: where it is, its process, and a kubeconfig for it. */
+  readonly onServer?: ((server: { readonly url: string; readonly pid: number; readonly kubeconfig: string }) => void) | undefined
 }
 
 export interface Growth {
@@ -129,7 +131,8 @@ export const run = (options: Options) =>
     const sampleMillis = (options.sampleSeconds ?? 10) * 1000
     const dir = yield* Cluster.tempDir("kubefx-soak-")
     const kubeconfig = join(dir, "kubeconfig")
-    yield* Processes.apiserver({ port: 0, kubeconfig, dataDir: join(dir, "data"), token: "soak" })
+    const server = yield* Processes.apiserver({ port: 0, kubeconfig, dataDir: join(dir, "data"), token: "soak" })
+    options.onServer?.({ url: server.url, pid: server.child.pid, kubeconfig })
     const kube = yield* Cluster.client(kubeconfig)
     const { store } = yield* Cluster.objectStore("10 millis")
     yield* Cluster.prepare(namespace, [Buckets.Bucket, Widgets.Widget]).pipe(Effect.provideService(Kube.Kube, kube))
