@@ -22,8 +22,8 @@ const running = (pid: number) => {
 
 describe("npm run soak, stopped", () => {
   it("by SIGTERM after its first sample, stops the API server it started", async () => {
-    // Its temporary files go in a directory of the test's, which is empty again once the soak has
-    // stopped as it should.
+    // Its temporary files go in a directory of the test's, where none of them is left once the soak
+    // has stopped as it should.
     const tmp = mkdtempSync(join(tmpdir(), "kubefx-soak-stop-"))
     const soak = spawn(process.execPath, ["--conditions=@kubefx/source", runSoak, "--minutes", "5", "--sample", "2"], {
       env: { ...process.env, TMPDIR: tmp },
@@ -52,7 +52,8 @@ describe("npm run soak, stopped", () => {
       assert.isFalse(running(server!.pid), "the API server outlived the soak")
       const refused = await fetch(`${server!.url}/healthz`).then(() => false, () => true)
       assert.isTrue(refused, `${server!.url} still answers`)
-      assert.deepStrictEqual(readdirSync(tmp), [], "the soak left files behind")
+      // Node's compile cache, which the kubefx bin keeps there, is meant to outlive the soak.
+      assert.deepStrictEqual(readdirSync(tmp).filter((name) => name !== "node-compile-cache"), [], "the soak left files behind")
     } finally {
       soak.kill("SIGKILL")
       if (server !== undefined && running(server.pid)) process.kill(server.pid, "SIGKILL")
