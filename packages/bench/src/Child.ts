@@ -90,9 +90,12 @@ export const spawn = (script: URL, input: unknown, options: { readonly nodeOptio
     return running
   })
 
+const endWithParent = new URL("./EndWithParent.ts", import.meta.url).href
+
 /**
  * Runs a Node script (with the `@kubefx/source` condition) to completion and returns what it printed
- * on stdout; its stderr passes through. Fails if it exits with an error.
+ * on stdout; its stderr passes through. Fails if it exits with an error. The script ends when this
+ * process does, however it ends (see EndWithParent.ts).
  *
  * @example
  * import { Effect } from "effect"
@@ -101,11 +104,19 @@ export const spawn = (script: URL, input: unknown, options: { readonly nodeOptio
  */
 export const exec = (script: URL, args: ReadonlyArray<string>, nodeOptions: ReadonlyArray<string> = []) =>
   Effect.callback<string, Error>((resume) => {
-    const child = spawnProcess(process.execPath, ["--conditions=@kubefx/source", ...nodeOptions, ...childArgs, fileURLToPath(script), ...args], {
-      stdio: ["ignore", "pipe", "inherit"]
+    const child = spawnProcess(process.execPath, [
+      "--conditions=@kubefx/source",
+      `--import=${endWithParent}`,
+      ...nodeOptions,
+      ...childArgs,
+      fileURLToPath(script),
+      ...args
+    ], {
+      // The IPC channel is only there to close when this process ends (see EndWithParent.ts).
+      stdio: ["ignore", "pipe", "inherit", "ipc"]
     })
     let out = ""
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
+    child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()))
     child.on("error", (error) => resume(Effect.fail(error)))
     child.on("exit", (code, signal) =>
       resume(code === 0 ? Effect.succeed(out) : Effect.fail(new Error(`${fileURLToPath(script)} exited with ${signal ?? code}`))))
