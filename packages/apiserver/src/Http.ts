@@ -11,6 +11,7 @@ import * as Authentication from "./Authentication.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Faults from "./Faults.ts"
 import * as Negotiation from "./Negotiation.ts"
+import * as PartialMetadata from "./PartialMetadata.ts"
 import * as Paths from "./Paths.ts"
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
@@ -241,7 +242,7 @@ const isRead = (call: Call) => call.request.method === "GET" || call.request.met
 // Discovery documents: GET only, JSON only, 404 when the group or version is not served.
 const discovery = (body: (call: Call) => unknown) => (call: Call) => {
   if (!isRead(call)) return Effect.fail(Status.methodNotAllowed(call.request.method))
-  if (Negotiation.negotiate(call.request.headers["accept"], false) === undefined) {
+  if (Negotiation.negotiate(call.request.headers["accept"], {}) === undefined) {
     return Effect.fail(Status.notAcceptable(call.request.headers["accept"] ?? ""))
   }
   const document = body(call)
@@ -406,11 +407,16 @@ const resourceRequest = Effect.fnUntraced(function*(
   if (verb === undefined || !type.verbs.includes(verb)) {
     return yield* Status.methodNotAllowed(request.method)
   }
-  const representation = Negotiation.negotiate(
-    request.headers["accept"],
-    (verb === "list" || verb === "get" || verb === "watch") && sub === undefined
-  )
+  const representation = Negotiation.negotiate(request.headers["accept"], {
+    table: (verb === "list" || verb === "get" || verb === "watch") && sub === undefined,
+    metadata: true
+  })
   if (representation === undefined) return yield* Status.notAcceptable(request.headers["accept"] ?? "")
+  // Every answer of a resource's endpoints, as its metadata alone when that is what was asked for.
+  const respond = (status: number, body: KubeObject.KubeObject, headers?: Record<string, string>) =>
+    typeof representation === "string"
+      ? Effect.succeed(jsonResponse(status, body, headers))
+      : Effect.map(PartialMetadata.answer(representation, body), (partial) => jsonResponse(status, partial, headers))
 
   const decision = context.faults.decide({
     verb,
@@ -431,8 +437,8 @@ const resourceRequest = Effect.fnUntraced(function*(
       const object = yield* Rest.get(env, target)
       // Reads show only durable writes, so no client ever holds a revision a crash could lose.
       yield* env.durable(Number(KubeObject.meta(object).resourceVersion ?? 0))
-      if (sub === "scale") return jsonResponse(200, Scale.toScale(resource, object))
-      return jsonResponse(200, asTable ? Table.fromObjects(resource, [object], undefined) : object)
+      if (sub === "scale") return yield* respond(200, Scale.toScale(resource, object))
+      return yield* respond(200, asTable ? Table.fromObjects(resource, [object], undefined) : object)
     }
     case "list": {
       const selectors = yield* parseSelectors(resource, query)
@@ -449,8 +455,8 @@ const resourceRequest = Effect.fnUntraced(function*(
         ...(listed.continue === undefined ? {} : { continue: listed.continue }),
         ...(listed.remaining === undefined ? {} : { remainingItemCount: listed.remaining })
       }
-      if (asTable) return jsonResponse(200, Table.fromObjects(resource, listed.items, metadata))
-      return jsonResponse(200, {
+      if (asTable) return yield* respond(200, Table.fromObjects(resource, listed.items, metadata))
+      return yield* respond(200, {
         kind: type.listKind,
         apiVersion: ResourceType.groupVersion(type),
         metadata,
@@ -471,10 +477,9 @@ const resourceRequest = Effect.fnUntraced(function*(
         allowWatchBookmarks: flag(query, "allowWatchBookmarks") === true,
         sendInitialEvents: flag(query, "sendInitialEvents"),
         timeoutSeconds: yield* parseInteger(query, "timeoutSeconds"),
-        present: asTable
-          ? (o) => Table.fromObjects(resource, [Rest.present(env, resource, o)], undefined)
-          : (o) => Rest.present(env, resource, o),
-        representation: representation,
+        present: presenter(env, resource, representation),
+        representation: Negotiation.nameOf(representation),
+        ...(metadataWatch(representation) ? { bookmarkType: { kind: "PartialObjectMetadata", apiVersion: representation.groupVersion } } : {}),
         ...(conversion === undefined ? {} : { convert: (objects) => conversion.converter(objects, `${resource.type.group}/${resource.type.version}`) })
       })
       return HttpServerResponse.stream(body as Stream.Stream<Uint8Array>, { contentType: "application/json" })
@@ -484,20 +489,20 @@ const resourceRequest = Effect.fnUntraced(function*(
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       if (resource.createOnly !== undefined) {
         const answer = yield* resource.createOnly({ body, namespace: path.namespace, user, authentication: context.authentication })
-        return jsonResponse(201, answer)
+        return yield* respond(201, answer)
       }
       const written = yield* Rest.create(env, resource, path.namespace, body, options)
-      return jsonResponse(201, written.object, warningHeader(written.warnings))
+      return yield* respond(201, written.object, warningHeader(written.warnings))
     }
     case "update": {
       const options = yield* writeOptions(query, request.headers["user-agent"])
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
-      if (sub === "finalize") return jsonResponse(200, yield* context.finalizeNamespace(name, body))
+      if (sub === "finalize") return yield* respond(200, yield* context.finalizeNamespace(name, body))
       const written = sub === "scale"
         ? yield* Rest.update(env, target, undefined, options, (current) => Effect.succeed(Scale.fromScale(resource, current, body)))
         : yield* Rest.replace(env, target, sub === "status" ? "status" : undefined, body, options)
       const object = sub === "scale" ? Scale.toScale(resource, written.object) : written.object
-      return jsonResponse(written.created ? 201 : 200, object, warningHeader(written.warnings))
+      return yield* respond(written.created ? 201 : 200, object, warningHeader(written.warnings))
     }
     case "patch": {
       const options = yield* writeOptions(query, request.headers["user-agent"])
@@ -506,20 +511,20 @@ const resourceRequest = Effect.fnUntraced(function*(
       const contentType = Negotiation.mediaType(request.headers["content-type"])
       if (sub === "scale") {
         const written = yield* scalePatch(context, target, contentType, body, { ...options, force })
-        return jsonResponse(200, Scale.toScale(resource, written.object), warningHeader(written.warnings))
+        return yield* respond(200, Scale.toScale(resource, written.object), warningHeader(written.warnings))
       }
       const written = yield* context.patch(target, sub === "status" ? "status" : undefined, contentType, body, {
         ...options,
         force
       })
-      return jsonResponse(written.created ? 201 : 200, written.object, warningHeader(written.warnings))
+      return yield* respond(written.created ? 201 : 200, written.object, warningHeader(written.warnings))
     }
     case "delete": {
       const options = yield* deleteOptions(query, yield* readBody(request))
       const deleted = resource.storage === "namespaces"
         ? yield* context.deleteNamespace(name, options)
         : yield* Rest.remove(env, target, options)
-      return jsonResponse(200, deleted.body)
+      return yield* respond(200, deleted.body)
     }
     case "deletecollection": {
       const options = yield* deleteOptions(query, yield* readBody(request))
@@ -532,7 +537,7 @@ const resourceRequest = Effect.fnUntraced(function*(
         selectors.fieldSelector,
         options
       )
-      return jsonResponse(200, {
+      return yield* respond(200, {
         kind: type.listKind,
         apiVersion: ResourceType.groupVersion(type),
         metadata: { resourceVersion: String(env.store.revision()) },
@@ -542,6 +547,19 @@ const resourceRequest = Effect.fnUntraced(function*(
   }
 })
 
+// What a watch sends of each stored object: the object as served, a Table row, or its metadata. A
+// watch asked for as a list of metadata gets whole objects, as kube-apiserver's does (an event
+// holds one object, which is not a list).
+const presenter = (env: Rest.Env, resource: Registry.Resource, representation: Negotiation.Representation) =>
+  representation === "table"
+    ? (o: KubeObject.KubeObject) => Table.fromObjects(resource, [Rest.present(env, resource, o)], undefined)
+    : metadataWatch(representation)
+    ? (o: KubeObject.KubeObject) => PartialMetadata.ofObject(Rest.present(env, resource, o), representation.groupVersion)
+    : (o: KubeObject.KubeObject) => Rest.present(env, resource, o)
+
+const metadataWatch = (representation: Negotiation.Representation): representation is PartialMetadata.Target =>
+  typeof representation !== "string" && representation.as === "PartialObjectMetadata"
+
 /** POST on a ServiceAccount's `token` subresource (TokenRequest); every other method is 405. */
 const tokenRequest = Effect.fnUntraced(function*(
   context: Context,
@@ -550,7 +568,7 @@ const tokenRequest = Effect.fnUntraced(function*(
   name: string
 ) {
   if (request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
-  if (Negotiation.negotiate(request.headers["accept"], false) === undefined) {
+  if (Negotiation.negotiate(request.headers["accept"], {}) === undefined) {
     return yield* Status.notAcceptable(request.headers["accept"] ?? "")
   }
   const decision = context.faults.decide({ verb: "create", group: "", plural: "serviceaccounts", namespace, name })

@@ -1,15 +1,18 @@
 /**
  * Content negotiation: which representation a client's `Accept` header allows, and how request
  * bodies are decoded by `Content-Type`. Responses are JSON; a Table is given to clients that ask
- * for one first (kubectl's printing), everything else accepting JSON gets the plain object.
+ * for one first (kubectl's printing), the objects' metadata alone to clients that ask for
+ * `PartialObjectMetadata` first (client-go's metadata client), everything else accepting JSON gets
+ * the plain object.
  */
 import { Effect } from "effect"
 import * as JsYaml from "js-yaml"
+import type * as PartialMetadata from "./PartialMetadata.ts"
 import * as Protobuf from "./Protobuf.ts"
 import * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
-export type Representation = "json" | "table"
+export type Representation = "json" | "table" | PartialMetadata.Target
 
 interface MediaRange {
   readonly type: string
@@ -27,27 +30,55 @@ const parseAccept = (accept: string): ReadonlyArray<MediaRange> =>
     return { type: type.toLowerCase(), params: record }
   }).filter((r) => r.type !== "")
 
+// The versions of meta.k8s.io that hold Table and PartialObjectMetadata.
+const metaVersions = ["v1", "v1beta1"]
+
 /**
  * The representation to answer with, or undefined when nothing acceptable can be produced (406).
- * Aggregated discovery and metadata-only views are not served, so those entries are skipped; the
- * JSON fallback clients list after them is used instead.
+ * A Table is offered where `offers.table` says (reads of a resource), an object's metadata alone
+ * where `offers.metadata` does (a resource's endpoints); aggregated discovery is not served. An
+ * entry asking for what is not offered is skipped, so the JSON fallback clients list after it is
+ * used instead.
  *
  * @example
  * import * as Negotiation from "./Negotiation.ts"
- * Negotiation.negotiate("application/json;as=Table;v=v1;g=meta.k8s.io,application/json", true) // "table"
- * Negotiation.negotiate("application/json;as=Table;v=v1;g=meta.k8s.io,application/json", false) // "json"
- * Negotiation.negotiate("application/vnd.kubernetes.protobuf", false) // undefined
+ * Negotiation.negotiate("application/json;as=Table;v=v1;g=meta.k8s.io,application/json", { table: true }) // "table"
+ * Negotiation.negotiate("application/json;as=Table;v=v1;g=meta.k8s.io,application/json", {}) // "json"
+ * Negotiation.negotiate("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1", { metadata: true })
+ * // { as: "PartialObjectMetadata", groupVersion: "meta.k8s.io/v1" }
+ * Negotiation.negotiate("application/vnd.kubernetes.protobuf", {}) // undefined
  */
-export const negotiate = (accept: string | undefined, tableAllowed: boolean): Representation | undefined => {
+export const negotiate = (
+  accept: string | undefined,
+  offers: { readonly table?: boolean; readonly metadata?: boolean }
+): Representation | undefined => {
   if (accept === undefined || accept.trim() === "") return "json"
   for (const range of parseAccept(accept)) {
     if (range.type !== "application/json" && range.type !== "application/*" && range.type !== "*/*") continue
     const as = range.params.as
     if (as === undefined) return "json"
-    if (as === "Table" && tableAllowed && (range.params.g ?? "meta.k8s.io") === "meta.k8s.io") return "table"
+    if ((range.params.g ?? "meta.k8s.io") !== "meta.k8s.io") continue
+    if (as === "Table" && offers.table === true) return "table"
+    const version = range.params.v
+    if (
+      (as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") && offers.metadata === true &&
+      version !== undefined && metaVersions.includes(version)
+    ) {
+      return { as, groupVersion: `meta.k8s.io/${version}` }
+    }
   }
   return undefined
 }
+
+/**
+ * A name for the representation, the same for equal ones.
+ *
+ * @example
+ * import * as Negotiation from "./Negotiation.ts"
+ * Negotiation.nameOf({ as: "PartialObjectMetadata", groupVersion: "meta.k8s.io/v1" }) // "PartialObjectMetadata;meta.k8s.io/v1"
+ */
+export const nameOf = (representation: Representation): string =>
+  typeof representation === "string" ? representation : `${representation.as};${representation.groupVersion}`
 
 /**
  * The media type of a Content-Type header, lowercased, without parameters.

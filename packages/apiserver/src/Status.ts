@@ -142,17 +142,18 @@ export const methodNotAllowed = (method: string): ApiError =>
   make(405, "MethodNotAllowed", `the server does not allow this method on the requested resource: ${method}`, {})
 
 /**
- * 406 NotAcceptable.
+ * 406 NotAcceptable: no media type the client accepts is served, or (with `message`) the one it
+ * chose cannot represent the answer.
  *
  * @example
  * import * as Status from "./Status.ts"
  * Status.notAcceptable("application/xml").code // 406
  */
-export const notAcceptable = (accept: string): ApiError =>
+export const notAcceptable = (accept: string, message?: string): ApiError =>
   make(
     406,
     "NotAcceptable",
-    `only the following media types are accepted: application/json, application/yaml (requested: ${accept})`
+    message ?? `only the following media types are accepted: application/json, application/yaml (requested: ${accept})`
   )
 
 /**

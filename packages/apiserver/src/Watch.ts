@@ -46,6 +46,8 @@ export interface Request {
   readonly present: (stored: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Names what `present` produces ("json", "table"): watches with the same one share encodings. */
   readonly representation: string
+  /** The kind and apiVersion of the objects BOOKMARK events carry, when not the resource's (metadata-only watches). */
+  readonly bookmarkType?: { readonly kind: string; readonly apiVersion: string } | undefined
   /**
    * Converts stored objects to the served version before `present` (a CRD's conversion webhook),
    * one call per delivered batch; its failure ends the watch with an ERROR event.
@@ -141,14 +143,15 @@ export const make = (options: Options): Watches => {
       return json
     }
     const type = request.resource.type
+    const bookmarkType = request.bookmarkType ?? { kind: type.kind, apiVersion: ResourceType.groupVersion(type) }
     return (item: Item): string => {
       switch (item.type) {
         case "BOOKMARK":
           return JSON.stringify({
             type: "BOOKMARK",
             object: {
-              kind: type.kind,
-              apiVersion: ResourceType.groupVersion(type),
+              kind: bookmarkType.kind,
+              apiVersion: bookmarkType.apiVersion,
               metadata: {
                 resourceVersion: String(item.revision),
                 ...(item.initialEnd ? { annotations: { "k8s.io/initial-events-end": "true" } } : {})
