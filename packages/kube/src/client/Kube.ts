@@ -91,6 +91,8 @@ export interface RawRequest {
   readonly query?: Readonly<Record<string, string | undefined>> | undefined
   readonly body?: unknown
   readonly contentType?: string | undefined
+  /** The Accept header; default `application/json`. */
+  readonly accept?: string | undefined
 }
 
 export interface Client {
@@ -203,8 +205,8 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             method: request.method,
             path: prefix + request.path + queryString(request.query),
             headers: body === undefined
-              ? { ...headers, accept: "application/json" }
-              : { ...headers, accept: "application/json", "content-type": request.contentType ?? "application/json" },
+              ? { ...headers, accept: request.accept ?? "application/json" }
+              : { ...headers, accept: request.accept ?? "application/json", "content-type": request.contentType ?? "application/json" },
             body
           }
         }
@@ -240,7 +242,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     // ends it with), which is what the watch line of the same version carries. Parsed and decoded
     // at once (as Exits, eagerly) unless the Schema has effects of its own.
     const write = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, raw: RawRequest) =>
-      Effect.flatMap(answer(raw), (text) =>
+      Effect.flatMap(answer(resource.metadataOnly === true ? { ...raw, accept: acceptOf(resource, "PartialObjectMetadata") } : raw), (text) =>
         Effect.flatMapEager(parseAnswer(text), (value) =>
           Effect.mapEager(Resource.decode(resource, value), (decoded) => {
             written.remember(resource, decoded, text.trimEnd())
@@ -254,6 +256,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
       const body = (yield* request({
         method: "GET",
         path: Resource.collectionPath(resource, options.namespace),
+        accept: acceptOf(resource, "PartialObjectMetadataList"),
         query: {
           labelSelector: options.labelSelector,
           fieldSelector: options.fieldSelector,
@@ -306,6 +309,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
         exchangeFor({
           method: "GET",
           path: Resource.collectionPath(resource, options.namespace),
+          accept: acceptOf(resource, "PartialObjectMetadata"),
           query: {
             watch: "true",
             resourceVersion: options.resourceVersion,
@@ -325,7 +329,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
       server: connection.server,
       request,
       get: (resource, name, namespace) =>
-        Effect.flatMap(request({ method: "GET", path: Resource.objectPath(resource, namespace, name) }), decodeWith(resource)),
+        Effect.flatMap(request({ method: "GET", path: Resource.objectPath(resource, namespace, name), accept: acceptOf(resource, "PartialObjectMetadata") }), decodeWith(resource)),
       list: (resource, options) => listPage(resource, options),
       listAll,
       watch,
@@ -370,6 +374,11 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     }
     return client
   })
+
+// A metadata-only resource asks for its objects' metadata alone, with whole objects as the fallback
+// (they decode as metadata too) for a server that does not serve that view, as client-go's does.
+const acceptOf = (resource: Resource.Resource<any>, as: "PartialObjectMetadata" | "PartialObjectMetadataList") =>
+  resource.metadataOnly === true ? `application/json;as=${as};g=meta.k8s.io;v=v1,application/json` : undefined
 
 const patchContentTypes = {
   merge: "application/merge-patch+json",

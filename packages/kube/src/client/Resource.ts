@@ -60,6 +60,8 @@ export interface Resource<A extends ObjectMeta.KubeObject = ObjectMeta.KubeObjec
   readonly schema: Schema.Codec<A, unknown>
   /** Present for custom resources. */
   readonly custom: CustomDefinition | undefined
+  /** Set on a resource read as its objects' metadata alone (see {@link metadataOnly}). */
+  readonly metadataOnly?: true | undefined
 }
 
 /** The object type of a custom resource. */
@@ -253,6 +255,52 @@ export const builtin = <S extends Schema.Top & { readonly Type: ObjectMeta.KubeO
   schema: options.schema as unknown as Schema.Codec<S["Type"], unknown>,
   custom: undefined
 })
+
+/** An object as its metadata alone, as a metadata-only resource reads it (`kind` is "PartialObjectMetadata"). */
+export interface PartialObjectMetadata extends ObjectMeta.KubeObject {
+  readonly apiVersion: string
+  readonly kind: string
+}
+
+const partialObjectMetadata: Schema.Codec<PartialObjectMetadata, unknown> = Schema.Struct({
+  apiVersion: Schema.String,
+  kind: Schema.String,
+  metadata: ObjectMeta.ObjectMeta
+}) as unknown as Schema.Codec<PartialObjectMetadata, unknown>
+
+const metadataViews = new WeakMap<Resource<any>, Resource<PartialObjectMetadata>>()
+
+/**
+ * The same kind read as its objects' metadata alone: gets, lists and watches ask the server for
+ * `PartialObjectMetadata`, so an informer of it (controller-runtime's `OnlyMetadata`) decodes and
+ * caches names, labels, annotations, owner references and versions, and none of a big object's
+ * body (a Secret's data, a Pod's spec). For owned or watched kinds the reconciler does not read.
+ * One value per resource, so informers and `Context.cached` of it are shared.
+ *
+ * @example
+ * import { Builtins, Resource } from "@kubefx/kube"
+ * const SecretMetadata = Resource.metadataOnly(Builtins.Secret)
+ * SecretMetadata === Resource.metadataOnly(Builtins.Secret) // true
+ * SecretMetadata.plural // "secrets"
+ */
+export const metadataOnly = <A extends ObjectMeta.KubeObject>(resource: Resource<A>): Resource<PartialObjectMetadata> => {
+  if (resource.metadataOnly === true) return resource as unknown as Resource<PartialObjectMetadata>
+  const known = metadataViews.get(resource)
+  if (known !== undefined) return known
+  const view: Resource<PartialObjectMetadata> = {
+    group: resource.group,
+    version: resource.version,
+    kind: resource.kind,
+    plural: resource.plural,
+    namespaced: resource.namespaced,
+    apiVersion: resource.apiVersion,
+    schema: partialObjectMetadata,
+    custom: undefined,
+    metadataOnly: true
+  }
+  metadataViews.set(resource, view)
+  return view
+}
 
 /** An API object that did not decode with its resource's schema. */
 export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError", {

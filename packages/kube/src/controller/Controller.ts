@@ -143,7 +143,7 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   /** Watch one namespace only. */
   readonly namespace?: string | undefined
   readonly labelSelector?: string | undefined
-  /** Kinds whose objects this controller owns: a change reconciles their controller owner. */
+  /** Kinds whose objects this controller owns: a change reconciles their controller owner (`Resource.metadataOnly` caches one as metadata alone). */
   readonly owns?: ReadonlyArray<Resource.Resource> | undefined
   /** Kinds whose changes reconcile the primaries they name (see `watch`). */
   readonly watches?: ReadonlyArray<Watch> | undefined
