@@ -1,7 +1,8 @@
 /**
  * The memory scenario: the heap a kubefx Informer holds per cached Widget, with managedFields
- * stripped (the default) and kept, each measured in a fresh child (`children/Memory.ts`) against
- * the same seeded server.
+ * stripped (the default), kept, and with the Widgets read as their metadata alone
+ * (`Resource.metadataOnly`), each measured in a fresh child (`children/Memory.ts`) against the same
+ * seeded server.
  */
 import { Effect } from "effect"
 import * as BenchServer from "./BenchServer.ts"
@@ -13,8 +14,8 @@ export interface Input {
   readonly token: string
   readonly kubeconfigPath: string
   readonly objects: number
-  /** Keep managedFields in the cache (no transform) instead of stripping them. */
-  readonly keepManagedFields: boolean
+  /** What the informer caches: whole Widgets with managedFields stripped (the default) or kept, or their metadata alone. */
+  readonly cache: "stripped" | "kept" | "metadata"
 }
 
 /** What it reports. */
@@ -27,7 +28,7 @@ export interface Report {
 }
 
 /**
- * Seeds `objects` reconciled Widgets (two field managers each) and measures both caches.
+ * Seeds `objects` reconciled Widgets (two field managers each) and measures the three caches.
  *
  * @example
  * import { Effect } from "effect"
@@ -38,7 +39,7 @@ export const run = (options: { readonly objects: number }) =>
   Effect.scoped(Effect.gen(function*() {
     const bench = yield* BenchServer.make
     yield* Effect.promise(() => BenchServer.seed(bench, options.objects, { reconciled: true }))
-    const measure = (keepManagedFields: boolean) =>
+    const measure = (cache: Input["cache"]) =>
       Effect.scoped(Effect.flatMap(
         Child.spawn(
           new URL("children/Memory.ts", import.meta.url),
@@ -47,13 +48,14 @@ export const run = (options: { readonly objects: number }) =>
             token: bench.server.token,
             kubeconfigPath: bench.kubeconfigPath,
             objects: options.objects,
-            keepManagedFields
+            cache
           } satisfies Input,
           { nodeOptions: ["--expose-gc"] }
         ),
         (child) => child.result as Effect.Effect<Report, Error>
       ))
-    const stripped = yield* measure(false)
-    const kept = yield* measure(true)
-    return { stripped, kept }
+    const stripped = yield* measure("stripped")
+    const kept = yield* measure("kept")
+    const metadata = yield* measure("metadata")
+    return { stripped, kept, metadata }
   }))

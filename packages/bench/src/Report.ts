@@ -104,6 +104,8 @@ export interface Report {
     /** Steady state, managedFields stripped (the Informer default). */
     readonly bytes_per_object: number
     readonly bytes_per_object_with_managed_fields: number
+    /** Steady state, the Widgets read as their metadata alone (`Resource.metadataOnly`). */
+    readonly bytes_per_object_metadata_only: number
     /** Right after the sync, managedFields stripped. */
     readonly bytes_per_object_at_sync: number
   }
@@ -185,7 +187,7 @@ export const contract = {
     "kubefx_peak_rss_mb"
   ],
   latency: ["cached_objects", "p50_ms", "p99_ms", "commit_p50_ms", "commit_p99_ms", "arrival_p50_ms", "arrival_p99_ms", "arrivals_missed"],
-  memory: ["cached_objects", "bytes_per_object"],
+  memory: ["cached_objects", "bytes_per_object", "bytes_per_object_metadata_only"],
   scale: ["objects", "sync_s", "converge_s", "heap_bytes_per_object", "rss_bytes_per_object", "p50_ms", "p99_ms", "commit_p50_ms", "commit_p99_ms", "arrival_p50_ms", "arrival_p99_ms", "arrivals_missed"],
   apiserver: ["objects", "creates_s", "applies_s", "watch_events_s", "rss_mb_at_10k", "rss_bytes_per_object"],
   sharding: [
@@ -243,6 +245,7 @@ export const table = (report: Report): string => {
     ...fleetRows(fleet),
     latencyRow(`latency: a spec update's watch event at the operator to its reconcile's start, ${int(latency.cached_objects)} cached, ${int(latency.samples)} samples`, latency, 5),
     [`memory: heap per cached Widget, ${int(memory.cached_objects)} cached`, `${int(memory.bytes_per_object)} B`, `${int(memory.bytes_per_object_with_managed_fields)} B with managedFields kept; ${int(memory.bytes_per_object_at_sync)} B right after the sync (goal: at most 1,024 B)`],
+    [`memory: the same Widgets cached as their metadata alone (\`Resource.metadataOnly\`)`, `${int(memory.bytes_per_object_metadata_only)} B`, ""],
     [`scale: ${int(scale.objects)} Widgets, list and sync (with their ConfigMaps)`, `${fixed(scale.sync_s, 1)} s`, ""],
     [`scale: ${int(scale.objects)} Widgets to Ready`, `${fixed(scale.converge_s, 1)} s`, ""],
     [`scale: heap and RSS per cached object (Widgets and ConfigMaps), converged`, `${int(scale.heap_bytes_per_object)} B heap`, `${int(scale.rss_bytes_per_object)} B RSS`],

@@ -245,6 +245,7 @@ const program = Effect.gen(function*() {
       cached_objects: memory.stripped.cachedObjects,
       bytes_per_object: memory.stripped.bytesPerObject,
       bytes_per_object_with_managed_fields: memory.kept.bytesPerObject,
+      bytes_per_object_metadata_only: memory.metadata.bytesPerObject,
       bytes_per_object_at_sync: memory.stripped.bytesPerObjectAtSync
     },
     scale: {

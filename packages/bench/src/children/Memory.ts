@@ -1,11 +1,11 @@
 /**
  * Memory child (run with `--expose-gc`): the heap after a full collection, before an Informer of
- * Widgets starts and after it has synced, and again once its watch has delivered a few events.
+ * Widgets (whole, or their metadata alone) starts and after it has synced, and again once its watch has delivered a few events.
  * Until the watch delivers something, the stream machinery still holds the list it synced from
  * (the objects as decoded, before the transform), so the steady figure is the second one. The client
  * is built and has decoded a Widget before the first reading, so only the cache is in the difference.
  */
-import { Informer, Kube } from "@kubefx/kube"
+import { Informer, Kube, Resource } from "@kubefx/kube"
 import { Effect } from "effect"
 import * as Child from "../Child.ts"
 import type * as Memory from "../Memory.ts"
@@ -25,7 +25,9 @@ const program = Effect.gen(function*() {
   yield* kube.list(Workload.Widget, { limit: 1 })
   const raw = Raw.make(input.url, input.token, 1)
   const before = collect()
-  const informer = yield* Informer.make(Workload.Widget, input.keepManagedFields ? { transform: (widget) => widget } : {})
+  const informer = input.cache === "metadata"
+    ? yield* Informer.make(Resource.metadataOnly(Workload.Widget))
+    : yield* Informer.make(Workload.Widget, input.cache === "kept" ? { transform: (widget) => widget } : {})
   yield* informer.awaitSynced
   const atSync = collect()
   for (let i = 0; i < edits; i++) {
