@@ -329,7 +329,10 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
       server: connection.server,
       request,
       get: (resource, name, namespace) =>
-        Effect.flatMap(request({ method: "GET", path: Resource.objectPath(resource, namespace, name), accept: acceptOf(resource, "PartialObjectMetadata") }), decodeWith(resource)),
+        Effect.flatMap(
+          request({ method: "GET", path: Resource.objectPath(resource, namespace, name), accept: acceptOf(resource, "PartialObjectMetadata") }),
+          decodeWith(resource)
+        ),
       list: (resource, options) => listPage(resource, options),
       listAll,
       watch,
