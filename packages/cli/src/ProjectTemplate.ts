@@ -71,7 +71,10 @@ const packageJson = (options: Options): string =>
       node: versions.node,
       typescript: versions.typescript,
       vitest: versions.vitest
-    }
+    },
+    // The \`node\` package's install script puts Node's binary in place; npm runs a dependency's
+    // install scripts only when the project allows them (it still warns, and runs them, for now).
+    allowScripts: { node: true }
   }, null, 2)}\n`
 
 const tsconfig = `${JSON.stringify({

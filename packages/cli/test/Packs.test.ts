@@ -248,6 +248,10 @@ describe("kubefx init, as a team starts its own operator", () => {
     assert.match(dockerfile, /npm ci --omit=dev/)
     await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], initProject)
     assert.isFalse(existsSync(join(initProject, "node_modules", "@kubefx", "kube", "src")), "installed from source")
+    // npm runs a dependency's install script (the \`node\` package's puts Node in place) only when
+    // the project allows it: every one the project installs is.
+    const scripts = await ok("npm", ["install-scripts", "ls"], initProject)
+    assert.include(scripts.stdout, "No packages with unreviewed install scripts", scripts.stdout)
     const tested = await run("npm", ["test"], initProject)
     assert.strictEqual(tested.code, 0, tested.stdout + tested.stderr)
     assert.match(tested.stdout.replace(/\u001b\[[0-9;]*m/g, ""), /Tests\s+1 passed/)
