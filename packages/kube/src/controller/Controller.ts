@@ -33,6 +33,7 @@ import * as OwnWrites from "./OwnWrites.ts"
 import * as StatusWrites from "./StatusWrites.ts"
 import * as Applies from "./Applies.ts"
 import * as Triggers from "./Triggers.ts"
+import { NameRules } from "@kubefx/schema/objects"
 
 /** A kind whose changes are mapped to primary keys by a function. */
 /** A kind whose changes are mapped to primary keys by a function; `watch` builds one with `B` inferred. */
@@ -70,9 +71,9 @@ export interface Context<A extends ObjectMeta.KubeObject> {
   readonly ownerReference: ObjectMeta.OwnerReference
   /**
    * Labels every object the controller owns carries (`applyOwned` and owned dependents add them):
-   * in a sharded operator, the replica's shard label, so that each replica caches only the owned
-   * objects of its own share; empty otherwise. An owned object written another way needs them to be
-   * seen by the controller.
+   * the definition's `ownedLabels` and, in a sharded operator, the replica's shard label, so that
+   * each replica caches only the owned objects of its own share. An owned object written another way
+   * needs them to be seen by the controller.
    */
   readonly ownedLabels: Readonly<Record<string, string>>
   /**
@@ -145,6 +146,15 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly labelSelector?: string | undefined
   /** Kinds whose objects this controller owns: a change reconciles their controller owner (`Resource.metadataOnly` caches one as metadata alone). */
   readonly owns?: ReadonlyArray<Resource.Resource> | undefined
+  /**
+   * Labels every object this controller owns carries, and what its caches of owned kinds select by
+   * (controller-runtime's per-kind cache selector): `applyOwned` and owned dependents add them, so
+   * owning ConfigMaps or Secrets caches the controller's own, not every one in the namespace or the
+   * cluster. An owned object written another way needs them to be seen; one that loses them leaves
+   * the cache, which reconciles its owner (and its next `applyOwned` puts them back). Checked as
+   * Kubernetes labels when the controller is defined.
+   */
+  readonly ownedLabels?: Readonly<Record<string, string>> | undefined
   /** Kinds whose changes reconcile the primaries they name (see `watch`). */
   readonly watches?: ReadonlyArray<Watch> | undefined
   /** Runs for each key whose object exists and is not being deleted (with a `cleanup`, once it carries the finalizer). */
@@ -475,10 +485,14 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     // Locked writes under a field manager of their own: the controller's unlocked status applies,
     // which state only their own fields, never remove a value a locked write allocated.
     const overlay = yield* OverlayCache.make(primary, { fieldManager: `${fieldManager}-locked` })
-    // Owned objects carry their owner's shard label: a replica caches only its share of them too.
-    const ownedLabels: Record<string, string> = runWith.shard === undefined ? {} : { [Handover.shardLabel]: runWith.shard.identity }
+    // Owned objects carry the definition's labels and their owner's shard label: the owned caches
+    // select by them, so a replica caches only its share of them too.
+    const ownedLabels: Record<string, string> = {
+      ...options.ownedLabels,
+      ...(runWith.shard === undefined ? {} : { [Handover.shardLabel]: runWith.shard.identity })
+    }
     const owned = yield* Effect.forEach(options.owns ?? [], (kind) =>
-      informers.get(kind, { namespace: options.namespace, labelSelector: runWith.shard === undefined ? undefined : Handover.selector(runWith.shard.identity) }))
+      informers.get(kind, { namespace: options.namespace, labelSelector: selectorOf(ownedLabels) }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(informers.get(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
     const secondaries = [...owned, ...watched.map((w) => w.informer)]
@@ -575,7 +589,25 @@ export interface Definition<A extends ObjectMeta.KubeObject, E = never, R = neve
   readonly options: Options<A, E, R>
 }
 
+// "k=v,k2=v2", or no selector for no labels.
+const selectorOf = (labels: Readonly<Record<string, string>>): string | undefined => {
+  const pairs = Object.entries(labels).map(([key, value]) => `${key}=${value}`)
+  return pairs.length === 0 ? undefined : pairs.join(",")
+}
+
+// A label the server would refuse makes every list of an owned cache fail and the controller never
+// start: it is refused here, when the controller is declared.
+const checkOwnedLabels = (name: string, labels: Readonly<Record<string, string>>): void => {
+  for (const [key, value] of Object.entries(labels)) {
+    const problems = key === Handover.shardLabel
+      ? [`it is the sharder's label`]
+      : [...NameRules.qualifiedName(key), ...NameRules.labelValue(value)]
+    if (problems.length > 0) throw new Error(`controller ${name}: ownedLabels ${key}=${value}: ${problems.join("; ")}`)
+  }
+}
+
 const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<A, E, R>): Definition<A, E, R> => {
+  checkOwnedLabels(options.name, options.ownedLabels ?? {})
   const self: Definition<A, E, R> = {
     ...Pipeable.Prototype,
     _tag: "ControllerDefinition",

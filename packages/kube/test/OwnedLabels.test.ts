@@ -1,0 +1,79 @@
+/**
+ * `ownedLabels`: the caches of owned kinds hold only the objects that carry the labels, which
+ * `applyOwned` puts on; an owned object that loses them leaves the cache and its owner puts them
+ * back; labels the server would refuse are refused when the controller is declared.
+ */
+import { assert, describe, it as plain, layer } from "@effect/vitest"
+import { Outcome } from "@kubefx/core"
+import { Builtins, Controller, Kube, Resource } from "@kubefx/kube"
+import { Effect, Ref, Schema } from "effect"
+import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
+
+const Keeper = Resource.custom({
+  group: "test.kubefx.dev",
+  version: "v1",
+  kind: "Keeper",
+  plural: "keepers",
+  spec: Schema.Struct({ message: Schema.String })
+})
+
+const managedBy = "app.kubernetes.io/managed-by"
+
+const definition = (ns: string, runs: Ref.Ref<number>) =>
+  Controller.define({
+    name: "keepers",
+    for: Keeper,
+    namespace: ns,
+    owns: [Builtins.ConfigMap],
+    ownedLabels: { [managedBy]: "keepers" },
+    reconcile: (keeper, ctx) =>
+      Ref.update(runs, (n) => n + 1).pipe(
+        Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, {
+          metadata: { name: `${keeper.metadata.name}-config` },
+          data: { message: keeper.spec.message }
+        })),
+        Effect.as(Outcome.done)
+      )
+  })
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabels", (it) => {
+  it.effect("owned caches hold only the labelled objects; one that loses the labels gets them back", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Keeper)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "stranger", namespace: ns }, data: {} })
+      const runs = yield* Ref.make(0)
+      const controller = yield* Controller.start(definition(ns, runs))
+      const owned = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap)!
+      yield* kube.create(Keeper, { apiVersion: Keeper.apiVersion, kind: Keeper.kind, metadata: { name: "k", namespace: ns }, spec: { message: "hi" } })
+      const applied = yield* eventually(kube.get(Builtins.ConfigMap, "k-config", ns))
+      assert.strictEqual(applied.metadata.labels?.[managedBy], "keepers")
+      yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/k-config`) !== undefined, "not cached")))
+      assert.isUndefined(owned.get(`${ns}/stranger`), "an unlabelled ConfigMap was cached")
+      assert.deepStrictEqual(owned.keys(), [`${ns}/k-config`])
+      yield* controller.awaitIdle
+      assert.strictEqual(yield* Ref.get(runs), 1)
+
+      yield* kube.patch(Builtins.ConfigMap, "k-config", ns, { metadata: { labels: { [managedBy]: null } } }, { type: "merge", fieldManager: "kubectl-edit" })
+      yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "k-config", ns), (cm) =>
+        ensure(cm.metadata.labels?.[managedBy] === "keepers", "the label was not put back")))
+      yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/k-config`) !== undefined, "not cached again")))
+      yield* controller.awaitIdle
+      assert.strictEqual(yield* Ref.get(runs), 2)
+    }))
+})
+
+describe("ownedLabels, declared", () => {
+  plain("refuses a label the API server would refuse, naming the controller and the label", () => {
+    const runs = Ref.makeUnsafe(0)
+    assert.throws(
+      () => Controller.define({ ...definition("ns", runs).options, ownedLabels: { [managedBy]: "not a value" } }),
+      /controller keepers: ownedLabels app\.kubernetes\.io\/managed-by=not a value: a valid label must be/
+    )
+    assert.throws(
+      () => Controller.define({ ...definition("ns", runs).options, ownedLabels: { "kubefx.dev/shard": "a" } }),
+      /the sharder's label/
+    )
+  })
+})
