@@ -152,6 +152,9 @@ export const definition = Controller.define({
   name: "greetings",
   for: Greeting,
   owns: [Builtins.ConfigMap],
+  // applyOwned puts this label on, and only the ConfigMaps that carry it are cached: not every
+  // ConfigMap of the cluster.
+  ownedLabels: { "app.kubernetes.io/managed-by": "greetings" },
   reconcile,
   // With a cleanup, the controller adds its finalizer and the Greeting is deleted only once this
   // succeeded: the place to release what lives outside the cluster.
