@@ -1,11 +1,12 @@
 /**
- * `ownedLabels`: the caches of owned kinds hold only the objects that carry the labels, which
- * `applyOwned` puts on; an owned object that loses them leaves the cache and its owner puts them
- * back; labels the server would refuse are refused when the controller is declared.
+ * Caches narrowed by labels. `ownedLabels`: the caches of owned kinds hold only the objects that
+ * carry the labels, which `applyOwned` puts on; an owned object that loses them leaves the cache and
+ * its owner puts them back; labels the server would refuse are refused when the controller is
+ * declared. A watched kind's `labelSelector`: only the objects it selects are cached and reconcile.
  */
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, Kube, Resource } from "@kubefx/kube"
+import { Builtins, Controller, Kube, ObjectMeta, Resource } from "@kubefx/kube"
 import { Effect, Ref, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
@@ -61,6 +62,34 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
       yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/k-config`) !== undefined, "not cached again")))
       yield* controller.awaitIdle
       assert.strictEqual(yield* Ref.get(runs), 2)
+    }))
+
+  it.effect("a watched kind's labelSelector: only the objects it selects are cached and reconcile", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Keeper)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Array<string>>([])
+      const controller = yield* Controller.start(Controller.define({
+        name: "keepers-watching",
+        for: Keeper,
+        namespace: ns,
+        watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { labelSelector: "app=web" })],
+        reconcile: (keeper) => Ref.update(runs, (xs) => [...xs, keeper.metadata.name!]).pipe(Effect.as(Outcome.done))
+      }))
+      for (const name of ["web", "other"]) {
+        yield* kube.create(Keeper, { apiVersion: Keeper.apiVersion, kind: Keeper.kind, metadata: { name, namespace: ns }, spec: { message: name } })
+      }
+      yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length === 2, `runs ${xs}`)))
+      yield* controller.awaitIdle
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "other", namespace: ns }, data: {} })
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "web", namespace: ns, labels: { app: "web" } }, data: {} })
+      const watched = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap)!
+      yield* eventually(Effect.suspend(() => ensure(watched.get(`${ns}/web`) !== undefined, "not cached")))
+      yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length >= 3, `runs ${xs}`)))
+      yield* controller.awaitIdle
+      assert.deepStrictEqual((yield* Ref.get(runs)).slice(2), ["web"])
+      assert.deepStrictEqual(watched.keys(), [`${ns}/web`])
     }))
 })
 

@@ -44,19 +44,30 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
    * `Watch<ConfigMap>` is a `Watch`: the controller only ever calls it with objects of `resource`.
    */
   map(object: B): Iterable<string>
+  /** Only objects these labels select are cached and watched ("tier=web,!legacy"). */
+  readonly labelSelector?: string | undefined
 }
 
 /**
- * A watched kind: a change of one of its objects reconciles the primaries `map` names.
+ * A watched kind: a change of one of its objects reconciles the primaries `map` names. With a
+ * `labelSelector`, only the objects it selects are cached (controller-runtime's per-kind cache
+ * selector): watching the ConfigMaps of one app does not cache every one in the namespace.
  *
  * @example
  * import { Builtins, Controller, ObjectMeta } from "@kubefx/kube"
  * // A ConfigMap's change reconciles the primary of the same name.
  * const sameName = Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)])
+ * // The same, for the ConfigMaps labelled app=web only.
+ * const web = Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { labelSelector: "app=web" })
  */
-export const watch = <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>, map: (object: B) => Iterable<string>): Watch<B> => ({
+export const watch = <B extends ObjectMeta.KubeObject>(
+  resource: Resource.Resource<B>,
+  map: (object: B) => Iterable<string>,
+  options: { readonly labelSelector?: string | undefined } = {}
+): Watch<B> => ({
   resource,
-  map
+  map,
+  labelSelector: options.labelSelector
 })
 
 /** A status write of the object being reconciled: `metadata` names it unless given. */
@@ -494,7 +505,10 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     const owned = yield* Effect.forEach(options.owns ?? [], (kind) =>
       informers.get(kind, { namespace: options.namespace, labelSelector: selectorOf(ownedLabels) }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
-      Effect.map(informers.get(watch.resource, { namespace: options.namespace }), (informer) => ({ watch, informer })))
+      Effect.map(
+        informers.get(watch.resource, { namespace: options.namespace, labelSelector: watch.labelSelector }),
+        (informer) => ({ watch, informer })
+      ))
     const secondaries = [...owned, ...watched.map((w) => w.informer)]
     // Workers start once every cache is complete, so a reconcile never acts on a partial view.
     yield* Effect.all([primary, ...secondaries].map((i) => i.awaitSynced), { concurrency: "unbounded", discard: true })
