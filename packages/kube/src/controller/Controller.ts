@@ -125,7 +125,11 @@ export interface Context<A extends ObjectMeta.KubeObject> {
     resource: Resource.Resource<B>,
     body: Kube.ApplyBody
   ) => Effect.Effect<B, KubeError.KubeError | Resource.DecodeError>
-  /** An owned or watched object from the controller's caches: no API request. */
+  /**
+   * An owned or watched object from the controller's caches: no API request. A kind both owned and
+   * watched, with different labels selecting each cache (`ownedLabels`, a watch's `labelSelector`,
+   * a shard), is read from its watched cache.
+   */
   readonly cached: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>, key: string) => B | undefined
   /** Records a Kubernetes Event about the object (best effort, aggregated, never failing the run). */
   readonly recordEvent: (event: Events.Event) => Effect.Effect<void>
