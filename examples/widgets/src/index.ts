@@ -53,6 +53,9 @@ export const definition = Controller.define({
   name: "widgets",
   for: Widget,
   owns: [Builtins.ConfigMap],
+  // The owned cache holds only the ConfigMaps this label marks (the reconcile states it too), not
+  // every ConfigMap of the cluster.
+  ownedLabels: { "app.kubernetes.io/managed-by": "kubefx-widgets" },
   concurrency: 4,
   reconcile
 })

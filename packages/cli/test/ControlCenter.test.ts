@@ -114,6 +114,11 @@ describe("Control Center", () => {
         return ready.length >= 8 && ready.every((status) => status === "True")
       }, undefined, polling))
     assert.strictEqual(await page.locator(`.card[data-controller="releases"] .chip`, { hasText: "→ flaky" }).count(), 1)
+    // The widgets' owned cache, narrowed by their ownedLabels, says so.
+    assert.strictEqual(
+      await page.locator(`.card[data-controller="widgets"] .chip`, { hasText: "ConfigMap (app.kubernetes.io/managed-by=kubefx-widgets) 1" }).count(),
+      1
+    )
     assert.strictEqual(await page.locator("#connection").getAttribute("data-state"), "live")
     // The operator process's cost so far, in the header.
     const costs = /^CPU (\d+\.\d) s · RSS (\d+) MiB · heap (\d+) MiB$/.exec(await text("#process"))

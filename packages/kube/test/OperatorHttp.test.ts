@@ -261,7 +261,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       assert.strictEqual(view.health.consecutiveFailures, 1)
       assert.strictEqual(view.health.lastError, "always broken")
       assert.isNotNull(view.health.degradedSince)
-      assert.deepStrictEqual(view.informers, [{ kind: "ConfigMap", synced: true, objects: 1 }])
+      assert.deepStrictEqual(view.informers, [{ kind: "ConfigMap", synced: true, objects: 1, labelSelector: "app=fragile" }])
       const key = view.keys.find((k) => k.key === `${ns}/x`)!
       assert.strictEqual(key.attempt, 0)
       assert.isFalse(key.exhausted)

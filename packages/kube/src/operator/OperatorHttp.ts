@@ -111,7 +111,14 @@ export interface ControllerView {
   readonly workersBusy: number
   readonly concurrency: number
   readonly dependsOn: ReadonlyArray<{ readonly name: string; readonly degraded: boolean }>
-  readonly informers: ReadonlyArray<{ readonly kind: string; readonly synced: boolean; readonly objects: number }>
+  /** Each cache: its kind, and, when it holds less than every object of it, what it selects and whether it holds metadata alone. */
+  readonly informers: ReadonlyArray<{
+    readonly kind: string
+    readonly synced: boolean
+    readonly objects: number
+    readonly labelSelector?: string
+    readonly metadataOnly?: true
+  }>
   /** Runs and failed runs per time bucket over the last minutes, oldest first; null without history. */
   readonly rates: RatesView | null
   readonly keys: ReadonlyArray<KeyView>
@@ -286,7 +293,9 @@ export const controllerView = (handle: Operator.ControllerHandle, history?: Hist
       informers: controller.informers.map((informer) => ({
         kind: informer.resource.kind,
         synced: informer.hasSynced(),
-        objects: informer.size()
+        objects: informer.size(),
+        ...(informer.labelSelector === undefined ? {} : { labelSelector: informer.labelSelector }),
+        ...(informer.resource.metadataOnly === true ? { metadataOnly: true as const } : {})
       })),
       rates,
       keys: inspection.keys.map((key) => keyView(key, controller.informer.get(key.key)))
