@@ -7,7 +7,7 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Kube, ObjectMeta, Resource } from "@kubefx/kube"
-import { Effect, Ref, Schema } from "effect"
+import { Effect, Ref, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
 const Keeper = Resource.custom({
@@ -90,6 +90,46 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
       yield* controller.awaitIdle
       assert.deepStrictEqual((yield* Ref.get(runs)).slice(2), ["web"])
       assert.deepStrictEqual(watched.keys(), [`${ns}/web`])
+    }))
+
+  it.effect("a kind both owned and watched through different selectors: a converged owned object is not applied again", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Keeper)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const applies = yield* Ref.make(0)
+      const runs = yield* Ref.make(0)
+      const seenCached = yield* Ref.make(false)
+      const counting: Kube.Client = {
+        ...kube,
+        apply: (resource, body, options) => Effect.andThen(Ref.update(applies, (n) => n + 1), kube.apply(resource, body, options))
+      }
+      const controller = yield* Controller.start(Controller.define({
+        name: "keepers-both",
+        for: Keeper,
+        namespace: ns,
+        owns: [Builtins.ConfigMap],
+        ownedLabels: { [managedBy]: "keepers-both" },
+        watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { labelSelector: "app=web" })],
+        resync: "300 millis",
+        reconcile: (keeper, ctx) =>
+          Ref.update(runs, (n) => n + 1).pipe(
+            Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, { metadata: { name: `${keeper.metadata.name}-config` }, data: { message: keeper.spec.message } })),
+            Effect.andThen(Effect.sync(() => ctx.cached(Builtins.ConfigMap, `${ns}/${keeper.metadata.name}-config`))),
+            Effect.tap((cached) => cached === undefined ? Effect.void : Ref.set(seenCached, true)),
+            Effect.as(Outcome.done)
+          )
+      })).pipe(Effect.provideService(Kube.Kube, counting), Effect.provideService(References.MinimumLogLevel, "None"))
+      yield* kube.create(Keeper, { apiVersion: Keeper.apiVersion, kind: Keeper.kind, metadata: { name: "both", namespace: ns }, spec: { message: "hi" } })
+      yield* eventually(kube.get(Builtins.ConfigMap, "both-config", ns))
+      const owned = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap && informer.labelSelector?.includes(managedBy))!
+      yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/both-config`) !== undefined, "not cached")))
+      const converged = yield* Ref.get(applies)
+      const runsBefore = yield* Ref.get(runs)
+      // Resyncs run it again and again; its ConfigMap, in the owned cache only, holds the body.
+      yield* eventually(Effect.flatMap(Ref.get(runs), (n) => ensure(n >= runsBefore + 3, `${n - runsBefore} runs`)))
+      assert.strictEqual(yield* Ref.get(applies), converged)
+      assert.isTrue(yield* Ref.get(seenCached), "ctx.cached did not find the owned ConfigMap")
     }))
 })
 

@@ -179,7 +179,7 @@ export const apply = <A extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<A>,
   body: Kube.ApplyBody,
   options: Kube.ApplyOptions,
-  cache: Informer.Informer<A> | undefined
+  cache: Pick<Informer.Informer<A>, "get"> | undefined
 ): Effect.Effect<Applied<A>, KubeError.KubeError | Resource.DecodeError> => {
   if (cache === undefined) return Effect.map(kube.apply(resource, body, options), (object) => ({ object, applied: true }))
   const bodyDigest = digest(body)

@@ -128,14 +128,17 @@ export interface Context<A extends ObjectMeta.KubeObject> {
   /**
    * An owned or watched object from the controller's caches: no API request. A kind both owned and
    * watched, with different labels selecting each cache (`ownedLabels`, a watch's `labelSelector`,
-   * a shard), is read from its watched cache.
+   * a shard), is read from whichever holds the key, the owned one first.
    */
   readonly cached: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>, key: string) => B | undefined
   /** Records a Kubernetes Event about the object (best effort, aggregated, never failing the run). */
   readonly recordEvent: (event: Events.Event) => Effect.Effect<void>
   /** The primary kind. */
   readonly resource: Resource.Resource<A>
-  /** The informer of an owned or watched kind (the same `Resource` value), to tell "not cached" from "not watched". */
+  /**
+   * The informer of an owned or watched kind (the same `Resource` value), to tell "not cached" from
+   * "not watched"; of a kind both owned and watched through different selectors, the owned one.
+   */
   readonly informer: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>) => Informer.Informer<B> | undefined
   /**
    * What this run writes in the `Ready` condition if it succeeds, instead of `True`/`Reconciled`:
@@ -319,6 +322,8 @@ interface Parts<A extends ObjectMeta.KubeObject, E, R> {
   readonly events: Events.Recorder
   /** Keyed by the very Resource value, so each entry's informer is of that resource's type. */
   readonly caches: ReadonlyMap<Resource.Resource, Informer.Informer<any>>
+  /** The same kinds read across every cache of them (see `readersOf`). */
+  readonly readers: ReadonlyMap<Resource.Resource, Pick<Informer.Informer<any>, "get">>
   /**
    * Objects that do not decode with the resource's Schema are reported, not skipped in silence:
    * their run fails with the decode error (counted, shown in /controllers), writes Ready=False
@@ -360,7 +365,7 @@ const applyCached = <A extends ObjectMeta.KubeObject, B extends ObjectMeta.KubeO
   body: Kube.ApplyBody
 ): Effect.Effect<B, KubeError.KubeError | Resource.DecodeError> =>
   Effect.map(
-    Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
+    Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.readers.get(kind)),
     (applied) => {
       if (applied.applied) parts.writes.record(kind, applied.object, writer)
       return applied.object
@@ -374,7 +379,7 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
   object: Stored<A>,
   report?: (condition: ReadyCondition) => void
 ): Context<A> => {
-  const { caches, events, fieldManager, overlay, resource, status } = parts
+  const { caches, events, fieldManager, overlay, readers, resource, status } = parts
   const writer = ObjectMeta.key(object)
   const ownerReference = ownerReferenceOf(resource, object)
   return {
@@ -402,7 +407,7 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
           ownerReferences: [ownerReference]
         }
       }),
-    cached: (kind, key) => caches.get(kind)?.get(key),
+    cached: (kind, key) => readers.get(kind)?.get(key),
     recordEvent: (event) => events.record(object, event),
     resource,
     informer: (kind) => caches.get(kind),
@@ -526,7 +531,9 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       overlay,
       status: StatusWrites.make({ kube, resource, overlay, fieldManager, writeReady: declaresConditions(resource) }),
       events: yield* Events.make({ component: options.name }),
-      caches: new Map(secondaries.map((informer) => [informer.resource, informer])),
+      // The first cache of each kind: an owned kind's, when it is watched too.
+      caches: new Map(secondaries.toReversed().map((informer) => [informer.resource, informer])),
+      readers: readersOf(secondaries),
       undecodable: new Map(),
       sharded: runWith.shard !== undefined,
       ownedLabels,
@@ -605,6 +612,30 @@ export interface Any<R = never> extends Pipeable.Pipeable {
 /** A controller for objects `A` whose runs fail with `E` and need services `R`, declared. */
 export interface Definition<A extends ObjectMeta.KubeObject, E = never, R = never> extends Any<R> {
   readonly options: Options<A, E, R>
+}
+
+// A kind cached more than once (owned and watched through different selectors) is read from
+// whichever cache holds the key, in the order given (owned kinds first): an apply of an owned object
+// finds what it wrote, so an unchanged one is not sent again.
+const readersOf = (informers: ReadonlyArray<Informer.Informer<any>>): Map<Resource.Resource, Pick<Informer.Informer<any>, "get">> => {
+  const byResource = new Map<Resource.Resource, Array<Informer.Informer<any>>>()
+  for (const informer of informers) {
+    const same = byResource.get(informer.resource)
+    if (same === undefined) byResource.set(informer.resource, [informer])
+    else same.push(informer)
+  }
+  return new Map([...byResource].map(([resource, same]) => [
+    resource,
+    same.length === 1 ? same[0]! : {
+      get: (key: string) => {
+        for (const informer of same) {
+          const object = informer.get(key)
+          if (object !== undefined) return object
+        }
+        return undefined
+      }
+    }
+  ]))
 }
 
 // "k=v,k2=v2", or no selector for no labels.
