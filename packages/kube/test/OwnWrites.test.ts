@@ -136,6 +136,28 @@ describe("OwnWrites", () => {
     assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("z", "9"))))
   })
 
+  plain("finds an echo that came first in any cache of the kind, not only the last one", () => {
+    const held = new Map([["ns/early", configMap("early", "4")]])
+    const owned = { resource: Builtins.ConfigMap, get: (key: string) => held.get(key) } as unknown as Informer.Informer<Builtins.ConfigMap>
+    const watchedElsewhere = { resource: Builtins.ConfigMap, get: () => undefined } as unknown as Informer.Informer<Builtins.ConfigMap>
+    const writes = OwnWrites.make([owned, watchedElsewhere])
+    writes.record(Builtins.ConfigMap, configMap("early", "4"), "ns/a")
+    // Nothing was kept to wait for: a later change of that very version is not taken for the echo.
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("early", "4"))))
+  })
+
+  plain("in a kind with several caches, names the writer of each cache's echo of the version", () => {
+    const one = { resource: Builtins.ConfigMap, get: () => undefined } as unknown as Informer.Informer<Builtins.ConfigMap>
+    const other = { resource: Builtins.ConfigMap, get: () => undefined } as unknown as Informer.Informer<Builtins.ConfigMap>
+    const writes = OwnWrites.make([one, other])
+    writes.record(Builtins.ConfigMap, configMap("both", "5"), "ns/a")
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, updated(configMap("both", "5"))), "ns/a")
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, updated(configMap("both", "5"))), "ns/a")
+    // A later version, someone else's, ends it.
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("both", "6"))))
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("both", "5"))))
+  })
+
   plain("answers every trigger asking about the same change alike", () => {
     const writes = OwnWrites.make([configMaps])
     writes.record(Builtins.ConfigMap, configMap("w", "5"), "ns/a")

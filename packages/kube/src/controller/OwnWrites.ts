@@ -44,8 +44,14 @@ const kindOf = (resource: Resource.Resource) => `${resource.kind}.${resource.gro
  * writes.writerOf(ConfigMap, { _tag: "Added", object: answer }) // "default/a"
  */
 export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096): OwnWrites => {
-  const byKind = new Map<string, Informer.Informer<any>>()
-  for (const informer of caches) byKind.set(kindOf(informer.resource), informer)
+  // A kind may have several caches (owned and watched through different selectors): the echo is in
+  // whichever of them selects the object.
+  const byKind = new Map<string, Array<Informer.Informer<any>>>()
+  for (const informer of caches) {
+    const same = byKind.get(kindOf(informer.resource))
+    if (same === undefined) byKind.set(kindOf(informer.resource), [informer])
+    else same.push(informer)
+  }
   // Each write's record lives until its echo: a transient map, so V8 does not keep what went through.
   const written = TransientMap.make<string, Written>()
   // A kind both owned and watched, or a primary kind also watched, reaches two triggers through one
@@ -53,13 +59,15 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
   const answered = new WeakMap<Informer.Change<ObjectMeta.KubeObject>, string>()
 
   const record = (resource: Resource.Resource, answer: ObjectMeta.KubeObject, writer: string) => {
-    const informer = byKind.get(kindOf(resource))
+    const informers = byKind.get(kindOf(resource))
     const resourceVersion = answer.metadata.resourceVersion
-    if (informer === undefined || resourceVersion === undefined) return
+    if (informers === undefined || resourceVersion === undefined) return
     const key = ObjectMeta.key(answer)
     // The echo came before the answer: nothing is left to wait for.
-    const cached = informer.get(key) as ObjectMeta.KubeObject | undefined
-    if (cached !== undefined && (ObjectMeta.compareVersions(cached.metadata.resourceVersion, resourceVersion) ?? -1) >= 0) return
+    for (const informer of informers) {
+      const cached = informer.get(key) as ObjectMeta.KubeObject | undefined
+      if (cached !== undefined && (ObjectMeta.compareVersions(cached.metadata.resourceVersion, resourceVersion) ?? -1) >= 0) return
+    }
     const id = `${kindOf(resource)} ${key}`
     written.delete(id)
     written.set(id, { resourceVersion, writer })
@@ -69,13 +77,16 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
   const writerOf = (resource: Resource.Resource, change: Informer.Change<ObjectMeta.KubeObject>) => {
     const known = answered.get(change)
     if (known !== undefined || written.size() === 0) return known
-    const id = `${kindOf(resource)} ${ObjectMeta.key(change.object)}`
+    const kind = kindOf(resource)
+    const id = `${kind} ${ObjectMeta.key(change.object)}`
     const entry = written.get(id)
     if (entry === undefined) return undefined
     const order = ObjectMeta.compareVersions(change.object.metadata.resourceVersion, entry.resourceVersion)
-    // An older version may still be followed by the write's; anything else ends the wait.
+    // An older version may still be followed by the write's; anything else ends the wait, except
+    // the write's own version in a kind with several caches, which each bring it back as a change of
+    // their own: the record stays for them, until a later change or a deletion ends it.
     if (change._tag !== "Deleted" && order !== undefined && order < 0) return undefined
-    written.delete(id)
+    if (change._tag === "Deleted" || order !== 0 || (byKind.get(kind)?.length ?? 0) < 2) written.delete(id)
     if (change._tag === "Deleted" || order !== 0) return undefined
     answered.set(change, entry.writer)
     return entry.writer
