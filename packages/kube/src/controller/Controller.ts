@@ -321,9 +321,7 @@ interface Parts<A extends ObjectMeta.KubeObject, E, R> {
   readonly status: StatusWrites.StatusWrites<A>
   readonly events: Events.Recorder
   /** Keyed by the very Resource value, so each entry's informer is of that resource's type. */
-  readonly caches: ReadonlyMap<Resource.Resource, Informer.Informer<any>>
-  /** The same kinds read across every cache of them (see `readersOf`). */
-  readonly readers: ReadonlyMap<Resource.Resource, Pick<Informer.Informer<any>, "get">>
+  readonly caches: ReadonlyMap<Resource.Resource, Cache>
   /**
    * Objects that do not decode with the resource's Schema are reported, not skipped in silence:
    * their run fails with the decode error (counted, shown in /controllers), writes Ready=False
@@ -365,7 +363,7 @@ const applyCached = <A extends ObjectMeta.KubeObject, B extends ObjectMeta.KubeO
   body: Kube.ApplyBody
 ): Effect.Effect<B, KubeError.KubeError | Resource.DecodeError> =>
   Effect.map(
-    Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.readers.get(kind)),
+    Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
     (applied) => {
       if (applied.applied) parts.writes.record(kind, applied.object, writer)
       return applied.object
@@ -379,7 +377,7 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
   object: Stored<A>,
   report?: (condition: ReadyCondition) => void
 ): Context<A> => {
-  const { caches, events, fieldManager, overlay, readers, resource, status } = parts
+  const { caches, events, fieldManager, overlay, resource, status } = parts
   const writer = ObjectMeta.key(object)
   const ownerReference = ownerReferenceOf(resource, object)
   return {
@@ -407,10 +405,10 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
           ownerReferences: [ownerReference]
         }
       }),
-    cached: (kind, key) => readers.get(kind)?.get(key),
+    cached: (kind, key) => caches.get(kind)?.get(key),
     recordEvent: (event) => events.record(object, event),
     resource,
-    informer: (kind) => caches.get(kind),
+    informer: (kind) => caches.get(kind)?.informer,
     setReadyCondition: (condition) => Effect.sync(() => report?.(condition))
   }
 }
@@ -531,9 +529,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       overlay,
       status: StatusWrites.make({ kube, resource, overlay, fieldManager, writeReady: declaresConditions(resource) }),
       events: yield* Events.make({ component: options.name }),
-      // The first cache of each kind: an owned kind's, when it is watched too.
-      caches: new Map(secondaries.toReversed().map((informer) => [informer.resource, informer])),
-      readers: readersOf(secondaries),
+      caches: cachesOf(secondaries),
       undecodable: new Map(),
       sharded: runWith.shard !== undefined,
       ownedLabels,
@@ -614,28 +610,32 @@ export interface Definition<A extends ObjectMeta.KubeObject, E = never, R = neve
   readonly options: Options<A, E, R>
 }
 
+/** A kind's caches as a run reads them: its first informer, and a look-up across all of them. */
+interface Cache {
+  readonly informer: Informer.Informer<any>
+  readonly get: (key: string) => any
+}
+
 // A kind cached more than once (owned and watched through different selectors) is read from
-// whichever cache holds the key, in the order given (owned kinds first): an apply of an owned object
-// finds what it wrote, so an unchanged one is not sent again.
-const readersOf = (informers: ReadonlyArray<Informer.Informer<any>>): Map<Resource.Resource, Pick<Informer.Informer<any>, "get">> => {
+// whichever cache holds the key, in the order given (owned kinds first), and its informer is the
+// first: an apply of an owned object finds what it wrote, so an unchanged one is not sent again.
+const cachesOf = (informers: ReadonlyArray<Informer.Informer<any>>): Map<Resource.Resource, Cache> => {
   const byResource = new Map<Resource.Resource, Array<Informer.Informer<any>>>()
   for (const informer of informers) {
     const same = byResource.get(informer.resource)
     if (same === undefined) byResource.set(informer.resource, [informer])
     else same.push(informer)
   }
-  return new Map([...byResource].map(([resource, same]) => [
-    resource,
-    same.length === 1 ? same[0]! : {
-      get: (key: string) => {
-        for (const informer of same) {
-          const object = informer.get(key)
-          if (object !== undefined) return object
-        }
-        return undefined
+  return new Map([...byResource].map(([resource, same]) => [resource, {
+    informer: same[0]!,
+    get: same.length === 1 ? same[0]!.get : (key: string) => {
+      for (const informer of same) {
+        const object = informer.get(key)
+        if (object !== undefined) return object
       }
+      return undefined
     }
-  ]))
+  }]))
 }
 
 // "k=v,k2=v2", or no selector for no labels.
