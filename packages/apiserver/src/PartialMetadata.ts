@@ -52,10 +52,10 @@ export const answer = (target: Target, body: KubeObject.KubeObject): Effect.Effe
   if (target.as === "PartialObjectMetadata") {
     return items === undefined
       ? Effect.succeed(ofObject(body, target.groupVersion))
-      : Effect.fail(Status.notAcceptable("", `you requested PartialObjectMetadata, but the requested object is a list (${kind})`))
+      : Effect.fail(Status.unrepresentable(`you requested PartialObjectMetadata, but the requested object is a list (${kind})`))
   }
   if (items === undefined) {
-    return Effect.fail(Status.notAcceptable("", `you requested PartialObjectMetadataList, but the requested object is not a list (${kind})`))
+    return Effect.fail(Status.unrepresentable(`you requested PartialObjectMetadataList, but the requested object is not a list (${kind})`))
   }
   return Effect.succeed({
     apiVersion: target.groupVersion,

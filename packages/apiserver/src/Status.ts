@@ -142,19 +142,27 @@ export const methodNotAllowed = (method: string): ApiError =>
   make(405, "MethodNotAllowed", `the server does not allow this method on the requested resource: ${method}`, {})
 
 /**
- * 406 NotAcceptable: no media type the client accepts is served, or (with `message`) the one it
- * chose cannot represent the answer.
+ * 406 NotAcceptable: no media type the client accepts is served.
  *
  * @example
  * import * as Status from "./Status.ts"
  * Status.notAcceptable("application/xml").code // 406
  */
-export const notAcceptable = (accept: string, message?: string): ApiError =>
+export const notAcceptable = (accept: string): ApiError =>
   make(
     406,
     "NotAcceptable",
-    message ?? `only the following media types are accepted: application/json, application/yaml (requested: ${accept})`
+    `only the following media types are accepted: application/json, application/yaml (requested: ${accept})`
   )
+
+/**
+ * 406 NotAcceptable: the representation the client chose cannot hold the answer.
+ *
+ * @example
+ * import * as Status from "./Status.ts"
+ * Status.unrepresentable("you requested PartialObjectMetadata, but the requested object is a list (ConfigMapList)").reason // "NotAcceptable"
+ */
+export const unrepresentable = (message: string): ApiError => make(406, "NotAcceptable", message)
 
 /**
  * 409 AlreadyExists.
