@@ -6,17 +6,17 @@
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Informer, Kube, Resource } from "@kubefx/kube"
-import { Effect, Ref, Schema } from "effect"
+import { Effect, Ref } from "effect"
+import { Widget } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
 const SecretMetadata = Resource.metadataOnly(Builtins.Secret)
 
-const Holder = Resource.custom({
-  group: "test.kubefx.dev",
-  version: "v1",
-  kind: "Holder",
-  plural: "holders",
-  spec: Schema.Struct({ message: Schema.String })
+const widget = (namespace: string, name: string, message: string): typeof Widget.schema.Type => ({
+  apiVersion: Widget.apiVersion,
+  kind: Widget.kind,
+  metadata: { name, namespace },
+  spec: { replicas: 1, message }
 })
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("metadata-only resources", (it) => {
@@ -73,26 +73,26 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("metadata-o
 
   it.effect("a controller owning a kind as metadata only restores an owned object edited by hand, once", () =>
     Effect.gen(function*() {
-      yield* installCrd(Holder)
+      yield* installCrd(Widget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const runs = yield* Ref.make(0)
       const ConfigMapMetadata = Resource.metadataOnly(Builtins.ConfigMap)
       const controller = yield* Controller.start(Controller.define({
-        name: "holders-metadata",
-        for: Holder,
+        name: "widgets-metadata",
+        for: Widget,
         namespace: ns,
         owns: [ConfigMapMetadata],
-        reconcile: (holder, ctx) =>
+        reconcile: (object, ctx) =>
           Ref.update(runs, (n) => n + 1).pipe(
             Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, {
-              metadata: { name: `${holder.metadata.name}-config` },
-              data: { message: holder.spec.message }
+              metadata: { name: `${object.metadata.name}-config` },
+              data: { message: object.spec.message }
             })),
             Effect.as(Outcome.done)
           )
       }))
-      yield* kube.create(Holder, { apiVersion: Holder.apiVersion, kind: Holder.kind, metadata: { name: "h", namespace: ns }, spec: { message: "hello" } })
+      yield* kube.create(Widget, widget(ns, "h", "hello"))
       yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "h-config", ns), (cm) => ensure(cm.data?.message === "hello", "not applied")))
       const owned = controller.informers.find((informer) => informer.resource === ConfigMapMetadata)!
       yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/h-config`) !== undefined, "not cached")))

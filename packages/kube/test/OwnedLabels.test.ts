@@ -6,32 +6,32 @@
  */
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, Kube, ObjectMeta, Resource } from "@kubefx/kube"
-import { Effect, Ref, References, Schema } from "effect"
+import { Builtins, Controller, Kube, ObjectMeta } from "@kubefx/kube"
+import { Effect, Ref, References } from "effect"
+import { Widget } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
-const Keeper = Resource.custom({
-  group: "test.kubefx.dev",
-  version: "v1",
-  kind: "Keeper",
-  plural: "keepers",
-  spec: Schema.Struct({ message: Schema.String })
+const widget = (namespace: string, name: string, message: string): typeof Widget.schema.Type => ({
+  apiVersion: Widget.apiVersion,
+  kind: Widget.kind,
+  metadata: { name, namespace },
+  spec: { replicas: 1, message }
 })
 
 const managedBy = "app.kubernetes.io/managed-by"
 
 const definition = (ns: string, runs: Ref.Ref<number>) =>
   Controller.define({
-    name: "keepers",
-    for: Keeper,
+    name: "widgets-labelled",
+    for: Widget,
     namespace: ns,
     owns: [Builtins.ConfigMap],
-    ownedLabels: { [managedBy]: "keepers" },
-    reconcile: (keeper, ctx) =>
+    ownedLabels: { [managedBy]: "widgets-labelled" },
+    reconcile: (object, ctx) =>
       Ref.update(runs, (n) => n + 1).pipe(
         Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, {
-          metadata: { name: `${keeper.metadata.name}-config` },
-          data: { message: keeper.spec.message }
+          metadata: { name: `${object.metadata.name}-config` },
+          data: { message: object.spec.message }
         })),
         Effect.as(Outcome.done)
       )
@@ -40,16 +40,16 @@ const definition = (ns: string, runs: Ref.Ref<number>) =>
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabels", (it) => {
   it.effect("owned caches hold only the labelled objects; one that loses the labels gets them back", () =>
     Effect.gen(function*() {
-      yield* installCrd(Keeper)
+      yield* installCrd(Widget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "stranger", namespace: ns }, data: {} })
       const runs = yield* Ref.make(0)
       const controller = yield* Controller.start(definition(ns, runs))
       const owned = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap)!
-      yield* kube.create(Keeper, { apiVersion: Keeper.apiVersion, kind: Keeper.kind, metadata: { name: "k", namespace: ns }, spec: { message: "hi" } })
+      yield* kube.create(Widget, widget(ns, "k", "hi"))
       const applied = yield* eventually(kube.get(Builtins.ConfigMap, "k-config", ns))
-      assert.strictEqual(applied.metadata.labels?.[managedBy], "keepers")
+      assert.strictEqual(applied.metadata.labels?.[managedBy], "widgets-labelled")
       yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/k-config`) !== undefined, "not cached")))
       assert.isUndefined(owned.get(`${ns}/stranger`), "an unlabelled ConfigMap was cached")
       assert.deepStrictEqual(owned.keys(), [`${ns}/k-config`])
@@ -58,7 +58,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
 
       yield* kube.patch(Builtins.ConfigMap, "k-config", ns, { metadata: { labels: { [managedBy]: null } } }, { type: "merge", fieldManager: "kubectl-edit" })
       yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "k-config", ns), (cm) =>
-        ensure(cm.metadata.labels?.[managedBy] === "keepers", "the label was not put back")))
+        ensure(cm.metadata.labels?.[managedBy] === "widgets-labelled", "the label was not put back")))
       yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/k-config`) !== undefined, "not cached again")))
       yield* controller.awaitIdle
       assert.strictEqual(yield* Ref.get(runs), 2)
@@ -66,19 +66,19 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
 
   it.effect("a watched kind's labelSelector: only the objects it selects are cached and reconcile", () =>
     Effect.gen(function*() {
-      yield* installCrd(Keeper)
+      yield* installCrd(Widget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const runs = yield* Ref.make<Array<string>>([])
       const controller = yield* Controller.start(Controller.define({
-        name: "keepers-watching",
-        for: Keeper,
+        name: "widgets-watching",
+        for: Widget,
         namespace: ns,
         watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { labelSelector: "app=web" })],
-        reconcile: (keeper) => Ref.update(runs, (xs) => [...xs, keeper.metadata.name!]).pipe(Effect.as(Outcome.done))
+        reconcile: (object) => Ref.update(runs, (xs) => [...xs, object.metadata.name!]).pipe(Effect.as(Outcome.done))
       }))
       for (const name of ["web", "other"]) {
-        yield* kube.create(Keeper, { apiVersion: Keeper.apiVersion, kind: Keeper.kind, metadata: { name, namespace: ns }, spec: { message: name } })
+        yield* kube.create(Widget, widget(ns, name, name))
       }
       yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length === 2, `runs ${xs}`)))
       yield* controller.awaitIdle
@@ -94,7 +94,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
 
   it.effect("a kind both owned and watched through different selectors: a converged owned object is not applied again", () =>
     Effect.gen(function*() {
-      yield* installCrd(Keeper)
+      yield* installCrd(Widget)
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const applies = yield* Ref.make(0)
@@ -102,25 +102,27 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
       const seenCached = yield* Ref.make(false)
       const counting: Kube.Client = {
         ...kube,
-        apply: (resource, body, options) => Effect.andThen(Ref.update(applies, (n) => n + 1), kube.apply(resource, body, options))
+        // Applies of objects: the Widget's status write (Ready) is not what this counts.
+        apply: (resource, body, options) =>
+          Effect.andThen(Ref.update(applies, (n) => options.subresource === "status" ? n : n + 1), kube.apply(resource, body, options))
       }
       const controller = yield* Controller.start(Controller.define({
-        name: "keepers-both",
-        for: Keeper,
+        name: "widgets-both",
+        for: Widget,
         namespace: ns,
         owns: [Builtins.ConfigMap],
-        ownedLabels: { [managedBy]: "keepers-both" },
+        ownedLabels: { [managedBy]: "widgets-both" },
         watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { labelSelector: "app=web" })],
         resync: "300 millis",
-        reconcile: (keeper, ctx) =>
+        reconcile: (object, ctx) =>
           Ref.update(runs, (n) => n + 1).pipe(
-            Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, { metadata: { name: `${keeper.metadata.name}-config` }, data: { message: keeper.spec.message } })),
-            Effect.andThen(Effect.sync(() => ctx.cached(Builtins.ConfigMap, `${ns}/${keeper.metadata.name}-config`))),
+            Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, { metadata: { name: `${object.metadata.name}-config` }, data: { message: object.spec.message } })),
+            Effect.andThen(Effect.sync(() => ctx.cached(Builtins.ConfigMap, `${ns}/${object.metadata.name}-config`))),
             Effect.tap((cached) => cached === undefined ? Effect.void : Ref.set(seenCached, true)),
             Effect.as(Outcome.done)
           )
       })).pipe(Effect.provideService(Kube.Kube, counting), Effect.provideService(References.MinimumLogLevel, "None"))
-      yield* kube.create(Keeper, { apiVersion: Keeper.apiVersion, kind: Keeper.kind, metadata: { name: "both", namespace: ns }, spec: { message: "hi" } })
+      yield* kube.create(Widget, widget(ns, "both", "hi"))
       yield* eventually(kube.get(Builtins.ConfigMap, "both-config", ns))
       const owned = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap && informer.labelSelector?.includes(managedBy))!
       yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/both-config`) !== undefined, "not cached")))
@@ -138,7 +140,7 @@ describe("ownedLabels, declared", () => {
     const runs = Ref.makeUnsafe(0)
     assert.throws(
       () => Controller.define({ ...definition("ns", runs).options, ownedLabels: { [managedBy]: "not a value" } }),
-      /controller keepers: ownedLabels app\.kubernetes\.io\/managed-by=not a value: a valid label must be/
+      /controller widgets-labelled: ownedLabels app\.kubernetes\.io\/managed-by=not a value: a valid label must be/
     )
     assert.throws(
       () => Controller.define({ ...definition("ns", runs).options, ownedLabels: { "kubefx.dev/shard": "a" } }),
