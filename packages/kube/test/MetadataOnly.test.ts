@@ -7,17 +7,10 @@ import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Informer, Kube, Resource } from "@kubefx/kube"
 import { Effect, Ref } from "effect"
-import { Widget } from "./fixtures/Widget.ts"
+import { Widget, widgetIn } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
 const SecretMetadata = Resource.metadataOnly(Builtins.Secret)
-
-const widget = (namespace: string, name: string, message: string): typeof Widget.schema.Type => ({
-  apiVersion: Widget.apiVersion,
-  kind: Widget.kind,
-  metadata: { name, namespace },
-  spec: { replicas: 1, message }
-})
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("metadata-only resources", (it) => {
   it.effect("an informer caches each object's metadata alone and follows its changes", () =>
@@ -92,7 +85,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("metadata-o
             Effect.as(Outcome.done)
           )
       }))
-      yield* kube.create(Widget, widget(ns, "h", "hello"))
+      yield* kube.create(Widget, widgetIn(ns, "h", "hello"))
       yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "h-config", ns), (cm) => ensure(cm.data?.message === "hello", "not applied")))
       const owned = controller.informers.find((informer) => informer.resource === ConfigMapMetadata)!
       yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/h-config`) !== undefined, "not cached")))

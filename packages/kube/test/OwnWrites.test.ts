@@ -3,15 +3,8 @@ import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, type Informer, Kube, ObjectMeta } from "@kubefx/kube"
 import { Effect, Ref, References } from "effect"
 import * as OwnWrites from "../src/controller/OwnWrites.ts"
-import { Widget } from "./fixtures/Widget.ts"
+import { Widget, widgetIn } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
-
-const widget = (ns: string, name: string): typeof Widget.schema.Type => ({
-  apiVersion: Widget.apiVersion,
-  kind: Widget.kind,
-  metadata: { name, namespace: ns },
-  spec: { replicas: 1, message: "hello" }
-})
 
 const configMap = (name: string, resourceVersion: string): Builtins.ConfigMap => ({
   apiVersion: "v1",
@@ -58,7 +51,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
       const kube = yield* Kube.Kube
       const runs = yield* Ref.make<Array<string>>([])
       const controller = yield* owning("widgets-own-writes", ns, runs)
-      yield* kube.create(Widget, widget(ns, "a"))
+      yield* kube.create(Widget, widgetIn(ns, "a"))
       yield* settled(controller, kube, ns, "a", ["a-config"])
       assert.include((yield* kube.get(Widget, "a", ns)).metadata.finalizers ?? [], controller.finalizer)
       assert.deepStrictEqual(yield* Ref.get(runs), ["a"])
@@ -77,7 +70,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
       const kube = yield* Kube.Kube
       const runs = yield* Ref.make<Array<string>>([])
       const controller = yield* owning("widgets-own-writes-on", ns, runs, true)
-      yield* kube.create(Widget, widget(ns, "a"))
+      yield* kube.create(Widget, widgetIn(ns, "a"))
       yield* settled(controller, kube, ns, "a", ["a-config"])
       const seen = yield* Ref.get(runs)
       assert.isAtLeast(seen.length, 2, seen.join())
@@ -106,9 +99,9 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
             Effect.as(Outcome.done)
           )
       })).pipe(Effect.provideService(References.MinimumLogLevel, "None"))
-      yield* kube.create(Widget, widget(ns, "b"))
+      yield* kube.create(Widget, widgetIn(ns, "b"))
       yield* settled(controller, kube, ns, "b", [])
-      yield* kube.create(Widget, widget(ns, "a"))
+      yield* kube.create(Widget, widgetIn(ns, "a"))
       yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length >= 3, xs.join())))
       yield* settled(controller, kube, ns, "a", ["shared"])
       assert.deepStrictEqual(yield* Ref.get(runs), ["b", "a", "b"])

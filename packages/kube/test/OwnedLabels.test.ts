@@ -8,15 +8,8 @@ import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Kube, ObjectMeta } from "@kubefx/kube"
 import { Effect, Ref, References } from "effect"
-import { Widget } from "./fixtures/Widget.ts"
+import { Widget, widgetIn } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
-
-const widget = (namespace: string, name: string, message: string): typeof Widget.schema.Type => ({
-  apiVersion: Widget.apiVersion,
-  kind: Widget.kind,
-  metadata: { name, namespace },
-  spec: { replicas: 1, message }
-})
 
 const managedBy = "app.kubernetes.io/managed-by"
 
@@ -47,7 +40,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
       const runs = yield* Ref.make(0)
       const controller = yield* Controller.start(definition(ns, runs))
       const owned = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap)!
-      yield* kube.create(Widget, widget(ns, "k", "hi"))
+      yield* kube.create(Widget, widgetIn(ns, "k", "hi"))
       const applied = yield* eventually(kube.get(Builtins.ConfigMap, "k-config", ns))
       assert.strictEqual(applied.metadata.labels?.[managedBy], "widgets-labelled")
       yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/k-config`) !== undefined, "not cached")))
@@ -78,7 +71,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
         reconcile: (object) => Ref.update(runs, (xs) => [...xs, object.metadata.name!]).pipe(Effect.as(Outcome.done))
       }))
       for (const name of ["web", "other"]) {
-        yield* kube.create(Widget, widget(ns, name, name))
+        yield* kube.create(Widget, widgetIn(ns, name, name))
       }
       yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length === 2, `runs ${xs}`)))
       yield* controller.awaitIdle
@@ -122,7 +115,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
             Effect.as(Outcome.done)
           )
       })).pipe(Effect.provideService(Kube.Kube, counting), Effect.provideService(References.MinimumLogLevel, "None"))
-      yield* kube.create(Widget, widget(ns, "both", "hi"))
+      yield* kube.create(Widget, widgetIn(ns, "both", "hi"))
       yield* eventually(kube.get(Builtins.ConfigMap, "both-config", ns))
       const owned = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap && informer.labelSelector?.includes(managedBy))!
       yield* eventually(Effect.suspend(() => ensure(owned.get(`${ns}/both-config`) !== undefined, "not cached")))
