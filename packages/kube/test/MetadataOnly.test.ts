@@ -4,10 +4,9 @@
  * that owns a kind as metadata only is still run by changes to its owned objects.
  */
 import { assert, layer } from "@effect/vitest"
-import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Informer, Kube, Resource } from "@kubefx/kube"
 import { Effect, Ref } from "effect"
-import { Widget, widgetIn } from "./fixtures/Widget.ts"
+import { applyingConfigMap, Widget, widgetIn } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
 const SecretMetadata = Resource.metadataOnly(Builtins.Secret)
@@ -76,14 +75,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("metadata-o
         for: Widget,
         namespace: ns,
         owns: [ConfigMapMetadata],
-        reconcile: (object, ctx) =>
-          Ref.update(runs, (n) => n + 1).pipe(
-            Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, {
-              metadata: { name: `${object.metadata.name}-config` },
-              data: { message: object.spec.message }
-            })),
-            Effect.as(Outcome.done)
-          )
+        reconcile: applyingConfigMap(runs)
       }))
       yield* kube.create(Widget, widgetIn(ns, "h", "hello"))
       yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "h-config", ns), (cm) => ensure(cm.data?.message === "hello", "not applied")))

@@ -8,7 +8,7 @@ import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Kube, ObjectMeta } from "@kubefx/kube"
 import { Effect, Ref, References } from "effect"
-import { Widget, widgetIn } from "./fixtures/Widget.ts"
+import { applyingConfigMap, Widget, widgetIn } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
 const managedBy = "app.kubernetes.io/managed-by"
@@ -20,14 +20,7 @@ const definition = (ns: string, runs: Ref.Ref<number>) =>
     namespace: ns,
     owns: [Builtins.ConfigMap],
     ownedLabels: { [managedBy]: "widgets-labelled" },
-    reconcile: (object, ctx) =>
-      Ref.update(runs, (n) => n + 1).pipe(
-        Effect.andThen(ctx.applyOwned(Builtins.ConfigMap, {
-          metadata: { name: `${object.metadata.name}-config` },
-          data: { message: object.spec.message }
-        })),
-        Effect.as(Outcome.done)
-      )
+    reconcile: applyingConfigMap(runs)
   })
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabels", (it) => {
