@@ -49,7 +49,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("metadata-o
       yield* eventually(Effect.suspend(() => ensure(informer.get(`${ns}/after`) === undefined, "still cached")))
     }))
 
-  it.effect("get and list answer the same view; the full resource still reads whole objects", () =>
+  it.effect("get, list and a write answer the same view; the full resource still reads whole objects", () =>
     Effect.gen(function*() {
       const ns = yield* namespace
       const kube = yield* Kube.Kube
@@ -60,6 +60,10 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("metadata-o
       assert.isFalse("data" in one)
       const page = yield* kube.list(ConfigMapMetadata, { namespace: ns })
       assert.deepStrictEqual(page.items.map((item) => [item.kind, item.metadata.name]), [["PartialObjectMetadata", "cm"]])
+      // A write through the view (as the garbage collector patches owner references) answers metadata.
+      const patched = yield* kube.patch(ConfigMapMetadata, "cm", ns, { metadata: { labels: { tier: "gold" } } }, { type: "merge" })
+      assert.strictEqual(patched.kind, "PartialObjectMetadata")
+      assert.deepStrictEqual(patched.metadata.labels, { tier: "gold" })
       assert.deepStrictEqual((yield* kube.get(Builtins.ConfigMap, "cm", ns)).data, { k: "v" })
     }))
 
