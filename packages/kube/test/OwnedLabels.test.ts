@@ -121,7 +121,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
     }))
 })
 
-describe("ownedLabels, declared", () => {
+describe("labels and selectors, declared", () => {
   plain("refuses a label the API server would refuse, naming the controller and the label", () => {
     const runs = Ref.makeUnsafe(0)
     assert.throws(
@@ -132,5 +132,20 @@ describe("ownedLabels, declared", () => {
       () => Controller.define({ ...definition("ns", runs).options, ownedLabels: { "kubefx.dev/shard": "a" } }),
       /the sharder's label/
     )
+  })
+
+  plain("refuses a selector the API server would refuse, with its message, naming the controller and the selector", () => {
+    const runs = Ref.makeUnsafe(0)
+    const { options } = definition("ns", runs)
+    assert.throws(
+      () => Controller.define({ ...options, labelSelector: "tier in (web" }),
+      /^controller widgets-labelled: labelSelector "tier in \(web": unable to parse requirement: found '', expected: '\)'$/
+    )
+    const watching = (labelSelector: string) => [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { labelSelector })]
+    assert.throws(
+      () => Controller.define({ ...options, watches: watching("app=web,bad key") }),
+      /^controller widgets-labelled: watches ConfigMap labelSelector "app=web,bad key": unable to parse requirement: found 'key', expected: /
+    )
+    assert.doesNotThrow(() => Controller.define({ ...options, labelSelector: "tier in (web,api),!legacy", watches: watching("app=web") }))
   })
 })

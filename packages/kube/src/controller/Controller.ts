@@ -16,7 +16,7 @@ import {
   type TokenBucket,
   Trigger
 } from "@kubefx/core"
-import { type Duration, Effect, Option, Pipeable, Predicate, SchemaAST, Scope, Stream } from "effect"
+import { type Duration, Effect, Option, Pipeable, Predicate, Result, SchemaAST, Scope, Stream } from "effect"
 import * as Conditions from "./Conditions.ts"
 import * as Events from "./Events.ts"
 import * as Informer from "../cache/Informer.ts"
@@ -33,7 +33,7 @@ import * as OwnWrites from "./OwnWrites.ts"
 import * as StatusWrites from "./StatusWrites.ts"
 import * as Applies from "./Applies.ts"
 import * as Triggers from "./Triggers.ts"
-import { NameRules } from "@kubefx/schema/objects"
+import { LabelSelectors, NameRules } from "@kubefx/schema/objects"
 
 /** A kind whose changes are mapped to primary keys by a function. */
 /** A kind whose changes are mapped to primary keys by a function; `watch` builds one with `B` inferred. */
@@ -44,7 +44,10 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
    * `Watch<ConfigMap>` is a `Watch`: the controller only ever calls it with objects of `resource`.
    */
   map(object: B): Iterable<string>
-  /** Only objects these labels select are cached and watched ("tier=web,!legacy"). */
+  /**
+   * Only objects these labels select are cached and watched ("tier=web,!legacy"); one the API
+   * server would refuse is refused when the controller is defined.
+   */
   readonly labelSelector?: string | undefined
 }
 
@@ -161,6 +164,10 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly for: Resource.Resource<A>
   /** Watch one namespace only. */
   readonly namespace?: string | undefined
+  /**
+   * Reconcile only the primaries these labels select ("tier=web,!legacy"); checked as a
+   * Kubernetes label selector when the controller is defined, as a watch's `labelSelector` is.
+   */
   readonly labelSelector?: string | undefined
   /** Kinds whose objects this controller owns: a change reconciles their controller owner (`Resource.metadataOnly` caches one as metadata alone). */
   readonly owns?: ReadonlyArray<Resource.Resource> | undefined
@@ -655,8 +662,22 @@ const checkOwnedLabels = (name: string, labels: Readonly<Record<string, string>>
   }
 }
 
+// Likewise a selector the server would refuse: the primary's, or a watched kind's.
+const checkSelectors = (name: string, options: Options<any, any, any>): void => {
+  const selectors = [
+    ["labelSelector", options.labelSelector],
+    ...(options.watches ?? []).map((watch) => [`watches ${watch.resource.kind} labelSelector`, watch.labelSelector])
+  ] as const
+  for (const [what, selector] of selectors) {
+    if (selector === undefined) continue
+    const parsed = LabelSelectors.parse(selector)
+    if (Result.isFailure(parsed)) throw new Error(`controller ${name}: ${what} ${JSON.stringify(selector)}: ${parsed.failure}`)
+  }
+}
+
 const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<A, E, R>): Definition<A, E, R> => {
   checkOwnedLabels(options.name, options.ownedLabels ?? {})
+  checkSelectors(options.name, options)
   const self: Definition<A, E, R> = {
     ...Pipeable.Prototype,
     _tag: "ControllerDefinition",
