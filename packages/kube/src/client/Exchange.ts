@@ -21,11 +21,17 @@ export interface Request {
   readonly body?: string | undefined
 }
 
+/** Told each answer's status code as it arrives, or `<error>` when none came (client-go's codes). */
+export type Observe = (code: string) => void
+
 export interface Reply {
   readonly status: number
   readonly headers: IncomingHttpHeaders
   readonly body: string
 }
+
+const ignore: Observe = () => {}
+const noAnswer = "<error>"
 
 /** The longest an answer may keep the client waiting: for its headers, and between body chunks. */
 export const answerTimeoutMillis = 60_000
@@ -65,7 +71,8 @@ const text = (chunks: ReadonlyArray<Buffer>) =>
 export const send = (
   dispatcher: Undici.Dispatcher,
   origin: string,
-  request: Request
+  request: Request,
+  observe: Observe = ignore
 ): Effect.Effect<Reply, KubeError.Transport | KubeError.Timeout> =>
   Effect.callback((resume) => {
     let controller: Undici.Dispatcher.DispatchController | undefined
@@ -79,12 +86,16 @@ export const send = (
       onResponseStart: (_, code, answered) => {
         status = code
         headers = answered
+        observe(String(code))
       },
       onResponseData: (_, chunk) => {
         chunks.push(chunk)
       },
       onResponseEnd: () => resume(Effect.succeed({ status, headers, body: text(chunks) })),
-      onResponseError: (_, error) => resume(Effect.fail(failure(request.path, error)))
+      onResponseError: (_, error) => {
+        if (status === 0) observe(noAnswer)
+        resume(Effect.fail(failure(request.path, error)))
+      }
     })
     return Effect.sync(() => controller?.abort(new Error("interrupted")))
   })
@@ -110,7 +121,8 @@ export const lines = <E>(
   dispatcher: Undici.Dispatcher,
   origin: string,
   request: Request,
-  refused: (reply: Reply) => E
+  refused: (reply: Reply) => E,
+  observe: Observe = ignore
 ): Stream.Stream<string, E | KubeError.Transport | KubeError.Timeout> =>
   Stream.suspend(() => {
     let controller: Undici.Dispatcher.DispatchController | undefined
@@ -137,6 +149,7 @@ export const lines = <E>(
             onResponseStart: (_, code, answered) => {
               status = code
               headers = answered
+              observe(String(code))
             },
             onResponseData: (current, chunk) => {
               if (status >= 400) {
@@ -158,6 +171,7 @@ export const lines = <E>(
               }
             },
             onResponseError: (_, error) => {
+              if (status === 0) observe(noAnswer)
               Queue.failCauseUnsafe(queue, Cause.fail(failure(request.path, error)))
             }
           })

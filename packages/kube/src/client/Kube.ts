@@ -13,6 +13,7 @@ import * as Exchange from "./Exchange.ts"
 import * as KubeConfig from "./KubeConfig.ts"
 import * as KubeError from "./KubeError.ts"
 import type * as ObjectMeta from "./ObjectMeta.ts"
+import * as RequestMetrics from "./RequestMetrics.ts"
 import * as Resource from "./Resource.ts"
 import * as WatchLines from "./WatchLines.ts"
 import * as Written from "./Written.ts"
@@ -194,6 +195,11 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const base = new URL(connection.server)
     const origin = base.origin
     const prefix = base.pathname.replace(/\/+$/, "")
+    // rest_client_requests_total, each answer counted as it arrives.
+    const requests = yield* RequestMetrics.recorder(base.host)
+    const observers: Partial<Record<RawRequest["method"], Exchange.Observe>> = {}
+    const observerOf = (method: RawRequest["method"]): Exchange.Observe =>
+      observers[method] ??= (code) => requests.record(method, code)
 
     // Eager: with headers known at once (a static token), the request is built at once too.
     const exchangeFor = (request: RawRequest) =>
@@ -218,7 +224,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     // The text of an answer that is not a refusal.
     const answerOnce = (raw: RawRequest): Effect.Effect<string, KubeError.KubeError> =>
       tracedWithBackend(raw, exchangeFor(raw).pipe(
-        Effect.flatMapEager((request) => Exchange.send(dispatcher, origin, request)),
+        Effect.flatMapEager((request) => Exchange.send(dispatcher, origin, request, observerOf(request.method))),
         Effect.flatMap((reply) => reply.status >= 400 ? Effect.fail(refused(reply)) : Effect.succeed(reply.body))
       ))
 
@@ -320,7 +326,12 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
           }
         }),
         (request) =>
-          WatchLines.events(resource, Exchange.lines(dispatcher, origin, request, refused), options.onUndecodable, written)
+          WatchLines.events(
+            resource,
+            Exchange.lines(dispatcher, origin, request, refused, observerOf(request.method)),
+            options.onUndecodable,
+            written
+          )
       ))
 
     const writeQuery = (fieldManager: string | undefined) => ({ fieldManager })

@@ -1,0 +1,101 @@
+/**
+ * client-go's `rest_client_requests_total{code,method,host}`, the series controller-runtime puts in
+ * every operator's `/metrics`: each request a client sends (watches and the retries of throttled
+ * requests included) by the answer's status code (`<error>` when no answer came), its HTTP method
+ * and the API server's host. What an operator asks of the API server, in production.
+ *
+ * Internal to the client.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Metric, type Scope } from "effect"
+
+/** `rest_client_requests_total`, as client-go names and describes it. */
+export const requests = Metric.counter("rest_client_requests_total", {
+  description: "Number of HTTP requests, partitioned by status code, method, and host.",
+  incremental: true
+})
+
+/** Counts one client's requests. */
+export interface Recorder {
+  readonly record: (method: string, code: string) => void
+}
+
+// Clients that share a metric registry share its series, as client-go's share the process's: a
+// series is registered once, counts every client's requests, and goes with the last of them.
+interface Series {
+  count: number
+  users: number
+  readonly remove: () => void
+}
+const registries = new WeakMap<Metric.MetricRegistry, Map<string, Series>>()
+
+const seriesOf = (context: Context.Context<never>): Map<string, Series> => {
+  const registry = Context.get(context, Metric.MetricRegistry)
+  let series = registries.get(registry)
+  if (series === undefined) {
+    series = new Map()
+    registries.set(registry, series)
+  }
+  return series
+}
+
+const acquire = (context: Context.Context<never>, all: Map<string, Series>, key: string, attributes: Readonly<Record<string, string>>) => {
+  const existing = all.get(key)
+  if (existing !== undefined) {
+    existing.users++
+    return existing
+  }
+  const series: Series = {
+    count: 0,
+    users: 1,
+    remove: Metric.registerUnsafe(Metric.withAttributes(requests, attributes), context, {
+      get: () => ({ count: series.count, incremental: true }),
+      update: () => {},
+      modify: () => {}
+    }).remove
+  }
+  all.set(key, series)
+  return series
+}
+
+const release = (all: Map<string, Series>, key: string) => {
+  const series = all.get(key)
+  if (series === undefined || --series.users > 0) return
+  all.delete(key)
+  series.remove()
+}
+
+/**
+ * A recorder of requests to `host`, its series in `/metrics` for as long as the scope is open.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as RequestMetrics from "./RequestMetrics.ts"
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const recorder = yield* RequestMetrics.recorder("127.0.0.1:6443")
+ *   recorder.record("GET", "200")
+ * }))
+ */
+export const recorder = (host: string): Effect.Effect<Recorder, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    const all = seriesOf(context)
+    const mine = new Map<string, Series>()
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const key of mine.keys()) release(all, key)
+      })
+    )
+    return {
+      record: (method, code) => {
+        const key = `${code} ${method} ${host}`
+        let series = mine.get(key)
+        if (series === undefined) {
+          series = acquire(context, all, key, { code, method, host })
+          mine.set(key, series)
+        }
+        series.count++
+      }
+    }
+  })
