@@ -74,6 +74,15 @@ export const workDuration = Metric.histogram("workqueue_work_duration_seconds", 
   description: "How long in seconds processing an item from workqueue takes",
   boundaries: queueBuckets
 })
+/** `workqueue_unfinished_work_seconds{name}`: the time the runs still going have taken so far. */
+export const unfinishedWork = Metric.gauge("workqueue_unfinished_work_seconds", {
+  description:
+    "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases."
+})
+/** `workqueue_longest_running_processor_seconds{name}`: the oldest run still going, so far. */
+export const longestRunning = Metric.gauge("workqueue_longest_running_processor_seconds", {
+  description: "How many seconds has the longest running processor for workqueue been running."
+})
 /** `kubefx_controller_degraded{controller}`: 1 while degraded. */
 export const degraded = Metric.gauge("kubefx_controller_degraded", {
   description: "Whether the controller is degraded (1) after consecutive failures"

@@ -70,4 +70,28 @@ describe("EngineMetrics", () => {
       const degraded = yield* Metric.value(Metric.withAttributes(EngineMetrics.degraded, { controller: "sinking" }))
       assert.strictEqual(degraded.value, 1)
     })))
+
+  it.effect("shows runs still going in workqueue_unfinished_work_seconds and workqueue_longest_running_processor_seconds", () =>
+    isolated(Effect.gen(function*() {
+      const h = yield* scripted((_, n) => n === 0 ? "hang" : "ok", {
+        name: "stuck",
+        concurrency: 2,
+        timeout: "30 seconds",
+        retryPolicy: RetryPolicy.none
+      })
+      const gauges = Effect.all([
+        Effect.map(Metric.value(Metric.withAttributes(EngineMetrics.unfinishedWork, { name: "stuck" })), (g) => g.value),
+        Effect.map(Metric.value(Metric.withAttributes(EngineMetrics.longestRunning, { name: "stuck" })), (g) => g.value)
+      ])
+      assert.deepStrictEqual(yield* gauges, [0, 0])
+      yield* h.controller.enqueue("a")
+      yield* TestClock.adjust("10 seconds")
+      yield* h.controller.enqueue("b")
+      yield* TestClock.adjust("5 seconds")
+      assert.deepStrictEqual(yield* gauges, [15 + 5, 15])
+      assert.include(yield* PrometheusMetrics.format(), 'workqueue_longest_running_processor_seconds{name="stuck"} 15')
+      // Both runs are cut off by the timeout: nothing is running any more.
+      yield* TestClock.adjust("30 seconds")
+      assert.deepStrictEqual(yield* gauges, [0, 0])
+    })))
 })
