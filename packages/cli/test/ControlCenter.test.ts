@@ -121,10 +121,12 @@ describe("Control Center", () => {
     )
     assert.strictEqual(await page.locator("#connection").getAttribute("data-state"), "live")
     // The operator process's cost so far, in the header.
-    const costs = /^CPU (\d+\.\d) s · RSS (\d+) MiB · heap (\d+) MiB$/.exec(await text("#process"))
+    const costs = /^CPU (\d+\.\d) s · RSS (\d+) MiB · heap (\d+) MiB · (\d+) API requests$/.exec(await text("#process"))
     assert.isNotNull(costs, await text("#process"))
     assert.isAbove(Number(costs![1]), 0)
     assert.isAbove(Number(costs![2]), Number(costs![3]))
+    // The operators have listed and watched their kinds and written their objects.
+    assert.isAbove(Number(costs![4]), 10)
   }, 60_000)
 
   it("follows a Flaky that fails six times: failures rising, degraded, attempt and next retry, then Ready", async () => {

@@ -24,7 +24,7 @@
  * }} ControllerView
  */
 /** @typedef {{ identity: string, lease: string, members: string[], assignment: { sharder: string, keys: Record<string, number>, draining: number }[] | null }} ShardingView */
-/** @typedef {{ cpuSeconds: number, residentMemoryBytes: number, heapUsedBytes: number, startedAt: string | null }} ProcessView */
+/** @typedef {{ cpuSeconds: number, residentMemoryBytes: number, heapUsedBytes: number, startedAt: string | null, apiRequests: number }} ProcessView */
 /** @typedef {{ name: string, time: string | null, leader: { identity: string, lease: string, state: string, leader: string | null } | null, sharding: ShardingView | null, process?: ProcessView, controllers: ControllerView[] }} OperatorView */
 /** @typedef {RunView & { controller: string, key: string, next: Next | null, exhausted: boolean }} RunReport */
 /** @typedef {{ controller: ControllerView, key: KeyView, severity: number, text: string }} Row */
@@ -521,7 +521,7 @@ const mebibytes = (bytes) => Math.round(bytes / 1048576)
 const processText = (costs) =>
   costs === undefined
     ? ""
-    : `CPU ${costs.cpuSeconds.toFixed(1)} s · RSS ${mebibytes(costs.residentMemoryBytes)} MiB · heap ${mebibytes(costs.heapUsedBytes)} MiB`
+    : `CPU ${costs.cpuSeconds.toFixed(1)} s · RSS ${mebibytes(costs.residentMemoryBytes)} MiB · heap ${mebibytes(costs.heapUsedBytes)} MiB · ${costs.apiRequests} API requests`
 
 /**
  * This replica's shard and the live members; on the replica running the sharder, the objects per

@@ -7,6 +7,7 @@ import { assert, layer } from "@effect/vitest"
 import { Builtins, Kube, KubeConfig, Operator } from "@kubefx/kube"
 import { Effect, Exit, Metric, References, Scope, Stream } from "effect"
 import { createServer } from "node:net"
+import type * as OperatorHttp from "../src/operator/OperatorHttp.ts"
 import { layer as cluster, namespace, TestCluster } from "./support.ts"
 
 // Runs `effect` with a registry of its own, so the counts are the test's alone.
@@ -66,6 +67,11 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("rest_clien
       const text = yield* Effect.promise(() => fetch(`${running.url}/metrics`).then((r) => r.text()))
       assert.include(text, "# TYPE rest_client_requests_total counter")
       assert.match(text, new RegExp(`^rest_client_requests_total\\{[^}]*code="404"[^}]*\\} 1$`, "m"))
+      // The Control Center's header counts them all.
+      const view = yield* Effect.promise(() => fetch(`${running.url}/controllers`).then((r) => r.json() as Promise<OperatorHttp.OperatorView>))
+      const counted = Object.values(yield* countsFor(host)).reduce((sum, n) => sum + n, 0)
+      assert.strictEqual(view.process.apiRequests, counted)
+      assert.isAtLeast(counted, 5)
       yield* running.shutdown
     }).pipe(registered))
 

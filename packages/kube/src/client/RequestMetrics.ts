@@ -99,3 +99,18 @@ export const recorder = (host: string): Effect.Effect<Recorder, never, Scope.Sco
       }
     }
   })
+
+/**
+ * The requests counted so far by the clients open in the current metric registry, all hosts and
+ * codes together (what the Control Center shows beside the process's CPU and memory).
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as RequestMetrics from "./RequestMetrics.ts"
+ * const total = Effect.runSync(RequestMetrics.total) // 0 before any client sent a request
+ */
+export const total: Effect.Effect<number> = Effect.contextWith((context: Context.Context<never>) => {
+  let sum = 0
+  for (const series of registries.get(Context.get(context, Metric.MetricRegistry))?.values() ?? []) sum += series.count
+  return Effect.succeed(sum)
+})

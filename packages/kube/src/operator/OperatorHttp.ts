@@ -19,6 +19,7 @@ import { createServer } from "node:http"
 import * as Dashboard from "./Dashboard.ts"
 import type * as LeaderElection from "./LeaderElection.ts"
 import type * as Operator from "./Operator.ts"
+import * as RequestMetrics from "../client/RequestMetrics.ts"
 import * as ProcessMetrics from "./ProcessMetrics.ts"
 import * as ReconcileRates from "./ReconcileRates.ts"
 
@@ -171,17 +172,20 @@ export interface ProcessView {
   readonly residentMemoryBytes: number
   readonly heapUsedBytes: number
   readonly startedAt: Time
+  /** The API requests its clients have sent (`rest_client_requests_total`, all codes together). */
+  readonly apiRequests: number
 }
 
-const processView = (): ProcessView => {
+const processView = Effect.map(RequestMetrics.total, (apiRequests): ProcessView => {
   const reading = ProcessMetrics.read()
   return {
     cpuSeconds: reading.cpuSeconds,
     residentMemoryBytes: reading.residentMemoryBytes,
     heapUsedBytes: reading.heapUsedBytes,
-    startedAt: time(reading.startedAtMillis)
+    startedAt: time(reading.startedAtMillis),
+    apiRequests
   }
-}
+})
 
 const runView = (run: Omit<Engine.RunReport, "controller" | "key" | "next" | "exhausted">): RunView => ({
   triggers: run.triggers,
@@ -326,7 +330,7 @@ export const operatorView = (source: Source, rates?: ReconcileRates.ReconcileRat
         leader: state._tag === "Leader" ? elector.identity : state._tag === "Follower" ? state.leader ?? null : null
       },
       sharding: source.sharding?.() ?? null,
-      process: processView(),
+      process: yield* processView,
       controllers: yield* Effect.forEach(source.controllers, (handle) => controllerView(handle, history))
     }
   })
