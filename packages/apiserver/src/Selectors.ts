@@ -4,20 +4,16 @@
  */
 import { Result } from "effect"
 import * as Status from "./Status.ts"
-import { KubeObject, LabelSelectors } from "@kubefx/schema/internal"
+import { FieldSelectors, KubeObject, LabelSelectors } from "@kubefx/schema/internal"
 
 export type LabelRequirement = LabelSelectors.LabelRequirement
 
 /** All requirements must hold (comma means AND). Empty matches everything. */
 export type LabelSelector = LabelSelectors.LabelSelector
 
-export interface FieldRequirement {
-  readonly field: string
-  readonly op: "=" | "!="
-  readonly value: string
-}
+export type FieldRequirement = FieldSelectors.FieldRequirement
 
-export type FieldSelector = ReadonlyArray<FieldRequirement>
+export type FieldSelector = FieldSelectors.FieldSelector
 
 /** Fields every resource can be selected on. */
 export const commonFields: ReadonlyArray<string> = ["metadata.name", "metadata.namespace"]
@@ -50,20 +46,16 @@ export const matchesLabels = LabelSelectors.matches
 export const parseFieldSelector = (
   input: string,
   supported: ReadonlyArray<string>
-): Result.Result<FieldSelector, Status.ApiError> => {
-  const out: Array<FieldRequirement> = []
-  for (const part of splitUnescaped(input, ",")) {
-    if (part.trim() === "") continue
-    const match = /^(.*?)(==|!=|=)(.*)$/s.exec(part)
-    if (match === null) {
-      return Result.fail(Status.badRequest(`invalid selector: '${input}'; can't understand '${part}'`))
+): Result.Result<FieldSelector, Status.ApiError> =>
+  Result.flatMap(
+    Result.mapError(FieldSelectors.parse(input), (message) => Status.badRequest(message)),
+    (selector) => {
+      const unsupported = selector.find((requirement) => !supported.includes(requirement.field))
+      return unsupported === undefined
+        ? Result.succeed(selector)
+        : Result.fail(Status.badRequest(`field label not supported: ${unsupported.field}`))
     }
-    const field = match[1]!.trim()
-    if (!supported.includes(field)) return Result.fail(Status.badRequest(`field label not supported: ${field}`))
-    out.push({ field, op: match[2] === "!=" ? "!=" : "=", value: unescape(match[3]!.trim()) })
-  }
-  return Result.succeed(out)
-}
+  )
 
 /**
  * Whether an object satisfies a field selector; fields read as strings (absent = "").
@@ -94,24 +86,3 @@ export const matchesFields = (selector: FieldSelector, object: KubeObject.KubeOb
  */
 export const pinnedName = (selector: FieldSelector): string | undefined =>
   selector.find((r) => r.field === "metadata.name" && r.op === "=")?.value
-
-const splitUnescaped = (input: string, separator: string): Array<string> => {
-  const parts: Array<string> = []
-  let current = ""
-  for (let i = 0; i < input.length; i++) {
-    const c = input[i]!
-    if (c === "\\" && i + 1 < input.length) {
-      current += c + input[i + 1]
-      i++
-    } else if (c === separator) {
-      parts.push(current)
-      current = ""
-    } else {
-      current += c
-    }
-  }
-  parts.push(current)
-  return parts
-}
-
-const unescape = (value: string): string => value.replace(/\\(.)/g, "$1")

@@ -19,7 +19,7 @@
  *   health: { total: number, failed: number, consecutiveFailures: number, lastError: string | null, lastReconcileAt: string | null, degradedSince: string | null },
  *   queueDepth: number, workersBusy: number, concurrency: number,
  *   dependsOn: { name: string, degraded: boolean }[],
- *   informers: { kind: string, synced: boolean, objects: number, labelSelector?: string, metadataOnly?: true }[],
+ *   informers: { kind: string, synced: boolean, objects: number, labelSelector?: string, fieldSelector?: string, metadataOnly?: true }[],
  *   rates: Rates | null, keys: KeyView[]
  * }} ControllerView
  */
@@ -393,7 +393,7 @@ const card = (c, all) => {
     c.dependsOn.map((d) => `<span class="chip${d.degraded ? " bad" : ""}" title="Reconciles only while ${esc(d.name)} is not degraded">→ ${esc(d.name)}${d.degraded ? " degraded" : ""}</span>`).join("")
   }${dependents.map((name) => `<span class="chip" title="${esc(name)} depends on this controller">← ${esc(name)}</span>`).join("")}${
     c.informers.map((i) => {
-      const narrowed = [i.metadataOnly ? "metadata" : "", i.labelSelector ?? ""].filter((s) => s !== "").join(", ")
+      const narrowed = [i.metadataOnly ? "metadata" : "", i.labelSelector ?? "", i.fieldSelector ?? ""].filter((s) => s !== "").join(", ")
       const name = narrowed === "" ? esc(i.kind) : `${esc(i.kind)} (${esc(narrowed)})`
       return `<span class="chip${i.synced ? "" : " bad"}" title="Informer cache: ${i.synced ? "synced" : "syncing"}">${name} ${i.objects}${i.synced ? "" : " syncing"}</span>`
     }).join("")

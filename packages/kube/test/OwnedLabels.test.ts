@@ -2,7 +2,8 @@
  * Caches narrowed by labels. `ownedLabels`: the caches of owned kinds hold only the objects that
  * carry the labels, which `applyOwned` puts on; an owned object that loses them leaves the cache and
  * its owner puts them back; labels the server would refuse are refused when the controller is
- * declared. A watched kind's `labelSelector`: only the objects it selects are cached and reconcile.
+ * declared. A watched kind's `labelSelector` or `fieldSelector`: only the objects they select are
+ * cached and reconcile; selectors the server would refuse are refused when the controller is declared.
  */
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
@@ -50,33 +51,42 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("ownedLabel
       assert.strictEqual(yield* Ref.get(runs), 2)
     }))
 
-  it.effect("a watched kind's labelSelector: only the objects it selects are cached and reconcile", () =>
-    Effect.gen(function*() {
-      yield* installCrd(Widget)
-      const ns = yield* namespace
-      const kube = yield* Kube.Kube
-      const runs = yield* Ref.make<Array<string>>([])
-      const controller = yield* Controller.start(Controller.define({
-        name: "widgets-watching",
-        for: Widget,
-        namespace: ns,
-        watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { labelSelector: "app=web" })],
-        reconcile: (object) => Ref.update(runs, (xs) => [...xs, object.metadata.name!]).pipe(Effect.as(Outcome.done))
+  const selecting = [
+    ["labelSelector", "by-labels", { labelSelector: "app=web" }],
+    ["fieldSelector", "by-fields", { fieldSelector: "metadata.name=web" }]
+  ] as const
+  for (const [what, name, selector] of selecting) {
+    it.effect(`a watched kind's ${what}: only the objects it selects are cached and reconcile`, () =>
+      Effect.gen(function*() {
+        yield* installCrd(Widget)
+        const ns = yield* namespace
+        const kube = yield* Kube.Kube
+        const runs = yield* Ref.make<Array<string>>([])
+        const controller = yield* Controller.start(Controller.define({
+          name,
+          for: Widget,
+          namespace: ns,
+          watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], selector)],
+          reconcile: (object) => Ref.update(runs, (xs) => [...xs, object.metadata.name!]).pipe(Effect.as(Outcome.done))
+        }))
+        for (const widget of ["web", "other"]) {
+          yield* kube.create(Widget, widgetIn(ns, widget, widget))
+        }
+        yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length === 2, `runs ${xs}`)))
+        yield* controller.awaitIdle
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "other", namespace: ns }, data: {} })
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "web", namespace: ns, labels: { app: "web" } }, data: {} })
+        const watched = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap)!
+        yield* eventually(Effect.suspend(() => ensure(watched.get(`${ns}/web`) !== undefined, "not cached")))
+        yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length >= 3, `runs ${xs}`)))
+        yield* controller.awaitIdle
+        assert.deepStrictEqual((yield* Ref.get(runs)).slice(2), ["web"])
+        assert.deepStrictEqual(watched.keys(), [`${ns}/web`])
+        // What the cache selects by, as /controllers and the Control Center show it.
+        const { labelSelector, fieldSelector } = { labelSelector: undefined, fieldSelector: undefined, ...selector }
+        assert.deepStrictEqual([watched.labelSelector, watched.fieldSelector], [labelSelector, fieldSelector])
       }))
-      for (const name of ["web", "other"]) {
-        yield* kube.create(Widget, widgetIn(ns, name, name))
-      }
-      yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length === 2, `runs ${xs}`)))
-      yield* controller.awaitIdle
-      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "other", namespace: ns }, data: {} })
-      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "web", namespace: ns, labels: { app: "web" } }, data: {} })
-      const watched = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap)!
-      yield* eventually(Effect.suspend(() => ensure(watched.get(`${ns}/web`) !== undefined, "not cached")))
-      yield* eventually(Effect.flatMap(Ref.get(runs), (xs) => ensure(xs.length >= 3, `runs ${xs}`)))
-      yield* controller.awaitIdle
-      assert.deepStrictEqual((yield* Ref.get(runs)).slice(2), ["web"])
-      assert.deepStrictEqual(watched.keys(), [`${ns}/web`])
-    }))
+  }
 
   it.effect("a kind both owned and watched through different selectors: a converged owned object is not applied again", () =>
     Effect.gen(function*() {
@@ -145,6 +155,14 @@ describe("labels and selectors, declared", () => {
     assert.throws(
       () => Controller.define({ ...options, watches: watching("app=web,bad key") }),
       /^controller widgets-labelled: watches ConfigMap labelSelector "app=web,bad key": unable to parse requirement: found 'key', expected: /
+    )
+    assert.throws(
+      () => Controller.define({ ...options, watches: [Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { fieldSelector: "metadata.name" })] }),
+      /^controller widgets-labelled: watches ConfigMap fieldSelector "metadata.name": invalid selector: 'metadata.name'; can't understand 'metadata.name'$/
+    )
+    assert.throws(
+      () => Controller.define({ ...options, watch: { fieldSelector: "a=b,c" } }),
+      /^controller widgets-labelled: watch.fieldSelector "a=b,c": invalid selector: 'a=b,c'; can't understand 'c'$/
     )
     assert.doesNotThrow(() => Controller.define({ ...options, labelSelector: "tier in (web,api),!legacy", watches: watching("app=web") }))
   })

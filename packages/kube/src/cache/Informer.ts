@@ -41,6 +41,8 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
   readonly resource: Resource.Resource<A>
   /** The label selector its list and watch use, if any: the cache holds only what it selects. */
   readonly labelSelector?: string | undefined
+  /** The field selector its list and watch use, if any: the cache holds only what it selects. */
+  readonly fieldSelector?: string | undefined
   /** The cached object under a key ("namespace/name"). */
   readonly get: (key: string) => A | undefined
   /** Cached objects, optionally of one namespace and with these labels (from the label index when indexed). */
@@ -372,6 +374,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const informer: Informer<A> = {
       resource,
       labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
       get: (key) => objects.get(key),
       list,
       keys: () => Array.from(objects.keys()),

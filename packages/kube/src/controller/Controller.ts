@@ -33,7 +33,7 @@ import * as OwnWrites from "./OwnWrites.ts"
 import * as StatusWrites from "./StatusWrites.ts"
 import * as Applies from "./Applies.ts"
 import * as Triggers from "./Triggers.ts"
-import { LabelSelectors, NameRules } from "@kubefx/schema/objects"
+import { FieldSelectors, LabelSelectors, NameRules } from "@kubefx/schema/objects"
 
 /** A kind whose changes are mapped to primary keys by a function. */
 /** A kind whose changes are mapped to primary keys by a function; `watch` builds one with `B` inferred. */
@@ -49,12 +49,19 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
    * server would refuse is refused when the controller is defined.
    */
   readonly labelSelector?: string | undefined
+  /**
+   * Only objects whose fields match are cached and watched ("spec.nodeName=node-1"); which fields a
+   * kind can be selected on is the API server's to say, the syntax is checked when the controller
+   * is defined.
+   */
+  readonly fieldSelector?: string | undefined
 }
 
 /**
  * A watched kind: a change of one of its objects reconciles the primaries `map` names. With a
- * `labelSelector`, only the objects it selects are cached (controller-runtime's per-kind cache
- * selector): watching the ConfigMaps of one app does not cache every one in the namespace.
+ * `labelSelector` or a `fieldSelector`, only the objects they select are cached (controller-runtime's
+ * per-kind cache selectors): watching the ConfigMaps of one app, or the Pods of one node, does not
+ * cache every one in the namespace or the cluster.
  *
  * @example
  * import { Builtins, Controller, ObjectMeta } from "@kubefx/kube"
@@ -62,15 +69,20 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
  * const sameName = Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)])
  * // The same, for the ConfigMaps labelled app=web only.
  * const web = Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], { labelSelector: "app=web" })
+ * // The Pods of one node, each reconciling the primary named in its annotation.
+ * const onNode = Controller.watch(Builtins.Pod, (pod) => [pod.metadata.annotations?.["example.com/owner"] ?? ""], {
+ *   fieldSelector: "spec.nodeName=node-1"
+ * })
  */
 export const watch = <B extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<B>,
   map: (object: B) => Iterable<string>,
-  options: { readonly labelSelector?: string | undefined } = {}
+  options: { readonly labelSelector?: string | undefined; readonly fieldSelector?: string | undefined } = {}
 ): Watch<B> => ({
   resource,
   map,
-  labelSelector: options.labelSelector
+  labelSelector: options.labelSelector,
+  fieldSelector: options.fieldSelector
 })
 
 /** A status write of the object being reconciled: `metadata` names it unless given. */
@@ -520,7 +532,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       informers.get(kind, { namespace: options.namespace, labelSelector: selectorOf(ownedLabels) }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(
-        informers.get(watch.resource, { namespace: options.namespace, labelSelector: watch.labelSelector }),
+        informers.get(watch.resource, { namespace: options.namespace, labelSelector: watch.labelSelector, fieldSelector: watch.fieldSelector }),
         (informer) => ({ watch, informer })
       ))
     const secondaries = [...owned, ...watched.map((w) => w.informer)]
@@ -664,14 +676,17 @@ const checkOwnedLabels = (name: string, labels: Readonly<Record<string, string>>
 
 // Likewise a selector the server would refuse: the primary's, or a watched kind's.
 const checkSelectors = (name: string, options: Options<any, any, any>): void => {
-  const selectors = [
-    ["labelSelector", options.labelSelector],
-    ...(options.watches ?? []).map((watch) => [`watches ${watch.resource.kind} labelSelector`, watch.labelSelector])
-  ] as const
-  for (const [what, selector] of selectors) {
-    if (selector === undefined) continue
-    const parsed = LabelSelectors.parse(selector)
-    if (Result.isFailure(parsed)) throw new Error(`controller ${name}: ${what} ${JSON.stringify(selector)}: ${parsed.failure}`)
+  const check = (what: string, selector: string | undefined, parse: (selector: string) => Result.Result<unknown, string>) => {
+    const parsed = selector === undefined ? undefined : parse(selector)
+    if (parsed !== undefined && Result.isFailure(parsed)) {
+      throw new Error(`controller ${name}: ${what} ${JSON.stringify(selector)}: ${parsed.failure}`)
+    }
+  }
+  check("labelSelector", options.labelSelector, LabelSelectors.parse)
+  check("watch.fieldSelector", options.watch?.fieldSelector, FieldSelectors.parse)
+  for (const watch of options.watches ?? []) {
+    check(`watches ${watch.resource.kind} labelSelector`, watch.labelSelector, LabelSelectors.parse)
+    check(`watches ${watch.resource.kind} fieldSelector`, watch.fieldSelector, FieldSelectors.parse)
   }
 }
 

@@ -118,6 +118,7 @@ export interface ControllerView {
     readonly synced: boolean
     readonly objects: number
     readonly labelSelector?: string
+    readonly fieldSelector?: string
     readonly metadataOnly?: true
   }>
   /** Runs and failed runs per time bucket over the last minutes, oldest first; null without history. */
@@ -299,6 +300,7 @@ export const controllerView = (handle: Operator.ControllerHandle, history?: Hist
         synced: informer.hasSynced(),
         objects: informer.size(),
         ...(informer.labelSelector === undefined ? {} : { labelSelector: informer.labelSelector }),
+        ...(informer.fieldSelector === undefined ? {} : { fieldSelector: informer.fieldSelector }),
         ...(informer.resource.metadataOnly === true ? { metadataOnly: true as const } : {})
       })),
       rates,
