@@ -652,14 +652,7 @@ const withPropagation = (
  * declare const resource: import("./Registry.ts").Resource
  * const gone = Rest.removeCollection(env, resource, "default", [], [], { propagationPolicy: undefined, preconditions: undefined, dryRun: false })
  */
-export const removeCollection: (
-  env: Env,
-  resource: Registry.Resource,
-  namespace: string | undefined,
-  labelSelector: Selectors.LabelSelector,
-  fieldSelector: Selectors.FieldSelector,
-  options: DeleteOptions
-) => Effect.Effect<Array<KubeObject.KubeObject>, Status.ApiError> = Effect.fnUntraced(function*(
+export const removeCollection = Effect.fnUntraced(function*(
   env: Env,
   resource: Registry.Resource,
   namespace: string | undefined,

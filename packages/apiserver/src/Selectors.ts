@@ -8,12 +8,13 @@ import { FieldSelectors, KubeObject, LabelSelectors } from "@kubefx/schema/inter
 
 export type LabelRequirement = LabelSelectors.LabelRequirement
 
+// Interfaces of the server's own, so the declarations of what takes a selector name them here.
 /** All requirements must hold (comma means AND). Empty matches everything. */
-export type LabelSelector = LabelSelectors.LabelSelector
+export interface LabelSelector extends ReadonlyArray<LabelRequirement> {}
 
 export type FieldRequirement = FieldSelectors.FieldRequirement
 
-export type FieldSelector = FieldSelectors.FieldSelector
+export interface FieldSelector extends ReadonlyArray<FieldRequirement> {}
 
 /** Fields every resource can be selected on. */
 export const commonFields: ReadonlyArray<string> = ["metadata.name", "metadata.namespace"]
