@@ -10,7 +10,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { ApiServer } from "@kubefx/apiserver"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Kube, Operator } from "@kubefx/kube"
-import { Effect, Layer, Metric, References, Schedule } from "effect"
+import { Deferred, Effect, Layer, Metric, References, Schedule } from "effect"
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -279,4 +279,39 @@ describe("Control Center", () => {
     assert.notInclude(shown.onOther, "configmaps-sharder")
     assert.deepStrictEqual(pageErrors, [])
   }, 60_000)
+
+  it("shows an object whose run is still going, and for how long", async () => {
+    needChromium()
+    const kubeconfigPath = join(dir, "stalled-kubeconfig")
+    const cluster = Layer.unwrap(Effect.map(ApiServer.make({ kubeconfigPath }), () => Kube.layer({ _tag: "File", path: kubeconfigPath })))
+    const shown = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const running = yield* Operator.start(Operator.make({
+        name: "stalled",
+        http: { port: 0 },
+        controllers: [Controller.define({
+          name: "stuck",
+          for: Builtins.ConfigMap,
+          namespace: "default",
+          reconcile: (object) => object.metadata.name === "slow" ? Effect.as(Deferred.await(release), Outcome.done) : Effect.succeed(Outcome.done)
+        })]
+      })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+      // Let the run end when the test does (finalizers run last-first: before the operator's
+      // shutdown, which waits for running reconciles).
+      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      const kube = yield* Kube.Kube
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "slow", namespace: "default" } })
+      const opened = yield* Effect.acquireRelease(Effect.promise(() => browser!.newPage()), (p) => Effect.promise(() => p.close()))
+      return yield* Effect.promise(async () => {
+        opened.on("pageerror", (error) => pageErrors.push(String(error)))
+        await opened.goto(`${running.url}/`)
+        const cell = `#objects tr[data-key="default/slow"] [data-field="running"]`
+        // Shown once it has been running a second: the count goes up between renders.
+        await opened.waitForFunction((selector) => /^running [1-9]/.test(document.querySelector(selector)?.textContent ?? ""), cell, polling)
+        return opened.locator(cell).innerText()
+      })
+    })).pipe(Effect.provide(cluster), Effect.provideService(References.MinimumLogLevel, "None")))
+    assert.match(shown, /^running \d+\.\ds$/)
+    assert.deepStrictEqual(pageErrors, [])
+  }, 30_000)
 })

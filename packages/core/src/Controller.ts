@@ -137,6 +137,8 @@ export interface KeyStatus {
   readonly exhausted: boolean
   readonly next: { readonly at: number; readonly trigger: "retry" | "reschedule" } | undefined
   readonly last: Omit<RunReport, "controller" | "key" | "next" | "exhausted"> | undefined
+  /** When the run in progress was taken from the queue; undefined while none is. */
+  readonly runningSince: number | undefined
 }
 
 export interface Inspection {
@@ -591,7 +593,8 @@ const keyStatus = <S>(key: string, state: KeyState.KeyState<S>): KeyStatus => ({
   attempt: state.attempt,
   exhausted: state.exhausted,
   next: state.timer === undefined ? undefined : nextTimer(state.timer),
-  last: state.last
+  last: state.last,
+  runningSince: state.run?.takenAt
 })
 
 const view = <E, R, S>(

@@ -11,7 +11,7 @@
 /** @typedef {{ triggers: Trigger[], attempt: number, isLastAttempt: boolean, startedAt: string | null, durationMillis: number, result: RunResult }} RunView */
 /** @typedef {{ at: string | null, trigger: "retry" | "reschedule" }} Next */
 /** @typedef {{ status: string, reason: string | null, message: string | null, lastTransitionTime: string | null }} Ready */
-/** @typedef {{ key: string, ready: Ready | null, attempt: number, exhausted: boolean, nextRetryAt: string | null, next: Next | null, last: RunView | null }} KeyView */
+/** @typedef {{ key: string, ready: Ready | null, attempt: number, exhausted: boolean, nextRetryAt: string | null, next: Next | null, last: RunView | null, runningSince: string | null }} KeyView */
 /** @typedef {{ bucketMillis: number, lastBucketAt: string | null, runs: number[], errors: number[] }} Rates */
 /**
  * @typedef {{
@@ -410,7 +410,9 @@ const rowHtml = ({ controller: c, key: k }) => {
   const failing = isFailure(last?.result)
   const cls = k.exhausted ? "exhausted" : k.next?.trigger === "retry" ? "retrying" : failing ? "failing" : ""
   const ready = k.ready
-  const next = k.next === null || k.next.at === null
+  const next = k.runningSince !== null
+    ? `<span data-field="running">running <span data-since="${millis(k.runningSince)}"></span></span>`
+    : k.next === null || k.next.at === null
     ? ""
     : `${k.next.trigger === "retry" ? `retry #${k.attempt + 1}` : "requeue"} <span class="countdown" data-at="${millis(k.next.at)}"></span>`
   const why = last === null ? "" : last.triggers.map(triggerLabel)

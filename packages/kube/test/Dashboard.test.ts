@@ -5,9 +5,9 @@
  */
 import { assert, describe, it as test, layer } from "@effect/vitest"
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
-import { Conditions, Controller, Kube, Operator, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Kube, Operator, Resource } from "@kubefx/kube"
 import * as OperatorHttp from "../src/operator/OperatorHttp.ts"
-import { Effect, Metric, References, Schema } from "effect"
+import { Deferred, Effect, Metric, References, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
 const Lamp = Resource.custom({
@@ -116,6 +116,39 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dashboard"
       const one = yield* getJson<OperatorHttp.ControllerView>(`${running.url}/controllers/lamps`)
       assert.deepStrictEqual([sum(one.rates!.runs), sum(one.rates!.errors)], [4, 3])
       assert.strictEqual(one.keys.find((k) => k.key === `${ns}/off`)?.ready?.message, "bulb blown")
+      yield* running.shutdown
+    }).pipe(quiet))
+
+  it.effect("/controllers lists a key whose first run is still going, with when it started, and not once it ends", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const release = yield* Deferred.make<void>()
+      const running = yield* Operator.start(Operator.make({
+        name: "stalled",
+        http: { port: 0 },
+        controllers: [Controller.define({
+          name: "stuck",
+          for: Builtins.ConfigMap,
+          namespace: ns,
+          reconcile: () => Effect.as(Deferred.await(release), Outcome.done)
+        })]
+      }))
+      const before = Date.now()
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "slow", namespace: ns }, data: {} })
+      const stuck = yield* eventually(Effect.flatMap(getJson<OperatorHttp.ControllerView>(`${running.url}/controllers/stuck`), (view) => {
+        const key = view.keys.find((k) => k.key === `${ns}/slow`)
+        return ensure(key !== undefined, JSON.stringify(view.keys)).pipe(Effect.as(key!))
+      }))
+      assert.isNull(stuck.last)
+      assert.isAtLeast(Date.parse(stuck.runningSince ?? ""), before - 1000)
+      yield* Deferred.succeed(release, undefined)
+      const done = yield* eventually(Effect.flatMap(getJson<OperatorHttp.ControllerView>(`${running.url}/controllers/stuck`), (view) => {
+        const key = view.keys.find((k) => k.key === `${ns}/slow`)
+        return ensure(key?.last !== null && key?.last !== undefined, JSON.stringify(view.keys)).pipe(Effect.as(key!))
+      }))
+      assert.isNull(done.runningSince)
+      assert.strictEqual(done.last?.result._tag, "Done")
       yield* running.shutdown
     }).pipe(quiet))
 })

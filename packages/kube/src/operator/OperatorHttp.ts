@@ -87,6 +87,8 @@ export interface KeyView {
   readonly nextRetryAt: Time
   readonly next: { readonly at: Time; readonly trigger: "retry" | "reschedule" } | null
   readonly last: RunView | null
+  /** When its run in progress started (taken from the queue); null while none is. */
+  readonly runningSince: Time
 }
 
 export interface ControllerView {
@@ -228,7 +230,8 @@ const keyView = (status: Engine.KeyStatus, object: unknown): KeyView => ({
   exhausted: status.exhausted,
   nextRetryAt: status.next?.trigger === "retry" ? time(status.next.at) : null,
   next: status.next === undefined ? null : { at: time(status.next.at), trigger: status.next.trigger },
-  last: status.last === undefined ? null : runView(status.last)
+  last: status.last === undefined ? null : runView(status.last),
+  runningSince: time(status.runningSince)
 })
 
 const ratesView = (window: ReconcileRates.Window): RatesView => ({
