@@ -5,6 +5,7 @@
  * controller checks its caches' selectors with them when it is defined.
  */
 import { Result } from "effect"
+import * as NameRules from "./NameRules.ts"
 
 export type LabelRequirement =
   | { readonly op: "=" | "!="; readonly key: string; readonly value: string }
@@ -15,26 +16,9 @@ export type LabelRequirement =
 /** All requirements must hold (comma means AND). Empty matches everything. */
 export type LabelSelector = ReadonlyArray<LabelRequirement>
 
-const labelValue = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/
-const labelName = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/
-const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
-
-const validKey = (key: string): string | undefined => {
-  const slash = key.indexOf("/")
-  const [prefix, name] = slash === -1 ? [undefined, key] : [key.slice(0, slash), key.slice(slash + 1)]
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !dnsSubdomain.test(prefix))) {
-    return `prefix part must be a DNS-1123 subdomain`
-  }
-  if (name.length === 0 || name.length > 63 || !labelName.test(name)) {
-    return `name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`
-  }
-  return undefined
-}
-
-const validValue = (value: string): string | undefined =>
-  value.length <= 63 && labelValue.test(value)
-    ? undefined
-    : `a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`
+// apimachinery checks a requirement's key and values with IsQualifiedName and IsValidLabelValue,
+// their messages joined.
+const problems = (messages: ReadonlyArray<string>): string | undefined => messages.length === 0 ? undefined : messages.join("; ")
 
 type Token =
   | { readonly _tag: "id"; readonly text: string }
@@ -72,6 +56,7 @@ const tokenize = (input: string): Array<Token> | string => {
  *
  * @example
  * import { Result } from "effect"
+import * as NameRules from "./NameRules.ts"
  * import * as LabelSelectors from "./LabelSelectors.ts"
  * Result.isSuccess(LabelSelectors.parse("app=web,tier in (a,b),!legacy")) // true
  * Result.isFailure(LabelSelectors.parse("app in (a")) // true
@@ -141,11 +126,11 @@ export const parse = (input: string): Result.Result<LabelSelector, string> => {
       requirement = `found '${first.text}', expected: !, identifier, or 'end of string'`
     }
     if (typeof requirement === "string") return fail(requirement)
-    const keyError = validKey(requirement.key)
+    const keyError = problems(NameRules.qualifiedName(requirement.key))
     if (keyError !== undefined) return fail(`Invalid value: "${requirement.key}": ${keyError}`)
     const values = "values" in requirement ? requirement.values : "value" in requirement && typeof requirement.value === "string" ? [requirement.value] : []
     for (const v of values) {
-      const valueError = validValue(v)
+      const valueError = problems(NameRules.labelValue(v))
       if (valueError !== undefined) return fail(`Invalid value: "${v}": ${valueError}`)
     }
     out.push(requirement)
@@ -162,6 +147,7 @@ export const parse = (input: string): Result.Result<LabelSelector, string> => {
  *
  * @example
  * import { Result } from "effect"
+import * as NameRules from "./NameRules.ts"
  * import * as LabelSelectors from "./LabelSelectors.ts"
  * const selector = Result.getOrThrow(LabelSelectors.parse("app=web,env notin (prod)"))
  * LabelSelectors.matches(selector, { app: "web" }) // true
