@@ -177,8 +177,6 @@ interface Interpreter<S> {
   readonly accepting: Ref.Ref<boolean>
   readonly queueDuration: EngineMetrics.Recorder
   readonly workDuration: EngineMetrics.Recorder
-  /** When each running key was taken: what the unfinished-work gauges read when scraped. */
-  readonly taken: Map<string, number>
 }
 
 const interpreter = Effect.fnUntraced(function*<S>(name: string, options: Options) {
@@ -187,10 +185,15 @@ const interpreter = Effect.fnUntraced(function*<S>(name: string, options: Option
   yield* EngineMetrics.observeGauge(EngineMetrics.depth, attributes, () => table.queued)
   yield* EngineMetrics.observeCounter(EngineMetrics.adds, attributes, () => table.counts.adds)
   const clock = yield* Clock.Clock
-  const taken = new Map<string, number>()
-  const runningFor = () => {
+  // The running runs' ages, read from the key table when scraped: nothing is kept per run for them.
+  const runningFor = (): Array<number> => {
+    const ages: Array<number> = []
+    if (table.running === 0) return ages
     const now = clock.currentTimeMillisUnsafe()
-    return Array.from(taken.values(), (at) => (now - at) / 1000)
+    for (const { state } of table.keys.values()) {
+      if (state?.run !== undefined) ages.push((now - state.run.takenAt) / 1000)
+    }
+    return ages
   }
   yield* EngineMetrics.observeGauge(EngineMetrics.unfinishedWork, attributes, () => runningFor().reduce((sum, s) => sum + s, 0))
   yield* EngineMetrics.observeGauge(EngineMetrics.longestRunning, attributes, () => Math.max(0, ...runningFor()))
@@ -206,8 +209,7 @@ const interpreter = Effect.fnUntraced(function*<S>(name: string, options: Option
     noneStarted: yield* Latch.make(true),
     accepting: yield* Ref.make(true),
     queueDuration: yield* EngineMetrics.observeHistogram(EngineMetrics.queueDuration, EngineMetrics.queueBuckets, attributes),
-    workDuration: yield* EngineMetrics.observeHistogram(EngineMetrics.workDuration, EngineMetrics.queueBuckets, attributes),
-    taken
+    workDuration: yield* EngineMetrics.observeHistogram(EngineMetrics.workDuration, EngineMetrics.queueBuckets, attributes)
   }
   return interpreter
 })
@@ -226,13 +228,10 @@ function* states<S>(table: KeyState.Table<S>): Generator<readonly [string, KeySt
 const transition = <S>(i: Interpreter<S>, slot: KeyState.Slot<S>, input: KeyState.Input<S>): KeyState.Transition<S> => {
   const run = slot.state?.run
   const result = KeyState.applyTo(i.table, slot, input)
-  if (run !== undefined && result.state?.run === undefined) {
-    i.taken.delete(slot.key)
-    if (input._tag !== "Interrupted") {
-      // The inputs that end most runs carry the time they ended at: one clock read fewer per run.
-      const now = input._tag === "Succeeded" || input._tag === "Done" ? input.now : i.clock.currentTimeMillisUnsafe()
-      i.workDuration.record((now - run.takenAt) / 1000)
-    }
+  if (run !== undefined && result.state?.run === undefined && input._tag !== "Interrupted") {
+    // The inputs that end most runs carry the time they ended at: one clock read fewer per run.
+    const now = input._tag === "Succeeded" || input._tag === "Done" ? input.now : i.clock.currentTimeMillisUnsafe()
+    i.workDuration.record((now - run.takenAt) / 1000)
   }
   return result
 }
@@ -297,7 +296,6 @@ const take = <S>(i: Interpreter<S>): Effect.Effect<Item<S>> => {
     if (state?.phase !== "Queued" || (!high && Trigger.priorityOf(state.triggers) === "high")) return next
     const run = transition(i, slot, { _tag: "Take", now: i.clock.currentTimeMillisUnsafe() }).state!.run!
     latches(i)
-    i.taken.set(slot.key, run.takenAt)
     i.queueDuration.record((run.takenAt - run.queuedAt) / 1000)
     return Effect.succeed({ key: slot.key, triggers: run.triggers, queuedAt: run.queuedAt, slot })
   })
