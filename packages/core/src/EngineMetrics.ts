@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Metric, Scope } from "effect"
+import { type Context, Effect, Metric, type Scope } from "effect"
 
 /** controller-runtime's buckets for reconcile time (seconds). */
 export const reconcileBuckets: ReadonlyArray<number> = [
@@ -98,19 +98,42 @@ export const triggers = Metric.counter("kubefx_reconcile_triggers_total", {
 
 type Attributes = Readonly<Record<string, string>>
 
+const registerIn = <State>(
+  context: Context.Context<never>,
+  metric: Metric.Metric<never, State>,
+  attributes: Attributes,
+  get: () => State
+): { readonly remove: () => void } =>
+  Metric.registerUnsafe(Metric.withAttributes(metric, attributes), context, { get, update: () => {}, modify: () => {} })
+
 const register = <State>(
   metric: Metric.Metric<never, State>,
   attributes: Attributes,
   get: () => State
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.contextWith((context) => {
-    const registration = Metric.registerUnsafe(Metric.withAttributes(metric, attributes), context, {
-      get,
-      update: () => {},
-      modify: () => {}
-    })
+    const registration = registerIn(context, metric, attributes, get)
     return Effect.addFinalizer(() => Effect.sync(registration.remove))
   })
+
+/**
+ * Exposes a counter whose value the caller keeps in the metric registry of `context`, until the
+ * returned `remove`: for series that appear outside an Effect (one per status code an HTTP
+ * client meets, say), where `observeCounter` cannot be yielded.
+ *
+ * @example
+ * import { Context, Metric } from "effect"
+ * import { EngineMetrics } from "@kubefx/core"
+ * let adds = 0
+ * const { remove } = EngineMetrics.observeCounterUnsafe(Context.empty(), EngineMetrics.adds, { name: "q" }, () => adds)
+ * remove()
+ */
+export const observeCounterUnsafe = (
+  context: Context.Context<never>,
+  metric: Metric.Counter<number>,
+  attributes: Attributes,
+  read: () => number
+): { readonly remove: () => void } => registerIn(context, metric, attributes, () => ({ count: read(), incremental: true }))
 
 /**
  * Exposes a counter whose value the caller keeps, for as long as the scope is open.

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { EngineMetrics } from "@kubefx/core"
 import { Context, Effect, Metric, type Scope } from "effect"
 
 /** `rest_client_requests_total`, as client-go names and describes it. */
@@ -49,11 +50,7 @@ const acquire = (context: Context.Context<never>, all: Map<string, Series>, key:
   const series: Series = {
     count: 0,
     users: 1,
-    remove: Metric.registerUnsafe(Metric.withAttributes(requests, attributes), context, {
-      get: () => ({ count: series.count, incremental: true }),
-      update: () => {},
-      modify: () => {}
-    }).remove
+    remove: EngineMetrics.observeCounterUnsafe(context, requests, attributes, () => series.count).remove
   }
   all.set(key, series)
   return series
