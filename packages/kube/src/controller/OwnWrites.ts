@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Array as Arr, Effect } from "effect"
 import type * as Informer from "../cache/Informer.ts"
 import type * as Kube from "../client/Kube.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
@@ -46,12 +46,7 @@ const kindOf = (resource: Resource.Resource) => `${resource.kind}.${resource.gro
 export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096): OwnWrites => {
   // A kind may have several caches (owned and watched through different selectors): the echo is in
   // whichever of them selects the object.
-  const byKind = new Map<string, Array<Informer.Informer<any>>>()
-  for (const informer of caches) {
-    const same = byKind.get(kindOf(informer.resource))
-    if (same === undefined) byKind.set(kindOf(informer.resource), [informer])
-    else same.push(informer)
-  }
+  const byKind: Readonly<Record<string, ReadonlyArray<Informer.Informer<any>>>> = Arr.groupBy(caches, (informer) => kindOf(informer.resource))
   // Each write's record lives until its echo: a transient map, so V8 does not keep what went through.
   const written = TransientMap.make<string, Written>()
   // A kind both owned and watched, or a primary kind also watched, reaches two triggers through one
@@ -59,7 +54,7 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
   const answered = new WeakMap<Informer.Change<ObjectMeta.KubeObject>, string>()
 
   const record = (resource: Resource.Resource, answer: ObjectMeta.KubeObject, writer: string) => {
-    const informers = byKind.get(kindOf(resource))
+    const informers = byKind[kindOf(resource)]
     const resourceVersion = answer.metadata.resourceVersion
     if (informers === undefined || resourceVersion === undefined) return
     const key = ObjectMeta.key(answer)
@@ -86,7 +81,7 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
     // the write's own version in a kind with several caches, which each bring it back as a change of
     // their own: the record stays for them, until a later change or a deletion ends it.
     if (change._tag !== "Deleted" && order !== undefined && order < 0) return undefined
-    if (change._tag === "Deleted" || order !== 0 || (byKind.get(kind)?.length ?? 0) < 2) written.delete(id)
+    if (change._tag === "Deleted" || order !== 0 || (byKind[kind]?.length ?? 0) < 2) written.delete(id)
     if (change._tag === "Deleted" || order !== 0) return undefined
     answered.set(change, entry.writer)
     return entry.writer
