@@ -517,11 +517,15 @@ const Workers = {
       })
     // A released key taken (queued again by an interrupted run) leaves without running.
     const skip = (key: string) => Effect.andThen(queue.remove(key), queue.done(key))
-    // Taking a key and handing it on are uninterruptible, so an interrupted worker never loses a
-    // key: it is either still queued or put back by `requeue`.
+    // Only the wait is interruptible; taking a key and handing it on are one uninterruptible step,
+    // so an interrupted worker never loses a key: it is either still queued or put back by
+    // `requeue`. (Interrupted after a take inside an interruptible region, as at a scheduler
+    // yield, the key would stay running, or its entry queued without a signal, for ever.)
     const worker = (index: number) => {
       const next = Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(restore(queue.take), (item) => {
+        Effect.flatMap(restore(queue.ready), () => {
+          const item = queue.takeUnsafe()
+          if (item === undefined) return Effect.void
           if (Ref.getUnsafe(held)) return Effect.sync(() => queue.requeue(item))
           if (released.size > 0 && released.has(item.key)) return skip(item.key)
           current[index] = item.key

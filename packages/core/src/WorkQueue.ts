@@ -42,8 +42,16 @@ export interface WorkQueue<S = unknown> {
   readonly remove: (key: string) => Effect.Effect<void>
   /** When the key's delayed add is due (ms), if it has one. */
   readonly dueAt: (key: string) => number | undefined
-  /** Waits for the next key and marks it running. Interrupted once the queue is shut down. */
+  /**
+   * Waits for the next key and marks it running. Interrupted once the queue is shut down. A taker
+   * that may be interrupted and must not lose the key (a worker) waits on `ready` instead and takes
+   * with `takeUnsafe` where it cannot be interrupted.
+   */
   readonly take: Effect.Effect<Item<S>>
+  /** Waits until a key may be queued, taking nothing. Interrupted once the queue is shut down. */
+  readonly ready: Effect.Effect<void>
+  /** Takes the next queued key now and marks it running; undefined when none is queued. */
+  readonly takeUnsafe: () => Item<S> | undefined
   /**
    * Ends a key's run. A dirty key is queued again at once (which supersedes `followUp`); otherwise
    * `followUp`, when given, becomes the key's delayed add, and any other delayed add is dropped.
@@ -122,6 +130,8 @@ export const make = <S = unknown>(name: string, options: Options = {}): Effect.E
       remove: (key) => Effect.suspend(() => applyNow(i, key, { _tag: "Forget" })),
       dueAt: (key) => i.table.keys.get(key)?.state?.timer?.at,
       take: take(i),
+      ready: Effect.asVoid(Queue.peek(i.signals)),
+      takeUnsafe: () => takeUnsafe(i),
       done: (key, followUp) =>
         Effect.suspend(() => applyNow(i, key, { _tag: "Done", now: now(), timer: followUp && timerAfter(followUp) })),
       depth: () => i.table.queued,
@@ -287,17 +297,27 @@ const fire = <S>(i: Interpreter<S>, key: string, timer: KeyState.Timer): Effect.
   )
 
 // A key forgotten or already taken since it was offered is skipped, and so is a low entry of a key
-// offered again at high priority.
-const take = <S>(i: Interpreter<S>): Effect.Effect<Item<S>> => {
-  const next: Effect.Effect<Item<S>> = Effect.flatMap(Queue.take(i.signals), () => {
+// offered again at high priority. Each entry has its signal, consumed with it in one synchronous
+// step: an interruption can come between waiting and taking, never between a signal and its entry.
+const takeUnsafe = <S>(i: Interpreter<S>): Item<S> | undefined => {
+  while (true) {
+    const signal = Queue.takeUnsafe(i.signals)
+    if (signal === undefined || signal._tag === "Failure") return undefined
     const high = i.high.length > 0
     const slot = MutableList.take(high ? i.high : i.low) as KeyState.Slot<S>
     const state = slot.state
-    if (state?.phase !== "Queued" || (!high && Trigger.priorityOf(state.triggers) === "high")) return next
+    if (state?.phase !== "Queued" || (!high && Trigger.priorityOf(state.triggers) === "high")) continue
     const run = transition(i, slot, { _tag: "Take", now: i.clock.currentTimeMillisUnsafe() }).state!.run!
     latches(i)
     i.queueDuration.record((run.takenAt - run.queuedAt) / 1000)
-    return Effect.succeed({ key: slot.key, triggers: run.triggers, queuedAt: run.queuedAt, slot })
+    return { key: slot.key, triggers: run.triggers, queuedAt: run.queuedAt, slot }
+  }
+}
+
+const take = <S>(i: Interpreter<S>): Effect.Effect<Item<S>> => {
+  const next: Effect.Effect<Item<S>> = Effect.suspend(() => {
+    const item = takeUnsafe(i)
+    return item === undefined ? Effect.andThen(Queue.peek(i.signals), next) : Effect.succeed(item)
   })
   return next
 }

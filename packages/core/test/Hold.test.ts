@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Controller, Outcome, ReconcileError, Trigger, WorkQueue } from "@kubefx/core"
-import { Effect, Exit, Fiber, Ref, Stream, Tracer } from "effect"
+import { Effect, Exit, Fiber, Ref, References, Stream, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import { isolated, scripted } from "./harness.ts"
 
@@ -118,6 +118,26 @@ describe("Controller hold and resume", () => {
 })
 
 describe("WorkQueue requeue", () => {
+  it.effect("holds that interrupt the workers wherever they are, at every scheduler yield, lose no key", () =>
+    isolated(Effect.gen(function*() {
+      const h = yield* scripted(() => "ok", { concurrency: 2 })
+      const keys = ["a", "b", "c", "d", "e", "f"]
+      for (let round = 0; round < 120; round++) {
+        for (const key of keys) yield* h.controller.enqueue(key)
+        // A different point of the workers' take-and-run cycle each round.
+        for (let i = 0; i < round % 31; i++) yield* Effect.yieldNow
+        yield* h.controller.hold()
+        yield* h.controller.resume
+      }
+      const idle = yield* Effect.forkChild(h.controller.awaitIdle, { startImmediately: true })
+      for (let i = 0; i < 1000 && idle.pollUnsafe() === undefined; i++) yield* Effect.yieldNow
+      const inspection = yield* h.controller.inspect
+      // A key taken where the worker could still be interrupted stayed running, or queued without
+      // the signal a worker waits on, for ever.
+      assert.deepStrictEqual([inspection.queueDepth, inspection.workersBusy], [0, 0])
+      assert.isDefined(idle.pollUnsafe())
+    }).pipe(Effect.provideService(References.MaxOpsBeforeYield, 3))))
+
   it.effect("puts a taken key back with its triggers and those of events since; not once done", () =>
     isolated(Effect.gen(function*() {
       const queue = yield* WorkQueue.make("requeue")

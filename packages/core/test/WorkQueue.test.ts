@@ -119,6 +119,27 @@ describe("WorkQueue", () => {
       assert.isUndefined(taker.pollUnsafe())
     })))
 
+  it.effect("ready waits for a key without taking it: a waiter interrupted once woken leaves the key for takeUnsafe", () =>
+    isolated(Effect.gen(function*() {
+      const queue = yield* WorkQueue.make("ready")
+      assert.isUndefined(queue.takeUnsafe())
+      const waiter = yield* Effect.forkChild(queue.ready, { startImmediately: true })
+      yield* queue.add("a", Trigger.event())
+      // Woken by the add, interrupted before it could run on: nothing was taken.
+      yield* Fiber.interrupt(waiter)
+      assert.deepStrictEqual([queue.depth(), queue.running()], [1, 0])
+      yield* queue.ready
+      assert.strictEqual(queue.takeUnsafe()?.key, "a")
+      assert.deepStrictEqual([queue.depth(), queue.running()], [0, 1])
+      assert.isUndefined(queue.takeUnsafe())
+      // A key forgotten after it was offered leaves an entry that takeUnsafe passes over.
+      yield* queue.add("b", Trigger.event())
+      yield* queue.remove("b")
+      yield* queue.add("c", Trigger.event())
+      assert.strictEqual(queue.takeUnsafe()?.key, "c")
+      assert.isUndefined(queue.takeUnsafe())
+    })))
+
   it.effect("awaitIdle waits for queued and running keys", () =>
     isolated(Effect.gen(function*() {
       const queue = yield* WorkQueue.make("idle")
