@@ -139,6 +139,8 @@ export interface KeyStatus {
   readonly last: Omit<RunReport, "controller" | "key" | "next" | "exhausted"> | undefined
   /** When the run in progress was taken from the queue; undefined while none is. */
   readonly runningSince: number | undefined
+  /** When the key was queued for its next run; undefined unless it waits in the queue. */
+  readonly queuedSince: number | undefined
 }
 
 export interface Inspection {
@@ -598,7 +600,8 @@ const keyStatus = <S>(key: string, state: KeyState.KeyState<S>): KeyStatus => ({
   exhausted: state.exhausted,
   next: state.timer === undefined ? undefined : nextTimer(state.timer),
   last: state.last,
-  runningSince: state.run?.takenAt
+  runningSince: state.run?.takenAt,
+  queuedSince: state.phase === "Queued" ? state.queuedAt : undefined
 })
 
 const view = <E, R, S>(

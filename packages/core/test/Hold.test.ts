@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Controller, Outcome, ReconcileError, Trigger, WorkQueue } from "@kubefx/core"
-import { Effect, Exit, Fiber, Ref, References, Stream, Tracer } from "effect"
+import { Effect, Exit, Fiber, Option, Ref, References, Stream, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import { isolated, scripted } from "./harness.ts"
 
@@ -51,6 +51,28 @@ describe("Controller hold and resume", () => {
       assert.strictEqual(first!.result._tag, "Interrupted")
       assert.strictEqual(first!.next, undefined)
       assert.strictEqual(second!.result._tag, "Done")
+    })))
+
+  it.effect("a key's status says since when it runs, or since when it waits in the queue", () =>
+    isolated(Effect.gen(function*() {
+      const h = yield* scripted((_, n) => n === 0 ? "hang" : "ok", { held: true })
+      yield* h.controller.enqueue("a")
+      // Known once it ran: queued and never run yet, there is nothing to report.
+      assert.isTrue(Option.isNone(yield* h.controller.keyStatus("a")))
+      yield* TestClock.adjust("2 seconds")
+      yield* h.controller.resume
+      yield* Effect.yieldNow
+      const running = Option.getOrThrow(yield* h.controller.keyStatus("a"))
+      assert.deepStrictEqual([running.runningSince, running.queuedSince], [2000, undefined])
+      yield* TestClock.adjust("3 seconds")
+      yield* h.controller.hold()
+      // Put back by the hold, waiting since it was first queued.
+      const queued = Option.getOrThrow(yield* h.controller.keyStatus("a"))
+      assert.deepStrictEqual([queued.runningSince, queued.queuedSince], [undefined, 0])
+      yield* h.controller.resume
+      yield* h.controller.awaitIdle
+      const done = Option.getOrThrow(yield* h.controller.keyStatus("a"))
+      assert.deepStrictEqual([done.runningSince, done.queuedSince], [undefined, undefined])
     })))
 
   it.effect("hold with a drain timeout lets a running reconcile finish and starts no queued one", () =>
