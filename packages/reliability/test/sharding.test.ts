@@ -43,6 +43,9 @@ const within = (duration: `${number} seconds`, every: `${number} millis` = "100 
 interface CacheSnapshot {
   readonly at: number
   readonly keys: ReadonlyArray<string>
+  /** The cached Buckets not observed at their generation, with the engine's state of each. */
+  readonly lagging?: ReadonlyArray<{ readonly key: string }>
+  readonly engine?: unknown
 }
 
 // A replica that exits without being told to fails `unexpectedExit`, which ends the run at once.
@@ -118,6 +121,26 @@ const scenario = (context: Report.TaskLike, unexpectedExit: Deferred.Deferred<ne
       return counts
     }
     const external = Effect.map(Effect.orDie(store.list()), (list) => list.length)
+    const snapshotOf = (identity: string): CacheSnapshot =>
+      existsSync(cacheFile(identity)) ? JSON.parse(readFileSync(cacheFile(identity), "utf8")) : { at: 0, keys: [] }
+    // What a Bucket left unconverged went through: its placement now, how each replica's engine
+    // last saw it, and its lines in the log.
+    const history = (pending: ReadonlyArray<string>, log: string) =>
+      Effect.forEach(pending, (line) => {
+        const name = line.split(" ")[1] ?? ""
+        const key = `${namespace}/${name}`
+        const seen = [...replicas.keys()].flatMap((identity) => {
+          const snapshot = snapshotOf(identity)
+          const entry = snapshot.lagging?.find((lag) => lag.key === key)
+          return entry === undefined ? [] : [`${identity} at ${snapshot.at}: ${JSON.stringify(entry)}, engine ${JSON.stringify(snapshot.engine)}`]
+        })
+        return Fleet.persistently(kube.get(Buckets.Bucket, name, namespace)).pipe(
+          Effect.map((bucket) => JSON.stringify({ resourceVersion: bucket.metadata.resourceVersion, ...Handover.placement(bucket) })),
+          Effect.catchTag("NotFound", () => Effect.succeed("gone")),
+          Effect.map((placed) =>
+            [`${line}: now ${placed}`, ...seen, ...log.split("\n").filter((l) => l.includes(` ${key} `)).slice(-30)].join("\n"))
+        )
+      }).pipe(Effect.map((lines) => lines.join("\n")))
 
     // Most Buckets exist before the replicas start: a burst of writes this size saturates the
     // API server, which answers everyone late, Lease renewals included.
@@ -203,7 +226,7 @@ const scenario = (context: Report.TaskLike, unexpectedExit: Deferred.Deferred<ne
     const settledAt = Date.now()
     const compareCache = (identity: string) =>
       Effect.sync(() => {
-        const snapshot: CacheSnapshot = existsSync(cacheFile(identity)) ? JSON.parse(readFileSync(cacheFile(identity), "utf8")) : { at: 0, keys: [] }
+        const snapshot = snapshotOf(identity)
         const own = new Set(final.filter((p) => p.owner === identity).map((p) => p.key))
         const cached = new Set(snapshot.keys)
         return {
@@ -280,7 +303,7 @@ const scenario = (context: Report.TaskLike, unexpectedExit: Deferred.Deferred<ne
     assert.deepStrictEqual(overlapping.slice(0, 3), [], `${overlapping.length} overlapping reconciles of a key`)
     assert.deepStrictEqual(arrivedWhileRunning.slice(0, 3), [], `${arrivedWhileRunning.length} keys arrived while another replica ran them`)
     assert.deepStrictEqual(acknowledgedWhileRunning.slice(0, 3), [], `${acknowledgedWhileRunning.length} drains acknowledged while the key ran`)
-    assert.deepStrictEqual(verdict.pending, [])
+    assert.deepStrictEqual(verdict.pending, [], yield* history(verdict.pending, text))
     assert.strictEqual(verdict.converged, objects)
     assert.strictEqual(verdict.duplicates, 0)
     assert.strictEqual(verdict.orphans, 0)
