@@ -1,7 +1,7 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, type Informer, Kube, ObjectMeta } from "@kubefx/kube"
-import { Effect, Ref, References } from "effect"
+import { Builtins, Controller, type Informer, Kube, KubeError, ObjectMeta } from "@kubefx/kube"
+import { Deferred, Effect, Exit, Ref, References, Stream } from "effect"
 import * as OwnWrites from "../src/controller/OwnWrites.ts"
 import { Widget, widgetIn } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
@@ -106,6 +106,59 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
       yield* settled(controller, kube, ns, "a", ["shared"])
       assert.deepStrictEqual(yield* Ref.get(runs), ["b", "a", "b"])
     }))
+
+  it.effect("folded into a relist with someone else's earlier change still run the key for that change", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      // A client whose watches can lose events and then end with a 410, as one that fell too far
+      // behind: the informer relists and finds what it missed as one change.
+      const losing = { on: false }
+      let expiry = Deferred.makeUnsafe<void>()
+      const lossy: Kube.Client = {
+        ...kube,
+        watch: (resource, options) => {
+          const mine = expiry
+          const gone = Stream.fromEffect(Effect.andThen(Deferred.await(mine), Effect.fail(new KubeError.Gone({ message: "too old resource version", code: 410 }))))
+          return Stream.merge(Stream.filter(kube.watch(resource, options), () => !losing.on), gone, { haltStrategy: "either" })
+        }
+      }
+      const seen = yield* Ref.make<Array<string>>([])
+      // Each run notes the message it read and stamps its ConfigMap: a recorded own write with no
+      // status write after it, so the stamp is the object's latest version.
+      const controller = yield* Controller.start(Controller.define({
+        name: "configmaps-own-relisted",
+        for: Builtins.ConfigMap,
+        namespace: ns,
+        reconcile: (object, ctx) =>
+          Effect.gen(function*() {
+            const runs = yield* Ref.updateAndGet(seen, (xs) => [...xs, object.data?.message ?? ""])
+            yield* ctx.kube.patch(Builtins.ConfigMap, object.metadata.name, ns, { metadata: { annotations: { runs: `${runs.length}` } } }, { type: "merge" })
+            return Outcome.done
+          })
+      })).pipe(Effect.provideService(Kube.Kube, lossy), Effect.provideService(References.MinimumLogLevel, "None"))
+      const stampedAs = (runs: string) =>
+        eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "x", ns), (cm) =>
+          Effect.as(ensure(cm.metadata.annotations?.["runs"] === runs, `not stamped ${runs}`), cm)))
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: ns }, data: { message: "one" } })
+      const stamped = yield* stampedAs("1")
+      yield* controller.informer.awaitVersion(ObjectMeta.key(stamped), stamped.metadata.resourceVersion)
+      yield* controller.awaitIdle
+
+      // Lost: someone else's change, then a run's stamp on top of it. The relist finds both as one
+      // change, to the version the run wrote.
+      losing.on = true
+      yield* kube.patch(Builtins.ConfigMap, "x", ns, { data: { message: "two" } }, { type: "merge", fieldManager: "kubectl-edit" })
+      yield* controller.enqueue(`${ns}/x`)
+      yield* stampedAs("2")
+      yield* controller.awaitIdle
+      assert.deepStrictEqual(yield* Ref.get(seen), ["one", "one"])
+      losing.on = false
+      const expired = expiry
+      expiry = Deferred.makeUnsafe<void>()
+      Deferred.doneUnsafe(expired, Exit.void)
+      yield* eventually(Effect.flatMap(Ref.get(seen), (xs) => ensure(xs.includes("two"), `runs read ${xs.join(", ")}`)))
+    }))
 })
 
 describe("OwnWrites", () => {
@@ -127,6 +180,15 @@ describe("OwnWrites", () => {
     writes.record(Builtins.ConfigMap, configMap("z", "9"), "ns/a")
     assert.isUndefined(writes.writerOf(Builtins.ConfigMap, { _tag: "Deleted", object: configMap("z", "8") }))
     assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("z", "9"))))
+  })
+
+  plain("does not take a relist's change to the written version for the write: it may fold in others' changes", () => {
+    const writes = OwnWrites.make([configMaps])
+    writes.record(Builtins.ConfigMap, configMap("folded", "5"), "ns/a")
+    const relisted: Informer.Change<Builtins.ConfigMap> = { _tag: "Updated", previous: configMap("folded", "3"), object: configMap("folded", "5"), listed: true }
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, relisted))
+    // The record ended with it.
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("folded", "5"))))
   })
 
   plain("finds an echo that came first in any cache of the kind, not only the last one", () => {

@@ -26,7 +26,8 @@ const rawVersion = (object: unknown): unknown =>
 export type Change<A> =
   /** `listed`: it came with a list (the first, a relist, or the cache's contents for a new subscriber). */
   | { readonly _tag: "Added"; readonly object: A; readonly listed?: true }
-  | { readonly _tag: "Updated"; readonly previous: A; readonly object: A }
+  /** `listed`: found by a relist, which may have folded several versions into this one change. */
+  | { readonly _tag: "Updated"; readonly previous: A; readonly object: A; readonly listed?: true }
   | { readonly _tag: "Deleted"; readonly object: A }
 
 /**
@@ -295,7 +296,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
           const previous = objects.get(key)
           if (previous?.metadata.resourceVersion === object.metadata.resourceVersion) continue
           put(key, object)
-          out.push(previous === undefined ? { _tag: "Added", object, listed: true } : { _tag: "Updated", previous, object })
+          out.push(previous === undefined ? { _tag: "Added", object, listed: true } : { _tag: "Updated", previous, object, listed: true })
         }
         for (const [key, object] of objects) {
           if (seen.has(key)) continue

@@ -79,10 +79,12 @@ export const make = (caches: Iterable<Informer.Informer<any>>, capacity = 4096):
     const order = ObjectMeta.compareVersions(change.object.metadata.resourceVersion, entry.resourceVersion)
     // An older version may still be followed by the write's; anything else ends the wait, except
     // the write's own version in a kind with several caches, which each bring it back as a change of
-    // their own: the record stays for them, until a later change or a deletion ends it.
+    // their own: the record stays for them, until a later change or a deletion ends it. A relist's
+    // change to the write's version may carry others' changes before it: it is not the write's.
     if (change._tag !== "Deleted" && order !== undefined && order < 0) return undefined
-    if (change._tag === "Deleted" || order !== 0 || (byKind[kind]?.length ?? 0) < 2) written.delete(id)
-    if (change._tag === "Deleted" || order !== 0) return undefined
+    const folded = change._tag === "Updated" && change.listed === true
+    if (change._tag === "Deleted" || order !== 0 || folded || (byKind[kind]?.length ?? 0) < 2) written.delete(id)
+    if (change._tag === "Deleted" || order !== 0 || folded) return undefined
     answered.set(change, entry.writer)
     return entry.writer
   }
