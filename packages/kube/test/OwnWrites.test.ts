@@ -1,10 +1,10 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, type Informer, Kube, KubeError, ObjectMeta } from "@kubefx/kube"
-import { Deferred, Effect, Exit, Ref, References, Stream } from "effect"
+import { Builtins, Controller, type Informer, Kube, ObjectMeta } from "@kubefx/kube"
+import { Effect, Ref, References } from "effect"
 import * as OwnWrites from "../src/controller/OwnWrites.ts"
 import { Widget, widgetIn } from "./fixtures/Widget.ts"
-import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
+import { ensure, eventually, installCrd, layer as cluster, lossy, namespace } from "./support.ts"
 
 const configMap = (name: string, resourceVersion: string): Builtins.ConfigMap => ({
   apiVersion: "v1",
@@ -111,18 +111,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
     Effect.gen(function*() {
       const ns = yield* namespace
       const kube = yield* Kube.Kube
-      // A client whose watches can lose events and then end with a 410, as one that fell too far
-      // behind: the informer relists and finds what it missed as one change.
-      const losing = { on: false }
-      let expiry = Deferred.makeUnsafe<void>()
-      const lossy: Kube.Client = {
-        ...kube,
-        watch: (resource, options) => {
-          const mine = expiry
-          const gone = Stream.fromEffect(Effect.andThen(Deferred.await(mine), Effect.fail(new KubeError.Gone({ message: "too old resource version", code: 410 }))))
-          return Stream.merge(Stream.filter(kube.watch(resource, options), () => !losing.on), gone, { haltStrategy: "either" })
-        }
-      }
+      // Its watches can lose events, then end with a 410 (a client fallen too far behind).
+      const watches = lossy(kube)
       const seen = yield* Ref.make<Array<string>>([])
       // Each run notes the message it read and stamps its ConfigMap: a recorded own write with no
       // status write after it, so the stamp is the object's latest version.
@@ -136,7 +126,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
             yield* ctx.kube.patch(Builtins.ConfigMap, object.metadata.name, ns, { metadata: { annotations: { runs: `${runs.length}` } } }, { type: "merge" })
             return Outcome.done
           })
-      })).pipe(Effect.provideService(Kube.Kube, lossy), Effect.provideService(References.MinimumLogLevel, "None"))
+      })).pipe(Effect.provideService(Kube.Kube, watches.client), Effect.provideService(References.MinimumLogLevel, "None"))
       const stampedAs = (runs: string) =>
         eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "x", ns), (cm) =>
           Effect.as(ensure(cm.metadata.annotations?.["runs"] === runs, `not stamped ${runs}`), cm)))
@@ -147,16 +137,13 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a run's ow
 
       // Lost: someone else's change, then a run's stamp on top of it. The relist finds both as one
       // change, to the version the run wrote.
-      losing.on = true
+      watches.losing = true
       yield* kube.patch(Builtins.ConfigMap, "x", ns, { data: { message: "two" } }, { type: "merge", fieldManager: "kubectl-edit" })
       yield* controller.enqueue(`${ns}/x`)
       yield* stampedAs("2")
       yield* controller.awaitIdle
       assert.deepStrictEqual(yield* Ref.get(seen), ["one", "one"])
-      losing.on = false
-      const expired = expiry
-      expiry = Deferred.makeUnsafe<void>()
-      Deferred.doneUnsafe(expired, Exit.void)
+      watches.expire()
       yield* eventually(Effect.flatMap(Ref.get(seen), (xs) => ensure(xs.includes("two"), `runs read ${xs.join(", ")}`)))
     }))
 })

@@ -4,7 +4,7 @@
  */
 import { ApiServer } from "@kubefx/apiserver"
 import { Builtins, Crd, Kube, KubeError } from "@kubefx/kube"
-import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Schedule, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -74,6 +74,33 @@ export const partitionable = (kube: Kube.Client, cut: () => boolean): Kube.Clien
     replace: (resource, object, options) => Effect.suspend(() => cut() ? fail : kube.replace(resource, object, options)),
     patch: (resource, name, ns, body, options) => Effect.suspend(() => cut() ? fail : kube.patch(resource, name, ns, body, options))
   }
+}
+
+/**
+ * A client whose watches lose their events while `losing` is set, then end with a 410 at
+ * `expire()`, as those of a client that fell too far behind: an informer relists and finds what
+ * it missed folded into one change per object.
+ */
+export const lossy = (kube: Kube.Client): { readonly client: Kube.Client; losing: boolean; readonly expire: () => void } => {
+  let expiry = Deferred.makeUnsafe<void>()
+  const gone = new KubeError.Gone({ message: "too old resource version", code: 410 })
+  const state: { readonly client: Kube.Client; losing: boolean; readonly expire: () => void } = {
+    losing: false,
+    client: {
+      ...kube,
+      watch: (resource, options) => {
+        const expired = Stream.fromEffect(Effect.andThen(Deferred.await(expiry), Effect.fail(gone)))
+        return Stream.merge(Stream.filter(kube.watch(resource, options), () => !state.losing), expired, { haltStrategy: "either" })
+      }
+    },
+    expire: () => {
+      state.losing = false
+      const expired = expiry
+      expiry = Deferred.makeUnsafe<void>()
+      Deferred.doneUnsafe(expired, Exit.void)
+    }
+  }
+  return state
 }
 
 /** When something ran, by the clock: `end` is Infinity until it ended. */

@@ -137,6 +137,10 @@ export const follow = (
       if (owner !== options.identity) return Effect.void
       if (draining !== undefined) {
         if (by === options.identity) return Effect.void
+        // The object does not carry this replica's acknowledgement (a new request, or one whose
+        // cancel and renewal reached a relisting cache as a single change): acknowledge it once
+        // released, even if an earlier request of the key was acknowledged.
+        acknowledged.delete(key)
         const release = Effect.andThen(
           engine.release(key, { drainTimeout: options.drainTimeout }),
           Effect.andThen(Effect.sync(() => drained[index]!.add(key)), acknowledge(key))
