@@ -280,7 +280,7 @@ describe("Control Center", () => {
     assert.deepStrictEqual(pageErrors, [])
   }, 60_000)
 
-  it("shows an object whose run is still going, and for how long", async () => {
+  it("shows an object whose run is still going, and one waiting in the queue behind it, each for how long", async () => {
     needChromium()
     const kubeconfigPath = join(dir, "stalled-kubeconfig")
     const cluster = Layer.unwrap(Effect.map(ApiServer.make({ kubeconfigPath }), () => Kube.layer({ _tag: "File", path: kubeconfigPath })))
@@ -293,6 +293,7 @@ describe("Control Center", () => {
           name: "stuck",
           for: Builtins.ConfigMap,
           namespace: "default",
+          concurrency: 1,
           reconcile: (object) => object.metadata.name === "slow" ? Effect.as(Deferred.await(release), Outcome.done) : Effect.succeed(Outcome.done)
         })]
       })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
@@ -300,18 +301,29 @@ describe("Control Center", () => {
       // shutdown, which waits for running reconciles).
       yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
       const kube = yield* Kube.Kube
-      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "slow", namespace: "default" } })
+      const configMap = (name: string): Builtins.ConfigMap => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" } })
+      // "quick" runs once; then "slow" holds the only worker while a change of "quick" waits.
+      yield* kube.create(Builtins.ConfigMap, configMap("quick"))
+      yield* Effect.suspend(() => Effect.fromNullishOr(running.controllers[0]?.controller())).pipe(
+        Effect.flatMap((controller) => controller.keyStatus("default/quick")),
+        Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (status) => status._tag === "Some" && status.value.last !== undefined }),
+        Effect.retry(Schedule.spaced("20 millis"))
+      )
+      yield* kube.create(Builtins.ConfigMap, configMap("slow"))
+      yield* kube.patch(Builtins.ConfigMap, "quick", "default", { data: { changed: "yes" } }, { type: "merge" })
       const opened = yield* Effect.acquireRelease(Effect.promise(() => browser!.newPage()), (p) => Effect.promise(() => p.close()))
       return yield* Effect.promise(async () => {
         opened.on("pageerror", (error) => pageErrors.push(String(error)))
         await opened.goto(`${running.url}/`)
-        const cell = `#objects tr[data-key="default/slow"] [data-field="running"]`
-        // Shown once it has been running a second: the count goes up between renders.
-        await opened.waitForFunction((selector) => /^running [1-9]/.test(document.querySelector(selector)?.textContent ?? ""), cell, polling)
-        return opened.locator(cell).innerText()
+        const cell = (key: string, field: string) => `#objects tr[data-key="default/${key}"] [data-field="${field}"]`
+        // Shown once each has lasted a second: the count goes up between renders.
+        await opened.waitForFunction((selector) => /^running [1-9]/.test(document.querySelector(selector)?.textContent ?? ""), cell("slow", "running"), polling)
+        await opened.waitForFunction((selector) => /^queued [1-9]/.test(document.querySelector(selector)?.textContent ?? ""), cell("quick", "queued"), polling)
+        return [await opened.locator(cell("slow", "running")).innerText(), await opened.locator(cell("quick", "queued")).innerText()]
       })
     })).pipe(Effect.provide(cluster), Effect.provideService(References.MinimumLogLevel, "None")))
-    assert.match(shown, /^running \d+\.\ds$/)
+    assert.match(shown[0]!, /^running \d+\.\ds$/)
+    assert.match(shown[1]!, /^queued \d+\.\ds$/)
     assert.deepStrictEqual(pageErrors, [])
   }, 30_000)
 })

@@ -11,7 +11,7 @@
 /** @typedef {{ triggers: Trigger[], attempt: number, isLastAttempt: boolean, startedAt: string | null, durationMillis: number, result: RunResult }} RunView */
 /** @typedef {{ at: string | null, trigger: "retry" | "reschedule" }} Next */
 /** @typedef {{ status: string, reason: string | null, message: string | null, lastTransitionTime: string | null }} Ready */
-/** @typedef {{ key: string, ready: Ready | null, attempt: number, exhausted: boolean, nextRetryAt: string | null, next: Next | null, last: RunView | null, runningSince: string | null }} KeyView */
+/** @typedef {{ key: string, ready: Ready | null, attempt: number, exhausted: boolean, nextRetryAt: string | null, next: Next | null, last: RunView | null, runningSince: string | null, queuedSince: string | null }} KeyView */
 /** @typedef {{ bucketMillis: number, lastBucketAt: string | null, runs: number[], errors: number[] }} Rates */
 /**
  * @typedef {{
@@ -163,10 +163,13 @@ const applyReport = (view, report, index) => {
   const id = rowId(report.controller, report.key)
   let key = index.get(id)
   if (key === undefined) {
-    key = { key: report.key, ready: null, attempt: 0, exhausted: false, nextRetryAt: null, next: null, last: null }
+    key = { key: report.key, ready: null, attempt: 0, exhausted: false, nextRetryAt: null, next: null, last: null, runningSince: null, queuedSince: null }
     controller.keys.push(key)
     index.set(id, key)
   }
+  // The run ended: running no more, and whether it is queued again the next poll says.
+  key.runningSince = null
+  key.queuedSince = null
   key.attempt = failed || interrupted ? report.attempt : 0
   key.exhausted = report.exhausted
   if (!interrupted) {
@@ -412,6 +415,8 @@ const rowHtml = ({ controller: c, key: k }) => {
   const ready = k.ready
   const next = k.runningSince !== null
     ? `<span data-field="running">running <span data-since="${millis(k.runningSince)}"></span></span>`
+    : k.queuedSince !== null
+    ? `<span data-field="queued">queued <span data-since="${millis(k.queuedSince)}"></span></span>`
     : k.next === null || k.next.at === null
     ? ""
     : `${k.next.trigger === "retry" ? `retry #${k.attempt + 1}` : "requeue"} <span class="countdown" data-at="${millis(k.next.at)}"></span>`

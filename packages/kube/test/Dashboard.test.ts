@@ -151,6 +151,44 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dashboard"
       assert.strictEqual(done.last?.result._tag, "Done")
       yield* running.shutdown
     }).pipe(quiet))
+
+  it.effect("/controllers says since when a key waits in the queue, behind a run that holds the only worker", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const release = yield* Deferred.make<void>()
+      const running = yield* Operator.start(Operator.make({
+        name: "one-worker",
+        http: { port: 0 },
+        controllers: [Controller.define({
+          name: "single",
+          for: Builtins.ConfigMap,
+          namespace: ns,
+          concurrency: 1,
+          reconcile: (object) => object.metadata.name === "slow" ? Effect.as(Deferred.await(release), Outcome.done) : Effect.succeed(Outcome.done)
+        })]
+      }))
+      const keyIn = (name: string, ready: (key: OperatorHttp.KeyView) => boolean) =>
+        eventually(Effect.flatMap(getJson<OperatorHttp.ControllerView>(`${running.url}/controllers/single`), (view) => {
+          const key = view.keys.find((k) => k.key === `${ns}/${name}`)
+          return ensure(key !== undefined && ready(key), JSON.stringify(view.keys)).pipe(Effect.as(key!))
+        }))
+      const configMap = (name: string): Builtins.ConfigMap => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: ns } })
+      yield* kube.create(Builtins.ConfigMap, configMap("quick"))
+      const ran = yield* keyIn("quick", (key) => key.last !== null)
+      assert.isNull(ran.queuedSince)
+      yield* kube.create(Builtins.ConfigMap, configMap("slow"))
+      yield* keyIn("slow", (key) => key.runningSince !== null)
+      const before = Date.now()
+      yield* kube.patch(Builtins.ConfigMap, "quick", ns, { data: { changed: "yes" } }, { type: "merge" })
+      const waiting = yield* keyIn("quick", (key) => key.queuedSince !== null)
+      assert.isAtLeast(Date.parse(waiting.queuedSince ?? ""), before - 1000)
+      assert.isNull(waiting.runningSince)
+      yield* Deferred.succeed(release, undefined)
+      const after = yield* keyIn("quick", (key) => key.queuedSince === null && key.runningSince === null && Date.parse(key.last?.startedAt ?? "") >= before - 1000)
+      assert.strictEqual(after.last?.result._tag, "Done")
+      yield* running.shutdown
+    }).pipe(quiet))
 })
 
 describe("OperatorHttp.readyView", () => {

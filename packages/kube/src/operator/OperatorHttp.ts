@@ -89,6 +89,8 @@ export interface KeyView {
   readonly last: RunView | null
   /** When its run in progress started (taken from the queue); null while none is. */
   readonly runningSince: Time
+  /** When it was queued for its next run; null unless it waits in the queue. */
+  readonly queuedSince: Time
 }
 
 export interface ControllerView {
@@ -231,7 +233,8 @@ const keyView = (status: Engine.KeyStatus, object: unknown): KeyView => ({
   nextRetryAt: status.next?.trigger === "retry" ? time(status.next.at) : null,
   next: status.next === undefined ? null : { at: time(status.next.at), trigger: status.next.trigger },
   last: status.last === undefined ? null : runView(status.last),
-  runningSince: time(status.runningSince)
+  runningSince: time(status.runningSince),
+  queuedSince: time(status.queuedSince)
 })
 
 const ratesView = (window: ReconcileRates.Window): RatesView => ({
