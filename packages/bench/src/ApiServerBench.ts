@@ -30,7 +30,7 @@ const number = (text: string) => Number(text.replaceAll(",", ""))
  *   "| creates/s | 2,000 |", "| server-side applies/s | 1,500 |",
  *   "| watch events/s delivered to 10 watchers (2,000 held writes, drained) | 90,000 |",
  *   "| server RSS with 10,000 objects stored (MiB; 80 when idle and empty) | 300 |",
- *   "| server RSS per stored object, 10,000 more on the warm server (bytes; heap 1,500) | 2,900 |"
+ *   "| server RSS per stored object, 10,000 more on the warm server, median of 3 rounds (bytes; rounds 2,100, 2,900, 3,000; heap 1,500) | 2,900 |"
  * ].join("\n")).objects // 10000
  */
 export const parse = (output: string): Figures => {
