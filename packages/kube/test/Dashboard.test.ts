@@ -119,21 +119,30 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dashboard"
       yield* running.shutdown
     }).pipe(quiet))
 
+  /** An operator over the namespace's ConfigMaps whose run of "slow" lasts until `release`; the others end at once. */
+  const holdingSlow = (
+    ns: string,
+    release: Deferred.Deferred<void>,
+    names: { readonly operator: string; readonly controller: string; readonly concurrency?: number }
+  ) =>
+    Operator.start(Operator.make({
+      name: names.operator,
+      http: { port: 0 },
+      controllers: [Controller.define({
+        name: names.controller,
+        for: Builtins.ConfigMap,
+        namespace: ns,
+        concurrency: names.concurrency,
+        reconcile: (object) => object.metadata.name === "slow" ? Effect.as(Deferred.await(release), Outcome.done) : Effect.succeed(Outcome.done)
+      })]
+    }))
+
   it.effect("/controllers lists a key whose first run is still going, with when it started, and not once it ends", () =>
     Effect.gen(function*() {
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const release = yield* Deferred.make<void>()
-      const running = yield* Operator.start(Operator.make({
-        name: "stalled",
-        http: { port: 0 },
-        controllers: [Controller.define({
-          name: "stuck",
-          for: Builtins.ConfigMap,
-          namespace: ns,
-          reconcile: () => Effect.as(Deferred.await(release), Outcome.done)
-        })]
-      }))
+      const running = yield* holdingSlow(ns, release, { operator: "stalled", controller: "stuck" })
       const before = Date.now()
       yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "slow", namespace: ns }, data: {} })
       const stuck = yield* eventually(Effect.flatMap(getJson<OperatorHttp.ControllerView>(`${running.url}/controllers/stuck`), (view) => {
@@ -157,17 +166,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Dashboard"
       const ns = yield* namespace
       const kube = yield* Kube.Kube
       const release = yield* Deferred.make<void>()
-      const running = yield* Operator.start(Operator.make({
-        name: "one-worker",
-        http: { port: 0 },
-        controllers: [Controller.define({
-          name: "single",
-          for: Builtins.ConfigMap,
-          namespace: ns,
-          concurrency: 1,
-          reconcile: (object) => object.metadata.name === "slow" ? Effect.as(Deferred.await(release), Outcome.done) : Effect.succeed(Outcome.done)
-        })]
-      }))
+      const running = yield* holdingSlow(ns, release, { operator: "one-worker", controller: "single", concurrency: 1 })
       const keyIn = (name: string, ready: (key: OperatorHttp.KeyView) => boolean) =>
         eventually(Effect.flatMap(getJson<OperatorHttp.ControllerView>(`${running.url}/controllers/single`), (view) => {
           const key = view.keys.find((k) => k.key === `${ns}/${name}`)
