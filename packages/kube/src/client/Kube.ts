@@ -197,9 +197,6 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const prefix = base.pathname.replace(/\/+$/, "")
     // rest_client_requests_total, each answer counted as it arrives.
     const requests = yield* RequestMetrics.recorder(base.host)
-    const observers: Partial<Record<RawRequest["method"], Exchange.Observe>> = {}
-    const observerOf = (method: RawRequest["method"]): Exchange.Observe =>
-      observers[method] ??= (code) => requests.record(method, code)
 
     // Eager: with headers known at once (a static token), the request is built at once too.
     const exchangeFor = (request: RawRequest) =>
@@ -224,7 +221,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     // The text of an answer that is not a refusal.
     const answerOnce = (raw: RawRequest): Effect.Effect<string, KubeError.KubeError> =>
       tracedWithBackend(raw, exchangeFor(raw).pipe(
-        Effect.flatMapEager((request) => Exchange.send(dispatcher, origin, request, observerOf(request.method))),
+        Effect.flatMapEager((request) => Exchange.send(dispatcher, origin, request, requests.observer(request.method))),
         Effect.flatMap((reply) => reply.status >= 400 ? Effect.fail(refused(reply)) : Effect.succeed(reply.body))
       ))
 
@@ -328,7 +325,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
         (request) =>
           WatchLines.events(
             resource,
-            Exchange.lines(dispatcher, origin, request, refused, observerOf(request.method)),
+            Exchange.lines(dispatcher, origin, request, refused, requests.observer(request.method)),
             options.onUndecodable,
             written
           )

@@ -19,7 +19,8 @@ export const requests = Metric.counter("rest_client_requests_total", {
 
 /** Counts one client's requests. */
 export interface Recorder {
-  readonly record: (method: string, code: string) => void
+  /** The counter of one HTTP method's requests, told each answer's status code (kept per method). */
+  readonly observer: (method: string) => (code: string) => void
 }
 
 // Clients that share a metric registry share its series, as client-go's share the process's: a
@@ -64,35 +65,49 @@ const release = (all: Map<string, Series>, key: string) => {
 }
 
 /**
- * A recorder of requests to `host`, its series in `/metrics` for as long as the scope is open.
+ * A recorder of requests to `host`, its series in `/metrics` for as long as the scope is open. A
+ * request finds its series by its code in its method's map: nothing is built per request.
  *
  * @example
  * import { Effect } from "effect"
  * import * as RequestMetrics from "./RequestMetrics.ts"
  * const program = Effect.scoped(Effect.gen(function*() {
  *   const recorder = yield* RequestMetrics.recorder("127.0.0.1:6443")
- *   recorder.record("GET", "200")
+ *   recorder.observer("GET")("200")
  * }))
  */
 export const recorder = (host: string): Effect.Effect<Recorder, never, Scope.Scope> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<never>()
     const all = seriesOf(context)
-    const mine = new Map<string, Series>()
+    const mine: Array<string> = []
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
-        for (const key of mine.keys()) release(all, key)
+        for (const key of mine) release(all, key)
       })
     )
-    return {
-      record: (method, code) => {
-        const key = `${code} ${method} ${host}`
-        let series = mine.get(key)
+    const observers = new Map<string, (code: string) => void>()
+    const observerOf = (method: string) => {
+      const byCode = new Map<string, Series>()
+      return (code: string) => {
+        let series = byCode.get(code)
         if (series === undefined) {
+          const key = `${code} ${method} ${host}`
           series = acquire(context, all, key, { code, method, host })
-          mine.set(key, series)
+          byCode.set(code, series)
+          mine.push(key)
         }
         series.count++
+      }
+    }
+    return {
+      observer: (method) => {
+        let observer = observers.get(method)
+        if (observer === undefined) {
+          observer = observerOf(method)
+          observers.set(method, observer)
+        }
+        return observer
       }
     }
   })
