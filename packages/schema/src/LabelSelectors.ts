@@ -24,7 +24,7 @@ type Token =
   | { readonly _tag: "id"; readonly text: string }
   | { readonly _tag: "op"; readonly text: "=" | "==" | "!=" | "!" | "(" | ")" | "," | ">" | "<" }
 
-const tokenize = (input: string): Array<Token> | string => {
+const tokenize = (input: string): Array<Token> => {
   const tokens: Array<Token> = []
   let i = 0
   while (i < input.length) {
@@ -56,7 +56,6 @@ const tokenize = (input: string): Array<Token> | string => {
  *
  * @example
  * import { Result } from "effect"
-import * as NameRules from "./NameRules.ts"
  * import * as LabelSelectors from "./LabelSelectors.ts"
  * Result.isSuccess(LabelSelectors.parse("app=web,tier in (a,b),!legacy")) // true
  * Result.isFailure(LabelSelectors.parse("app in (a")) // true
@@ -64,7 +63,6 @@ import * as NameRules from "./NameRules.ts"
 export const parse = (input: string): Result.Result<LabelSelector, string> => {
   const fail = (why: string) => Result.fail(`unable to parse requirement: ${why}`)
   const tokens = tokenize(input)
-  if (typeof tokens === "string") return fail(tokens)
   const out: Array<LabelRequirement> = []
   let i = 0
   const peek = () => tokens[i]
@@ -147,7 +145,6 @@ export const parse = (input: string): Result.Result<LabelSelector, string> => {
  *
  * @example
  * import { Result } from "effect"
-import * as NameRules from "./NameRules.ts"
  * import * as LabelSelectors from "./LabelSelectors.ts"
  * const selector = Result.getOrThrow(LabelSelectors.parse("app=web,env notin (prod)"))
  * LabelSelectors.matches(selector, { app: "web" }) // true
