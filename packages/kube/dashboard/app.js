@@ -407,6 +407,9 @@ const card = (c, all) => {
 /** @param {ControllerView} c */
 const statusRank = (c) => (c.status === "Degraded" || c.phase === "Failed" ? 0 : 1)
 
+/** A run in progress, or a wait in the queue, counting up. @param {"running" | "queued"} state @param {string} since */
+const lasting = (state, since) => `<span data-field="${state}">${state} <span data-since="${millis(since)}"></span></span>`
+
 /** @param {Row} row */
 const rowHtml = ({ controller: c, key: k }) => {
   const last = k.last
@@ -414,9 +417,9 @@ const rowHtml = ({ controller: c, key: k }) => {
   const cls = k.exhausted ? "exhausted" : k.next?.trigger === "retry" ? "retrying" : failing ? "failing" : ""
   const ready = k.ready
   const next = k.runningSince !== null
-    ? `<span data-field="running">running <span data-since="${millis(k.runningSince)}"></span></span>`
+    ? lasting("running", k.runningSince)
     : k.queuedSince !== null
-    ? `<span data-field="queued">queued <span data-since="${millis(k.queuedSince)}"></span></span>`
+    ? lasting("queued", k.queuedSince)
     : k.next === null || k.next.at === null
     ? ""
     : `${k.next.trigger === "retry" ? `retry #${k.attempt + 1}` : "requeue"} <span class="countdown" data-at="${millis(k.next.at)}"></span>`
