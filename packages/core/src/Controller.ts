@@ -323,9 +323,10 @@ const Run = {
   // them, the key's state and the health count them, and the worker goes on.
   process: <E, R, S>(engine: Engine<E, R, S>, item: WorkQueue.Item<S>): Effect.Effect<unknown, never, R> =>
     Effect.suspend(() => {
+      // Started as it was taken, unless it waited on its dependencies: one clock read fewer per run.
       const [{ state }] = engine.queue.applyTaken(item, {
         _tag: "Start",
-        now: engine.clock.currentTimeMillisUnsafe(),
+        now: engine.dependsOn.length === 0 ? item.takenAt : engine.clock.currentTimeMillisUnsafe(),
         maxAttempts: engine.policy.maxAttempts
       })
       const started = state!.run!.started!

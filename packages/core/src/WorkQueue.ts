@@ -23,6 +23,8 @@ export interface Item<S = unknown> {
   readonly triggers: ReadonlyArray<Trigger.Trigger>
   /** When the key was queued (ms). */
   readonly queuedAt: number
+  /** When the key was taken (ms). */
+  readonly takenAt: number
   /** The key's slot in the queue's table, which `applyTaken` steps without a look-up while the run lasts (read-only here). */
   readonly slot: Readonly<KeyState.Slot<S>>
 }
@@ -310,7 +312,7 @@ const takeUnsafe = <S>(i: Interpreter<S>): Item<S> | undefined => {
     const run = transition(i, slot, { _tag: "Take", now: i.clock.currentTimeMillisUnsafe() }).state!.run!
     latches(i)
     i.queueDuration.record((run.takenAt - run.queuedAt) / 1000)
-    return { key: slot.key, triggers: run.triggers, queuedAt: run.queuedAt, slot }
+    return { key: slot.key, triggers: run.triggers, queuedAt: run.queuedAt, takenAt: run.takenAt, slot }
   }
 }
 

@@ -379,6 +379,8 @@ describe("Controller", () => {
         yield* eventAndSettle(dependency.controller, "x")
         yield* dependent.controller.awaitIdle
         assert.strictEqual(dependent.runs.length, 1)
+        const last = Option.getOrThrow(yield* dependent.controller.keyStatus("y")).last
+        assert.strictEqual(last?.startedAt, 60_000, "its run starts past the dependency gate, not when it was taken")
         assert.deepStrictEqual((yield* dependent.controller.inspect).dependsOn, [{ name: "dependency", degraded: false }])
       })))
   })

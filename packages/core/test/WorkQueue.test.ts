@@ -15,11 +15,13 @@ describe("WorkQueue", () => {
       yield* queue.add("a", Trigger.related("ConfigMap x"))
       yield* queue.add("a", Trigger.event("second"))
       assert.strictEqual(queue.depth(), 2)
-      const { key, triggers, queuedAt } = yield* queue.take
-      assert.deepStrictEqual({ key, triggers, queuedAt }, {
+      yield* TestClock.adjust("3 seconds")
+      const { key, triggers, queuedAt, takenAt } = yield* queue.take
+      assert.deepStrictEqual({ key, triggers, queuedAt, takenAt }, {
         key: "a",
         triggers: [Trigger.event("first"), Trigger.related("ConfigMap x")],
-        queuedAt: 0
+        queuedAt: 0,
+        takenAt: 3_000
       })
       assert.strictEqual(yield* takeKey(queue), "b")
     })))
