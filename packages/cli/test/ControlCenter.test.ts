@@ -280,7 +280,7 @@ describe("Control Center", () => {
     assert.deepStrictEqual(pageErrors, [])
   }, 60_000)
 
-  it("shows an object whose run is still going, and one waiting in the queue behind it, each for how long", async () => {
+  it("shows an object whose run is still going, and one waiting in the queue behind it, each for how long, and past ten seconds both need attention", async () => {
     needChromium()
     const kubeconfigPath = join(dir, "stalled-kubeconfig")
     const cluster = Layer.unwrap(Effect.map(ApiServer.make({ kubeconfigPath }), () => Kube.layer({ _tag: "File", path: kubeconfigPath })))
@@ -319,11 +319,19 @@ describe("Control Center", () => {
         // Shown once each has lasted a second: the count goes up between renders.
         await opened.waitForFunction((selector) => /^running [1-9]/.test(document.querySelector(selector)?.textContent ?? ""), cell("slow", "running"), polling)
         await opened.waitForFunction((selector) => /^queued [1-9]/.test(document.querySelector(selector)?.textContent ?? ""), cell("quick", "queued"), polling)
-        return [await opened.locator(cell("slow", "running")).innerText(), await opened.locator(cell("quick", "queued")).innerText()]
+        const cells = [await opened.locator(cell("slow", "running")).innerText(), await opened.locator(cell("quick", "queued")).innerText()]
+        // Past ten seconds each needs attention: the run that holds the worker, the change behind it.
+        const item = (trouble: string) => `#attention [data-attention="${trouble}"][data-controller="stuck"]`
+        await opened.waitForFunction(([running, queued]) =>
+          (document.querySelector(running)?.textContent ?? "").includes("default/slow") &&
+          (document.querySelector(queued)?.textContent ?? "").includes("default/quick"), [item("running"), item("queued")] as const, polling)
+        return [...cells, await opened.locator(item("running")).innerText(), await opened.locator(item("queued")).innerText()]
       })
     })).pipe(Effect.provide(cluster), Effect.provideService(References.MinimumLogLevel, "None")))
     assert.match(shown[0]!, /^running \d+\.\ds$/)
     assert.match(shown[1]!, /^queued \d+\.\ds$/)
+    assert.match(shown[2]!, /^Long run\s+stuck\s+default\/slow\s+a run going for over 10 s holds a worker.*\s+running for 1\d(\.\d)?s$/s)
+    assert.match(shown[3]!, /^Waiting\s+stuck\s+default\/quick\s+queued for over 10 s: every worker is busy\s+queued for 1\d(\.\d)?s$/s)
     assert.deepStrictEqual(pageErrors, [])
-  }, 30_000)
+  }, 60_000)
 })

@@ -438,6 +438,29 @@ const rowHtml = ({ controller: c, key: k }) => {
 </tr>`
 }
 
+/** A run, or a wait in the queue, this long (ms) needs attention. */
+const tooLong = 10_000
+
+/** @typedef {"exhausted" | "permanent" | "defect" | "running" | "queued"} Trouble */
+/** @type {Record<Trouble, { badge: string, why: string }>} */
+const troubles = {
+  exhausted: { badge: "Exhausted", why: "no retry left until it changes" },
+  permanent: { badge: "Permanent", why: "needs a change to its spec" },
+  defect: { badge: "Defect", why: "the reconciler died" },
+  running: { badge: "Long run", why: `a run going for over ${tooLong / 1000} s holds a worker (a reconcile with no timeout may never end)` },
+  queued: { badge: "Waiting", why: `queued for over ${tooLong / 1000} s: every worker is busy` }
+}
+
+/** @param {KeyView} k @returns {Trouble | undefined} */
+const trouble = (k) => {
+  const tag = k.exhausted ? "Exhausted" : k.last?.result._tag
+  if (tag === "Exhausted" || tag === "Permanent" || tag === "Defect") return /** @type {Trouble} */ (tag.toLowerCase())
+  const at = now()
+  if (k.runningSince !== null && at - (millis(k.runningSince) ?? at) >= tooLong) return "running"
+  if (k.queuedSince !== null && at - (millis(k.queuedSince) ?? at) >= tooLong) return "queued"
+  return undefined
+}
+
 /** @param {OperatorView} view @param {Row[]} rows */
 const attention = (view, rows) => {
   const items = []
@@ -450,22 +473,28 @@ const attention = (view, rows) => {
       items.push(`<li data-attention="failed" data-controller="${esc(c.name)}"><span class="badge bad">Failed</span><span class="what">${esc(c.name)}</span><span>did not start: see the operator's log</span></li>`)
     }
   }
-  // Objects that will not fix themselves, grouped per controller and kind of trouble.
+  // Objects that will not fix themselves, or whose run or wait has lasted too long, grouped per
+  // controller and kind of trouble, the longest first.
   /** @type {Map<string, Row[]>} */
   const groups = new Map()
   for (const r of rows) {
-    const tag = r.key.exhausted ? "Exhausted" : r.key.last?.result._tag
-    if (tag !== "Exhausted" && tag !== "Permanent" && tag !== "Defect") continue
+    const tag = trouble(r.key)
+    if (tag === undefined) continue
     const id = `${tag}\u0000${r.controller.name}`
     groups.set(id, [...(groups.get(id) ?? []), r])
   }
   for (const [id, group] of groups) {
     const [tag = "", controller = ""] = id.split("\u0000")
+    const { badge, why } = troubles[/** @type {Trouble} */ (tag)]
+    const since = (/** @type {Row} */ r) => millis(tag === "running" ? r.key.runningSince : r.key.queuedSince) ?? 0
+    if (tag === "running" || tag === "queued") group.sort((a, b) => since(a) - since(b))
     const first = /** @type {Row} */ (group[0])
-    const why = tag === "Exhausted" ? "no retry left until it changes" : tag === "Permanent" ? "needs a change to its spec" : "the reconciler died"
     const names = group.slice(0, 4).map((r) => `<span class="obj" data-key="${esc(r.key.key)}">${esc(r.key.key)}</span>`).join(", ")
     const what = group.length === 1 ? "" : `${group.length} objects: `
-    items.push(`<li data-attention="${esc(tag.toLowerCase())}" data-controller="${esc(controller)}"><span class="badge bad">${esc(tag)}</span><span class="what">${esc(controller)}</span><span>${what}${names}${group.length > 4 ? ` +${group.length - 4}` : ""}</span><span class="muted">${why}</span><span class="err" title="${esc(first.key.last?.result.message ?? "")}">${esc(first.key.last?.result.message ?? "")}</span></li>`)
+    const detail = tag === "running" || tag === "queued"
+      ? `<span>${tag} for <span data-since="${since(first)}"></span></span>`
+      : `<span class="err" title="${esc(first.key.last?.result.message ?? "")}">${esc(first.key.last?.result.message ?? "")}</span>`
+    items.push(`<li data-attention="${tag}" data-controller="${esc(controller)}"><span class="badge ${tag === "running" || tag === "queued" ? "warn" : "bad"}">${badge}</span><span class="what">${esc(controller)}</span><span>${what}${names}${group.length > 4 ? ` +${group.length - 4}` : ""}</span><span class="muted">${why}</span>${detail}</li>`)
   }
   return items.length === 0 ? "" : `<h2>Needs attention</h2><ul>${items.join("")}</ul>`
 }
