@@ -6,8 +6,8 @@
  * page only when it changed; countdowns and "ago" times tick on their own.
  */
 
-/** @typedef {{ _tag: string, detail?: string, source?: string }} Trigger */
-/** @typedef {{ _tag: string, afterMillis?: number, message?: string }} RunResult */
+/** @typedef {{ _tag: string, detail?: string, source?: string, bulk?: true }} Trigger */
+/** @typedef {{ _tag: string, afterMillis?: number, message?: string, noRetry?: true }} RunResult */
 /** @typedef {{ triggers: Trigger[], attempt: number, isLastAttempt: boolean, startedAt: string | null, durationMillis: number, result: RunResult }} RunView */
 /** @typedef {{ at: string | null, trigger: "retry" | "reschedule" }} Next */
 /** @typedef {{ status: string, reason: string | null, message: string | null, lastTransitionTime: string | null }} Ready */
