@@ -52,7 +52,8 @@ const stop = (child: ChildProcess): Effect.Effect<void> =>
 
 const operator = (args: ReadonlyArray<string>) =>
   Effect.acquireRelease(
-    Effect.sync(() => spawn(process.execPath, [process.argv[1]!, "dev", ...args], { stdio: ["ignore", "inherit", "inherit"] })),
+    // The IPC channel stops the child if this process is killed outright (SIGKILL runs no finalizer).
+    Effect.sync(() => spawn(process.execPath, [process.argv[1]!, "dev", ...args], { stdio: ["ignore", "inherit", "inherit", "ipc"] })),
     stop
   )
 

@@ -34,6 +34,14 @@ const kubefx = Command.make("kubefx").pipe(
   Command.withSubcommands(subcommands)
 )
 
+// Started with an IPC channel (Node's `fork`, or "ipc" in `spawn`'s stdio), kubefx ends with its
+// parent: the channel closes however the parent ends, SIGKILL included, and that stops kubefx as
+// SIGTERM does, freeing its ports. Unreferenced, the channel never keeps kubefx running by itself.
+if (process.channel !== undefined) {
+  process.channel.unref()
+  process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
+}
+
 kubefx.pipe(
   Command.run({ version: "0.1.0" }),
   Effect.provide([NodeServices.layer, oneLineErrors]),

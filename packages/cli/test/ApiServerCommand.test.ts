@@ -4,7 +4,7 @@
  * acknowledged write across a SIGKILL with --data-dir.
  */
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -84,6 +84,36 @@ describe("kubefx apiserver", () => {
     const server = await start()
     expect(statSync(join(dir, ".kubefx", "kubeconfig")).mode & 0o777).toBe(0o600)
     expect(await stop(server, "SIGINT")).toBe(0)
+  })
+
+  it("started with an IPC channel, stops when its parent is SIGKILLed and frees its port", async () => {
+    // A parent that starts kubefx apiserver as a harness would (with "ipc"), passes on its pid and
+    // first line, and is then killed outright: no finalizer of its own can stop the server.
+    const parent = spawn(process.execPath, ["-e", `
+      const { spawn } = require("node:child_process")
+      const server = spawn(process.execPath, ${JSON.stringify([bin, "apiserver", "--port", "0", "--kubeconfig", join(dir, "ipc-kubeconfig")])}, { stdio: ["ignore", "pipe", "ignore", "ipc"] })
+      server.stdout.once("data", (line) => process.stdout.write(server.pid + " " + line))
+    `], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] })
+    const first = await new Promise<string>((resolve, reject) => {
+      parent.stdout.once("data", (d: Buffer) => resolve(d.toString()))
+      parent.once("exit", (code) => reject(new Error(`the parent exited (${code}) first`)))
+    })
+    const [, pid, url] = /^(\d+) kubefx apiserver listening on (\S+)/.exec(first) ?? []
+    expect(url).toBeDefined()
+    expect((await fetch(`${url}/api`)).status).toBe(401)
+    parent.kill("SIGKILL")
+    // Ended: its process gone (or a zombie left for init) and its port refusing connections.
+    const ended = () => {
+      try {
+        return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))
+      } catch {
+        return true
+      }
+    }
+    const refused = () => fetch(`${url}/api`).then(() => false, () => true)
+    for (let i = 0; i < 300 && !(ended() && await refused()); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(ended()).toBe(true)
+    expect(await refused()).toBe(true)
   })
 
   it("loses no acknowledged write across SIGKILL and keeps the revision counter monotonic", async () => {

@@ -1,7 +1,7 @@
 /**
  * `kubefx dev --watch` as a user runs it while editing: a change to the operator's module restarts
  * the operator, which then acts on the new code, while the API server (its port and its objects)
- * stays up; SIGTERM ends both.
+ * stays up; SIGTERM ends both, and so does a SIGKILL of the watcher (its child sees the watcher go).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
@@ -69,7 +69,22 @@ describe("kubefx dev --watch", () => {
     await dev.stop()
     assert.strictEqual(dev.process.exitCode, 0)
     assert.isTrue(await refused(apiPort))
-    const left = await new Promise<string>((resolve) => execFile("pgrep", ["-af", dir], (_, stdout) => resolve(stdout.trim())))
-    assert.strictEqual(left, "", "the operator child is gone too")
+    assert.strictEqual(await left(), "", "the operator child is gone too")
+  }, 120_000)
+
+  it("killed outright (SIGKILL, no finalizer runs), it still leaves no operator behind", async () => {
+    writeFileSync(module, greeter("Hello"))
+    dev = await startDev(join(dir, ".kubefx-killed"), { modules: [module], args: ["--watch"] })
+    const apiPort = Number(/API server https:\/\/127\.0\.0\.1:(\d+)/.exec(dev.output())![1])
+    const operatorPort = Number(new URL(dev.operatorUrl).port)
+    assert.isFalse(await refused(operatorPort))
+    dev.process.kill("SIGKILL")
+    // The operator child's channel to it closes, which stops the child as SIGTERM would.
+    await eventually(async () => assert.strictEqual(await left(), "", "the operator child is gone"))
+    assert.isTrue(await refused(operatorPort))
+    assert.isTrue(await refused(apiPort))
   }, 120_000)
 })
+
+// The processes still running this test's modules.
+const left = () => new Promise<string>((resolve) => execFile("pgrep", ["-af", dir], (_, stdout) => resolve(stdout.trim())))

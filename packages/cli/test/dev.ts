@@ -58,9 +58,10 @@ export const startDev = async (dir: string, options: StartOptions = {}): Promise
   const [command, args] = options.npm === true
     ? ["npm", ["start", "--", ...flags]]
     : [process.execPath, [options.bin ?? bin, "dev", ...(options.modules ?? []), ...flags]]
+  // kubefx started with an IPC channel ends with this process, however this process ends.
   const child = spawn(command, args, {
     cwd: options.cwd ?? root,
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: options.npm === true ? ["ignore", "pipe", "pipe"] : ["ignore", "pipe", "pipe", "ipc"]
   })
   let output = ""
   let operatorUrl = ""

@@ -49,19 +49,20 @@ interface LogLine {
 }
 
 /**
- * Runs the slow operator fixture in a child process, sends it SIGTERM once a reconcile started,
- * and answers its exit code and JSON log lines.
+ * Runs the slow operator fixture in a child process with an IPC channel, once a reconcile started
+ * sends it SIGTERM or closes the channel (as the parent's death would), and answers its exit code
+ * and JSON log lines.
  */
-const terminateDuringReconcile = (kubeconfig: string, ns: string, reconcileMillis: number, shutdownMillis: number) =>
+const terminateDuringReconcile = (kubeconfig: string, ns: string, reconcileMillis: number, shutdownMillis: number, how: "SIGTERM" | "disconnect") =>
   Effect.callback<{ readonly code: number | null; readonly lines: ReadonlyArray<LogLine> }>((resume) => {
     const child = spawn(
       process.execPath,
       ["--conditions=@kubefx/source", fixture, kubeconfig, ns, String(reconcileMillis), String(shutdownMillis)],
-      { stdio: ["ignore", "pipe", "inherit"] }
+      { stdio: ["ignore", "pipe", "inherit", "ipc"] }
     )
     const lines: Array<LogLine> = []
     let buffered = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       buffered += chunk
       const complete = buffered.split("\n")
       buffered = complete.pop()!
@@ -69,7 +70,10 @@ const terminateDuringReconcile = (kubeconfig: string, ns: string, reconcileMilli
         try {
           const line = JSON.parse(text) as LogLine
           lines.push(line)
-          if (line.message === "reconcile started") child.kill("SIGTERM")
+          if (line.message === "reconcile started") {
+            if (how === "SIGTERM") child.kill("SIGTERM")
+            else child.disconnect()
+          }
         } catch {
           // not a log line
         }
@@ -83,14 +87,14 @@ const terminateDuringReconcile = (kubeconfig: string, ns: string, reconcileMilli
  * The fixture on the test's API server, terminated during its reconcile of one ConfigMap: it must
  * exit 0 having released its Lease. Undefined on an external cluster (no kubeconfig file to share).
  */
-const sigtermDuringReconcile = (reconcileMillis: number, shutdownMillis: number) =>
+const sigtermDuringReconcile = (reconcileMillis: number, shutdownMillis: number, how: "SIGTERM" | "disconnect" = "SIGTERM") =>
   Effect.gen(function*() {
     const ns = yield* namespace
     const kube = yield* Kube.Kube
     const kubeconfig = (yield* TestCluster).server?.kubeconfigPath
     if (kubeconfig === undefined) return undefined
     yield* kube.create(Builtins.ConfigMap, configMap(ns, "slow", "x"))
-    const { code, lines } = yield* terminateDuringReconcile(kubeconfig, ns, reconcileMillis, shutdownMillis)
+    const { code, lines } = yield* terminateDuringReconcile(kubeconfig, ns, reconcileMillis, shutdownMillis, how)
     assert.strictEqual(code, 0)
     const lease = yield* kube.get(Builtins.Lease, "slow-operator-leader", ns)
     assert.strictEqual(lease.spec?.holderIdentity, "")
@@ -295,6 +299,14 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Operator o
       const started = run.lines.find((line) => line.message === "reconcile started")!
       assert.deepStrictEqual([started.controller, started.key, started.attempt], ["slow", `${run.ns}/slow`, 0])
       assert.match(started.traceId ?? "", /^[0-9a-f]{32}$/)
+    }))
+
+  it.effect("its parent gone (the IPC channel it was started with closes) during a reconcile: the same graceful shutdown as SIGTERM", () =>
+    Effect.gen(function*() {
+      const run = yield* sigtermDuringReconcile(1000, 10_000, "disconnect")
+      if (run === undefined) return
+      assert.includeMembers(run.messages, ["reconcile started", "reconcile finished"])
+      assert.notInclude(run.messages, "reconcile interrupted")
     }))
 
   it.effect("SIGTERM during a reconcile longer than the timeout: it is interrupted, the Lease is released, exit code 0", () =>

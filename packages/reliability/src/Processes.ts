@@ -1,7 +1,9 @@
 /**
  * Child processes of a scenario: `kubefx apiserver`, `kubefx dev` and operator scripts, run by this
  * Node with the `@kubefx/source` condition. Each is killed by its recorded PID only, and whatever
- * is still running when the scope closes is SIGKILLed, so a test never leaves a process behind.
+ * is still running when the scope closes is SIGKILLed, so a test never leaves a process behind;
+ * each also has an IPC channel to this process, whose closing stops it should the test runner
+ * itself be killed.
  */
 import { Deferred, Duration, Effect, Schema, type Scope } from "effect"
 import { spawn as spawnProcess } from "node:child_process"
@@ -55,7 +57,8 @@ export const node = (
       const child = spawnProcess(process.execPath, ["--conditions=@kubefx/source", ...(options.nodeOptions ?? []), ...args], {
         cwd: root,
         env: { ...process.env, ...options.env },
-        stdio: ["ignore", "pipe", "pipe"]
+        // kubefx and Operator.main stop when this channel closes: when this process ends, however it ends.
+        stdio: ["ignore", "pipe", "pipe", "ipc"]
       })
       const pid = child.pid!
       let output = ""

@@ -545,6 +545,8 @@ export interface MainOptions<R> {
 /**
  * Runs the operator as a process: JSON logs, the cluster from the kubeconfig, graceful shutdown on
  * SIGTERM or SIGINT and then exit code 0; exit code 1 if it fails or loses the Lease without rejoining.
+ * Started with an IPC channel (a test harness's `fork`), it also shuts down when the channel closes,
+ * so a parent that is killed outright leaves no operator behind.
  *
  * @example
  * import { Operator } from "@kubefx/kube"
@@ -557,5 +559,9 @@ export const main = <R>(operator: Operator<R>, options: MainOptions<R> = {}): vo
     Effect.provide(Layer.provideMerge(services, Kube.layer(options.kubeconfig ?? { _tag: "Default" }))),
     Effect.provide(Telemetry.layer(options.telemetry))
   )
+  if (process.channel !== undefined) {
+    process.channel.unref()
+    process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
+  }
   NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCode(exit)) })
 }
