@@ -124,7 +124,7 @@ const scenario = (context: Report.TaskLike, unexpectedExit: Deferred.Deferred<ne
     const snapshotOf = (identity: string): CacheSnapshot =>
       existsSync(cacheFile(identity)) ? JSON.parse(readFileSync(cacheFile(identity), "utf8")) : { at: 0, keys: [] }
     // What a Bucket left unconverged went through: its placement now, how each replica's engine
-    // last saw it, and its lines in the log.
+    // last saw it, and its lines in the log (its runs, and each version of it each cache saw).
     const history = (pending: ReadonlyArray<string>, log: string) =>
       Effect.forEach(pending, (line) => {
         const name = line.split(" ")[1] ?? ""
@@ -138,7 +138,7 @@ const scenario = (context: Report.TaskLike, unexpectedExit: Deferred.Deferred<ne
           Effect.map((bucket) => JSON.stringify({ resourceVersion: bucket.metadata.resourceVersion, ...Handover.placement(bucket) })),
           Effect.catchTag("NotFound", () => Effect.succeed("gone")),
           Effect.map((placed) =>
-            [`${line}: now ${placed}`, ...seen, ...log.split("\n").filter((l) => l.includes(` ${key} `)).slice(-30)].join("\n"))
+            [`${line}: now ${placed}`, ...seen, ...log.split("\n").filter((l) => l.includes(` ${key} `)).slice(-60)].join("\n"))
         )
       }).pipe(Effect.map((lines) => lines.join("\n")))
 
