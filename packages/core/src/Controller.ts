@@ -659,8 +659,10 @@ const view = <E, R, S>(
     })
   return {
     name,
+    // Whether the key is released is read when the effect runs, not when it is made: an enqueue made
+    // before an `admit` it runs after (a drain withdrawn) must not be lost.
     enqueue: (key, trigger = Trigger.event()) =>
-      engine.released.size > 0 && engine.released.has(key) ? Effect.void : queue.add(key, trigger),
+      Effect.suspend(() => engine.released.size > 0 && engine.released.has(key) ? Effect.void : queue.add(key, trigger)),
     forget: queue.remove,
     health: Ref.get(engine.health),
     status: Effect.sync(currentStatus),

@@ -32,6 +32,24 @@ describe("Controller release and admit", () => {
       assert.deepStrictEqual(h.runsOf("a").map((run) => run.attempt), [0, 0])
     })))
 
+  it.effect("whether a key is released is decided when an enqueue runs: one made before the admit it follows runs the key", () =>
+    isolated(Effect.gen(function*() {
+      const h = yield* scripted(() => "ok")
+      yield* h.controller.release("a")
+      // As a drain withdrawn: the admit and the enqueue after it are made together, the key still released.
+      const readmit = Effect.andThen(h.controller.admit("a"), h.controller.enqueue("a", Trigger.event("withdrawn")))
+      const whileReleased = h.controller.enqueue("a")
+      yield* readmit
+      yield* h.controller.awaitIdle
+      assert.strictEqual(h.runsOf("a").length, 1)
+      // And the other way round: made while admitted, run once released, it queues nothing.
+      yield* h.controller.release("a")
+      yield* Effect.andThen(h.controller.admit("a"), h.controller.release("a"))
+      yield* whileReleased
+      yield* h.controller.awaitIdle
+      assert.strictEqual(h.runsOf("a").length, 1)
+    })))
+
   it.effect("releasing a running key waits for its reconcile to end, and nothing of it runs afterwards", () =>
     isolated(Effect.gen(function*() {
       const h = yield* scripted((_, n) => n === 0 ? { sleep: "10 seconds", then: { requeueAfter: "1 second" } } : "ok")

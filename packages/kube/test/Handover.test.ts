@@ -1,10 +1,11 @@
 /**
  * The owner's side of a shard move (`Handover.follow`) on the API server, with a cache whose
- * watch can lose events and relist: what it acknowledges, and when.
+ * watch can lose events and relist: what it acknowledges, and when; and a withdrawn drain, after
+ * which the key runs again.
  */
 import { assert, layer } from "@effect/vitest"
 import { Controller as Engine, Outcome } from "@kubefx/core"
-import { Builtins, Handover, Informer, Kube } from "@kubefx/kube"
+import { Builtins, Controller, Handover, Informer, Kube } from "@kubefx/kube"
 import { Duration, Effect } from "effect"
 import { ensure, eventually, layer as cluster, lossy, namespace } from "./support.ts"
 
@@ -38,5 +39,48 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Handover",
       watches.expire()
       yield* acknowledgedIn(kube.get(Builtins.ConfigMap, "x", ns))
       assert.isTrue(engine.isReleased(key))
+    }))
+
+  it.effect("a drain withdrawn runs the key again, so a change that came while it was released is reconciled", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const seen: Array<string> = []
+      // Only a change of its data reconciles: the drain's annotations alone never do, so the run
+      // after the withdrawal can only come from the handover.
+      const controller = yield* Controller.start(Controller.define({
+        name: "withdrawn",
+        for: Builtins.ConfigMap,
+        namespace: ns,
+        predicate: (previous, next) => previous.data?.v !== next.data?.v,
+        reconcile: (object) => Effect.sync(() => seen.push(object.data?.v ?? "")).pipe(Effect.as(Outcome.done))
+      }))
+      yield* Handover.follow([{ engine: controller, informer: controller.informer }], {
+        identity: "r1",
+        resource: Builtins.ConfigMap,
+        drainTimeout: Duration.seconds(5)
+      })
+      const key = `${ns}/x`
+      const patch = (body: object) => kube.patch(Builtins.ConfigMap, "x", ns, body, { type: "merge", fieldManager: "sharder" })
+      yield* kube.create(Builtins.ConfigMap, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "x", namespace: ns, labels: { [Handover.shardLabel]: "r1" } },
+        data: { v: "0" }
+      })
+      yield* eventually(Effect.suspend(() => ensure(seen.join() === "0", `runs: ${seen.join()}`)))
+
+      yield* patch({ metadata: { annotations: { [Handover.drainAnnotation]: "r2" } } })
+      yield* eventually(Effect.suspend(() =>
+        ensure(controller.informer.get(key)?.metadata.annotations?.[Handover.drainedAnnotation] === "r1", "not acknowledged")))
+      // Released: the change is not run here...
+      yield* patch({ data: { v: "1" } })
+      yield* eventually(Effect.suspend(() => ensure(controller.informer.get(key)?.data?.v === "1", "not cached")))
+      yield* controller.awaitIdle
+      assert.deepStrictEqual(seen, ["0"])
+      // ...until the sharder withdraws the drain: the key is the replica's again, and runs.
+      yield* patch({ metadata: { annotations: { [Handover.drainAnnotation]: null, [Handover.drainedAnnotation]: null } } })
+      yield* eventually(Effect.suspend(() => ensure(seen.join() === "0,1", `runs: ${seen.join()}`)))
+      assert.isFalse(controller.isReleased(key))
     }))
 })
