@@ -120,12 +120,16 @@ export const follow = (
           Effect.catch((error) => Effect.logDebug(`no acknowledgement for ${key}: ${error.message}`))
         )
       })
-    const admit = (index: number, key: string) => {
-      const { engine } = followers[index]!
-      drained[index]!.delete(key)
-      acknowledged.delete(key)
-      return Effect.andThen(FiberMap.remove(releases, `${index}/${key}`), engine.admit(key))
-    }
+    // The release still going is stopped first, so that it cannot mark the key drained after this.
+    const admit = (index: number, key: string) =>
+      Effect.andThen(
+        FiberMap.remove(releases, `${index}/${key}`),
+        Effect.suspend(() => {
+          drained[index]!.delete(key)
+          acknowledged.delete(key)
+          return followers[index]!.engine.admit(key)
+        })
+      )
     const handle = (index: number, change: Informer.Change<ObjectMeta.KubeObject>): Effect.Effect<void> => {
       const { engine } = followers[index]!
       const key = ObjectMeta.key(change.object)
