@@ -272,7 +272,10 @@ const makeEngine = Effect.fnUntraced(function*<E, R, S>(options: Options<E, R, S
   const concurrency = Math.max(1, options.concurrency ?? 1)
   const reports = yield* PubSub.sliding<RunReport>(1024)
   const subscribers = yield* Ref.make(0)
+  // Keys given up by `release`: nothing of theirs queues here (read as each add runs).
+  const released = new Set<string>()
   const queue = yield* WorkQueue.make<S>(name, {
+    refuses: (key) => released.size > 0 && released.has(key),
     finished: (key, { exhausted, next, run }) => {
       if (Ref.getUnsafe(subscribers) === 0) return
       PubSub.publishUnsafe(reports, { controller: name, key, ...run, next: next && nextTimer(next), exhausted })
@@ -305,7 +308,7 @@ const makeEngine = Effect.fnUntraced(function*<E, R, S>(options: Options<E, R, S
       activeWorkers: () => queue.running(),
       degraded: () => Ref.getUnsafe(health).degraded
     }),
-    released: new Set(),
+    released,
     releasing: new Map()
   }
   return engine
@@ -573,10 +576,7 @@ const consume = Effect.fnUntraced(function*<E, R, S>(engine: Engine<E, R, S>) {
   const sources: ReadonlyArray<Stream.Stream<Event, never, R>> = options.source === undefined
     ? []
     : Stream.isStream(options.source) ? [options.source] : options.source
-  const handle = (event: Event) =>
-    engine.released.size > 0 && engine.released.has(event.key)
-      ? Effect.void
-      : event._tag === "Enqueue" ? queue.add(event.key, event.trigger) : queue.remove(event.key)
+  const handle = (event: Event) => event._tag === "Enqueue" ? queue.add(event.key, event.trigger) : queue.remove(event.key)
   for (const source of sources) {
     fibers.push(yield* Effect.forkIn(Stream.runForEach(source, handle), engine.scope))
   }
@@ -659,10 +659,9 @@ const view = <E, R, S>(
     })
   return {
     name,
-    // Whether the key is released is read when the effect runs, not when it is made: an enqueue made
-    // before an `admit` it runs after (a drain withdrawn) must not be lost.
-    enqueue: (key, trigger = Trigger.event()) =>
-      Effect.suspend(() => engine.released.size > 0 && engine.released.has(key) ? Effect.void : queue.add(key, trigger)),
+    // The queue refuses a released key as the add runs, not as it is made: an enqueue made before an
+    // `admit` it runs after (a drain withdrawn) must not be lost.
+    enqueue: (key, trigger = Trigger.event()) => queue.add(key, trigger),
     forget: queue.remove,
     health: Ref.get(engine.health),
     status: Effect.sync(currentStatus),

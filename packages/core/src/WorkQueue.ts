@@ -98,6 +98,11 @@ export interface WorkQueue<S = unknown> {
 }
 
 export interface Options {
+  /**
+   * Adds of a key it answers true for are dropped, read as each add runs (a controller's released
+   * keys). Removes, timers and runs already going are not affected.
+   */
+  readonly refuses?: ((key: string) => boolean) | undefined
   /** Called with every finished run (`Finished` command). */
   readonly finished?: ((key: string, finished: Extract<KeyState.Command, { _tag: "Finished" }>) => void) | undefined
 }
@@ -121,10 +126,13 @@ export const make = <S = unknown>(name: string, options: Options = {}): Effect.E
   Effect.map(interpreter<S>(name, options), (i) => {
     const now = () => i.clock.currentTimeMillisUnsafe()
     const timerAfter = (followUp: FollowUp): KeyState.Timer => ({ at: now() + Duration.toMillis(followUp.after), trigger: followUp.trigger })
+    const refuses = options.refuses ?? (() => false)
     // Inputs are built when the effect runs, so they carry the time it ran at.
     return {
       add: (key, trigger) =>
-        Effect.suspend(() => Ref.getUnsafe(i.accepting) ? applyNow(i, key, { _tag: "Add", trigger, now: now() }) : Effect.void),
+        Effect.suspend(() =>
+          Ref.getUnsafe(i.accepting) && !refuses(key) ? applyNow(i, key, { _tag: "Add", trigger, now: now() }) : Effect.void
+        ),
       addAfter: (key, followUp) =>
         Effect.suspend(() =>
           Ref.getUnsafe(i.accepting) ? applyNow(i, key, { _tag: "Delay", timer: timerAfter(followUp) }) : Effect.void

@@ -26,6 +26,18 @@ describe("WorkQueue", () => {
       assert.strictEqual(yield* takeKey(queue), "b")
     })))
 
+  it.effect("adds of a key it refuses are dropped, decided as each add runs", () =>
+    isolated(Effect.gen(function*() {
+      const refused = new Set(["a"])
+      const queue = yield* WorkQueue.make("refuses", { refuses: (key) => refused.has(key) })
+      const madeWhileRefused = queue.add("a", Trigger.event())
+      yield* queue.add("a", Trigger.event())
+      assert.strictEqual(queue.depth(), 0)
+      refused.delete("a")
+      yield* madeWhileRefused
+      assert.strictEqual(yield* takeKey(queue), "a")
+    })))
+
   it.effect("an add while the key runs gives exactly one follow-up after done", () =>
     isolated(Effect.gen(function*() {
       const queue = yield* WorkQueue.make("dirty")
