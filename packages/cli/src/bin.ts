@@ -4,6 +4,7 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Operator } from "@kubefx/kube"
 import { Cause, Effect, Exit } from "effect"
 import { CliOutput, Command } from "effect/cli"
 import * as ApiServerCommand from "./ApiServerCommand.ts"
@@ -34,13 +35,8 @@ const kubefx = Command.make("kubefx").pipe(
   Command.withSubcommands(subcommands)
 )
 
-// Started with an IPC channel (Node's `fork`, or "ipc" in `spawn`'s stdio), kubefx ends with its
-// parent: the channel closes however the parent ends, SIGKILL included, and that stops kubefx as
-// SIGTERM does, freeing its ports. Unreferenced, the channel never keeps kubefx running by itself.
-if (process.channel !== undefined) {
-  process.channel.unref()
-  process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
-}
+// Started with an IPC channel, kubefx ends with its parent however the parent ends, freeing its ports.
+Operator.stopWithParent()
 
 kubefx.pipe(
   Command.run({ version: "0.1.0" }),

@@ -543,10 +543,28 @@ export interface MainOptions<R> {
 }
 
 /**
+ * Makes this process stop as on SIGTERM when the IPC channel it was started with closes (Node's
+ * `fork`, or "ipc" in `spawn`'s stdio): the channel closes however the parent ends, SIGKILL
+ * included, so a harness killed outright leaves nothing of this process running. The channel is
+ * unreferenced: it never keeps the process alive by itself. Does nothing without a channel.
+ * `main` calls it; a process with a main of its own (over `start`, under `NodeRuntime.runMain`)
+ * calls it before running.
+ *
+ * @example
+ * import { Operator } from "@kubefx/kube"
+ * Operator.stopWithParent()
+ */
+export const stopWithParent = (): void => {
+  if (process.channel === undefined) return
+  process.channel.unref()
+  process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
+}
+
+/**
  * Runs the operator as a process: JSON logs, the cluster from the kubeconfig, graceful shutdown on
  * SIGTERM or SIGINT and then exit code 0; exit code 1 if it fails or loses the Lease without rejoining.
  * Started with an IPC channel (a test harness's `fork`), it also shuts down when the channel closes,
- * so a parent that is killed outright leaves no operator behind.
+ * so a parent that is killed outright leaves no operator behind (`stopWithParent`).
  *
  * @example
  * import { Operator } from "@kubefx/kube"
@@ -559,9 +577,6 @@ export const main = <R>(operator: Operator<R>, options: MainOptions<R> = {}): vo
     Effect.provide(Layer.provideMerge(services, Kube.layer(options.kubeconfig ?? { _tag: "Default" }))),
     Effect.provide(Telemetry.layer(options.telemetry))
   )
-  if (process.channel !== undefined) {
-    process.channel.unref()
-    process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
-  }
+  stopWithParent()
   NodeRuntime.runMain(program, { teardown: (exit, onExit) => onExit(exitCode(exit)) })
 }
