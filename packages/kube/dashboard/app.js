@@ -442,23 +442,28 @@ const rowHtml = ({ controller: c, key: k }) => {
 const tooLong = 10_000
 
 /** @typedef {"exhausted" | "permanent" | "defect" | "running" | "queued"} Trouble */
-/** @type {Record<Trouble, { badge: string, why: string }>} */
+/**
+ * Each trouble's badge and why; `since` for the ones that last (a run, a wait), which say how long.
+ * @type {Record<Trouble, { badge: string, why: string, since?: (k: KeyView) => string | null }>}
+ */
 const troubles = {
   exhausted: { badge: "Exhausted", why: "no retry left until it changes" },
   permanent: { badge: "Permanent", why: "needs a change to its spec" },
   defect: { badge: "Defect", why: "the reconciler died" },
-  running: { badge: "Long run", why: `a run going for over ${tooLong / 1000} s holds a worker (a reconcile with no timeout may never end)` },
-  queued: { badge: "Waiting", why: `queued for over ${tooLong / 1000} s: every worker is busy` }
+  running: {
+    badge: "Long run",
+    why: `a run going for over ${tooLong / 1000} s holds a worker (a reconcile with no timeout may never end)`,
+    since: (k) => k.runningSince
+  },
+  queued: { badge: "Waiting", why: `queued for over ${tooLong / 1000} s: every worker is busy`, since: (k) => k.queuedSince }
 }
 
 /** @param {KeyView} k @returns {Trouble | undefined} */
 const trouble = (k) => {
   const tag = k.exhausted ? "Exhausted" : k.last?.result._tag
   if (tag === "Exhausted" || tag === "Permanent" || tag === "Defect") return /** @type {Trouble} */ (tag.toLowerCase())
-  const at = now()
-  if (k.runningSince !== null && at - (millis(k.runningSince) ?? at) >= tooLong) return "running"
-  if (k.queuedSince !== null && at - (millis(k.queuedSince) ?? at) >= tooLong) return "queued"
-  return undefined
+  const lastedPast = (/** @type {string | null} */ since) => since !== null && now() - (millis(since) ?? Infinity) >= tooLong
+  return lastedPast(k.runningSince) ? "running" : lastedPast(k.queuedSince) ? "queued" : undefined
 }
 
 /** @param {OperatorView} view @param {Row[]} rows */
@@ -485,16 +490,16 @@ const attention = (view, rows) => {
   }
   for (const [id, group] of groups) {
     const [tag = "", controller = ""] = id.split("\u0000")
-    const { badge, why } = troubles[/** @type {Trouble} */ (tag)]
-    const since = (/** @type {Row} */ r) => millis(tag === "running" ? r.key.runningSince : r.key.queuedSince) ?? 0
-    if (tag === "running" || tag === "queued") group.sort((a, b) => since(a) - since(b))
+    const { badge, why, since } = troubles[/** @type {Trouble} */ (tag)]
+    const startedAt = (/** @type {Row} */ r) => millis(since?.(r.key)) ?? 0
+    if (since !== undefined) group.sort((a, b) => startedAt(a) - startedAt(b))
     const first = /** @type {Row} */ (group[0])
     const names = group.slice(0, 4).map((r) => `<span class="obj" data-key="${esc(r.key.key)}">${esc(r.key.key)}</span>`).join(", ")
     const what = group.length === 1 ? "" : `${group.length} objects: `
-    const detail = tag === "running" || tag === "queued"
-      ? `<span>${tag} for <span data-since="${since(first)}"></span></span>`
+    const detail = since !== undefined
+      ? `<span>${tag} for <span data-since="${startedAt(first)}"></span></span>`
       : `<span class="err" title="${esc(first.key.last?.result.message ?? "")}">${esc(first.key.last?.result.message ?? "")}</span>`
-    items.push(`<li data-attention="${tag}" data-controller="${esc(controller)}"><span class="badge ${tag === "running" || tag === "queued" ? "warn" : "bad"}">${badge}</span><span class="what">${esc(controller)}</span><span>${what}${names}${group.length > 4 ? ` +${group.length - 4}` : ""}</span><span class="muted">${why}</span>${detail}</li>`)
+    items.push(`<li data-attention="${tag}" data-controller="${esc(controller)}"><span class="badge ${since !== undefined ? "warn" : "bad"}">${badge}</span><span class="what">${esc(controller)}</span><span>${what}${names}${group.length > 4 ? ` +${group.length - 4}` : ""}</span><span class="muted">${why}</span>${detail}</li>`)
   }
   return items.length === 0 ? "" : `<h2>Needs attention</h2><ul>${items.join("")}</ul>`
 }
