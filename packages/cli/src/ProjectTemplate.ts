@@ -278,7 +278,9 @@ COPY package.json package-lock.json ./
 COPY vendor ./vendor
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY src ./src
-USER node
+# The image's node user, by number: a pod's runAsNonRoot (kubefx manifests sets it) cannot check a
+# user given by name, and the kubelet would refuse to start the container.
+USER 1000:1000
 CMD ["node", "src/main.ts"]
 `
 

@@ -244,7 +244,9 @@ describe("kubefx init, as a team starts its own operator", () => {
     }
     const dockerfile = readFileSync(join(initProject, "Dockerfile"), "utf8")
     assert.match(dockerfile, /^FROM node:24-slim$/m)
-    assert.match(dockerfile, /^USER node$/m)
+    // A pod with runAsNonRoot (as `kubefx manifests` writes it) starts only an image whose user is a
+    // number the kubelet can check: "node" would be a CreateContainerConfigError.
+    assert.match(dockerfile, /^USER [1-9]\d*:\d+$/m)
     assert.match(dockerfile, /npm ci --omit=dev/)
     await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], initProject)
     assert.isFalse(existsSync(join(initProject, "node_modules", "@kubefx", "kube", "src")), "installed from source")
