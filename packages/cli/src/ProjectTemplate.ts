@@ -260,7 +260,8 @@ npx kubefx manifests src/operator.ts --image ${options.name}:0.1.0 | kubectl app
 \`kubefx manifests\` prints the CRD, a Namespace, a ServiceAccount, the least-privilege RBAC, the
 Deployment (probes, metrics, a restricted security context) and a metrics Service. \`src/main.ts\`
 runs the operator; keep it apart from \`src/greeting.ts\` and \`src/operator.ts\`, which only declare
-(the kubefx commands import them).
+(the kubefx commands import them, and the image's build runs \`src/operator.ts\` to fill Node's
+compile cache, so each start of the operator reads its modules' compiled code).
 `
 
 const gitignore = `node_modules/
@@ -270,7 +271,7 @@ dist/
 `
 
 const dockerfile = `# The operator's image: Node.js 24 runs src/main.ts directly (it strips the types), as a non-root
-# user, with the production dependencies only.
+# user, with the production dependencies only and V8's code for its modules already compiled.
 FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -281,6 +282,11 @@ COPY src ./src
 # The image's node user, by number: a pod's runAsNonRoot (kubefx manifests sets it) cannot check a
 # user given by name, and the kubelet would refuse to start the container.
 USER 1000:1000
+# Node's compile cache, filled once here by running src/operator.ts, which loads the operator's
+# modules and only declares it, so every start reads their compiled code instead of compiling them
+# again. Node keeps a cache per user: it is filled as the user the operator runs as.
+ENV NODE_COMPILE_CACHE=/home/node/.cache/node-compile-cache
+RUN node src/operator.ts
 CMD ["node", "src/main.ts"]
 `
 

@@ -8,7 +8,7 @@ import { execFile } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { type Dev, startDev } from "./dev.ts"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
@@ -22,9 +22,9 @@ interface Run {
   readonly stderr: string
 }
 
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 120_000) =>
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 120_000, env: NodeJS.ProcessEnv = {}) =>
   new Promise<Run>((resolve) => {
-    execFile(command, args, { cwd, timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(command, args, { cwd, timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
   })
 
@@ -258,6 +258,28 @@ describe("kubefx init, as a team starts its own operator", () => {
     assert.strictEqual(tested.code, 0, tested.stdout + tested.stderr)
     assert.match(tested.stdout.replace(/\u001b\[[0-9;]*m/g, ""), /Tests\s+1 passed/)
   }, 240_000)
+
+  // No container runtime here: the image's build step runs as its RUN line says, with the cache in
+  // a directory of the test's; then the operator's start, with Node's compile cache log, reads it.
+  it("the image's build step fills Node's compile cache with the operator's modules, which its start then reads", async () => {
+    const dockerfile = readFileSync(join(initProject, "Dockerfile"), "utf8")
+    assert.match(dockerfile, /^ENV NODE_COMPILE_CACHE=\/home\/node\//m)
+    const warm = /^RUN node (.+)$/m.exec(dockerfile.slice(dockerfile.indexOf("NODE_COMPILE_CACHE")))
+    assert.isNotNull(warm, "no RUN node line after the cache is named")
+    const cache = join(workspace, "compile-cache")
+    const built = await run("sh", ["-c", `"${process.execPath}" ${warm![1]}`], initProject, 60_000, { NODE_COMPILE_CACHE: cache })
+    assert.strictEqual(built.code, 0, built.stderr)
+    // The start fails on the kubeconfig it is given (none), after its modules are loaded.
+    const start = await run(process.execPath, ["src/main.ts"], initProject, 60_000, {
+      NODE_COMPILE_CACHE: cache,
+      NODE_DEBUG_NATIVE: "COMPILE_CACHE",
+      KUBECONFIG: join(workspace, "no-kubeconfig")
+    })
+    const accepted = (file: string) => `V8 code cache for ESM ${pathToFileURL(join(initProject, file)).href} was accepted`
+    assert.include(start.stderr, accepted("src/greeting.ts"))
+    assert.include(start.stderr, accepted("node_modules/@kubefx/kube/dist/index.js"))
+    assert.include(start.stderr, accepted("node_modules/effect/dist/index.js"))
+  }, 120_000)
 
   it("npm start runs the operator on the embedded server and brings the sample to Ready; its manifests apply there; SIGTERM stops it", async () => {
     started = await startDev(join(initProject, ".kubefx"), { cwd: initProject, npm: true })
