@@ -22,16 +22,23 @@ const script = fileURLToPath(new URL("./connect.ts", import.meta.url))
 
 /**
  * Starts `connect.ts` with `args` (`InCluster <directory>`, `File <kubeconfig>`, `Default`) in
- * `env`; fails when it exits with an error, and kills it when interrupted.
+ * `env`; fails when it exits with an error, and kills it when interrupted. It loads the packages'
+ * TypeScript sources, or with `compiled` their built JavaScript (`npm run build`), as a packed
+ * install does.
  *
  * @example
  * import { Effect } from "effect"
  * import * as Connected from "./connected.ts"
  * const started = Effect.runPromise(Connected.run(["File", ".kubefx/kubeconfig"]))
  */
-export const run = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Effect.Effect<Connected, Error> =>
+export const run = (
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { readonly compiled?: boolean } = {}
+): Effect.Effect<Connected, Error> =>
   Effect.callback<Connected, Error>((resume) => {
-    const child = execFile(process.execPath, ["--conditions=@kubefx/source", script, ...args], { env }, (error, stdout) =>
+    const conditions = options.compiled === true ? [] : ["--conditions=@kubefx/source"]
+    const child = execFile(process.execPath, [...conditions, script, ...args], { env }, (error, stdout) =>
       resume(error === null ? Effect.succeed(JSON.parse(stdout.trim().split("\n").pop()!)) : Effect.fail(error)))
     return Effect.sync(() => child.kill("SIGKILL"))
   })

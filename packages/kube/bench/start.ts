@@ -4,14 +4,16 @@
  * kubeconfig file (a server, its CA, a token: read directly), and from a kubeconfig whose user is an
  * exec plugin (through `@kubernetes/client-node`), against one embedded API server. Medians of
  * repeated starts after one warm-up start of each (the disk cache), with the machine's load. The
- * processes run the packages' TypeScript sources, as the other benches do; a packed install loads
- * compiled JavaScript and starts sooner.
+ * processes run the packages' TypeScript sources, as the other benches do; when they are built
+ * (`npm run build`), two more ways start in its pod from their JavaScript, as a packed install does:
+ * without Node's compile cache, and with it filled by the warm-up start, as the image of a project
+ * that `kubefx init` writes fills it at build time. No other way uses a compile cache.
  *
  *   npx node --conditions=@kubefx/source packages/kube/bench/start.ts [--runs N]
  */
 import { ApiServer } from "@kubefx/apiserver"
 import { Effect } from "effect"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Connected from "./connected.ts"
@@ -40,19 +42,31 @@ const program = Effect.scoped(Effect.gen(function*() {
   const ca = Buffer.from(server.certificateAuthority).toString("base64")
   writeFileSync(execKubeconfig, Kubeconfigs.kubeconfig({ server: server.httpsUrl, "certificate-authority-data": ca }, Kubeconfigs.execUser(server.token)))
   const url = new URL(server.httpsUrl)
-  const inPod = { ...process.env, KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port }
-  const ways = [
+  // No compile cache but where a way names one.
+  const { NODE_COMPILE_CACHE: _named, ...env } = process.env
+  const inPod = { ...env, KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port }
+  const ways: Array<{ readonly name: string; readonly env: NodeJS.ProcessEnv; readonly args: ReadonlyArray<string>; readonly compiled?: boolean }> = [
     { name: "in its pod (the service account)", env: inPod, args: ["InCluster", serviceAccount] },
-    { name: "from a kubeconfig file (a server, its CA, a token)", env: process.env, args: ["File", kubeconfig] },
-    { name: "from a kubeconfig with an exec plugin (client-node)", env: process.env, args: ["File", execKubeconfig] }
-  ] as const
+    { name: "from a kubeconfig file (a server, its CA, a token)", env, args: ["File", kubeconfig] },
+    { name: "from a kubeconfig with an exec plugin (client-node)", env, args: ["File", execKubeconfig] }
+  ]
+  // What a packed install loads; its warm-up start fills the compile cache, as the image that
+  // `kubefx init` writes does at build time.
+  if (existsSync(new URL("../dist/index.js", import.meta.url))) {
+    const cache = { ...inPod, NODE_COMPILE_CACHE: join(dir, "compile-cache") }
+    ways.push(
+      { name: "in its pod, from the built JavaScript (a packed install)", env: inPod, args: ["InCluster", serviceAccount], compiled: true },
+      { name: "the same, with Node's compile cache filled (the image of `kubefx init`)", env: cache, args: ["InCluster", serviceAccount], compiled: true }
+    )
+  } else console.log("(no built JavaScript: `npm run build` first for the packed install's starts)\n")
   const [before] = loadavg()
   console.log(`| an operator process, to its first list answered | median | range over ${runs} starts | RSS then (median) | client-node loaded |`)
   console.log("|---|---|---|---|---|")
   for (const way of ways) {
-    yield* Connected.run(way.args, way.env) // warm-up: the disk cache
+    const options = { compiled: way.compiled === true }
+    yield* Connected.run(way.args, way.env, options) // warm-up: the disk cache
     const samples: Array<Connected.Connected> = []
-    for (let i = 0; i < runs; i++) samples.push(yield* Connected.run(way.args, way.env))
+    for (let i = 0; i < runs; i++) samples.push(yield* Connected.run(way.args, way.env, options))
     const ready = samples.map((s) => s.readyMs)
     console.log(
       `| ${way.name} | ${median(ready).toFixed(0)} ms | ${Math.min(...ready).toFixed(0)} – ${Math.max(...ready).toFixed(0)} ms | ` +
