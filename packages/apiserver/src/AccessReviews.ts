@@ -1,29 +1,18 @@
 /**
  * authorization.k8s.io/v1: SelfSubjectAccessReview (`kubectl auth can-i`), SelfSubjectRulesReview
- * (`kubectl auth can-i --list`), SubjectAccessReview and LocalSubjectAccessReview. The server
- * authorizes every request, so every review is allowed, for any user, and says so in
- * `status.reason`; rules reviews list the wildcard rules of kube-apiserver's AlwaysAllow mode.
- * Requests are validated as 1.32 validates them.
+ * (`kubectl auth can-i --list`), SubjectAccessReview and LocalSubjectAccessReview, answered by the
+ * server's authorizer: RBAC over the stored roles and bindings, with `system:masters` allowed
+ * everything. Requests are validated as 1.32 validates them.
  */
 import { Effect } from "effect"
+import type * as Authentication from "./Authentication.ts"
+import type * as Authorization from "./Authorization.ts"
 import * as CreateOnly from "./CreateOnly.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 const group = "authorization.k8s.io"
-
-/** The `status.reason` of every access review. */
-export const reason = "allowed: the kubefx API server authorizes every request (AlwaysAllow)"
-
-const allowed: KubeObject.KubeObject = { allowed: true, reason }
-
-/** The rules of a subject who may do anything, as AlwaysAllow reports them. */
-export const wildcardRules: KubeObject.KubeObject = {
-  resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
-  nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
-  incomplete: false
-}
 
 const target = (kind: string, plural: string) => ({ group, kind, plural, version: "v1" })
 
@@ -58,33 +47,61 @@ const inNamespace = (body: KubeObject.KubeObject, namespace: string | undefined)
     : Effect.succeed(KubeObject.withMeta(body, { namespace }))
 }
 
+const text = (value: unknown): string => (typeof value === "string" ? value : "")
+
+// The request a review asks about, from its one set of attributes.
+const requestOf = (spec: KubeObject.KubeObject): Authorization.Request => {
+  const resource = spec.resourceAttributes
+  if (KubeObject.isObject(resource)) {
+    return {
+      _tag: "Resource",
+      verb: text(resource.verb),
+      group: text(resource.group),
+      resource: text(resource.resource),
+      subresource: text(resource.subresource),
+      namespace: text(resource.namespace),
+      name: text(resource.name)
+    }
+  }
+  const nonResource = KubeObject.isObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : {}
+  return { _tag: "NonResource", verb: text(nonResource.verb), path: text(nonResource.path) }
+}
+
+// The user a SubjectAccessReview names: its groups as given (no implied system:authenticated).
+const subjectOf = (spec: KubeObject.KubeObject): Authentication.User => ({
+  username: text(spec.user),
+  groups: Array.isArray(spec.groups) ? spec.groups.filter((g): g is string => typeof g === "string") : []
+})
+
 const review = (
   kind: string,
   plural: string,
   namespaced: boolean,
-  causesOf: (body: KubeObject.KubeObject) => ReadonlyArray<Status.StatusCause>
+  causesOf: (body: KubeObject.KubeObject) => ReadonlyArray<Status.StatusCause>,
+  who: (spec: KubeObject.KubeObject, requester: Authentication.User) => Authentication.User
 ): Registry.Resource => {
   const type = target(kind, plural)
-  return CreateOnly.resource({ group, kind, plural, namespaced }, ({ body, namespace }) =>
+  return CreateOnly.resource({ group, kind, plural, namespaced }, ({ authorization, body, namespace, user }) =>
     Effect.gen(function*() {
       yield* CreateOnly.checkTypeMeta(type, body)
       const placed = namespaced ? yield* inNamespace(body, namespace) : body
       const causes = causesOf(placed)
       if (causes.length > 0) return yield* Status.invalid(type, "", causes)
-      return CreateOnly.respond(type, placed, allowed)
+      const spec = specOf(placed)
+      return CreateOnly.respond(type, placed, { allowed: authorization.allows(who(spec, user), requestOf(spec)) })
     }))
 }
 
 const selfSubjectAccessReview = review("SelfSubjectAccessReview", "selfsubjectaccessreviews", false, (body) => [
   ...attributeCauses(specOf(body)),
   ...(CreateOnly.emptyMeta(body) ? [] : [Status.fieldInvalid("metadata", KubeObject.meta(body), "must be empty")])
-])
+], (_, requester) => requester)
 
 const subjectAccessReview = review("SubjectAccessReview", "subjectaccessreviews", false, (body) => [
   ...attributeCauses(specOf(body)),
   ...subjectCauses(specOf(body)),
   ...(CreateOnly.emptyMeta(body) ? [] : [Status.fieldInvalid("metadata", KubeObject.meta(body), "must be empty")])
-])
+], subjectOf)
 
 const localCauses = (body: KubeObject.KubeObject): Array<Status.StatusCause> => {
   const spec = specOf(body)
@@ -106,18 +123,31 @@ const localCauses = (body: KubeObject.KubeObject): Array<Status.StatusCause> => 
   ]
 }
 
-const localSubjectAccessReview = review("LocalSubjectAccessReview", "localsubjectaccessreviews", true, localCauses)
+const localSubjectAccessReview = review("LocalSubjectAccessReview", "localsubjectaccessreviews", true, localCauses, subjectOf)
 
 const rulesType = target("SelfSubjectRulesReview", "selfsubjectrulesreviews")
 
 const selfSubjectRulesReview = CreateOnly.resource(
   { group, kind: rulesType.kind, plural: rulesType.plural, namespaced: false },
-  ({ body }) =>
+  ({ authorization, body, user }) =>
     Effect.gen(function*() {
       yield* CreateOnly.checkTypeMeta(rulesType, body)
       const namespace = specOf(body).namespace
       if (typeof namespace !== "string" || namespace === "") return yield* Status.badRequest("no namespace on request")
-      return CreateOnly.respond(rulesType, body, wildcardRules)
+      const rules = authorization.rules(user, namespace)
+      return CreateOnly.respond(rulesType, body, {
+        resourceRules: rules.filter((rule) => (rule.resources ?? []).length > 0).map((rule) => ({
+          verbs: rule.verbs,
+          apiGroups: rule.apiGroups ?? [],
+          resources: rule.resources ?? [],
+          ...((rule.resourceNames ?? []).length > 0 ? { resourceNames: rule.resourceNames } : {})
+        })),
+        nonResourceRules: rules.filter((rule) => (rule.nonResourceURLs ?? []).length > 0).map((rule) => ({
+          verbs: rule.verbs,
+          nonResourceURLs: rule.nonResourceURLs
+        })),
+        incomplete: false
+      })
     })
 )
 

@@ -6,6 +6,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as Authentication from "./Authentication.ts"
+import * as Authorization from "./Authorization.ts"
 import * as Builtins from "./Builtins.ts"
 import * as Crds from "./Crds.ts"
 import * as Faults from "./Faults.ts"
@@ -167,6 +168,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         watches,
         faults,
         authentication: Authentication.make({ token, signingKey: identity.serviceAccountKey, store }),
+        authorization: Authorization.make(store),
         address: () => address,
         patch: (target, subresource, contentType, body, patchOptions) =>
           Patching.patch(env, target, subresource, contentType, body, patchOptions),

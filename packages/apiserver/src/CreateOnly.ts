@@ -5,6 +5,7 @@
  */
 import { Effect } from "effect"
 import type * as Authentication from "./Authentication.ts"
+import type * as Authorization from "./Authorization.ts"
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Status from "./Status.ts"
@@ -19,6 +20,7 @@ export interface Request {
   /** Who sent the request. */
   readonly user: Authentication.User
   readonly authentication: Authentication.Authentication
+  readonly authorization: Authorization.Authorization
 }
 
 /** Computes the response object of a create. */

@@ -8,6 +8,7 @@ import { ByteSize, Cause, Effect, type Layer, Result, Schema, Stream } from "eff
 import { HttpIncomingMessage, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Admission from "./Admission.ts"
 import * as Authentication from "./Authentication.ts"
+import * as Authorization from "./Authorization.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Faults from "./Faults.ts"
 import * as Negotiation from "./Negotiation.ts"
@@ -40,6 +41,8 @@ export interface Context {
   readonly faults: Faults.Faults
   /** Who a request's bearer token is: the server's own token or a service account token it issued. */
   readonly authentication: Authentication.Authentication
+  /** What that user may do: RBAC over the stored roles and bindings. */
+  readonly authorization: Authorization.Authorization
   /** host:port clients reach the server at. */
   readonly address: () => string
   readonly patch: (
@@ -211,6 +214,9 @@ const verbOf = (method: string, path: Paths.ResourcePath, query: URLSearchParams
   }
 }
 
+const authorize = (context: Context, user: Authentication.User, asked: Authorization.Request): Effect.Effect<void, Status.ApiError> =>
+  context.authorization.allows(user, asked) ? Effect.void : Effect.fail(Authorization.forbidden(user, asked))
+
 /** What every route gets: the request, who sent it, its parsed path and its query. */
 interface Call {
   readonly request: HttpServerRequest.HttpServerRequest
@@ -226,7 +232,17 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
     const user = Authentication.userOf(context.authentication, request.headers["authorization"])
     if (user === undefined) return Status.unauthorized()
     const q = request.url.indexOf("?")
-    const path = Paths.parse(q === -1 ? request.url : request.url.slice(0, q))
+    const rawPath = q === -1 ? request.url : request.url.slice(0, q)
+    const path = Paths.parse(rawPath)
+    // A resource request is authorized once its verb is known; any other path here.
+    if (path._tag !== "Resource") {
+      const asked: Authorization.NonResourceRequest = {
+        _tag: "NonResource",
+        verb: request.method === "HEAD" ? "get" : request.method.toLowerCase(),
+        path: rawPath
+      }
+      if (!context.authorization.allows(user, asked)) return Effect.fail(Authorization.forbidden(user, asked))
+    }
     return respond({ request, user, path, query: new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1)) })
   }).pipe(
     Effect.catch((error) => Effect.succeed(errorResponse(error))),
@@ -392,6 +408,7 @@ const resourceRequest = Effect.fnUntraced(function*(
   }
   const sub = path.subresource
   if (sub === "token" && resource.storage === "serviceaccounts" && path.namespace !== undefined) {
+    yield* authorize(context, user, { _tag: "Resource", verb: "create", group: "", resource: "serviceaccounts", subresource: "token", namespace: path.namespace, name: path.name })
     return yield* tokenRequest(context, request, path.namespace, path.name ?? "")
   }
   if (sub !== undefined) {
@@ -407,6 +424,15 @@ const resourceRequest = Effect.fnUntraced(function*(
   if (verb === undefined || !type.verbs.includes(verb)) {
     return yield* Status.methodNotAllowed(request.method)
   }
+  yield* authorize(context, user, {
+    _tag: "Resource",
+    verb,
+    group: type.group,
+    resource: type.plural,
+    subresource: sub,
+    namespace: path.namespace,
+    name: path.name
+  })
   const representation = Negotiation.negotiate(request.headers["accept"], {
     table: (verb === "list" || verb === "get" || verb === "watch") && sub === undefined,
     metadata: true
@@ -488,7 +514,13 @@ const resourceRequest = Effect.fnUntraced(function*(
       const options = yield* writeOptions(query, request.headers["user-agent"])
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       if (resource.createOnly !== undefined) {
-        const answer = yield* resource.createOnly({ body, namespace: path.namespace, user, authentication: context.authentication })
+        const answer = yield* resource.createOnly({
+          body,
+          namespace: path.namespace,
+          user,
+          authentication: context.authentication,
+          authorization: context.authorization
+        })
         return yield* respond(201, answer)
       }
       const written = yield* Rest.create(env, resource, path.namespace, body, options)

@@ -71,7 +71,7 @@ export const success = (target: Target, name: string, uid: string | undefined): 
 const make = (code: number, reason: string, message: string, details?: StatusDetails) =>
   new ApiError(details === undefined ? { code, reason, message } : { code, reason, message, details })
 
-const resourceDetails = (target: Target, name: string): StatusDetails => ({
+const resourceDetails = (target: Pick<Target, "group" | "plural">, name: string): StatusDetails => ({
   name,
   group: target.group,
   kind: target.plural
@@ -103,13 +103,22 @@ export const unauthorized = (): ApiError => make(401, "Unauthorized", "Unauthori
  * import * as Status from "./Status.ts"
  * Status.forbidden({ group: "", plural: "namespaces", kind: "Namespace" }, "default", "this namespace may not be deleted").code // 403
  */
-export const forbidden = (target: Target, name: string, why: string): ApiError =>
+export const forbidden = (target: Pick<Target, "group" | "plural">, name: string, why: string): ApiError =>
   make(
     403,
     "Forbidden",
-    `${ResourceType.qualifiedResource(target)} "${name}" is forbidden: ${why}`,
-    resourceDetails(target, name)
+    `${ResourceType.qualifiedResource(target)}${name === "" ? "" : ` "${name}"`} is forbidden: ${why}`,
+    name === "" ? { group: target.group, kind: target.plural } : resourceDetails(target, name)
   )
+
+/**
+ * 403 Forbidden for a request on no resource (a path the authorizer denies).
+ *
+ * @example
+ * import * as Status from "./Status.ts"
+ * Status.forbiddenRequest('forbidden: User "u" cannot get path "/metrics"').reason // "Forbidden"
+ */
+export const forbiddenRequest = (message: string): ApiError => make(403, "Forbidden", message)
 
 /**
  * 404 NotFound: `configmaps "x" not found`.

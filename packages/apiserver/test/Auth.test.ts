@@ -112,8 +112,8 @@ describe("kubectl create token", () => {
     const seen = await whoami(token)
     expect(seen.status).toBe(201)
     expect(seen.json.status.userInfo).toMatchObject({ ...serviceAccountUser("default", "default"), uid })
-    // The token reads and writes like any client's.
-    expect((await as(token, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200)
+    // It may do what RBAC grants it, nothing else: see "RBAC" below.
+    expect((await as(token, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(403)
   })
 
   it("issues the claims and lifetime 1.32 issues", async () => {
@@ -221,6 +221,115 @@ describe("TokenReview", () => {
   })
 })
 
+describe("RBAC", () => {
+  const rbac = "/apis/rbac.authorization.k8s.io/v1"
+  const create = async (path: string, body: Record<string, unknown>) => {
+    const created = await server.request("POST", path, { body })
+    expect(created.status, JSON.stringify(created.json)).toBe(201)
+  }
+  const robot = (name: string) => ({ kind: "ServiceAccount", name, namespace: "default" })
+  const tokenOf = async (name: string) => {
+    await ok("create", "serviceaccount", name)
+    return (await ok("create", "token", name)).trim()
+  }
+
+  it("denies a ServiceAccount what no binding grants, with kube-apiserver's 403", async () => {
+    const token = await tokenOf("denied")
+    const listed = await as(token, "GET", "/api/v1/namespaces/default/configmaps")
+    expect(listed.status).toBe(403)
+    expect(listed.json).toMatchObject({
+      kind: "Status",
+      status: "Failure",
+      reason: "Forbidden",
+      code: 403,
+      details: { group: "", kind: "configmaps" },
+      message: `configmaps is forbidden: User "system:serviceaccount:default:denied" cannot list resource "configmaps" in API group "" in the namespace "default"`
+    })
+    const named = await as(token, "GET", "/apis/apps/v1/namespaces/default/deployments/web")
+    expect(named.json.message).toBe(
+      `deployments.apps "web" is forbidden: User "system:serviceaccount:default:denied" cannot get resource "deployments" in API group "apps" in the namespace "default"`
+    )
+    expect((await as(token, "GET", "/api/v1/nodes")).json.message).toBe(
+      `nodes is forbidden: User "system:serviceaccount:default:denied" cannot list resource "nodes" in API group "" at the cluster scope`
+    )
+    expect((await as(token, "GET", "/kubefx/faults")).json.message).toBe(`forbidden: User "system:serviceaccount:default:denied" cannot get path "/kubefx/faults"`)
+    // What every authenticated user may: discovery, version, OpenAPI, its own reviews.
+    for (const path of ["/api", "/api/v1", "/apis", "/apis/apps/v1", "/version", "/openapi/v3"]) {
+      expect((await as(token, "GET", path)).status, path).toBe(200)
+    }
+    expect((await whoami(token)).status).toBe(201)
+    const kubeconfig = ["--token", token]
+    expect((await kubectl("auth", "can-i", "list", "configmaps", ...kubeconfig)).stdout).toBe("no\n")
+  })
+
+  it("a RoleBinding grants its Role's rules in its namespace only; a ClusterRoleBinding everywhere", async () => {
+    const token = await tokenOf("reader")
+    await create(`${rbac}/namespaces/default/roles`, {
+      metadata: { name: "configmap-reader" },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch"] }]
+    })
+    await create(`${rbac}/namespaces/default/rolebindings`, {
+      metadata: { name: "reader" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "configmap-reader" },
+      subjects: [robot("reader")]
+    })
+    expect((await as(token, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(200)
+    expect((await as(token, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "x" } })).status).toBe(403)
+    await ok("create", "namespace", "elsewhere")
+    expect((await as(token, "GET", "/api/v1/namespaces/elsewhere/configmaps")).status).toBe(403)
+    expect((await as(token, "GET", "/api/v1/configmaps")).status).toBe(403)
+    expect((await kubectl("auth", "can-i", "watch", "configmaps", "--token", token)).stdout).toBe("yes\n")
+    expect((await kubectl("auth", "can-i", "--list", "--token", token)).stdout).toMatch(/^configmaps\s+\[\]\s+\[\]\s+\[get list watch\]$/m)
+
+    await create(`${rbac}/clusterroles`, {
+      metadata: { name: "namespace-lister" },
+      rules: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["list"] }, { apiGroups: [""], resources: ["configmaps"], verbs: ["list"] }]
+    })
+    await create(`${rbac}/clusterrolebindings`, {
+      metadata: { name: "namespace-lister" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "namespace-lister" },
+      subjects: [{ kind: "Group", name: "system:serviceaccounts:default" }]
+    })
+    expect((await as(token, "GET", "/api/v1/namespaces")).status).toBe(200)
+    expect((await as(token, "GET", "/api/v1/configmaps")).status).toBe(200)
+    expect((await as(token, "GET", "/api/v1/namespaces/elsewhere/configmaps")).status).toBe(200)
+    // A binding deleted takes its grant with it.
+    expect((await server.request("DELETE", `${rbac}/clusterrolebindings/namespace-lister`)).status).toBe(200)
+    expect((await as(token, "GET", "/api/v1/namespaces")).status).toBe(403)
+  })
+
+  it("reads resource names, subresources and ClusterRoles bound in a namespace as kube-apiserver does", async () => {
+    const token = await tokenOf("narrow")
+    await ok("create", "configmap", "mine")
+    await ok("create", "configmap", "theirs")
+    await create(`${rbac}/clusterroles`, {
+      metadata: { name: "narrow" },
+      rules: [
+        { apiGroups: [""], resources: ["configmaps"], resourceNames: ["mine"], verbs: ["get", "patch"] },
+        { apiGroups: ["apps"], resources: ["deployments/status", "*/scale"], verbs: ["get"] }
+      ]
+    })
+    await create(`${rbac}/namespaces/default/rolebindings`, {
+      metadata: { name: "narrow" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "narrow" },
+      subjects: [robot("narrow")]
+    })
+    expect((await as(token, "GET", "/api/v1/namespaces/default/configmaps/mine")).status).toBe(200)
+    expect((await as(token, "GET", "/api/v1/namespaces/default/configmaps/theirs")).status).toBe(403)
+    expect((await as(token, "GET", "/api/v1/namespaces/default/configmaps")).status).toBe(403)
+    await ok("create", "deployment", "web", "--image", "nginx")
+    expect((await as(token, "GET", "/apis/apps/v1/namespaces/default/deployments/web/status")).status).toBe(200)
+    expect((await as(token, "GET", "/apis/apps/v1/namespaces/default/deployments/web/scale")).status).toBe(200)
+    const whole = await as(token, "GET", "/apis/apps/v1/namespaces/default/deployments/web")
+    expect(whole.status).toBe(403)
+    const status = await as(token, "PATCH", "/apis/apps/v1/namespaces/default/deployments/web/status", {})
+    expect(status.json.message).toContain(`cannot patch resource "deployments/status" in API group "apps" in the namespace "default"`)
+    // Bound in default, the ClusterRole grants nothing in another namespace.
+    await ok("create", "configmap", "mine", "-n", "elsewhere")
+    expect((await as(token, "GET", "/api/v1/namespaces/elsewhere/configmaps/mine")).status).toBe(403)
+  })
+})
+
 describe("create-only kinds", () => {
   const ssar = {
     apiVersion: "authorization.k8s.io/v1",
@@ -233,11 +342,11 @@ describe("create-only kinds", () => {
     const created = await server.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body: ssar })
     expect(created.status).toBe(201)
     expect(created.json).toMatchObject({ ...ssar, metadata: { creationTimestamp: null }, status: { allowed: true } })
-    expect(created.json.status.reason).toContain("authorizes every request")
+    // A user no binding names may not.
     const sar = await server.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
       body: { ...ssar, kind: "SubjectAccessReview", spec: { ...ssar.spec, user: "someone-else" } }
     })
-    expect(sar.json.status.allowed).toBe(true)
+    expect(sar.json.status).toEqual({ allowed: false })
     expect(server.store.revision()).toBe(before)
     const listed = await server.request("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
     expect(listed.status).toBe(405)
@@ -271,7 +380,7 @@ describe("create-only kinds", () => {
     const matching = await server.request("POST", "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews", {
       body: { ...ssar, kind: "LocalSubjectAccessReview", spec: { ...ssar.spec, user: "u" } }
     })
-    expect(matching.json).toMatchObject({ metadata: { namespace: "default" }, status: { allowed: true } })
+    expect(matching.json).toMatchObject({ metadata: { namespace: "default" }, status: { allowed: false } })
     const rules = await server.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", {
       body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectRulesReview", spec: {} }
     })

@@ -1,0 +1,200 @@
+/**
+ * Who may do what, as kube-apiserver's RBAC authorizer decides it: `system:masters` (the server's
+ * own token) may do anything; every other user may do what the Roles and ClusterRoles bound to it,
+ * to one of its groups or to its ServiceAccount allow, plus what kube-apiserver's default policy
+ * gives every authenticated user (discovery, version, health and OpenAPI documents, and reviewing
+ * its own access). A ClusterRole named by a binding but not stored allows nothing, as in a cluster.
+ * Not modelled: aggregated ClusterRoles, impersonation, and the escalation check on writing roles
+ * and bindings.
+ */
+import * as Authentication from "./Authentication.ts"
+import * as Status from "./Status.ts"
+import type * as Store from "./Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+/** A request on a resource (`verb` as RBAC names it: get, list, watch, create, update, patch, delete, deletecollection). */
+export interface ResourceRequest {
+  readonly _tag: "Resource"
+  readonly verb: string
+  readonly group: string
+  readonly resource: string
+  readonly subresource?: string | undefined
+  /** Undefined or "" for a cluster-scoped request. */
+  readonly namespace?: string | undefined
+  /** "" or undefined when the request names no object (list, create). */
+  readonly name?: string | undefined
+}
+
+/** A request on any other path (`verb` is the HTTP method in lower case, get for HEAD). */
+export interface NonResourceRequest {
+  readonly _tag: "NonResource"
+  readonly verb: string
+  readonly path: string
+}
+
+export type Request = ResourceRequest | NonResourceRequest
+
+/** rbac.authorization.k8s.io/v1 PolicyRule, as stored. */
+export interface PolicyRule {
+  readonly verbs: ReadonlyArray<string>
+  readonly apiGroups?: ReadonlyArray<string>
+  readonly resources?: ReadonlyArray<string>
+  readonly resourceNames?: ReadonlyArray<string>
+  readonly nonResourceURLs?: ReadonlyArray<string>
+}
+
+export interface Authorization {
+  /** Whether `user` may make `request`. */
+  readonly allows: (user: Authentication.User, request: Request) => boolean
+  /** The rules that apply to `user` in `namespace` (a SelfSubjectRulesReview), wildcards for `system:masters`. */
+  readonly rules: (user: Authentication.User, namespace: string) => ReadonlyArray<PolicyRule>
+}
+
+const clusterRoles = "clusterroles.rbac.authorization.k8s.io"
+const clusterRoleBindings = "clusterrolebindings.rbac.authorization.k8s.io"
+const roles = "roles.rbac.authorization.k8s.io"
+const roleBindings = "rolebindings.rbac.authorization.k8s.io"
+
+const everything: ReadonlyArray<PolicyRule> = [
+  { verbs: ["*"], apiGroups: ["*"], resources: ["*"] },
+  { verbs: ["*"], nonResourceURLs: ["*"] }
+]
+
+// kube-apiserver's bootstrap ClusterRoles system:discovery, system:public-info-viewer and
+// system:basic-user, which its default bindings give every authenticated user.
+const defaultPolicy: ReadonlyArray<PolicyRule> = [
+  {
+    verbs: ["get"],
+    nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"]
+  },
+  { verbs: ["create"], apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] },
+  { verbs: ["create"], apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"] }
+]
+
+const strings = (value: unknown): ReadonlyArray<string> =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
+
+const rulesOf = (role: KubeObject.KubeObject | undefined): ReadonlyArray<PolicyRule> =>
+  role === undefined || !Array.isArray(role.rules)
+    ? []
+    : role.rules.filter(KubeObject.isObject).map((rule) => ({
+      verbs: strings(rule.verbs),
+      apiGroups: strings(rule.apiGroups),
+      resources: strings(rule.resources),
+      resourceNames: strings(rule.resourceNames),
+      nonResourceURLs: strings(rule.nonResourceURLs)
+    }))
+
+// A binding's subject: a User by name, a Group the user is in, or the ServiceAccount the user is.
+const binds = (binding: KubeObject.KubeObject, user: Authentication.User, bindingNamespace: string): boolean =>
+  Array.isArray(binding.subjects) && binding.subjects.filter(KubeObject.isObject).some((subject) => {
+    switch (subject.kind) {
+      case "User":
+        return subject.name === user.username
+      case "Group":
+        return typeof subject.name === "string" && user.groups.includes(subject.name)
+      case "ServiceAccount": {
+        const namespace = typeof subject.namespace === "string" && subject.namespace !== "" ? subject.namespace : bindingNamespace
+        return user.username === `system:serviceaccount:${namespace}:${String(subject.name)}`
+      }
+      default:
+        return false
+    }
+  })
+
+const roleRefOf = (binding: KubeObject.KubeObject): { readonly kind: string; readonly name: string } | undefined => {
+  const ref = binding.roleRef
+  return KubeObject.isObject(ref) && typeof ref.kind === "string" && typeof ref.name === "string" ? { kind: ref.kind, name: ref.name } : undefined
+}
+
+const matches = (values: ReadonlyArray<string> | undefined, wanted: string): boolean =>
+  values !== undefined && (values.includes("*") || values.includes(wanted))
+
+// "pods", "pods/log", "*", and "*/scale" for a subresource of any resource, as RBAC reads them.
+const resourceMatches = (resources: ReadonlyArray<string> | undefined, resource: string, subresource: string | undefined): boolean => {
+  if (resources === undefined) return false
+  const combined = subresource === undefined || subresource === "" ? resource : `${resource}/${subresource}`
+  return resources.some((r) => r === "*" || r === combined || (subresource !== undefined && subresource !== "" && r === `*/${subresource}`))
+}
+
+// A non-resource URL rule: the path itself, or a prefix ending in "*".
+const pathMatches = (urls: ReadonlyArray<string> | undefined, path: string): boolean =>
+  urls !== undefined && urls.some((url) => url === "*" || url === path || (url.endsWith("*") && path.startsWith(url.slice(0, -1))))
+
+/**
+ * Whether `rule` allows `request`.
+ *
+ * @example
+ * import * as Authorization from "./Authorization.ts"
+ * Authorization.ruleAllows(
+ *   { verbs: ["get"], apiGroups: [""], resources: ["configmaps"], resourceNames: ["a"] },
+ *   { _tag: "Resource", verb: "get", group: "", resource: "configmaps", namespace: "default", name: "a" }
+ * ) // true
+ */
+export const ruleAllows = (rule: PolicyRule, request: Request): boolean => {
+  if (!matches(rule.verbs, request.verb)) return false
+  if (request._tag === "NonResource") return pathMatches(rule.nonResourceURLs, request.path)
+  return matches(rule.apiGroups, request.group) &&
+    resourceMatches(rule.resources, request.resource, request.subresource) &&
+    (rule.resourceNames === undefined || rule.resourceNames.length === 0 ||
+      (request.name !== undefined && request.name !== "" && rule.resourceNames.includes(request.name)))
+}
+
+// An administrator, whom nothing is denied.
+const isMaster = (user: Authentication.User): boolean => user.groups.includes("system:masters")
+
+/**
+ * The authorizer over the RBAC objects of `store`.
+ *
+ * @example
+ * import * as Authentication from "./Authentication.ts"
+ * import * as Authorization from "./Authorization.ts"
+ * import * as Store from "./Store.ts"
+ * const authorization = Authorization.make(Store.make())
+ * authorization.allows(Authentication.admin, { _tag: "Resource", verb: "delete", group: "", resource: "namespaces", name: "x" }) // true
+ */
+export const make = (store: Store.Store): Authorization => {
+  const bound = (user: Authentication.User, namespace: string | undefined): Array<PolicyRule> => {
+    const found: Array<PolicyRule> = user.groups.includes("system:authenticated") ? [...defaultPolicy] : []
+    for (const binding of store.list(clusterRoleBindings, undefined)) {
+      const ref = roleRefOf(binding)
+      if (ref?.kind === "ClusterRole" && binds(binding, user, "")) found.push(...rulesOf(store.get(clusterRoles, "", ref.name)))
+    }
+    if (namespace !== undefined && namespace !== "") {
+      for (const binding of store.list(roleBindings, namespace)) {
+        const ref = roleRefOf(binding)
+        if (ref === undefined || !binds(binding, user, namespace)) continue
+        found.push(...rulesOf(ref.kind === "Role" ? store.get(roles, namespace, ref.name) : store.get(clusterRoles, "", ref.name)))
+      }
+    }
+    return found
+  }
+  return {
+    allows: (user, request) =>
+      isMaster(user) ||
+      bound(user, request._tag === "Resource" ? request.namespace : undefined).some((rule) => ruleAllows(rule, request)),
+    rules: (user, namespace) => isMaster(user) ? everything : bound(user, namespace)
+  }
+}
+
+/**
+ * The 403 kube-apiserver answers a request its authorizer denies:
+ * `configmaps "a" is forbidden: User "u" cannot get resource "configmaps" in API group "" in the namespace "default"`.
+ *
+ * @example
+ * import * as Authorization from "./Authorization.ts"
+ * const user = { username: "system:serviceaccount:default:robot", groups: [] }
+ * Authorization.forbidden(user, { _tag: "Resource", verb: "list", group: "", resource: "secrets", namespace: "default" }).message
+ * // 'secrets is forbidden: User "system:serviceaccount:default:robot" cannot list resource "secrets" in API group "" in the namespace "default"'
+ */
+export const forbidden = (user: Authentication.User, request: Request): Status.ApiError => {
+  if (request._tag === "NonResource") {
+    return Status.forbiddenRequest(`forbidden: User "${user.username}" cannot ${request.verb} path "${request.path}"`)
+  }
+  const resource = request.subresource === undefined || request.subresource === "" ? request.resource : `${request.resource}/${request.subresource}`
+  const where = request.namespace === undefined || request.namespace === ""
+    ? "at the cluster scope"
+    : `in the namespace "${request.namespace}"`
+  const why = `User "${user.username}" cannot ${request.verb} resource "${resource}" in API group "${request.group}" ${where}`
+  return Status.forbidden({ group: request.group, plural: request.resource }, request.name ?? "", why)
+}
