@@ -19,6 +19,7 @@ import * as Dependent from "./Dependent.ts"
 import type * as KubeError from "../client/KubeError.ts"
 import type * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
+import type * as Rbac from "../operator/Rbac.ts"
 
 /** A plain reconcile step as a node: external state, or anything that is not one object. */
 export interface Step<P extends ObjectMeta.KubeObject, E = never, R = never> {
@@ -250,6 +251,24 @@ export const when = <P extends ObjectMeta.KubeObject, const T extends Part<P, un
  */
 export const owns = <P extends ObjectMeta.KubeObject, E, R>(workflow: Workflow<P, E, R>): ReadonlyArray<Resource.Resource> =>
   Array.from(new Set(workflow.nodes.flatMap((node) => node._tag === "Dependent" && node.owned ? [node.resource] : [])))
+
+/**
+ * The RBAC rules a workflow needs beyond reading its kinds: to apply and delete every dependent
+ * (a precondition turned false and the cleanup delete them). `Workflow.controller` declares them;
+ * a controller that gives its own `rbac` after that spread adds these to it.
+ *
+ * @example
+ * import { Workflow } from "@kubefx/kube"
+ * declare const site: Workflow.Workflow<any>
+ * const rules = Workflow.rules(site)
+ * // [{ apiGroups: [""], resources: ["configmaps"], verbs: ["create", "patch", "delete"] }, ...]
+ */
+export const rules = <P extends ObjectMeta.KubeObject, E, R>(workflow: Workflow<P, E, R>): ReadonlyArray<Rbac.PolicyRule> =>
+  Array.from(new Set(workflow.nodes.flatMap((node) => node._tag === "Dependent" ? [node.resource] : [])), (resource) => ({
+    apiGroups: [resource.group],
+    resources: [resource.plural],
+    verbs: ["create", "patch", "delete"]
+  }))
 
 /** How one node ended. */
 export type Status<E> =
@@ -634,7 +653,8 @@ export const cleanup = <P extends ObjectMeta.KubeObject, E, R>(
 
 /**
  * The parts of a controller a workflow supplies, to spread into `Controller.define`: the kinds it
- * owns, its `reconciler` and its `cleanup`, so the workflow is named once.
+ * owns, its `reconciler`, its `cleanup` and the RBAC rules they need (`rules`), so the workflow is
+ * named once.
  *
  * @example
  * import { Controller, Workflow } from "@kubefx/kube"
@@ -649,5 +669,6 @@ export const controller = <P extends ObjectMeta.KubeObject, E, R>(
 ) => ({
   owns: owns(self),
   reconcile: reconciler(self, options.reconcile),
-  cleanup: cleanup(self, options.cleanup)
+  cleanup: cleanup(self, options.cleanup),
+  rbac: rules(self)
 })

@@ -1,0 +1,111 @@
+/**
+ * An operator run as its ServiceAccount, holding only the ClusterRole `Rbac.clusterRole` derives
+ * (what `kubefx manifests` binds to it), against an API server that authorizes with RBAC as a
+ * cluster does: every request its controllers, workflow, finalizer, Events and leader Lease make
+ * must be granted, or the run fails with a 403 and the object never converges.
+ */
+import { assert, layer } from "@effect/vitest"
+import { ApiServer, Kubeconfig } from "@kubefx/apiserver"
+import { Builtins, Conditions, Controller, Crd, Dependent, Kube, Operator, Rbac, Resource, Workflow } from "@kubefx/kube"
+import { Context, Effect, Layer, Schema } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { ensure, eventually } from "./support.ts"
+
+const Gadget = Resource.custom({
+  group: "demo.kubefx.dev",
+  version: "v1",
+  kind: "Gadget",
+  plural: "gadgets",
+  spec: Schema.Struct({ keep: Schema.Boolean }),
+  status: Schema.Struct({ ...Conditions.statusFields })
+})
+type Gadget = typeof Gadget.schema.Type
+
+// One ConfigMap per Gadget while it asks to keep one: turning `keep` off deletes it.
+const config = Dependent.make({
+  name: "config",
+  resource: Builtins.ConfigMap,
+  reconcileWhen: (gadget: Controller.Stored<Gadget>) => gadget.spec.keep,
+  desired: (gadget: Controller.Stored<Gadget>) => ({ metadata: { name: `${gadget.metadata.name}-config` }, data: { kept: "yes" } })
+})
+
+const operator = Operator.make({
+  name: "gadgets",
+  http: false,
+  leaderElection: { namespace: "gadgets-system" },
+  controllers: [Controller.define({ name: "gadgets", for: Gadget, ...Workflow.controller(Workflow.sequence(config)) })]
+})
+
+class Server extends Context.Service<Server, { readonly server: ApiServer.ApiServer; readonly dir: string }>()("test/Server") {}
+
+// The server, and an admin client for the test's own requests.
+const cluster = Layer.unwrap(Effect.gen(function*() {
+  const dir = mkdtempSync(join(tmpdir(), "kubefx-service-account-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+  const server = yield* ApiServer.make({ kubeconfigPath: join(dir, "admin") })
+  return Layer.merge(Kube.layer({ _tag: "File", path: join(dir, "admin") }), Layer.succeed(Server, { server, dir }))
+}))
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("an operator as its ServiceAccount", (it) => {
+  it.effect("converges, deletes a dependent and finishes a cleanup with only its derived ClusterRole", () =>
+    Effect.gen(function*() {
+      const admin = yield* Kube.Kube
+      const { server, dir } = yield* Server
+      yield* Crd.install([Gadget], { fieldManager: "kubefx-test" })
+      yield* admin.create(Builtins.Namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: "gadgets-system" } })
+      yield* admin.create(Builtins.ServiceAccount, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "gadgets", namespace: "gadgets-system" } })
+      // As an administrator: what `kubefx manifests` binds, and the token a pod of its Deployment mounts.
+      const post = (path: string, body: unknown) =>
+        Effect.promise(() =>
+          fetch(`${server.url}${path}`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+            body: JSON.stringify(body)
+          }).then((response) => response.json() as Promise<Record<string, any>>)
+        )
+      const role = Rbac.clusterRole(operator)
+      yield* post("/apis/rbac.authorization.k8s.io/v1/clusterroles", role)
+      yield* post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: "gadgets" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
+        subjects: [{ kind: "ServiceAccount", name: "gadgets", namespace: "gadgets-system" }]
+      })
+      const issued = yield* post("/api/v1/namespaces/gadgets-system/serviceaccounts/gadgets/token", { spec: {} })
+      const kubeconfig = join(dir, "operator")
+      yield* Kubeconfig.write(kubeconfig, { server: server.httpsUrl, token: issued.status.token, certificateAuthority: server.certificateAuthority })
+
+      yield* Effect.scoped(Effect.gen(function*() {
+        // Built in this scope, so the operator's client lives as long as its fibers do.
+        const asServiceAccount = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfig }))
+        yield* Operator.start(operator).pipe(Effect.provide(asServiceAccount))
+        const ready = (name: string) =>
+          eventually(Effect.flatMap(admin.get(Gadget, name, "default"), (gadget) =>
+            ensure(
+              gadget.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True" && c.observedGeneration === gadget.metadata.generation) === true,
+              `${name} not Ready: ${JSON.stringify(gadget.status)}`
+            )))
+        yield* admin.create(Gadget, { apiVersion: "demo.kubefx.dev/v1", kind: "Gadget", metadata: { name: "one", namespace: "default" }, spec: { keep: true } })
+        yield* ready("one")
+        assert.strictEqual((yield* admin.get(Builtins.ConfigMap, "one-config", "default")).data?.kept, "yes")
+        // The precondition turns false: the workflow deletes the ConfigMap.
+        yield* admin.patch(Gadget, "one", "default", { spec: { keep: false } }, { type: "merge" })
+        yield* ready("one")
+        yield* eventually(Effect.flatMap(Effect.option(admin.get(Builtins.ConfigMap, "one-config", "default")), (found) =>
+          ensure(found._tag === "None", "the ConfigMap is still there")))
+        // Deleted, the Gadget waits for its cleanup (the finalizer) and is gone.
+        yield* admin.patch(Gadget, "one", "default", { spec: { keep: true } }, { type: "merge" })
+        yield* eventually(Effect.flatMap(Effect.option(admin.get(Builtins.ConfigMap, "one-config", "default")), (found) =>
+          ensure(found._tag === "Some", "no ConfigMap again")))
+        yield* admin.delete(Gadget, "one", "default")
+        yield* eventually(Effect.flatMap(Effect.option(admin.get(Gadget, "one", "default")), (found) =>
+          ensure(found._tag === "None", `still there: ${JSON.stringify(found)}`)))
+        // The leader Lease is its own.
+        const lease = yield* admin.get(Builtins.Lease, "gadgets-leader", "gadgets-system")
+        assert.isString(lease.spec?.holderIdentity)
+      }))
+    }))
+})
