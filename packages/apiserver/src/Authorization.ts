@@ -4,9 +4,11 @@
  * to one of its groups or to its ServiceAccount allow, plus what kube-apiserver's default policy
  * gives every authenticated user (discovery, version, health and OpenAPI documents, and reviewing
  * its own access). A ClusterRole named by a binding but not stored allows nothing, as in a cluster.
- * Not modelled: aggregated ClusterRoles, impersonation, and the escalation check on writing roles
- * and bindings.
+ * Impersonation (`kubectl --as`, `--as-group`) is allowed to whom RBAC grants `impersonate` on
+ * the users, groups or ServiceAccounts named. Not modelled: aggregated ClusterRoles and the
+ * escalation check on writing roles and bindings.
  */
+import { Result } from "effect"
 import * as Authentication from "./Authentication.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -147,7 +149,8 @@ const isMaster = (user: Authentication.User): boolean => user.groups.includes("s
  * The authorizer over the RBAC objects of `store`.
  *
  * @example
- * import * as Authentication from "./Authentication.ts"
+ * import { Result } from "effect"
+import * as Authentication from "./Authentication.ts"
  * import * as Authorization from "./Authorization.ts"
  * import * as Store from "./Store.ts"
  * const authorization = Authorization.make(Store.make())
@@ -197,4 +200,49 @@ export const forbidden = (user: Authentication.User, request: Request): Status.A
     : `in the namespace "${request.namespace}"`
   const why = `User "${user.username}" cannot ${request.verb} resource "${resource}" in API group "${request.group}" ${where}`
   return Status.forbidden({ group: request.group, plural: request.resource }, request.name ?? "", why)
+}
+
+const serviceAccountPrefix = "system:serviceaccount:"
+
+const listHeader = (value: string | undefined): ReadonlyArray<string> =>
+  value === undefined ? [] : value.split(",").map((v) => v.trim()).filter((v) => v !== "")
+
+/**
+ * The user a request acts as: `requester`, or the user its Impersonate-User and Impersonate-Group
+ * headers name when RBAC lets `requester` impersonate them (403 otherwise, as kube-apiserver).
+ *
+ * @example
+ * import { Result } from "effect"
+import * as Authentication from "./Authentication.ts"
+ * import * as Authorization from "./Authorization.ts"
+ * import * as Store from "./Store.ts"
+ * const as = Authorization.impersonated(Authorization.make(Store.make()), Authentication.admin, { "impersonate-user": "jane" })
+ * // Success { username: "jane", groups: ["system:authenticated"] }
+ */
+export const impersonated = (
+  authorization: Authorization,
+  requester: Authentication.User,
+  headers: Readonly<Record<string, string | undefined>>
+): Result.Result<Authentication.User, Status.ApiError> => {
+  const username = headers["impersonate-user"]
+  const groups = listHeader(headers["impersonate-group"])
+  if (username === undefined || username === "") {
+    return groups.length === 0
+      ? Result.succeed(requester)
+      : Result.fail(Status.badRequest(`requested [${groups.map((g) => `{Group  ${g}  authentication.k8s.io/v1  }`).join(" ")}] without impersonating a user`))
+  }
+  const serviceAccount = username.startsWith(serviceAccountPrefix) ? username.slice(serviceAccountPrefix.length).split(":") : undefined
+  const asked: Array<ResourceRequest> = [
+    serviceAccount !== undefined && serviceAccount.length === 2
+      ? { _tag: "Resource", verb: "impersonate", group: "", resource: "serviceaccounts", namespace: serviceAccount[0], name: serviceAccount[1] }
+      : { _tag: "Resource", verb: "impersonate", group: "", resource: "users", name: username },
+    ...groups.map((group): ResourceRequest => ({ _tag: "Resource", verb: "impersonate", group: "", resource: "groups", name: group }))
+  ]
+  const denied = asked.find((request) => !authorization.allows(requester, request))
+  if (denied !== undefined) return Result.fail(forbidden(requester, denied))
+  const implied = serviceAccount !== undefined && serviceAccount.length === 2 && groups.length === 0
+    ? ["system:serviceaccounts", `system:serviceaccounts:${serviceAccount[0]}`]
+    : []
+  const all = [...groups, ...implied]
+  return Result.succeed({ username, groups: all.includes("system:authenticated") ? all : [...all, "system:authenticated"] })
 }

@@ -229,8 +229,11 @@ interface Call {
 const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>) =>
 (request: HttpServerRequest.HttpServerRequest) =>
   Effect.suspend(() => {
-    const user = Authentication.userOf(context.authentication, request.headers["authorization"])
-    if (user === undefined) return Status.unauthorized()
+    const authenticated = Authentication.userOf(context.authentication, request.headers["authorization"])
+    if (authenticated === undefined) return Status.unauthorized()
+    const acting = Authorization.impersonated(context.authorization, authenticated, request.headers)
+    if (Result.isFailure(acting)) return Effect.fail(acting.failure)
+    const user = acting.success
     const q = request.url.indexOf("?")
     const rawPath = q === -1 ? request.url : request.url.slice(0, q)
     const path = Paths.parse(rawPath)

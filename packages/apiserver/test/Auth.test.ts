@@ -330,6 +330,41 @@ describe("RBAC", () => {
   })
 })
 
+describe("impersonation", () => {
+  it("kubectl --as acts as the user it names, when RBAC lets the requester impersonate it", async () => {
+    await ok("create", "serviceaccount", "impersonated")
+    await ok("create", "role", "secret-reader", "--verb=get,list", "--resource=secrets")
+    await ok("create", "rolebinding", "impersonated", "--role=secret-reader", "--serviceaccount=default:impersonated")
+    const as = ["--as", "system:serviceaccount:default:impersonated"]
+    expect(await ok("auth", "can-i", "list", "secrets", ...as)).toBe("yes\n")
+    expect((await kubectl("auth", "can-i", "list", "configmaps", ...as)).stdout).toBe("no\n")
+    expect(await ok("get", "secrets", ...as)).toBe("")
+    const denied = await kubectl("get", "configmaps", "--as", "jane", "--as-group", "developers")
+    expect(denied.code).not.toBe(0)
+    expect(denied.stderr).toContain(`configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "default"`)
+    // Who it became, groups included: a ServiceAccount's are implied, system:authenticated always.
+    expect(JSON.parse(await ok("auth", "whoami", "-o", "json", ...as)).status.userInfo).toEqual({
+      username: "system:serviceaccount:default:impersonated",
+      groups: ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]
+    })
+    expect(JSON.parse(await ok("auth", "whoami", "-o", "json", "--as", "jane", "--as-group", "developers")).status.userInfo).toEqual({
+      username: "jane",
+      groups: ["developers", "system:authenticated"]
+    })
+    // Impersonating takes the impersonate verb, which a ServiceAccount does not hold.
+    const token = (await ok("create", "token", "impersonated")).trim()
+    const refused = await fetch(`${server.url}/api/v1/namespaces/default/secrets`, {
+      headers: { authorization: `Bearer ${token}`, "impersonate-user": "jane" }
+    })
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as { message: string }).message).toBe(
+      `users "jane" is forbidden: User "system:serviceaccount:default:impersonated" cannot impersonate resource "users" in API group "" at the cluster scope`
+    )
+    const groupsAlone = await server.request("GET", "/api/v1/namespaces/default/secrets", { headers: { "impersonate-group": "developers" } })
+    expect(groupsAlone.status).toBe(400)
+  })
+})
+
 describe("create-only kinds", () => {
   const ssar = {
     apiVersion: "authorization.k8s.io/v1",
