@@ -14,6 +14,7 @@ import { Argument, CliError, Command, Flag } from "effect/cli"
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as DevModule from "./DevModule.ts"
+import * as DevServiceAccount from "./DevServiceAccount.ts"
 import * as DevWatch from "./DevWatch.ts"
 import * as Ports from "./Ports.ts"
 import * as Summary from "./Summary.ts"
@@ -115,6 +116,12 @@ export const command = Command.make(
       Flag.withDescription("Run against this cluster instead of the embedded API server"),
       Flag.optional
     ),
+    serviceAccount: Flag.Boolean("service-account").pipe(
+      Flag.withDescription(
+        "With --kubeconfig: run the operator as the ServiceAccount kubefx-dev holding only its derived ClusterRole, created with the kubeconfig's credentials (always so on the embedded server)"
+      ),
+      Flag.withDefault(false)
+    ),
     dir: Flag.String("dir").pipe(
       Flag.withDescription("Where to write the embedded server's kubeconfig and the session log (default .kubefx)"),
       Flag.withDefault(".kubefx")
@@ -129,6 +136,7 @@ interface Flags {
   readonly httpPort: number
   readonly storePort: number
   readonly kubeconfig: Option.Option<string>
+  readonly serviceAccount: boolean
   readonly dataDir: Option.Option<string>
   readonly watch: boolean
   readonly dir: string
@@ -160,7 +168,18 @@ const watching = Effect.fn("DevCommand.watching")(function*(flags: Flags, files:
   const kubeconfigPath = yield* cluster(flags)
   return yield* DevWatch.run({
     files,
-    childArgs: [...files, "--kubeconfig", kubeconfigPath, "--http-port", `${flags.httpPort}`, "--store-port", `${flags.storePort}`, "--dir", flags.dir]
+    childArgs: [
+      ...files,
+      "--kubeconfig",
+      kubeconfigPath,
+      ...(Option.isNone(flags.kubeconfig) || flags.serviceAccount ? ["--service-account"] : []),
+      "--http-port",
+      `${flags.httpPort}`,
+      "--store-port",
+      `${flags.storePort}`,
+      "--dir",
+      flags.dir
+    ]
   })
 })
 
@@ -198,12 +217,22 @@ const run = Effect.fn("DevCommand")(function*(flags: Flags) {
     // A cluster of --kubeconfig cannot call back to this machine's loopback: webhooks run only on the embedded server.
     const hooks = Option.isSome(flags.kubeconfig) ? [] : modules.flatMap((module) => module.webhooks)
     const tls = hooks.length === 0 ? undefined : Certificate.selfSigned(["127.0.0.1"])
-    const running = yield* Operator.start(Operator.make({
+    const operator = Operator.make({
       name: "kubefx-dev",
       controllers: modules.flatMap((module) => module.definitions),
       http: { port: flags.httpPort, host: "127.0.0.1" },
       ...(tls === undefined ? {} : { webhooks: { handlers: hooks, host: "127.0.0.1", port: 0, tls } })
-    }))
+    })
+    // Its own client, built in this scope so that it lives as long as the operator's fibers.
+    const operatorKube = Option.isNone(flags.kubeconfig) || flags.serviceAccount
+      ? yield* Effect.gen(function*() {
+        const operatorKubeconfig = path.join(flags.dir, "operator-kubeconfig")
+        const identity = yield* DevServiceAccount.prepare(operator, kubeconfigPath, operatorKubeconfig)
+        yield* Console.log(`kubefx dev: operator as ${identity.user}, holding only ClusterRole ${DevServiceAccount.name} (${identity.rules} rules: kubefx rbac prints them)`)
+        return yield* Layer.build(Kube.layer({ _tag: "File", path: operatorKubeconfig }))
+      })
+      : yield* Effect.context<Kube.Kube>()
+    const running = yield* Operator.start(operator).pipe(Effect.provideContext(operatorKube))
     yield* Console.log(`kubefx dev: operator ${running.url} (dashboard /, /metrics, /controllers, /readyz)`)
     if (tls !== undefined && running.webhookUrl !== undefined) {
       yield* Webhook.register("kubefx-dev", hooks, { url: running.webhookUrl, caBundle: Buffer.from(tls.cert).toString("base64") })

@@ -239,7 +239,10 @@ npm install && npm start   # the operator on the embedded Kubernetes API server,
 npm install && npm test    # type check and the tests (test/), each file on its own embedded server
 \`\`\`
 
-While \`npm start\` runs, use it like a cluster:
+\`npm start\` runs the operator as it will be deployed: as a ServiceAccount holding only the
+ClusterRole its controller derives (\`npx kubefx rbac src/operator.ts\` prints it). A reconciler
+that needs more says so with a 403 in its \`Ready\` condition; declare the rules in the controller's
+\`rbac\`. While \`npm start\` runs, use it like a cluster:
 
 \`\`\`sh
 export KUBECONFIG=$PWD/.kubefx/kubeconfig

@@ -121,6 +121,26 @@ describe("kubefx dev", () => {
     await eventually(async () => assert.strictEqual((await external()).length, 0))
   }, 90_000)
 
+  it("runs the operator as the ServiceAccount kubefx-dev, holding only its derived ClusterRole", async () => {
+    assert.include(dev.output(), "kubefx dev: operator as system:serviceaccount:kubefx-dev:kubefx-dev, holding only ClusterRole kubefx-dev")
+    const operatorKubeconfig = join(dir, "operator-kubeconfig")
+    assert.strictEqual(statSync(operatorKubeconfig).mode & 0o777, 0o600)
+    const who = JSON.parse(await dev.kubectl(["auth", "whoami", "-o", "json", "--kubeconfig", operatorKubeconfig]))
+    assert.strictEqual(who.status.userInfo.username, "system:serviceaccount:kubefx-dev:kubefx-dev")
+    const can = (...args: ReadonlyArray<string>) =>
+      dev.kubectl(["auth", "can-i", ...args, "--as", "system:serviceaccount:kubefx-dev:kubefx-dev"]).then((out) => out.trim(), () => "no")
+    // What the examples' controllers declare (the websites workflow deletes its Deployments)...
+    assert.strictEqual(await can("patch", "widgets.demo.kubefx.dev", "--subresource=status", "-n", "default"), "yes")
+    assert.strictEqual(await can("delete", "deployments.apps", "-n", "default"), "yes")
+    // ...and nothing else.
+    assert.strictEqual(await can("list", "secrets", "-A"), "no")
+    assert.strictEqual(await can("delete", "widgets.demo.kubefx.dev", "-n", "default"), "no")
+    // The websites workflow's cleanup deletes what it made, then lets the Website go.
+    await dev.kubectl(["delete", "website", "hello", "-n", "default", "--wait=true", "--timeout=30s"])
+    const left = await kubectlJson("get", "deployments,services,configmaps", "-n", "default", "-l", "app.kubernetes.io/instance=hello")
+    assert.deepStrictEqual(left.items.map((item: { kind: string }) => item.kind), [])
+  }, 60_000)
+
   it("a second kubefx dev on its ports names every busy port and leaves its kubeconfig and log alone", async () => {
     const apiPort = /API server https:\/\/127\.0\.0\.1:(\d+)/.exec(dev.output())![1]!
     const httpPort = new URL(dev.operatorUrl).port
