@@ -227,7 +227,9 @@ const run = Effect.fn("DevCommand")(function*(flags: Flags) {
     const operatorKube = Option.isNone(flags.kubeconfig) || flags.serviceAccount
       ? yield* Effect.gen(function*() {
         const operatorKubeconfig = path.join(flags.dir, "operator-kubeconfig")
-        const identity = yield* DevServiceAccount.prepare(operator, kubeconfigPath, operatorKubeconfig)
+        const identity = yield* DevServiceAccount.prepare(operator, kubeconfigPath, operatorKubeconfig).pipe(
+          Effect.catchTag("DevServiceAccountError", (error) => Effect.fail(new DevCommandError({ message: error.message })))
+        )
         yield* Console.log(`kubefx dev: operator as ${identity.user}, holding only ClusterRole ${DevServiceAccount.name} (${identity.rules} rules: kubefx rbac prints them)`)
         return yield* Layer.build(Kube.layer({ _tag: "File", path: operatorKubeconfig }))
       })

@@ -5,14 +5,12 @@
  * its controllers declare is refused (403) in development as it would be in a cluster, instead of
  * after its first deployment; the rules it lacks go in the controller's `rbac`.
  */
-import { Builtins, Kube, type KubeError, Operator, Rbac, type Resource, Yaml } from "@kubefx/kube"
+import { type Kube, type KubeError, type Operator, Rbac, type Resource, Yaml } from "@kubefx/kube"
 import { Effect, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 
 /** The name of the ServiceAccount, its namespace, ClusterRole and binding. */
 export const name = "kubefx-dev"
-
-const fieldManager = "kubefx-dev"
 
 // A dev session lasts as long as its developer: the token outlives any of them.
 const tokenSeconds = 30 * 24 * 60 * 60
@@ -21,15 +19,6 @@ const tokenSeconds = 30 * 24 * 60 * 60
 export class DevServiceAccountError extends Schema.TaggedError<DevServiceAccountError>()("DevServiceAccountError", {
   message: Schema.String
 }) {}
-
-const applyRbac = (kube: Kube.Client, plural: string, body: Record<string, unknown> & { readonly metadata: { readonly name: string } }) =>
-  kube.request({
-    method: "PATCH",
-    path: `/apis/rbac.authorization.k8s.io/v1/${plural}/${body.metadata.name}`,
-    query: { fieldManager, force: "true" },
-    contentType: "application/apply-patch+yaml",
-    body
-  })
 
 // The administrator's kubeconfig with the ServiceAccount's token for its current user, at `target`.
 const writeKubeconfig = (kubeconfig: string, token: string, target: string): Effect.Effect<void, DevServiceAccountError> =>
@@ -46,7 +35,10 @@ const writeKubeconfig = (kubeconfig: string, token: string, target: string): Eff
       user.user = { token }
       writeFileSync(target, Yaml.stringify([config]), { mode: 0o600 })
     },
-    catch: (error) => new DevServiceAccountError({ message: `cannot read ${kubeconfig}: ${error instanceof Error ? error.message : String(error)}` })
+    catch: (error) =>
+      new DevServiceAccountError({
+        message: `cannot write ${target} from ${kubeconfig}: ${error instanceof Error ? error.message : String(error)}`
+      })
   })
 
 /**
@@ -65,24 +57,7 @@ export const prepare = (
   target: string
 ): Effect.Effect<{ readonly user: string; readonly rules: number }, KubeError.KubeError | Resource.DecodeError | DevServiceAccountError, Kube.Kube> =>
   Effect.gen(function*() {
-    const kube = yield* Kube.Kube
-    const options = { fieldManager, force: true }
-    yield* kube.apply(Builtins.Namespace, { metadata: { name } }, options)
-    yield* kube.apply(Builtins.ServiceAccount, { metadata: { name, namespace: name } }, options)
-    const role = Rbac.clusterRole(operator, { name })
-    yield* applyRbac(kube, "clusterroles", { ...role })
-    yield* applyRbac(kube, "clusterrolebindings", {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
-      subjects: [{ kind: "ServiceAccount", name, namespace: name }]
-    })
-    const issued = (yield* kube.request({
-      method: "POST",
-      path: `/api/v1/namespaces/${name}/serviceaccounts/${name}/token`,
-      body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: tokenSeconds } }
-    })) as { readonly status: { readonly token: string } }
-    yield* writeKubeconfig(adminKubeconfig, issued.status.token, target)
-    return { user: `system:serviceaccount:${name}:${name}`, rules: role.rules.length }
+    const token = yield* Rbac.serviceAccount(operator, { name, namespace: name, tokenSeconds, fieldManager: name })
+    yield* writeKubeconfig(adminKubeconfig, token, target)
+    return { user: `system:serviceaccount:${name}:${name}`, rules: Rbac.clusterRole(operator).rules.length }
   })

@@ -1,7 +1,7 @@
 /**
  * An operator run as its ServiceAccount, holding only the ClusterRole `Rbac.clusterRole` derives
- * (what `kubefx manifests` binds to it), against an API server that authorizes with RBAC as a
- * cluster does: every request its controllers, workflow, finalizer, Events and leader Lease make
+ * (what `kubefx manifests` binds to it; `Rbac.serviceAccount` sets it up), against an API server
+ * that authorizes with RBAC as a cluster does: every request its controllers, workflow, finalizer, Events and leader Lease make
  * must be granted, or the run fails with a 403 and the object never converges.
  */
 import { assert, layer } from "@effect/vitest"
@@ -54,29 +54,10 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("an operato
       const admin = yield* Kube.Kube
       const { server, dir } = yield* Server
       yield* Crd.install([Gadget], { fieldManager: "kubefx-test" })
-      yield* admin.create(Builtins.Namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: "gadgets-system" } })
-      yield* admin.create(Builtins.ServiceAccount, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "gadgets", namespace: "gadgets-system" } })
-      // As an administrator: what `kubefx manifests` binds, and the token a pod of its Deployment mounts.
-      const post = (path: string, body: unknown) =>
-        Effect.promise(() =>
-          fetch(`${server.url}${path}`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
-            body: JSON.stringify(body)
-          }).then((response) => response.json() as Promise<Record<string, any>>)
-        )
-      const role = Rbac.clusterRole(operator)
-      yield* post("/apis/rbac.authorization.k8s.io/v1/clusterroles", role)
-      yield* post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleBinding",
-        metadata: { name: "gadgets" },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
-        subjects: [{ kind: "ServiceAccount", name: "gadgets", namespace: "gadgets-system" }]
-      })
-      const issued = yield* post("/api/v1/namespaces/gadgets-system/serviceaccounts/gadgets/token", { spec: {} })
+      // What `kubefx manifests` deploys, and the token a pod of its Deployment mounts.
+      const token = yield* Rbac.serviceAccount(operator, { name: "gadgets", namespace: "gadgets-system" })
       const kubeconfig = join(dir, "operator")
-      yield* Kubeconfig.write(kubeconfig, { server: server.httpsUrl, token: issued.status.token, certificateAuthority: server.certificateAuthority })
+      yield* Kubeconfig.write(kubeconfig, { server: server.httpsUrl, token, certificateAuthority: server.certificateAuthority })
 
       yield* Effect.scoped(Effect.gen(function*() {
         // Built in this scope, so the operator's client lives as long as its fibers do.

@@ -11,6 +11,10 @@
 import type * as Controller from "../controller/Controller.ts"
 import type * as Operator from "./Operator.ts"
 import type * as Resource from "../client/Resource.ts"
+import { Effect } from "effect"
+import * as Builtins from "../client/Builtins.ts"
+import * as Kube from "../client/Kube.ts"
+import type * as KubeError from "../client/KubeError.ts"
 import * as Yaml from "../client/Yaml.ts"
 
 /** rbac.authorization.k8s.io/v1 PolicyRule (resource rules). */
@@ -169,3 +173,65 @@ export const clusterRole = (
  */
 export const toYaml = (roles: ReadonlyArray<ClusterRole>): string =>
   Yaml.stringify(roles)
+
+/** Where {@link serviceAccount} puts the operator's identity. */
+export interface ServiceAccountOptions {
+  readonly name: string
+  readonly namespace: string
+  /** The token's lifetime; default one hour. */
+  readonly tokenSeconds?: number | undefined
+  /** Default "kubefx". */
+  readonly fieldManager?: string | undefined
+}
+
+const applyRbacObject = (kube: Kube.Client, plural: string, body: { readonly metadata: { readonly name: string } } & Record<string, unknown>, fieldManager: string) =>
+  kube.request({
+    method: "PATCH",
+    path: `/apis/rbac.authorization.k8s.io/v1/${plural}/${body.metadata.name}`,
+    query: { fieldManager, force: "true" },
+    contentType: "application/apply-patch+yaml",
+    body
+  })
+
+/**
+ * Gives an operator the identity it is deployed with, using the current client's (an
+ * administrator's) rights: the ServiceAccount `name` in `namespace` (both created if missing), the
+ * operator's {@link clusterRole} named `name` and its binding to it; answers a token of that
+ * ServiceAccount. A client with that token may do what the operator's controllers declare and
+ * nothing else, as in a cluster: `kubefx dev` and the test kit run operators so.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Rbac } from "@kubefx/kube"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * const token = Rbac.serviceAccount(operator, { name: "widgets", namespace: "widgets-system" }) // Effect<string, ..., Kube>
+ */
+export const serviceAccount = (
+  source: Operator.Operator<unknown>,
+  options: ServiceAccountOptions
+): Effect.Effect<string, KubeError.KubeError | Resource.DecodeError, Kube.Kube> =>
+  Effect.gen(function*() {
+    const kube = yield* Kube.Kube
+    const fieldManager = options.fieldManager ?? "kubefx"
+    const { name, namespace } = options
+    yield* kube.apply(Builtins.Namespace, { metadata: { name: namespace } }, { fieldManager, force: true })
+    yield* kube.apply(Builtins.ServiceAccount, { metadata: { name, namespace } }, { fieldManager, force: true })
+    yield* applyRbacObject(kube, "clusterroles", { ...clusterRole(source, { name }) }, fieldManager)
+    yield* applyRbacObject(kube, "clusterrolebindings", {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+      subjects: [{ kind: "ServiceAccount", name, namespace }]
+    }, fieldManager)
+    const issued = (yield* kube.request({
+      method: "POST",
+      path: `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+      body: {
+        apiVersion: "authentication.k8s.io/v1",
+        kind: "TokenRequest",
+        spec: options.tokenSeconds === undefined ? {} : { expirationSeconds: options.tokenSeconds }
+      }
+    })) as { readonly status: { readonly token: string } }
+    return issued.status.token
+  })
