@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import { ApiServer, Certificate, type Faults } from "@kubefx/apiserver"
-import { Builtins, type Controller, Crd, Kube, type KubeError, Operator, type Resource, Webhook } from "@kubefx/kube"
+import { ApiServer, Certificate, type Faults, Kubeconfig } from "@kubefx/apiserver"
+import { Builtins, type Controller, Crd, Kube, type KubeError, Operator, Rbac, type Resource, Webhook } from "@kubefx/kube"
 import { Context, Effect, Layer, Schedule, type Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -40,12 +40,32 @@ export interface Options<R = never> {
    * certificate) and registered with the server, as a cluster would call them.
    */
   readonly webhooks?: ReadonlyArray<Webhook.Webhook<R> | Webhook.Conversion>
+  /**
+   * Run the controllers with the administrator's credentials. By default they run as the
+   * ServiceAccount `kube-system:kubefx-testing`, holding only the ClusterRole they derive
+   * (`Rbac.clusterRole`), as they are deployed: a reconciler needing more fails its test with a 403.
+   */
+  readonly administrator?: boolean | undefined
 }
 
 const temporaryDirectory = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "kubefx-testing-"))),
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
+
+// The operator's own client: its ServiceAccount's token, in a kubeconfig of its own.
+const asServiceAccount = (
+  operator: Operator.Operator<any>,
+  server: ApiServer.ApiServer,
+  dir: string,
+  withKube: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Kube.Kube>>
+) =>
+  Effect.gen(function*() {
+    const token = yield* withKube(Rbac.serviceAccount(operator, { name: "kubefx-testing", namespace: "kube-system", fieldManager: "kubefx-testing" }))
+    const path = join(dir, "operator-kubeconfig")
+    yield* Kubeconfig.write(path, { server: server.httpsUrl, token, certificateAuthority: server.certificateAuthority })
+    return yield* Layer.build(Kube.layer({ _tag: "File", path }))
+  })
 
 const cluster = <R>(options: Options<R>) =>
   Effect.gen(function*() {
@@ -61,14 +81,17 @@ const cluster = <R>(options: Options<R>) =>
     yield* withKube(Crd.install(options.resources ?? [], { fieldManager: "kubefx-testing" }))
     const hooks = options.webhooks ?? []
     const tls = hooks.length === 0 ? undefined : Certificate.selfSigned(["127.0.0.1"])
-    const operator = (options.controllers ?? []).length === 0 && tls === undefined
+    const definition = (options.controllers ?? []).length === 0 && tls === undefined
       ? undefined
-      : yield* withKube(Operator.start(Operator.make({
+      : Operator.make({
         name: "kubefx-testing",
         controllers: options.controllers ?? [],
         http: false,
         ...(tls === undefined ? {} : { webhooks: { handlers: hooks, host: "127.0.0.1", port: 0, tls } })
-      })))
+      })
+    const operator = definition === undefined ? undefined : yield* Operator.start(definition).pipe(
+      Effect.provide(options.administrator === true ? kube : yield* asServiceAccount(definition, server, dir, withKube))
+    )
     if (tls !== undefined && operator?.webhookUrl !== undefined) {
       yield* withKube(Webhook.register("kubefx-testing", hooks, { url: operator.webhookUrl, caBundle: Buffer.from(tls.cert).toString("base64") }))
     }

@@ -100,3 +100,38 @@ layer(Layer.empty, { excludeTestServices: true })("TestCluster's scope", (it) =>
       assert.isFalse(existsSync(cluster.kubeconfigPath))
     }))
 })
+
+// A reconciler reading Secrets it never declared: what each run's list of them answered.
+const secretReads: Array<string> = []
+const nosy = Controller.define({
+  name: "nosy",
+  for: Greeting,
+  reconcile: (_, ctx) =>
+    Effect.map(Effect.result(ctx.kube.list(Builtins.Secret)), (listed) => {
+      secretReads.push(listed._tag === "Success" ? "listed" : listed.failure._tag)
+      return Outcome.done
+    })
+})
+
+const readsFor = (options: { readonly administrator?: boolean }) =>
+  Effect.scoped(Effect.gen(function*() {
+    secretReads.length = 0
+    const context = yield* Layer.build(TestCluster.layer({ resources: [Greeting], controllers: [nosy], ...options }))
+    yield* Effect.gen(function*() {
+      const namespace = yield* TestCluster.namespace
+      yield* Samples.apply(Greeting, { metadata: { name: "nosy", namespace }, spec: { name: "Nosy" } })
+      yield* Effect.sync(() => secretReads.length).pipe(
+        Effect.repeat({ until: (n) => n > 0, schedule: Schedule.spaced("20 millis") }),
+        Effect.timeout("10 seconds")
+      )
+    }).pipe(Effect.provide(context))
+    return secretReads[0]
+  }))
+
+layer(Layer.empty, { excludeTestServices: true })("TestCluster's controllers", (it) => {
+  it.effect("run as their ServiceAccount with only their derived ClusterRole, unless run as the administrator", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* readsFor({}), "Forbidden")
+      assert.strictEqual(yield* readsFor({ administrator: true }), "listed")
+    }))
+})
