@@ -85,9 +85,13 @@ export interface ApiServer {
   readonly close: Effect.Effect<void>
 }
 
-const seedNamespaces = (store: Store.Store) => {
+// What a cluster holds from its start: its namespaces and its bootstrap RBAC, each stored once.
+const seed = (store: Store.Store) => {
   for (const name of Namespaces.initial) {
     if (store.get("namespaces", "", name) === undefined) store.put("namespaces", Namespaces.object(name), 0)
+  }
+  for (const { name, object, storage } of Authorization.bootstrap()) {
+    if (store.get(storage, "", name) === undefined) store.put(storage, object, 0)
   }
 }
 
@@ -130,7 +134,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         dir: options.dataDir,
         ...(options.snapshotEvery === undefined ? {} : { snapshotEvery: options.snapshotEvery })
       }).pipe(Effect.mapError((e) => fail(e.message)))
-    seedNamespaces(store)
+    seed(store)
 
     const registry = Registry.make(Builtins.make())
     const env: Rest.Env = {

@@ -1,9 +1,9 @@
 /**
  * Who may do what, as kube-apiserver's RBAC authorizer decides it: `system:masters` (the server's
  * own token) may do anything; every other user may do what the Roles and ClusterRoles bound to it,
- * to one of its groups or to its ServiceAccount allow, plus what kube-apiserver's default policy
- * gives every authenticated user (discovery, version, health and OpenAPI documents, and reviewing
- * its own access). A ClusterRole named by a binding but not stored allows nothing, as in a cluster.
+ * to one of its groups or to its ServiceAccount allow, the bootstrap roles among them (`bootstrap`:
+ * what every authenticated user may do, stored at start as kube-apiserver stores them). A
+ * ClusterRole named by a binding but not stored allows nothing, as in a cluster.
  * Impersonation (`kubectl --as`, `--as-group`) is allowed to whom RBAC grants `impersonate` on
  * the users, groups or ServiceAccounts named. Not modelled: aggregated ClusterRoles and the
  * escalation check on writing roles and bindings.
@@ -62,15 +62,61 @@ const everything: ReadonlyArray<PolicyRule> = [
   { verbs: ["*"], nonResourceURLs: ["*"] }
 ]
 
-// kube-apiserver's bootstrap ClusterRoles system:discovery, system:public-info-viewer and
-// system:basic-user, which its default bindings give every authenticated user.
-const defaultPolicy: ReadonlyArray<PolicyRule> = [
+const bootstrapMeta = (name: string): KubeObject.KubeObject => ({
+  name,
+  uid: KubeObject.uid(),
+  creationTimestamp: KubeObject.timestamp(),
+  labels: { "kubernetes.io/bootstrapping": "rbac-defaults" },
+  annotations: { "rbac.authorization.kubernetes.io/autoupdate": "true" }
+})
+
+/** A stored object of the bootstrap policy. */
+export interface Stored {
+  readonly storage: string
+  readonly name: string
+  readonly object: KubeObject.KubeObject
+}
+
+const bootstrapRole = (name: string, rules: ReadonlyArray<PolicyRule>, groups: ReadonlyArray<string>): ReadonlyArray<Stored> => [
+  { storage: clusterRoles, name, object: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: bootstrapMeta(name), rules } },
   {
+    storage: clusterRoleBindings,
+    name,
+    object: {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: bootstrapMeta(name),
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+      subjects: groups.map((group) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: group }))
+    }
+  }
+]
+
+const healthAndVersion = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
+
+/**
+ * kube-apiserver's bootstrap ClusterRoles and their bindings that a cluster's users rely on:
+ * `cluster-admin` (bound to `system:masters`), and what every authenticated user may do:
+ * discovery, OpenAPI, health and version paths (`system:discovery`, `system:public-info-viewer`)
+ * and reviewing its own access and identity (`system:basic-user`). The server stores them at start
+ * when they are missing, as kube-apiserver does.
+ *
+ * @example
+ * import * as Authorization from "./Authorization.ts"
+ * Authorization.bootstrap().map((o) => o.name)
+ * // ["cluster-admin", "cluster-admin", "system:discovery", "system:discovery", ...]
+ */
+export const bootstrap = (): ReadonlyArray<Stored> => [
+  ...bootstrapRole("cluster-admin", everything, ["system:masters"]),
+  ...bootstrapRole("system:discovery", [{
     verbs: ["get"],
     nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"]
-  },
-  { verbs: ["create"], apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] },
-  { verbs: ["create"], apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"] }
+  }], ["system:authenticated"]),
+  ...bootstrapRole("system:public-info-viewer", [{ verbs: ["get"], nonResourceURLs: healthAndVersion }], ["system:authenticated", "system:unauthenticated"]),
+  ...bootstrapRole("system:basic-user", [
+    { verbs: ["create"], apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] },
+    { verbs: ["create"], apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"] }
+  ], ["system:authenticated"])
 ]
 
 const strings = (value: unknown): ReadonlyArray<string> =>
@@ -158,7 +204,7 @@ import * as Authentication from "./Authentication.ts"
  */
 export const make = (store: Store.Store): Authorization => {
   const bound = (user: Authentication.User, namespace: string | undefined): Array<PolicyRule> => {
-    const found: Array<PolicyRule> = user.groups.includes("system:authenticated") ? [...defaultPolicy] : []
+    const found: Array<PolicyRule> = []
     for (const binding of store.list(clusterRoleBindings, undefined)) {
       const ref = roleRefOf(binding)
       if (ref?.kind === "ClusterRole" && binds(binding, user, "")) found.push(...rulesOf(store.get(clusterRoles, "", ref.name)))

@@ -262,6 +262,24 @@ describe("RBAC", () => {
     expect((await kubectl("auth", "can-i", "list", "configmaps", ...kubeconfig)).stdout).toBe("no\n")
   })
 
+  it("stores kube-apiserver's bootstrap roles: cluster-admin for system:masters, discovery and self-reviews for everyone", async () => {
+    const roles = (await ok("get", "clusterroles", "-l", "kubernetes.io/bootstrapping=rbac-defaults", "-o", "name")).trim().split("\n")
+    expect(roles).toEqual([
+      "clusterrole.rbac.authorization.k8s.io/cluster-admin",
+      "clusterrole.rbac.authorization.k8s.io/system:basic-user",
+      "clusterrole.rbac.authorization.k8s.io/system:discovery",
+      "clusterrole.rbac.authorization.k8s.io/system:public-info-viewer"
+    ])
+    const binding = JSON.parse(await ok("get", "clusterrolebinding", "cluster-admin", "-o", "json"))
+    expect(binding.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "system:masters" }])
+    // Bound to cluster-admin, as many a setup binds a ServiceAccount, it may do anything.
+    const token = await tokenOf("root")
+    expect((await as(token, "GET", "/api/v1/nodes")).status).toBe(403)
+    await ok("create", "clusterrolebinding", "root", "--clusterrole=cluster-admin", "--serviceaccount=default:root")
+    expect((await as(token, "GET", "/api/v1/nodes")).status).toBe(200)
+    expect((await as(token, "DELETE", "/api/v1/namespaces/default/configmaps/nothing")).status).toBe(404)
+  })
+
   it("a RoleBinding grants its Role's rules in its namespace only; a ClusterRoleBinding everywhere", async () => {
     const token = await tokenOf("reader")
     await create(`${rbac}/namespaces/default/roles`, {
