@@ -98,6 +98,7 @@ export const objects = (
   const namespace = options.namespace ?? name
   const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "kubefx" }
   const role = Rbac.clusterRole(operator)
+  const binding = Rbac.clusterRoleBinding(role, { name, namespace })
   const webhooks = webhookObjects(operator, namespace, labels)
   const converted = new Set<unknown>(webhooks?.conversion.resources ?? [])
   return [
@@ -107,13 +108,7 @@ export const objects = (
     { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels } },
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
     { ...role, metadata: { ...role.metadata, labels } },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name, labels },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
-      subjects: [{ kind: "ServiceAccount", name, namespace }]
-    },
+    { ...binding, metadata: { ...binding.metadata, labels } },
     {
       apiVersion: "apps/v1",
       kind: "Deployment",

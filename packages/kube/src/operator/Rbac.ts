@@ -174,6 +174,34 @@ export const clusterRole = (
 export const toYaml = (roles: ReadonlyArray<ClusterRole>): string =>
   Yaml.stringify(roles)
 
+/** rbac.authorization.k8s.io/v1 ClusterRoleBinding of one ServiceAccount. */
+export interface ClusterRoleBinding {
+  readonly apiVersion: "rbac.authorization.k8s.io/v1"
+  readonly kind: "ClusterRoleBinding"
+  readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>> }
+  readonly roleRef: { readonly apiGroup: "rbac.authorization.k8s.io"; readonly kind: "ClusterRole"; readonly name: string }
+  readonly subjects: ReadonlyArray<{ readonly kind: "ServiceAccount"; readonly name: string; readonly namespace: string }>
+}
+
+/**
+ * The binding of `role` to the ServiceAccount `name` in `namespace`, named `name`.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * const binding = Rbac.clusterRoleBinding(Rbac.clusterRole(operator), { name: "widgets", namespace: "widgets-system" })
+ */
+export const clusterRoleBinding = (
+  role: ClusterRole,
+  serviceAccount: { readonly name: string; readonly namespace: string }
+): ClusterRoleBinding => ({
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "ClusterRoleBinding",
+  metadata: { name: serviceAccount.name },
+  roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
+  subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }]
+})
+
 /** Where {@link serviceAccount} puts the operator's identity. */
 export interface ServiceAccountOptions {
   readonly name: string
@@ -216,14 +244,9 @@ export const serviceAccount = (
     const { name, namespace } = options
     yield* kube.apply(Builtins.Namespace, { metadata: { name: namespace } }, { fieldManager, force: true })
     yield* kube.apply(Builtins.ServiceAccount, { metadata: { name, namespace } }, { fieldManager, force: true })
-    yield* applyRbacObject(kube, "clusterroles", { ...clusterRole(source, { name }) }, fieldManager)
-    yield* applyRbacObject(kube, "clusterrolebindings", {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
-      subjects: [{ kind: "ServiceAccount", name, namespace }]
-    }, fieldManager)
+    const role = clusterRole(source, { name })
+    yield* applyRbacObject(kube, "clusterroles", { ...role }, fieldManager)
+    yield* applyRbacObject(kube, "clusterrolebindings", { ...clusterRoleBinding(role, { name, namespace }) }, fieldManager)
     const issued = (yield* kube.request({
       method: "POST",
       path: `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
