@@ -1,9 +1,10 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { execFile, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Testing } from "@kubefx/apiserver"
 import { type Dev, eventually, startDev } from "./dev.ts"
 import { kubefx } from "./run.ts"
 
@@ -175,6 +176,31 @@ describe("kubefx dev --data-dir", () => {
       await second.stop()
       assert.deepStrictEqual(kept.data, { a: "1" })
     } finally {
+      rmSync(session, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
+
+describe("kubefx dev --kubeconfig", () => {
+  it("runs the operator with the kubeconfig's user, or as the ServiceAccount kubefx-dev with --service-account", async () => {
+    const session = mkdtempSync(join(tmpdir(), "kubefx-dev-cluster-test-"))
+    const server = await Testing.start()
+    const widgets = fileURLToPath(new URL("../../../examples/widgets/src/index.ts", import.meta.url))
+    const whoami = (kubeconfig: string) =>
+      new Promise<string>((resolve, reject) =>
+        execFile("kubectl", ["--kubeconfig", kubeconfig, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"], (error, stdout, stderr) =>
+          error === null ? resolve(stdout) : reject(new Error(stderr))))
+    try {
+      const asUser = await startDev(join(session, "user"), { modules: [widgets], args: ["--kubeconfig", server.kubeconfigPath] })
+      await asUser.stop()
+      assert.notInclude(asUser.output(), "operator as")
+      assert.isFalse(existsSync(join(session, "user", "operator-kubeconfig")))
+      const asServiceAccount = await startDev(join(session, "sa"), { modules: [widgets], args: ["--kubeconfig", server.kubeconfigPath, "--service-account"] })
+      await asServiceAccount.stop()
+      assert.include(asServiceAccount.output(), "kubefx dev: operator as system:serviceaccount:kubefx-dev:kubefx-dev")
+      assert.strictEqual(await whoami(join(session, "sa", "operator-kubeconfig")), "system:serviceaccount:kubefx-dev:kubefx-dev")
+    } finally {
+      await server.close()
       rmSync(session, { recursive: true, force: true })
     }
   }, 120_000)
