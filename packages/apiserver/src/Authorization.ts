@@ -9,7 +9,7 @@
  * escalation check on writing roles and bindings.
  */
 import { Result } from "effect"
-import * as Authentication from "./Authentication.ts"
+import type * as Authentication from "./Authentication.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -195,8 +195,7 @@ const isMaster = (user: Authentication.User): boolean => user.groups.includes("s
  * The authorizer over the RBAC objects of `store`.
  *
  * @example
- * import { Result } from "effect"
-import * as Authentication from "./Authentication.ts"
+ * import * as Authentication from "./Authentication.ts"
  * import * as Authorization from "./Authorization.ts"
  * import * as Store from "./Store.ts"
  * const authorization = Authorization.make(Store.make())
@@ -258,8 +257,7 @@ const listHeader = (value: string | undefined): ReadonlyArray<string> =>
  * headers name when RBAC lets `requester` impersonate them (403 otherwise, as kube-apiserver).
  *
  * @example
- * import { Result } from "effect"
-import * as Authentication from "./Authentication.ts"
+ * import * as Authentication from "./Authentication.ts"
  * import * as Authorization from "./Authorization.ts"
  * import * as Store from "./Store.ts"
  * const as = Authorization.impersonated(Authorization.make(Store.make()), Authentication.admin, { "impersonate-user": "jane" })
