@@ -61,7 +61,14 @@ const asServiceAccount = (
   withKube: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, Kube.Kube>>
 ) =>
   Effect.gen(function*() {
-    const token = yield* withKube(Rbac.serviceAccount(operator, { name: "kubefx-testing", namespace: "kube-system", fieldManager: "kubefx-testing" }))
+    // A token for a day: a test file (or a watch-mode session) may hold its layer for longer than
+    // the server's default hour.
+    const token = yield* withKube(Rbac.serviceAccount(operator, {
+      name: "kubefx-testing",
+      namespace: "kube-system",
+      fieldManager: "kubefx-testing",
+      tokenSeconds: 24 * 60 * 60
+    }))
     const path = join(dir, "operator-kubeconfig")
     yield* Kubeconfig.write(path, { server: server.httpsUrl, token, certificateAuthority: server.certificateAuthority })
     return yield* Layer.build(Kube.layer({ _tag: "File", path }))

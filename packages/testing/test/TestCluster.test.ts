@@ -7,7 +7,8 @@ import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Conditions, Controller, Kube, Resource } from "@kubefx/kube"
 import { Context, Effect, Exit, Layer, Schedule, Schema, Scope } from "effect"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { connect } from "node:net"
 import { Await, Events, Samples, TestCluster } from "../src/index.ts"
 
@@ -113,11 +114,21 @@ const nosy = Controller.define({
     })
 })
 
+// The lifetime of the token the controllers' client holds (beside the kubeconfig the layer writes).
+const tokenLifetimes: Array<number> = []
+const tokenLifetime = Effect.map(TestCluster.TestCluster, (cluster) => {
+  const kubeconfig = readFileSync(join(dirname(cluster.kubeconfigPath), "operator-kubeconfig"), "utf8")
+  const token = /token: (\S+)/.exec(kubeconfig)![1]!
+  const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { exp: number; iat: number }
+  return claims.exp - claims.iat
+})
+
 const readsFor = (options: { readonly administrator?: boolean }) =>
   Effect.scoped(Effect.gen(function*() {
     secretReads.length = 0
     const context = yield* Layer.build(TestCluster.layer({ resources: [Greeting], controllers: [nosy], ...options }))
     yield* Effect.gen(function*() {
+      if (options.administrator !== true) tokenLifetimes.push(yield* tokenLifetime)
       const namespace = yield* TestCluster.namespace
       yield* Samples.apply(Greeting, { metadata: { name: "nosy", namespace }, spec: { name: "Nosy" } })
       yield* Effect.sync(() => secretReads.length).pipe(
@@ -133,5 +144,7 @@ layer(Layer.empty, { excludeTestServices: true })("TestCluster's controllers", (
     Effect.gen(function*() {
       assert.strictEqual(yield* readsFor({}), "Forbidden")
       assert.strictEqual(yield* readsFor({ administrator: true }), "listed")
+      // A day, so that a layer held past the server's default hour keeps working.
+      assert.deepStrictEqual(tokenLifetimes, [24 * 60 * 60])
     }))
 })
