@@ -403,6 +403,20 @@ const resourceRequest = Effect.fnUntraced(function*(
   user: Authentication.User
 ) {
   const { env } = context
+  // Authorized before the resource is looked up, as kube-apiserver does: a user learns nothing of
+  // what it may not reach, not even that it does not exist.
+  const asked = path.subresource === "token" && request.method === "POST" ? "create" : verbOf(request.method, path, query)
+  if (asked !== undefined) {
+    yield* authorize(context, user, {
+      _tag: "Resource",
+      verb: asked,
+      group: path.group,
+      resource: path.plural,
+      subresource: path.subresource,
+      namespace: path.namespace,
+      name: path.name
+    })
+  }
   const resource = env.registry.lookup(path.group, path.version, path.plural)
   if (resource === undefined) return yield* Status.pathNotFound()
   const type = resource.type
@@ -411,7 +425,6 @@ const resourceRequest = Effect.fnUntraced(function*(
   }
   const sub = path.subresource
   if (sub === "token" && resource.storage === "serviceaccounts" && path.namespace !== undefined) {
-    yield* authorize(context, user, { _tag: "Resource", verb: "create", group: "", resource: "serviceaccounts", subresource: "token", namespace: path.namespace, name: path.name })
     return yield* tokenRequest(context, request, path.namespace, path.name ?? "")
   }
   if (sub !== undefined) {
@@ -427,15 +440,6 @@ const resourceRequest = Effect.fnUntraced(function*(
   if (verb === undefined || !type.verbs.includes(verb)) {
     return yield* Status.methodNotAllowed(request.method)
   }
-  yield* authorize(context, user, {
-    _tag: "Resource",
-    verb,
-    group: type.group,
-    resource: type.plural,
-    subresource: sub,
-    namespace: path.namespace,
-    name: path.name
-  })
   const representation = Negotiation.negotiate(request.headers["accept"], {
     table: (verb === "list" || verb === "get" || verb === "watch") && sub === undefined,
     metadata: true

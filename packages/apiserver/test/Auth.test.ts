@@ -253,6 +253,11 @@ describe("RBAC", () => {
       `nodes is forbidden: User "system:serviceaccount:default:denied" cannot list resource "nodes" in API group "" at the cluster scope`
     )
     expect((await as(token, "GET", "/kubefx/faults")).json.message).toBe(`forbidden: User "system:serviceaccount:default:denied" cannot get path "/kubefx/faults"`)
+    // Authorized before the lookup: what it may not reach, it cannot learn does not exist.
+    const unknown = await as(token, "GET", "/apis/example.com/v1/namespaces/default/gizmos")
+    expect([unknown.status, unknown.json.message]).toEqual([403,
+      `gizmos.example.com is forbidden: User "system:serviceaccount:default:denied" cannot list resource "gizmos" in API group "example.com" in the namespace "default"`])
+    expect((await server.request("GET", "/apis/example.com/v1/namespaces/default/gizmos")).status).toBe(404)
     // What every authenticated user may: discovery, version, OpenAPI, its own reviews.
     for (const path of ["/api", "/api/v1", "/apis", "/apis/apps/v1", "/version", "/openapi/v3"]) {
       expect((await as(token, "GET", path)).status, path).toBe(200)
