@@ -122,6 +122,10 @@ export const command = Command.make(
       ),
       Flag.withDefault(false)
     ),
+    administrator: Flag.Boolean("administrator").pipe(
+      Flag.withDescription("Run the operator with the administrator's credentials, not as its ServiceAccount, on the embedded server too"),
+      Flag.withDefault(false)
+    ),
     dir: Flag.String("dir").pipe(
       Flag.withDescription("Where to write the embedded server's kubeconfig and the session log (default .kubefx)"),
       Flag.withDefault(".kubefx")
@@ -137,6 +141,7 @@ interface Flags {
   readonly storePort: number
   readonly kubeconfig: Option.Option<string>
   readonly serviceAccount: boolean
+  readonly administrator: boolean
   readonly dataDir: Option.Option<string>
   readonly watch: boolean
   readonly dir: string
@@ -161,6 +166,11 @@ const cluster = Effect.fnUntraced(function*(flags: Flags) {
   return kubeconfigPath
 })
 
+// Whether the operator runs as its ServiceAccount: on the embedded server unless --administrator,
+// on a --kubeconfig cluster when --service-account asks.
+const asServiceAccount = (flags: Flags): boolean =>
+  !flags.administrator && (Option.isNone(flags.kubeconfig) || flags.serviceAccount)
+
 // --watch: this process keeps the API server; a child runs the operator and restarts on changes.
 const watching = Effect.fn("DevCommand.watching")(function*(flags: Flags, files: ReadonlyArray<string>) {
   const busy = yield* Ports.busy("127.0.0.1", Option.isSome(flags.kubeconfig) ? [] : [{ port: flags.port, flag: "--port" }])
@@ -172,7 +182,7 @@ const watching = Effect.fn("DevCommand.watching")(function*(flags: Flags, files:
       ...files,
       "--kubeconfig",
       kubeconfigPath,
-      ...(Option.isNone(flags.kubeconfig) || flags.serviceAccount ? ["--service-account"] : []),
+      ...(asServiceAccount(flags) ? ["--service-account"] : []),
       "--http-port",
       `${flags.httpPort}`,
       "--store-port",
@@ -224,7 +234,7 @@ const run = Effect.fn("DevCommand")(function*(flags: Flags) {
       ...(tls === undefined ? {} : { webhooks: { handlers: hooks, host: "127.0.0.1", port: 0, tls } })
     })
     // Its own client, built in this scope so that it lives as long as the operator's fibers.
-    const operatorKube = Option.isNone(flags.kubeconfig) || flags.serviceAccount
+    const operatorKube = asServiceAccount(flags)
       ? yield* Effect.gen(function*() {
         const operatorKubeconfig = path.join(flags.dir, "operator-kubeconfig")
         const identity = yield* DevServiceAccount.prepare(operator, kubeconfigPath, operatorKubeconfig).pipe(

@@ -182,7 +182,7 @@ describe("kubefx dev --data-dir", () => {
 })
 
 describe("kubefx dev --kubeconfig", () => {
-  it("runs the operator with the kubeconfig's user, or as the ServiceAccount kubefx-dev with --service-account", async () => {
+  it("runs the operator with the kubeconfig's user, or as the ServiceAccount kubefx-dev with --service-account; --administrator keeps the administrator's", async () => {
     const session = mkdtempSync(join(tmpdir(), "kubefx-dev-cluster-test-"))
     const server = await Testing.start()
     const widgets = fileURLToPath(new URL("../../../examples/widgets/src/index.ts", import.meta.url))
@@ -195,6 +195,11 @@ describe("kubefx dev --kubeconfig", () => {
       await asUser.stop()
       assert.notInclude(asUser.output(), "operator as")
       assert.isFalse(existsSync(join(session, "user", "operator-kubeconfig")))
+      // --administrator: so on the embedded server too.
+      const asAdministrator = await startDev(join(session, "administrator"), { modules: [widgets], args: ["--administrator"] })
+      await asAdministrator.stop()
+      assert.notInclude(asAdministrator.output(), "operator as")
+      assert.isFalse(existsSync(join(session, "administrator", "operator-kubeconfig")))
       const asServiceAccount = await startDev(join(session, "sa"), { modules: [widgets], args: ["--kubeconfig", server.kubeconfigPath, "--service-account"] })
       await asServiceAccount.stop()
       assert.include(asServiceAccount.output(), "kubefx dev: operator as system:serviceaccount:kubefx-dev:kubefx-dev")
