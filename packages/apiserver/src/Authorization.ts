@@ -5,8 +5,9 @@
  * what every authenticated user may do, stored at start as kube-apiserver stores them). A
  * ClusterRole named by a binding but not stored allows nothing, as in a cluster.
  * Impersonation (`kubectl --as`, `--as-group`) is allowed to whom RBAC grants `impersonate` on
- * the users, groups or ServiceAccounts named. Not modelled: aggregated ClusterRoles and the
- * escalation check on writing roles and bindings.
+ * the users, groups or ServiceAccounts named. A role or binding its writer writes grants no more
+ * than the writer holds, unless it may `escalate` the role or `bind` the role referred to. Not
+ * modelled: aggregated ClusterRoles.
  */
 import { Result } from "effect"
 import type * as Authentication from "./Authentication.ts"
@@ -50,8 +51,18 @@ export interface Authorization {
   readonly allows: (user: Authentication.User, request: Request) => boolean
   /** The rules that apply to `user` in `namespace` (a SelfSubjectRulesReview), wildcards for `system:masters`. */
   readonly rules: (user: Authentication.User, namespace: string) => ReadonlyArray<PolicyRule>
+  /**
+   * The 403 for `user` writing `object`, a role or binding granting what `user` does not hold
+   * itself (unless it may `escalate` that role or `bind` its role); undefined when it may.
+   */
+  readonly escalation: (
+    user: Authentication.User,
+    type: { readonly group: string; readonly plural: string },
+    object: KubeObject.KubeObject
+  ) => Status.ApiError | undefined
 }
 
+const rbacGroup = "rbac.authorization.k8s.io"
 const clusterRoles = "clusterroles.rbac.authorization.k8s.io"
 const clusterRoleBindings = "clusterrolebindings.rbac.authorization.k8s.io"
 const roles = "roles.rbac.authorization.k8s.io"
@@ -217,12 +228,69 @@ export const make = (store: Store.Store): Authorization => {
     }
     return found
   }
-  return {
-    allows: (user, request) =>
-      isMaster(user) ||
-      bound(user, request._tag === "Resource" ? request.namespace : undefined).some((rule) => ruleAllows(rule, request)),
-    rules: (user, namespace) => isMaster(user) ? everything : bound(user, namespace)
+  const allows = (user: Authentication.User, request: Request) =>
+    isMaster(user) ||
+    bound(user, request._tag === "Resource" ? request.namespace : undefined).some((rule) => ruleAllows(rule, request))
+  const rules = (user: Authentication.User, namespace: string) => isMaster(user) ? everything : bound(user, namespace)
+  const escalation = (
+    user: Authentication.User,
+    type: { readonly group: string; readonly plural: string },
+    object: KubeObject.KubeObject
+  ): Status.ApiError | undefined => {
+    if (type.group !== rbacGroup || isMaster(user)) return undefined
+    const meta = KubeObject.meta(object)
+    const namespace = meta.namespace ?? ""
+    const name = meta.name ?? ""
+    const may = (verb: string, resource: string, target: string) =>
+      allows(user, { _tag: "Resource", verb, group: rbacGroup, resource, namespace, name: target })
+    let granted: ReadonlyArray<PolicyRule>
+    if (type.plural === "roles" || type.plural === "clusterroles") {
+      if (may("escalate", type.plural, name)) return undefined
+      granted = rulesOf(object)
+    } else if (type.plural === "rolebindings" || type.plural === "clusterrolebindings") {
+      const ref = roleRefOf(object)
+      if (ref === undefined) return undefined
+      const roleResource = ref.kind === "Role" ? "roles" : "clusterroles"
+      if (may("bind", roleResource, ref.name)) return undefined
+      granted = rulesOf(ref.kind === "Role" ? store.get(roles, namespace, ref.name) : store.get(clusterRoles, "", ref.name))
+    } else {
+      return undefined
+    }
+    const held = rules(user, namespace)
+    const missing = granted.filter((rule) => permissions(rule).some((permission) => !held.some((own) => ruleAllows(own, permission))))
+    if (missing.length === 0) return undefined
+    const groups = user.groups.map((g) => JSON.stringify(g)).join(" ")
+    return Status.forbidden(type, name, `user "${user.username}" (groups=[${groups}]) is attempting to grant RBAC permissions not currently held:\n${missing.map(compact).join("\n")}`)
   }
+  return { allows, rules, escalation }
+}
+
+// Each single permission a rule grants, as the request it allows.
+const permissions = (rule: PolicyRule): ReadonlyArray<Request> => {
+  const urls = rule.nonResourceURLs ?? []
+  if (urls.length > 0) return urls.flatMap((path) => rule.verbs.map((verb): Request => ({ _tag: "NonResource", verb, path })))
+  const names = (rule.resourceNames ?? []).length > 0 ? rule.resourceNames! : [""]
+  return (rule.apiGroups ?? []).flatMap((group) =>
+    (rule.resources ?? []).flatMap((combined) => {
+      const slash = combined.indexOf("/")
+      const resource = slash < 0 ? combined : combined.slice(0, slash)
+      const subresource = slash < 0 ? undefined : combined.slice(slash + 1)
+      return rule.verbs.flatMap((verb) => names.map((name): Request => ({ _tag: "Resource", verb, group, resource, subresource, name })))
+    })
+  )
+}
+
+// A rule as kube-apiserver writes it in an escalation error: {APIGroups:[""], Resources:["secrets"], Verbs:["get"]}.
+const compact = (rule: PolicyRule): string => {
+  const list = (values: ReadonlyArray<string> | undefined) => `[${(values ?? []).map((v) => JSON.stringify(v)).join(", ")}]`
+  const fields = [
+    ...((rule.apiGroups ?? []).length > 0 ? [`APIGroups:${list(rule.apiGroups)}`] : []),
+    ...((rule.resources ?? []).length > 0 ? [`Resources:${list(rule.resources)}`] : []),
+    ...((rule.resourceNames ?? []).length > 0 ? [`ResourceNames:${list(rule.resourceNames)}`] : []),
+    ...((rule.nonResourceURLs ?? []).length > 0 ? [`NonResourceURLs:${list(rule.nonResourceURLs)}`] : []),
+    `Verbs:${list(rule.verbs)}`
+  ]
+  return `{${fields.join(", ")}}`
 }
 
 /**

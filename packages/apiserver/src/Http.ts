@@ -133,7 +133,7 @@ const parseInteger = (query: URLSearchParams, name: string): Effect.Effect<numbe
     : Effect.fail(Status.badRequest(`${name}: Invalid value: "${raw}": must be a non-negative integer`))
 }
 
-const writeOptions = (query: URLSearchParams, userAgent: string | undefined) =>
+const writeOptions = (query: URLSearchParams, userAgent: string | undefined, user: Authentication.User) =>
   Effect.gen(function*() {
     const dryRun = query.getAll("dryRun")
     if (dryRun.some((v) => v !== "All" && v !== "")) {
@@ -151,13 +151,14 @@ const writeOptions = (query: URLSearchParams, userAgent: string | undefined) =>
       dryRun: dryRun.includes("All"),
       fieldManager: given !== null && given !== "" ? given : fromAgent === "" ? "unknown" : fromAgent,
       fieldManagerGiven: given !== null && given !== "",
-      fieldValidation
+      fieldValidation,
+      user
     }
   })
 
 const PropagationPolicy = Schema.Literals(["Background", "Foreground", "Orphan"])
 
-const deleteOptions = (query: URLSearchParams, body: string) =>
+const deleteOptions = (query: URLSearchParams, body: string, user: Authentication.User) =>
   Effect.gen(function*() {
     let fromBody: KubeObject.KubeObject = {}
     if (body.trim() !== "") {
@@ -190,7 +191,8 @@ const deleteOptions = (query: URLSearchParams, body: string) =>
         ...(typeof pre.uid === "string" ? { uid: pre.uid } : {}),
         ...(typeof pre.resourceVersion === "string" ? { resourceVersion: pre.resourceVersion } : {})
       },
-      dryRun: dryRun.includes("All")
+      dryRun: dryRun.includes("All"),
+      user
     } satisfies Rest.DeleteOptions
   })
 
@@ -518,7 +520,7 @@ const resourceRequest = Effect.fnUntraced(function*(
       return HttpServerResponse.stream(body as Stream.Stream<Uint8Array>, { contentType: "application/json" })
     }
     case "create": {
-      const options = yield* writeOptions(query, request.headers["user-agent"])
+      const options = yield* writeOptions(query, request.headers["user-agent"], user)
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       if (resource.createOnly !== undefined) {
         const answer = yield* resource.createOnly({
@@ -534,7 +536,7 @@ const resourceRequest = Effect.fnUntraced(function*(
       return yield* respond(201, written.object, warningHeader(written.warnings))
     }
     case "update": {
-      const options = yield* writeOptions(query, request.headers["user-agent"])
+      const options = yield* writeOptions(query, request.headers["user-agent"], user)
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       if (sub === "finalize") return yield* respond(200, yield* context.finalizeNamespace(name, body))
       const written = sub === "scale"
@@ -544,7 +546,7 @@ const resourceRequest = Effect.fnUntraced(function*(
       return yield* respond(written.created ? 201 : 200, object, warningHeader(written.warnings))
     }
     case "patch": {
-      const options = yield* writeOptions(query, request.headers["user-agent"])
+      const options = yield* writeOptions(query, request.headers["user-agent"], user)
       const force = flag(query, "force")
       const body = yield* readBody(request)
       const contentType = Negotiation.mediaType(request.headers["content-type"])
@@ -559,14 +561,14 @@ const resourceRequest = Effect.fnUntraced(function*(
       return yield* respond(written.created ? 201 : 200, written.object, warningHeader(written.warnings))
     }
     case "delete": {
-      const options = yield* deleteOptions(query, yield* readBody(request))
+      const options = yield* deleteOptions(query, yield* readBody(request), user)
       const deleted = resource.storage === "namespaces"
         ? yield* context.deleteNamespace(name, options)
         : yield* Rest.remove(env, target, options)
       return yield* respond(200, deleted.body)
     }
     case "deletecollection": {
-      const options = yield* deleteOptions(query, yield* readBody(request))
+      const options = yield* deleteOptions(query, yield* readBody(request), user)
       const selectors = yield* parseSelectors(resource, query)
       const deleted = yield* Rest.removeCollection(
         env,

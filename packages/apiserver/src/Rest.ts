@@ -7,6 +7,7 @@
 import { Duration, Effect } from "effect"
 import * as Admission from "./Admission.ts"
 import * as Authentication from "./Authentication.ts"
+import * as Authorization from "./Authorization.ts"
 import * as Lists from "./Lists.ts"
 import * as Metadata from "./Metadata.ts"
 import * as Registry from "./Registry.ts"
@@ -48,6 +49,8 @@ export interface WriteOptions {
   readonly dryRun: boolean
   readonly fieldManager: string
   readonly fieldValidation: Admission.FieldValidation
+  /** Who writes: what admission webhooks see, and whose rights a role or binding may not exceed; default the administrator. */
+  readonly user?: Authentication.User | undefined
 }
 
 export interface Written {
@@ -79,6 +82,8 @@ export interface DeleteOptions {
   readonly propagationPolicy: PropagationPolicy | undefined
   readonly preconditions: { readonly uid?: string; readonly resourceVersion?: string } | undefined
   readonly dryRun: boolean
+  /** Who deletes, as admission webhooks see it; default the administrator. */
+  readonly user?: Authentication.User | undefined
 }
 
 export interface Deleted {
@@ -145,6 +150,14 @@ const storable = (resource: Registry.Resource, written: KubeObject.KubeObject): 
       ),
       (converted) => Registry.stored(resource, converted[0]!)
     )
+
+// A role or binding written by anyone but an administrator grants no more than its writer holds.
+const noEscalation = (env: Env, resource: Registry.Resource, object: KubeObject.KubeObject, options: WriteOptions) => {
+  const user = options.user
+  if (user === undefined) return Effect.void
+  const refused = Authorization.make(env.store).escalation(user, resource.type, object)
+  return refused === undefined ? Effect.void : Effect.fail(refused)
+}
 
 const revisionOf = (object: KubeObject.KubeObject): number => Number(KubeObject.meta(object).resourceVersion ?? 0)
 
@@ -340,7 +353,7 @@ const webhooks = (
     object,
     oldObject,
     dryRun: options.dryRun,
-    user: Authentication.admin,
+    user: options.user ?? Authentication.admin,
     equivalents: equivalentsOf(env, target.resource)
   })
   return {
@@ -422,6 +435,7 @@ export const create = Effect.fnUntraced(function*(
   if (resource.prepareCreate !== undefined) object = resource.prepareCreate(object)
   const hooks = webhooks(env, { resource, namespace, name }, undefined, "CREATE", undefined, options)
   const admitted = yield* Admission.admit(env.schemas, resource, object, undefined, options.fieldValidation, hooks)
+  yield* noEscalation(env, resource, admitted.object, options)
   const owned = managed === undefined
     ? yield* env.fields.update(resource, undefined, admitted.object, options.fieldManager, undefined)
     : yield* managed(admitted.object)
@@ -502,6 +516,7 @@ export const update = Effect.fnUntraced(function*(
     if (resource.prepareUpdate !== undefined && subresource === undefined) next = resource.prepareUpdate(next, current)
     const hooks = webhooks(env, target, subresource, "UPDATE", current, options)
     const admitted = yield* Admission.admit(env.schemas, resource, next, current, options.fieldValidation, hooks)
+    yield* noEscalation(env, resource, admitted.object, options)
     next = Metadata.nextGeneration(resource, current, admitted.object)
     next = managed === undefined
       ? yield* env.fields.update(resource, current, next, options.fieldManager, subresource)
@@ -598,7 +613,7 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
         object: undefined,
         oldObject: yield* presentOne(env, resource, stored),
         dryRun: options.dryRun,
-        user: Authentication.admin,
+        user: options.user ?? Authentication.admin,
         equivalents: equivalentsOf(env, resource)
       }
       yield* Webhooks.mutate(env.store, attributes)

@@ -353,6 +353,46 @@ describe("RBAC", () => {
   })
 })
 
+describe("RBAC escalation", () => {
+  it("a role or binding written by a ServiceAccount grants no more than it holds, unless it may escalate or bind", async () => {
+    await ok("create", "serviceaccount", "granter")
+    await ok("create", "role", "granter", "--verb=get", "--resource=configmaps", "--verb=create,update,patch", "--resource=roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io")
+    await ok("create", "rolebinding", "granter", "--role=granter", "--serviceaccount=default:granter")
+    const token = (await ok("create", "token", "granter")).trim()
+    const role = (name: string, resources: ReadonlyArray<string>) => ({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name },
+      rules: [{ apiGroups: [""], resources, verbs: ["get"] }]
+    })
+    const roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles"
+    expect((await as(token, "POST", roles, role("held", ["configmaps"]))).status).toBe(201)
+    const refused = await as(token, "POST", roles, role("more", ["configmaps", "secrets"]))
+    expect([refused.status, refused.json.reason]).toEqual([403, "Forbidden"])
+    expect(refused.json.message).toBe(
+      `roles.rbac.authorization.k8s.io "more" is forbidden: user "system:serviceaccount:default:granter" ` +
+        `(groups=["system:serviceaccounts" "system:serviceaccounts:default" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n` +
+        `{APIGroups:[""], Resources:["configmaps", "secrets"], Verbs:["get"]}`
+    )
+    // A binding to a role whose rules it does not hold: refused, until it may bind that role.
+    await ok("create", "clusterrole", "secret-getter", "--verb=get", "--resource=secrets")
+    const binding = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "secrets-for-all" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "secret-getter" },
+      subjects: [{ kind: "Group", name: "system:serviceaccounts" }]
+    }
+    const bindings = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings"
+    expect((await as(token, "POST", bindings, binding)).status).toBe(403)
+    await ok("create", "role", "binder", "--verb=bind", "--resource=clusterroles.rbac.authorization.k8s.io", "--resource-name=secret-getter")
+    await ok("create", "rolebinding", "binder", "--role=binder", "--serviceaccount=default:granter")
+    expect((await as(token, "POST", bindings, binding)).status).toBe(201)
+    // Holding get on secrets now (through that binding), it may write the role it was refused.
+    expect((await as(token, "POST", roles, role("more", ["configmaps", "secrets"]))).status).toBe(201)
+  })
+})
+
 describe("impersonation", () => {
   it("kubectl --as acts as the user it names, when RBAC lets the requester impersonate it", async () => {
     await ok("create", "serviceaccount", "impersonated")

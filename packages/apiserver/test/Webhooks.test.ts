@@ -141,6 +141,13 @@ describe("validating webhooks", () => {
       oldObject: null
     })
     expect(update).toMatchObject({ operation: "UPDATE", object: { data: { k: "2" } }, oldObject: { data: { k: "1" } } })
+    // Who wrote, as the server knows it (here an impersonated user): a webhook may decide by it.
+    const byJane = await server.request("POST", cms("allow"), {
+      body: configMap("by-jane", { k: "1" }),
+      headers: { "impersonate-user": "jane", "impersonate-group": "system:masters" }
+    })
+    expect(byJane.status, byJane.text).toBe(201)
+    expect(reviewsOf("/allow", "by-jane")[0]?.review.request.userInfo).toEqual({ username: "jane", groups: ["system:masters", "system:authenticated"] })
   })
 
   it("a denial is the webhook's status, its message prefixed with the webhook's name", async () => {
