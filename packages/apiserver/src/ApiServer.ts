@@ -5,6 +5,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
+import * as Aggregation from "./Aggregation.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
 import * as Builtins from "./Builtins.ts"
@@ -79,7 +80,7 @@ export interface ApiServer {
   readonly registry: Registry.Registry
   /** The REST storage, for in-process controllers that write as clients would. */
   readonly env: Rest.Env
-  /** Waits until the garbage collector and the namespace and CRD controllers have nothing queued. */
+  /** Waits until the garbage collector and the namespace, CRD and ClusterRole aggregation controllers have nothing queued. */
   readonly settled: Effect.Effect<void>
   /** Stops the server (also done when the scope it was made in closes). */
   readonly close: Effect.Effect<void>
@@ -159,6 +160,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       unserved: ({ type }) => faults.closeWatches({ resource: `${type.plural}.${type.group}` })
     })
     const gc = yield* GarbageCollector.make(env)
+    const aggregation = yield* Aggregation.make(env)
     const namespaces = yield* Namespaces.controller(env, {
       ...(options.namespaceCleanupDelayMs === undefined ? {} : { delayMs: options.namespaceCleanupDelayMs })
     })
@@ -219,9 +221,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       registry,
       env,
       // One controller's writes can queue work for another: wait until all are idle at once.
-      settled: Effect.all([crds.idle, gc.idle, namespaces.idle], { discard: true }).pipe(
+      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle], { discard: true }).pipe(
         Effect.andThen(Effect.yieldNow),
-        Effect.repeat({ until: () => crds.pending() + gc.pending() + namespaces.pending() === 0 })
+        Effect.repeat({ until: () => crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() === 0 })
       ),
       close
     }

@@ -6,8 +6,8 @@
  * ClusterRole named by a binding but not stored allows nothing, as in a cluster.
  * Impersonation (`kubectl --as`, `--as-group`) is allowed to whom RBAC grants `impersonate` on
  * the users, groups or ServiceAccounts named. A role or binding its writer writes grants no more
- * than the writer holds, unless it may `escalate` the role or `bind` the role referred to. Not
- * modelled: aggregated ClusterRoles.
+ * than the writer holds, unless it may `escalate` the role or `bind` the role referred to. An
+ * aggregated ClusterRole's rules are those the aggregation controller (`Aggregation`) wrote.
  */
 import { Result } from "effect"
 import type * as Authentication from "./Authentication.ts"

@@ -29,6 +29,18 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
+/** Retries `check` every 50 ms for up to 5 s; then rethrows its failure. */
+const eventually = async (check: () => Promise<unknown>) => {
+  for (let i = 0; ; i++) {
+    try {
+      return await check()
+    } catch (error) {
+      if (i >= 100) throw error
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+}
+
 /** Raw HTTP with a chosen bearer token. */
 const as = async (token: string, method: string, path: string, body?: unknown) => {
   const response = await fetch(`${server.url}${path}`, {
@@ -350,6 +362,36 @@ describe("RBAC", () => {
     // Bound in default, the ClusterRole grants nothing in another namespace.
     await ok("create", "configmap", "mine", "-n", "elsewhere")
     expect((await as(token, "GET", "/api/v1/namespaces/elsewhere/configmaps/mine")).status).toBe(403)
+  })
+})
+
+describe("ClusterRole aggregation", () => {
+  it("an aggregationRule's ClusterRole holds the rules of the ClusterRoles it selects, as they come and go", async () => {
+    const label = "rbac.example.com/aggregate-to-monitoring"
+    await ok("apply", "-f", file("monitoring.json", {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "monitoring" },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [label]: "true" } }] }
+    }))
+    await ok("create", "clusterrole", "monitoring-pods", "--verb=get,list", "--resource=pods")
+    await ok("create", "clusterrole", "monitoring-nodes", "--verb=list", "--resource=nodes")
+    await ok("label", "clusterrole", "monitoring-pods", "monitoring-nodes", `${label}=true`)
+    const rulesOf = async () => JSON.parse(await ok("get", "clusterrole", "monitoring", "-o", "json")).rules
+    await eventually(async () =>
+      expect(await rulesOf()).toEqual([
+        { apiGroups: [""], resources: ["nodes"], verbs: ["list"] },
+        { apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }
+      ]))
+    await ok("create", "serviceaccount", "monitor")
+    await ok("create", "clusterrolebinding", "monitor", "--clusterrole=monitoring", "--serviceaccount=default:monitor")
+    const token = (await ok("create", "token", "monitor")).trim()
+    expect((await as(token, "GET", "/api/v1/nodes")).status).toBe(200)
+    // A label taken away takes its role's rules out of the aggregate.
+    await ok("label", "clusterrole", "monitoring-nodes", `${label}-`)
+    await eventually(async () => expect(await rulesOf()).toEqual([{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }]))
+    expect((await as(token, "GET", "/api/v1/nodes")).status).toBe(403)
+    expect((await as(token, "GET", "/api/v1/pods")).status).toBe(200)
   })
 })
 
