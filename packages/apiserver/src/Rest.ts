@@ -154,7 +154,7 @@ const storable = (resource: Registry.Resource, written: KubeObject.KubeObject): 
 // A role or binding written by anyone but an administrator grants no more than its writer holds.
 const noEscalation = (env: Env, resource: Registry.Resource, object: KubeObject.KubeObject, options: WriteOptions) => {
   const user = options.user
-  if (user === undefined) return Effect.void
+  if (user === undefined || resource.type.group !== "rbac.authorization.k8s.io") return Effect.void
   const refused = Authorization.make(env.store).escalation(user, resource.type, object)
   return refused === undefined ? Effect.void : Effect.fail(refused)
 }
