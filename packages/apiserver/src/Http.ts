@@ -407,7 +407,8 @@ const resourceRequest = Effect.fnUntraced(function*(
   const { env } = context
   // Authorized before the resource is looked up, as kube-apiserver does: a user learns nothing of
   // what it may not reach, not even that it does not exist.
-  const asked = path.subresource === "token" && request.method === "POST" ? "create" : verbOf(request.method, path, query)
+  const verb = verbOf(request.method, path, query)
+  const asked = path.subresource === "token" && request.method === "POST" ? "create" : verb
   if (asked !== undefined) {
     yield* authorize(context, user, {
       _tag: "Resource",
@@ -438,7 +439,6 @@ const resourceRequest = Effect.fnUntraced(function*(
       return yield* Status.methodNotAllowed(request.method)
     }
   }
-  const verb = verbOf(request.method, path, query)
   if (verb === undefined || !type.verbs.includes(verb)) {
     return yield* Status.methodNotAllowed(request.method)
   }
