@@ -4,10 +4,9 @@
  * `clusterRoleSelectors` select, kept as ClusterRoles come, change and go. Charts label their roles
  * `aggregate-to-...` so that a role bound elsewhere grows with them.
  */
-import { Effect, Result } from "effect"
+import { Effect } from "effect"
 import * as Rest from "./Rest.ts"
-import * as Scale from "./Scale.ts"
-import * as Selectors from "./Selectors.ts"
+import * as SelectorValidation from "./SelectorValidation.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -20,17 +19,9 @@ const writeOptions: Rest.WriteOptions = {
   fieldValidation: "Ignore"
 }
 
-const labelsOf = (object: KubeObject.KubeObject) => KubeObject.meta(object).labels as Readonly<Record<string, string>> | undefined
-
 const selectorsOf = (role: KubeObject.KubeObject): ReadonlyArray<unknown> | undefined => {
   const rule = role.aggregationRule
   return KubeObject.isObject(rule) && Array.isArray(rule.clusterRoleSelectors) ? rule.clusterRoleSelectors : undefined
-}
-
-// Whether a label selector object selects `labels`; an unreadable one selects nothing.
-const selects = (selector: unknown, labels: Readonly<Record<string, string>> | undefined): boolean => {
-  const parsed = Selectors.parseLabelSelector(Scale.selectorString(selector))
-  return Result.isSuccess(parsed) && Selectors.matchesLabels(parsed.success, labels)
 }
 
 /**
@@ -49,7 +40,7 @@ export const rulesOf = (role: KubeObject.KubeObject, all: ReadonlyArray<KubeObje
   const seen = new Set<string>()
   const rules: Array<unknown> = []
   const sources = all
-    .filter((other) => KubeObject.meta(other).name !== name && selectors.some((selector) => selects(selector, labelsOf(other))))
+    .filter((other) => KubeObject.meta(other).name !== name && selectors.some((selector) => SelectorValidation.matches(selector, KubeObject.meta(other).labels)))
     .sort((a, b) => String(KubeObject.meta(a).name).localeCompare(String(KubeObject.meta(b).name)))
   for (const source of sources) {
     for (const rule of Array.isArray(source.rules) ? source.rules : []) {

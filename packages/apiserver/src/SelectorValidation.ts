@@ -21,13 +21,16 @@ export const isEmpty = (selector: Json): boolean =>
   Object.keys(KubeObject.record(selector.matchLabels)).length === 0 && KubeObject.records(selector.matchExpressions).length === 0
 
 /**
- * Whether `selector` selects `labels`.
+ * Whether `selector` selects `labels`; an absent selector (a webhook's unset `objectSelector`)
+ * selects everything.
  *
  * @example
  * import * as SelectorValidation from "./SelectorValidation.ts"
  * SelectorValidation.matches({ matchLabels: { app: "web" } }, { app: "web", tier: "x" }) // true
+ * SelectorValidation.matches(undefined, { app: "web" }) // true
  */
-export const matches = (selector: Json, labels: unknown): boolean => {
+export const matches = (selector: unknown, labels: unknown): boolean => {
+  if (!KubeObject.isObject(selector)) return true
   const have = KubeObject.record(labels)
   const byLabels = Object.entries(KubeObject.record(selector.matchLabels)).every(([k, v]) => have[k] === v)
   return byLabels && KubeObject.records(selector.matchExpressions).every((e) => {

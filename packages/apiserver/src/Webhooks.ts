@@ -16,8 +16,7 @@ import { Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import * as Patch from "./Patch.ts"
 import type * as Registry from "./Registry.ts"
-import * as Scale from "./Scale.ts"
-import * as Selectors from "./Selectors.ts"
+import * as SelectorValidation from "./SelectorValidation.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
@@ -82,12 +81,6 @@ const ruleMatches = (rule: KubeObject.KubeObject, at: Attributes, resource: Regi
     (scope === "*" || (scope === "Namespaced") === type.namespaced)
 }
 
-const selects = (selector: unknown, labels: Readonly<Record<string, string>> | undefined): boolean => {
-  if (!KubeObject.isObject(selector)) return true
-  const parsed = Selectors.parseLabelSelector(Scale.selectorString(selector))
-  return Result.isSuccess(parsed) && Selectors.matchesLabels(parsed.success, labels)
-}
-
 const labelsOf = (object: KubeObject.KubeObject | undefined) => KubeObject.meta(object ?? {}).labels as Readonly<Record<string, string>> | undefined
 
 const namespaceLabels = (store: Store.Store, at: Attributes) => {
@@ -120,8 +113,8 @@ const selected = (store: Store.Store, storage: string, at: Attributes): Readonly
     const as = versionFor(hook, at)
     if (as === undefined) return []
     const clusterScoped = !at.resource.type.namespaced && at.resource.type.plural !== "namespaces"
-    if (!clusterScoped && !selects(hook.namespaceSelector, namespaceLabels(store, at))) return []
-    return selects(hook.objectSelector, labelsOf(at.object)) || selects(hook.objectSelector, labelsOf(at.oldObject)) ? [{ hook, as }] : []
+    if (!clusterScoped && !SelectorValidation.matches(hook.namespaceSelector, namespaceLabels(store, at))) return []
+    return SelectorValidation.matches(hook.objectSelector, labelsOf(at.object)) || SelectorValidation.matches(hook.objectSelector, labelsOf(at.oldObject)) ? [{ hook, as }] : []
   })
 }
 
