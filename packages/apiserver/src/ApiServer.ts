@@ -25,6 +25,7 @@ import type * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import * as Store from "./Store.ts"
 import * as Watch from "./Watch.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export class ApiServerError extends Schema.TaggedError<ApiServerError>()("ApiServerError", {
   message: Schema.String
@@ -91,8 +92,8 @@ const seed = (store: Store.Store) => {
   for (const name of Namespaces.initial) {
     if (store.get("namespaces", "", name) === undefined) store.put("namespaces", Namespaces.object(name), 0)
   }
-  for (const { name, object, storage } of Authorization.bootstrap()) {
-    if (store.get(storage, "", name) === undefined) store.put(storage, object, 0)
+  for (const { object, storage } of Authorization.bootstrap()) {
+    if (store.get(storage, "", KubeObject.meta(object).name ?? "") === undefined) store.put(storage, object, 0)
   }
 }
 
@@ -143,6 +144,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       registry,
       schemas: Crds.schemas,
       fields: Patching.fieldManagement,
+      authorization: Authorization.make(store),
       durable: persistence === undefined
         ? () => Effect.void
         : (revision) => persistence.durable(revision).pipe(Effect.mapError((e) => Status.internal(e.message)))
@@ -174,7 +176,6 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         watches,
         faults,
         authentication: Authentication.make({ token, signingKey: identity.serviceAccountKey, store }),
-        authorization: Authorization.make(store),
         address: () => address,
         patch: (target, subresource, contentType, body, patchOptions) =>
           Patching.patch(env, target, subresource, contentType, body, patchOptions),

@@ -9,7 +9,6 @@
  * than the writer holds, unless it may `escalate` the role or `bind` the role referred to. An
  * aggregated ClusterRole's rules are those the aggregation controller (`Aggregation`) wrote.
  */
-import { Result } from "effect"
 import type * as Authentication from "./Authentication.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -84,15 +83,13 @@ const bootstrapMeta = (name: string): KubeObject.KubeObject => ({
 /** A stored object of the bootstrap policy. */
 export interface Stored {
   readonly storage: string
-  readonly name: string
   readonly object: KubeObject.KubeObject
 }
 
 const bootstrapRole = (name: string, rules: ReadonlyArray<PolicyRule>, groups: ReadonlyArray<string>): ReadonlyArray<Stored> => [
-  { storage: clusterRoles, name, object: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: bootstrapMeta(name), rules } },
+  { storage: clusterRoles, object: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: bootstrapMeta(name), rules } },
   {
     storage: clusterRoleBindings,
-    name,
     object: {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRoleBinding",
@@ -114,7 +111,7 @@ const healthAndVersion = ["/healthz", "/livez", "/readyz", "/version", "/version
  *
  * @example
  * import * as Authorization from "./Authorization.ts"
- * Authorization.bootstrap().map((o) => o.name)
+ * Authorization.bootstrap().map((o) => o.object.metadata.name)
  * // ["cluster-admin", "cluster-admin", "system:discovery", "system:discovery", ...]
  */
 export const bootstrap = (): ReadonlyArray<Stored> => [
@@ -322,26 +319,26 @@ const listHeader = (value: string | undefined): ReadonlyArray<string> =>
 
 /**
  * The user a request acts as: `requester`, or the user its Impersonate-User and Impersonate-Group
- * headers name when RBAC lets `requester` impersonate them (403 otherwise, as kube-apiserver).
+ * headers name when RBAC lets `requester` impersonate them; the 403 otherwise, as kube-apiserver.
  *
  * @example
  * import * as Authentication from "./Authentication.ts"
  * import * as Authorization from "./Authorization.ts"
  * import * as Store from "./Store.ts"
  * const as = Authorization.impersonated(Authorization.make(Store.make()), Authentication.admin, { "impersonate-user": "jane" })
- * // Success { username: "jane", groups: ["system:authenticated"] }
+ * // { username: "jane", groups: ["system:authenticated"] }
  */
 export const impersonated = (
   authorization: Authorization,
   requester: Authentication.User,
   headers: Readonly<Record<string, string | undefined>>
-): Result.Result<Authentication.User, Status.ApiError> => {
+): Authentication.User | Status.ApiError => {
   const username = headers["impersonate-user"]
   const groups = listHeader(headers["impersonate-group"])
   if (username === undefined || username === "") {
     return groups.length === 0
-      ? Result.succeed(requester)
-      : Result.fail(Status.badRequest(`requested [${groups.map((g) => `{Group  ${g}  authentication.k8s.io/v1  }`).join(" ")}] without impersonating a user`))
+      ? requester
+      : Status.badRequest(`requested [${groups.map((g) => `{Group  ${g}  authentication.k8s.io/v1  }`).join(" ")}] without impersonating a user`)
   }
   const serviceAccount = username.startsWith(serviceAccountPrefix) ? username.slice(serviceAccountPrefix.length).split(":") : undefined
   const asked: Array<ResourceRequest> = [
@@ -351,10 +348,10 @@ export const impersonated = (
     ...groups.map((group): ResourceRequest => ({ _tag: "Resource", verb: "impersonate", group: "", resource: "groups", name: group }))
   ]
   const denied = asked.find((request) => !authorization.allows(requester, request))
-  if (denied !== undefined) return Result.fail(forbidden(requester, denied))
+  if (denied !== undefined) return forbidden(requester, denied)
   const implied = serviceAccount !== undefined && serviceAccount.length === 2 && groups.length === 0
     ? ["system:serviceaccounts", `system:serviceaccounts:${serviceAccount[0]}`]
     : []
   const all = [...groups, ...implied]
-  return Result.succeed({ username, groups: all.includes("system:authenticated") ? all : [...all, "system:authenticated"] })
+  return { username, groups: all.includes("system:authenticated") ? all : [...all, "system:authenticated"] }
 }

@@ -41,8 +41,6 @@ export interface Context {
   readonly faults: Faults.Faults
   /** Who a request's bearer token is: the server's own token or a service account token it issued. */
   readonly authentication: Authentication.Authentication
-  /** What that user may do: RBAC over the stored roles and bindings. */
-  readonly authorization: Authorization.Authorization
   /** host:port clients reach the server at. */
   readonly address: () => string
   readonly patch: (
@@ -216,8 +214,9 @@ const verbOf = (method: string, path: Paths.ResourcePath, query: URLSearchParams
   }
 }
 
-const authorize = (context: Context, user: Authentication.User, asked: Authorization.Request): Effect.Effect<void, Status.ApiError> =>
-  context.authorization.allows(user, asked) ? Effect.void : Effect.fail(Authorization.forbidden(user, asked))
+// The 403 for a request its user may not make, or undefined: checked at once, no step of its own.
+const refusal = (context: Context, user: Authentication.User, asked: Authorization.Request): Status.ApiError | undefined =>
+  context.env.authorization.allows(user, asked) ? undefined : Authorization.forbidden(user, asked)
 
 /** What every route gets: the request, who sent it, its parsed path and its query. */
 interface Call {
@@ -233,9 +232,8 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
   Effect.suspend(() => {
     const authenticated = Authentication.userOf(context.authentication, request.headers["authorization"])
     if (authenticated === undefined) return Status.unauthorized()
-    const acting = Authorization.impersonated(context.authorization, authenticated, request.headers)
-    if (Result.isFailure(acting)) return Effect.fail(acting.failure)
-    const user = acting.success
+    const user = Authorization.impersonated(context.env.authorization, authenticated, request.headers)
+    if (user instanceof Status.ApiError) return Effect.fail(user)
     const q = request.url.indexOf("?")
     const rawPath = q === -1 ? request.url : request.url.slice(0, q)
     const path = Paths.parse(rawPath)
@@ -246,7 +244,8 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
         verb: request.method === "HEAD" ? "get" : request.method.toLowerCase(),
         path: rawPath
       }
-      if (!context.authorization.allows(user, asked)) return Effect.fail(Authorization.forbidden(user, asked))
+      const refused = refusal(context, user, asked)
+      if (refused !== undefined) return Effect.fail(refused)
     }
     return respond({ request, user, path, query: new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1)) })
   }).pipe(
@@ -409,17 +408,16 @@ const resourceRequest = Effect.fnUntraced(function*(
   // what it may not reach, not even that it does not exist.
   const verb = verbOf(request.method, path, query)
   const asked = path.subresource === "token" && request.method === "POST" ? "create" : verb
-  if (asked !== undefined) {
-    yield* authorize(context, user, {
-      _tag: "Resource",
-      verb: asked,
-      group: path.group,
-      resource: path.plural,
-      subresource: path.subresource,
-      namespace: path.namespace,
-      name: path.name
-    })
-  }
+  const refused = asked === undefined ? undefined : refusal(context, user, {
+    _tag: "Resource",
+    verb: asked,
+    group: path.group,
+    resource: path.plural,
+    subresource: path.subresource,
+    namespace: path.namespace,
+    name: path.name
+  })
+  if (refused !== undefined) return yield* refused
   const resource = env.registry.lookup(path.group, path.version, path.plural)
   if (resource === undefined) return yield* Status.pathNotFound()
   const type = resource.type
@@ -528,7 +526,7 @@ const resourceRequest = Effect.fnUntraced(function*(
           namespace: path.namespace,
           user,
           authentication: context.authentication,
-          authorization: context.authorization
+          authorization: context.env.authorization
         })
         return yield* respond(201, answer)
       }

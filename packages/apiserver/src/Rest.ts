@@ -34,6 +34,8 @@ export interface Env {
   readonly registry: Registry.Registry
   readonly schemas: Admission.Schemas
   readonly fields: FieldManagement
+  /** Who may do what: RBAC over the stored roles and bindings. */
+  readonly authorization: Authorization.Authorization
   /** Waits until a write is durable (a no-op without a data directory). */
   readonly durable: (revision: number) => Effect.Effect<void, Status.ApiError>
 }
@@ -155,7 +157,7 @@ const storable = (resource: Registry.Resource, written: KubeObject.KubeObject): 
 const noEscalation = (env: Env, resource: Registry.Resource, object: KubeObject.KubeObject, options: WriteOptions) => {
   const user = options.user
   if (user === undefined || resource.type.group !== "rbac.authorization.k8s.io") return Effect.void
-  const refused = Authorization.make(env.store).escalation(user, resource.type, object)
+  const refused = env.authorization.escalation(user, resource.type, object)
   return refused === undefined ? Effect.void : Effect.fail(refused)
 }
 
