@@ -57,7 +57,7 @@ export const prepare = (
   target: string
 ): Effect.Effect<{ readonly user: string; readonly rules: number }, KubeError.KubeError | Resource.DecodeError | DevServiceAccountError, Kube.Kube> =>
   Effect.gen(function*() {
-    const token = yield* Rbac.serviceAccount(operator, { name, namespace: name, tokenSeconds, fieldManager: name })
+    const { role, token } = yield* Rbac.serviceAccount(operator, { name, namespace: name, tokenSeconds, fieldManager: name })
     yield* writeKubeconfig(adminKubeconfig, token, target)
-    return { user: `system:serviceaccount:${name}:${name}`, rules: Rbac.clusterRole(operator).rules.length }
+    return { user: `system:serviceaccount:${name}:${name}`, rules: role.rules.length }
   })

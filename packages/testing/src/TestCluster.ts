@@ -63,7 +63,7 @@ const asServiceAccount = (
   Effect.gen(function*() {
     // A token for a day: a test file (or a watch-mode session) may hold its layer for longer than
     // the server's default hour.
-    const token = yield* withKube(Rbac.serviceAccount(operator, {
+    const { token } = yield* withKube(Rbac.serviceAccount(operator, {
       name: "kubefx-testing",
       namespace: "kube-system",
       fieldManager: "kubefx-testing",

@@ -225,19 +225,19 @@ const applyRbacObject = (kube: Kube.Client, plural: string, body: { readonly met
  * Gives an operator the identity it is deployed with, using the current client's (an
  * administrator's) rights: the ServiceAccount `name` in `namespace` (both created if missing), the
  * operator's {@link clusterRole} named `name` and its binding to it; answers a token of that
- * ServiceAccount. A client with that token may do what the operator's controllers declare and
- * nothing else, as in a cluster: `kubefx dev` and the test kit run operators so.
+ * ServiceAccount and the role. A client with that token may do what the operator's controllers
+ * declare and nothing else, as in a cluster: `kubefx dev` and the test kit run operators so.
  *
  * @example
  * import { Effect } from "effect"
  * import { Rbac } from "@kubefx/kube"
  * declare const operator: import("@kubefx/kube").Operator.Operator
- * const token = Rbac.serviceAccount(operator, { name: "widgets", namespace: "widgets-system" }) // Effect<string, ..., Kube>
+ * const identity = Rbac.serviceAccount(operator, { name: "widgets", namespace: "widgets-system" }) // Effect<{ token, role }, ..., Kube>
  */
 export const serviceAccount = (
   source: Operator.Operator<unknown>,
   options: ServiceAccountOptions
-): Effect.Effect<string, KubeError.KubeError | Resource.DecodeError, Kube.Kube> =>
+): Effect.Effect<{ readonly token: string; readonly role: ClusterRole }, KubeError.KubeError | Resource.DecodeError, Kube.Kube> =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
     const fieldManager = options.fieldManager ?? "kubefx"
@@ -256,5 +256,5 @@ export const serviceAccount = (
         spec: options.tokenSeconds === undefined ? {} : { expirationSeconds: options.tokenSeconds }
       }
     })) as { readonly status: { readonly token: string } }
-    return issued.status.token
+    return { token: issued.status.token, role }
   })
