@@ -5,13 +5,13 @@
  * must be granted, or the run fails with a 403 and the object never converges.
  */
 import { assert, layer } from "@effect/vitest"
-import { ApiServer, Kubeconfig } from "@kubefx/apiserver"
-import { Builtins, Conditions, Controller, Crd, Dependent, Kube, Operator, Rbac, Resource, Workflow } from "@kubefx/kube"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Kubeconfig } from "@kubefx/apiserver"
+import { Builtins, Conditions, Controller, Dependent, Kube, Operator, Rbac, Resource, Workflow } from "@kubefx/kube"
+import { Effect, Layer, Schema } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ensure, eventually } from "./support.ts"
+import { ensure, eventually, installCrd, layer as support, namespace, TestCluster } from "./support.ts"
 
 const Gadget = Resource.custom({
   group: "demo.kubefx.dev",
@@ -38,24 +38,20 @@ const operator = Operator.make({
   controllers: [Controller.define({ name: "gadgets", for: Gadget, ...Workflow.controller(Workflow.sequence(config)) })]
 })
 
-class Server extends Context.Service<Server, { readonly server: ApiServer.ApiServer; readonly dir: string }>()("test/Server") {}
-
-// The server, and an admin client for the test's own requests.
-const cluster = Layer.unwrap(Effect.gen(function*() {
-  const dir = mkdtempSync(join(tmpdir(), "kubefx-service-account-"))
-  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-  const server = yield* ApiServer.make({ kubeconfigPath: join(dir, "admin") })
-  return Layer.merge(Kube.layer({ _tag: "File", path: join(dir, "admin") }), Layer.succeed(Server, { server, dir }))
-}))
-
-layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("an operator as its ServiceAccount", (it) => {
+layer(support, { excludeTestServices: true, timeout: "60 seconds" })("an operator as its ServiceAccount", (it) => {
   it.effect("converges, deletes a dependent and finishes a cleanup with only its derived ClusterRole", () =>
     Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
       const admin = yield* Kube.Kube
-      const { server, dir } = yield* Server
-      yield* Crd.install([Gadget], { fieldManager: "kubefx-test" })
+      const ns = yield* namespace
+      yield* installCrd(Gadget)
       // What `kubefx manifests` deploys, and the token a pod of its Deployment mounts.
-      const token = yield* Rbac.serviceAccount(operator, { name: "gadgets", namespace: "gadgets-system" })
+      const { token } = yield* Rbac.serviceAccount(operator, { name: "gadgets", namespace: "gadgets-system" })
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "kubefx-service-account-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      )
       const kubeconfig = join(dir, "operator")
       yield* Kubeconfig.write(kubeconfig, { server: server.httpsUrl, token, certificateAuthority: server.certificateAuthority })
 
@@ -64,25 +60,25 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("an operato
         const asServiceAccount = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfig }))
         yield* Operator.start(operator).pipe(Effect.provide(asServiceAccount))
         const ready = (name: string) =>
-          eventually(Effect.flatMap(admin.get(Gadget, name, "default"), (gadget) =>
+          eventually(Effect.flatMap(admin.get(Gadget, name, ns), (gadget) =>
             ensure(
               gadget.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True" && c.observedGeneration === gadget.metadata.generation) === true,
               `${name} not Ready: ${JSON.stringify(gadget.status)}`
             )))
-        yield* admin.create(Gadget, { apiVersion: "demo.kubefx.dev/v1", kind: "Gadget", metadata: { name: "one", namespace: "default" }, spec: { keep: true } })
+        yield* admin.create(Gadget, { apiVersion: "demo.kubefx.dev/v1", kind: "Gadget", metadata: { name: "one", namespace: ns }, spec: { keep: true } })
         yield* ready("one")
-        assert.strictEqual((yield* admin.get(Builtins.ConfigMap, "one-config", "default")).data?.kept, "yes")
+        assert.strictEqual((yield* admin.get(Builtins.ConfigMap, "one-config", ns)).data?.kept, "yes")
         // The precondition turns false: the workflow deletes the ConfigMap.
-        yield* admin.patch(Gadget, "one", "default", { spec: { keep: false } }, { type: "merge" })
+        yield* admin.patch(Gadget, "one", ns, { spec: { keep: false } }, { type: "merge" })
         yield* ready("one")
-        yield* eventually(Effect.flatMap(Effect.option(admin.get(Builtins.ConfigMap, "one-config", "default")), (found) =>
+        yield* eventually(Effect.flatMap(Effect.option(admin.get(Builtins.ConfigMap, "one-config", ns)), (found) =>
           ensure(found._tag === "None", "the ConfigMap is still there")))
         // Deleted, the Gadget waits for its cleanup (the finalizer) and is gone.
-        yield* admin.patch(Gadget, "one", "default", { spec: { keep: true } }, { type: "merge" })
-        yield* eventually(Effect.flatMap(Effect.option(admin.get(Builtins.ConfigMap, "one-config", "default")), (found) =>
+        yield* admin.patch(Gadget, "one", ns, { spec: { keep: true } }, { type: "merge" })
+        yield* eventually(Effect.flatMap(Effect.option(admin.get(Builtins.ConfigMap, "one-config", ns)), (found) =>
           ensure(found._tag === "Some", "no ConfigMap again")))
-        yield* admin.delete(Gadget, "one", "default")
-        yield* eventually(Effect.flatMap(Effect.option(admin.get(Gadget, "one", "default")), (found) =>
+        yield* admin.delete(Gadget, "one", ns)
+        yield* eventually(Effect.flatMap(Effect.option(admin.get(Gadget, "one", ns)), (found) =>
           ensure(found._tag === "None", `still there: ${JSON.stringify(found)}`)))
         // The leader Lease is its own.
         const lease = yield* admin.get(Builtins.Lease, "gadgets-leader", "gadgets-system")
