@@ -2,7 +2,8 @@
  * authorization.k8s.io/v1: SelfSubjectAccessReview (`kubectl auth can-i`), SelfSubjectRulesReview
  * (`kubectl auth can-i --list`), SubjectAccessReview and LocalSubjectAccessReview, answered by the
  * server's authorizer: RBAC over the stored roles and bindings, with `system:masters` allowed
- * everything. Requests are validated as 1.32 validates them.
+ * everything; an allowed review's `reason` names the binding that allowed it, as kube-apiserver's.
+ * Requests are validated as 1.32 validates them.
  */
 import { Effect } from "effect"
 import type * as Authentication from "./Authentication.ts"
@@ -88,7 +89,8 @@ const review = (
       const causes = causesOf(placed)
       if (causes.length > 0) return yield* Status.invalid(type, "", causes)
       const spec = specOf(placed)
-      return CreateOnly.respond(type, placed, { allowed: authorization.allows(who(spec, user), requestOf(spec)) })
+      const { allowed, reason } = authorization.decide(who(spec, user), requestOf(spec))
+      return CreateOnly.respond(type, placed, { allowed, ...(reason === "" ? {} : { reason }) })
     }))
 }
 

@@ -8,6 +8,7 @@ import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as Aggregation from "./Aggregation.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
+import * as BootstrapPolicy from "./BootstrapPolicy.ts"
 import * as Builtins from "./Builtins.ts"
 import * as Crds from "./Crds.ts"
 import * as Faults from "./Faults.ts"
@@ -92,7 +93,7 @@ const seed = (store: Store.Store) => {
   for (const name of Namespaces.initial) {
     if (store.get("namespaces", "", name) === undefined) store.put("namespaces", Namespaces.object(name), 0)
   }
-  for (const { object, storage } of Authorization.bootstrap()) {
+  for (const { object, storage } of BootstrapPolicy.objects()) {
     if (store.get(storage, "", KubeObject.meta(object).name ?? "") === undefined) store.put(storage, object, 0)
   }
 }

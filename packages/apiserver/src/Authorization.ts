@@ -1,15 +1,17 @@
 /**
  * Who may do what, as kube-apiserver's RBAC authorizer decides it: `system:masters` (the server's
  * own token) may do anything; every other user may do what the Roles and ClusterRoles bound to it,
- * to one of its groups or to its ServiceAccount allow, the bootstrap roles among them (`bootstrap`:
- * what every authenticated user may do, stored at start as kube-apiserver stores them). A
- * ClusterRole named by a binding but not stored allows nothing, as in a cluster.
- * Impersonation (`kubectl --as`, `--as-group`) is allowed to whom RBAC grants `impersonate` on
- * the users, groups or ServiceAccounts named. A role or binding its writer writes grants no more
- * than the writer holds, unless it may `escalate` the role or `bind` the role referred to. An
- * aggregated ClusterRole's rules are those the aggregation controller (`Aggregation`) wrote.
+ * to one of its groups or to its ServiceAccount allow, the bootstrap roles among them
+ * (`BootstrapPolicy`, stored at start as kube-apiserver stores them). A ClusterRole named by a
+ * binding but not stored allows nothing, as in a cluster. Impersonation (`kubectl --as`,
+ * `--as-group`, `--as-uid`, `Impersonate-Extra-*` headers) is allowed to whom RBAC grants
+ * `impersonate` on the users, groups, ServiceAccounts, uids and extras named. A role or binding
+ * its writer writes grants no more than the writer holds, unless it may `escalate` the role or
+ * `bind` the role referred to. An aggregated ClusterRole's rules are those the aggregation
+ * controller (`Aggregation`) wrote.
  */
 import type * as Authentication from "./Authentication.ts"
+import { everything } from "./BootstrapPolicy.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -45,9 +47,18 @@ export interface PolicyRule {
   readonly nonResourceURLs?: ReadonlyArray<string>
 }
 
+/** An access review's answer: kube-apiserver's reason names the binding that allowed it. */
+export interface Decision {
+  readonly allowed: boolean
+  /** `RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "y" to User "u"`; "" when denied or for `system:masters`. */
+  readonly reason: string
+}
+
 export interface Authorization {
   /** Whether `user` may make `request`. */
   readonly allows: (user: Authentication.User, request: Request) => boolean
+  /** `allows`, with the binding that allowed it. */
+  readonly decide: (user: Authentication.User, request: Request) => Decision
   /** The rules that apply to `user` in `namespace` (a SelfSubjectRulesReview), wildcards for `system:masters`. */
   readonly rules: (user: Authentication.User, namespace: string) => ReadonlyArray<PolicyRule>
   /**
@@ -67,66 +78,6 @@ const clusterRoleBindings = "clusterrolebindings.rbac.authorization.k8s.io"
 const roles = "roles.rbac.authorization.k8s.io"
 const roleBindings = "rolebindings.rbac.authorization.k8s.io"
 
-const everything: ReadonlyArray<PolicyRule> = [
-  { verbs: ["*"], apiGroups: ["*"], resources: ["*"] },
-  { verbs: ["*"], nonResourceURLs: ["*"] }
-]
-
-const bootstrapMeta = (name: string): KubeObject.KubeObject => ({
-  name,
-  uid: KubeObject.uid(),
-  creationTimestamp: KubeObject.timestamp(),
-  labels: { "kubernetes.io/bootstrapping": "rbac-defaults" },
-  annotations: { "rbac.authorization.kubernetes.io/autoupdate": "true" }
-})
-
-/** A stored object of the bootstrap policy. */
-export interface Stored {
-  readonly storage: string
-  readonly object: KubeObject.KubeObject
-}
-
-const bootstrapRole = (name: string, rules: ReadonlyArray<PolicyRule>, groups: ReadonlyArray<string>): ReadonlyArray<Stored> => [
-  { storage: clusterRoles, object: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: bootstrapMeta(name), rules } },
-  {
-    storage: clusterRoleBindings,
-    object: {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: bootstrapMeta(name),
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
-      subjects: groups.map((group) => ({ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: group }))
-    }
-  }
-]
-
-const healthAndVersion = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
-
-/**
- * kube-apiserver's bootstrap ClusterRoles and their bindings that a cluster's users rely on:
- * `cluster-admin` (bound to `system:masters`), and what every authenticated user may do:
- * discovery, OpenAPI, health and version paths (`system:discovery`, `system:public-info-viewer`)
- * and reviewing its own access and identity (`system:basic-user`). The server stores them at start
- * when they are missing, as kube-apiserver does.
- *
- * @example
- * import * as Authorization from "./Authorization.ts"
- * Authorization.bootstrap().map((o) => o.object.metadata.name)
- * // ["cluster-admin", "cluster-admin", "system:discovery", "system:discovery", ...]
- */
-export const bootstrap = (): ReadonlyArray<Stored> => [
-  ...bootstrapRole("cluster-admin", everything, ["system:masters"]),
-  ...bootstrapRole("system:discovery", [{
-    verbs: ["get"],
-    nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"]
-  }], ["system:authenticated"]),
-  ...bootstrapRole("system:public-info-viewer", [{ verbs: ["get"], nonResourceURLs: healthAndVersion }], ["system:authenticated", "system:unauthenticated"]),
-  ...bootstrapRole("system:basic-user", [
-    { verbs: ["create"], apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] },
-    { verbs: ["create"], apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"] }
-  ], ["system:authenticated"])
-]
-
 const strings = (value: unknown): ReadonlyArray<string> =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
 
@@ -141,22 +92,37 @@ const rulesOf = (role: KubeObject.KubeObject | undefined): ReadonlyArray<PolicyR
       nonResourceURLs: strings(rule.nonResourceURLs)
     }))
 
-// A binding's subject: a User by name, a Group the user is in, or the ServiceAccount the user is.
-const binds = (binding: KubeObject.KubeObject, user: Authentication.User, bindingNamespace: string): boolean =>
-  Array.isArray(binding.subjects) && binding.subjects.filter(KubeObject.isObject).some((subject) => {
-    switch (subject.kind) {
-      case "User":
-        return subject.name === user.username
-      case "Group":
-        return typeof subject.name === "string" && user.groups.includes(subject.name)
-      case "ServiceAccount": {
-        const namespace = typeof subject.namespace === "string" && subject.namespace !== "" ? subject.namespace : bindingNamespace
-        return user.username === `system:serviceaccount:${namespace}:${String(subject.name)}`
+// The binding's subject that is `user`: a User by name, a Group the user is in, or the ServiceAccount the user is.
+const subjectFor = (binding: KubeObject.KubeObject, user: Authentication.User, bindingNamespace: string): KubeObject.KubeObject | undefined =>
+  Array.isArray(binding.subjects)
+    ? binding.subjects.find((subject): subject is KubeObject.KubeObject => {
+      if (!KubeObject.isObject(subject)) return false
+      switch (subject.kind) {
+        case "User":
+          return subject.name === user.username
+        case "Group":
+          return typeof subject.name === "string" && user.groups.includes(subject.name)
+        case "ServiceAccount":
+          return user.username === `system:serviceaccount:${serviceAccountNamespace(subject, bindingNamespace)}:${String(subject.name)}`
+        default:
+          return false
       }
-      default:
-        return false
-    }
-  })
+    })
+    : undefined
+
+const serviceAccountNamespace = (subject: KubeObject.KubeObject, bindingNamespace: string): string =>
+  typeof subject.namespace === "string" && subject.namespace !== "" ? subject.namespace : bindingNamespace
+
+// How kube-apiserver names the binding that allowed a request, in an access review's reason.
+const describe = (binding: KubeObject.KubeObject, subject: KubeObject.KubeObject, bindingNamespace: string): string => {
+  const ref = roleRefOf(binding)
+  const meta = KubeObject.meta(binding)
+  const who = subject.kind === "ServiceAccount"
+    ? `${subject.kind} "${String(subject.name)}/${serviceAccountNamespace(subject, bindingNamespace)}"`
+    : `${String(subject.kind)} "${String(subject.name)}"`
+  const name = bindingNamespace === "" ? `ClusterRoleBinding "${meta.name}"` : `RoleBinding "${meta.name}/${bindingNamespace}"`
+  return `${name} of ${ref?.kind} "${ref?.name}" to ${who}`
+}
 
 const roleRefOf = (binding: KubeObject.KubeObject): { readonly kind: string; readonly name: string } | undefined => {
   const ref = binding.roleRef
@@ -210,25 +176,47 @@ const isMaster = (user: Authentication.User): boolean => user.groups.includes("s
  * authorization.allows(Authentication.admin, { _tag: "Resource", verb: "delete", group: "", resource: "namespaces", name: "x" }) // true
  */
 export const make = (store: Store.Store): Authorization => {
-  const bound = (user: Authentication.User, namespace: string | undefined): Array<PolicyRule> => {
-    const found: Array<PolicyRule> = []
+  // Each rule bound to `user` in `namespace` (the cluster's bindings first), with where it came from,
+  // until `visit` answers true.
+  const visitBound = (
+    user: Authentication.User,
+    namespace: string | undefined,
+    visit: (rules: ReadonlyArray<PolicyRule>, binding: KubeObject.KubeObject, subject: KubeObject.KubeObject, bindingNamespace: string) => boolean
+  ): boolean => {
     for (const binding of store.list(clusterRoleBindings, undefined)) {
       const ref = roleRefOf(binding)
-      if (ref?.kind === "ClusterRole" && binds(binding, user, "")) found.push(...rulesOf(store.get(clusterRoles, "", ref.name)))
+      const subject = ref?.kind === "ClusterRole" ? subjectFor(binding, user, "") : undefined
+      if (subject !== undefined && visit(rulesOf(store.get(clusterRoles, "", ref!.name)), binding, subject, "")) return true
     }
-    if (namespace !== undefined && namespace !== "") {
-      for (const binding of store.list(roleBindings, namespace)) {
-        const ref = roleRefOf(binding)
-        if (ref === undefined || !binds(binding, user, namespace)) continue
-        found.push(...rulesOf(ref.kind === "Role" ? store.get(roles, namespace, ref.name) : store.get(clusterRoles, "", ref.name)))
-      }
+    if (namespace === undefined || namespace === "") return false
+    for (const binding of store.list(roleBindings, namespace)) {
+      const ref = roleRefOf(binding)
+      const subject = ref === undefined ? undefined : subjectFor(binding, user, namespace)
+      if (subject === undefined) continue
+      const role = ref!.kind === "Role" ? store.get(roles, namespace, ref!.name) : store.get(clusterRoles, "", ref!.name)
+      if (visit(rulesOf(role), binding, subject, namespace)) return true
     }
+    return false
+  }
+  const namespaceOf = (request: Request) => request._tag === "Resource" ? request.namespace : undefined
+  const allows = (user: Authentication.User, request: Request) =>
+    isMaster(user) || visitBound(user, namespaceOf(request), (rules) => rules.some((rule) => ruleAllows(rule, request)))
+  const decide = (user: Authentication.User, request: Request): Decision => {
+    if (isMaster(user)) return { allowed: true, reason: "" }
+    let reason = ""
+    const allowed = visitBound(user, namespaceOf(request), (rules, binding, subject, bindingNamespace) => {
+      if (!rules.some((rule) => ruleAllows(rule, request))) return false
+      reason = `RBAC: allowed by ${describe(binding, subject, bindingNamespace)}`
+      return true
+    })
+    return { allowed, reason }
+  }
+  const rules = (user: Authentication.User, namespace: string) => {
+    if (isMaster(user)) return everything
+    const found: Array<PolicyRule> = []
+    visitBound(user, namespace, (bound) => (found.push(...bound), false))
     return found
   }
-  const allows = (user: Authentication.User, request: Request) =>
-    isMaster(user) ||
-    bound(user, request._tag === "Resource" ? request.namespace : undefined).some((rule) => ruleAllows(rule, request))
-  const rules = (user: Authentication.User, namespace: string) => isMaster(user) ? everything : bound(user, namespace)
   const escalation = (
     user: Authentication.User,
     type: { readonly group: string; readonly plural: string },
@@ -259,7 +247,7 @@ export const make = (store: Store.Store): Authorization => {
     const groups = user.groups.map((g) => JSON.stringify(g)).join(" ")
     return Status.forbidden(type, name, `user "${user.username}" (groups=[${groups}]) is attempting to grant RBAC permissions not currently held:\n${missing.map(compact).join("\n")}`)
   }
-  return { allows, rules, escalation }
+  return { allows, decide, rules, escalation }
 }
 
 // Each single permission a rule grants, as the request it allows.
@@ -317,9 +305,36 @@ const serviceAccountPrefix = "system:serviceaccount:"
 const listHeader = (value: string | undefined): ReadonlyArray<string> =>
   value === undefined ? [] : value.split(",").map((v) => v.trim()).filter((v) => v !== "")
 
+const extraPrefix = "impersonate-extra-"
+
+// The extras an Impersonate-Extra-<key> header each names: the key percent-decoded, in lower case.
+const extrasOf = (headers: Readonly<Record<string, string | undefined>>): Record<string, ReadonlyArray<string>> => {
+  const extra: Record<string, ReadonlyArray<string>> = {}
+  for (const header of Object.keys(headers)) {
+    if (!header.startsWith(extraPrefix)) continue
+    let key = header.slice(extraPrefix.length)
+    try {
+      key = decodeURIComponent(key).toLowerCase()
+    } catch {
+      // Not percent-encoded as it should be: the key is taken as written.
+    }
+    extra[key] = listHeader(headers[header])
+  }
+  return extra
+}
+
+const impersonating = (verbOn: { readonly resource: string; readonly name: string; readonly subresource?: string }): ResourceRequest => ({
+  _tag: "Resource",
+  verb: "impersonate",
+  group: "authentication.k8s.io",
+  ...verbOn
+})
+
 /**
- * The user a request acts as: `requester`, or the user its Impersonate-User and Impersonate-Group
- * headers name when RBAC lets `requester` impersonate them; the 403 otherwise, as kube-apiserver.
+ * The user a request acts as: `requester`, or the user its Impersonate-User, Impersonate-Group,
+ * Impersonate-Uid and Impersonate-Extra-* headers name when RBAC lets `requester` impersonate each
+ * of them; the 403 for the first it may not, or a 400 for groups, a uid or extras without a user,
+ * as kube-apiserver.
  *
  * @example
  * import * as Authentication from "./Authentication.ts"
@@ -335,17 +350,25 @@ export const impersonated = (
 ): Authentication.User | Status.ApiError => {
   const username = headers["impersonate-user"]
   const groups = listHeader(headers["impersonate-group"])
+  const uid = headers["impersonate-uid"] === "" ? undefined : headers["impersonate-uid"]
+  const extra = extrasOf(headers)
+  const extraKeys = Object.keys(extra)
   if (username === undefined || username === "") {
-    return groups.length === 0
-      ? requester
-      : Status.badRequest(`requested [${groups.map((g) => `{Group  ${g}  authentication.k8s.io/v1  }`).join(" ")}] without impersonating a user`)
+    const asked = [
+      ...groups.map((g) => `{Group  ${g}    }`),
+      ...extraKeys.flatMap((key) => extra[key]!.map((value) => `{UserExtra  ${value}  authentication.k8s.io/v1  ${key}}`)),
+      ...(uid === undefined ? [] : [`{UID  ${uid}  authentication.k8s.io/v1  }`])
+    ]
+    return asked.length === 0 ? requester : Status.badRequest(`requested [${asked.join(" ")}] without impersonating a user`)
   }
   const serviceAccount = username.startsWith(serviceAccountPrefix) ? username.slice(serviceAccountPrefix.length).split(":") : undefined
   const asked: Array<ResourceRequest> = [
     serviceAccount !== undefined && serviceAccount.length === 2
       ? { _tag: "Resource", verb: "impersonate", group: "", resource: "serviceaccounts", namespace: serviceAccount[0], name: serviceAccount[1] }
       : { _tag: "Resource", verb: "impersonate", group: "", resource: "users", name: username },
-    ...groups.map((group): ResourceRequest => ({ _tag: "Resource", verb: "impersonate", group: "", resource: "groups", name: group }))
+    ...groups.map((group): ResourceRequest => ({ _tag: "Resource", verb: "impersonate", group: "", resource: "groups", name: group })),
+    ...extraKeys.flatMap((key) => extra[key]!.map((value) => impersonating({ resource: "userextras", subresource: key, name: value }))),
+    ...(uid === undefined ? [] : [impersonating({ resource: "uids", name: uid })])
   ]
   const denied = asked.find((request) => !authorization.allows(requester, request))
   if (denied !== undefined) return forbidden(requester, denied)
@@ -353,5 +376,11 @@ export const impersonated = (
     ? ["system:serviceaccounts", `system:serviceaccounts:${serviceAccount[0]}`]
     : []
   const all = [...groups, ...implied]
-  return { username, groups: all.includes("system:authenticated") ? all : [...all, "system:authenticated"] }
+  const stated = all.includes("system:authenticated") || all.includes("system:unauthenticated") || username === "system:anonymous"
+  return {
+    username,
+    ...(uid === undefined ? {} : { uid }),
+    groups: stated ? all : [...all, "system:authenticated"],
+    ...(extraKeys.length === 0 ? {} : { extra })
+  }
 }

@@ -282,11 +282,18 @@ describe("RBAC", () => {
   it("stores kube-apiserver's bootstrap roles: cluster-admin for system:masters, discovery and self-reviews for everyone", async () => {
     const roles = (await ok("get", "clusterroles", "-l", "kubernetes.io/bootstrapping=rbac-defaults", "-o", "name")).trim().split("\n")
     expect(roles).toEqual([
-      "clusterrole.rbac.authorization.k8s.io/cluster-admin",
-      "clusterrole.rbac.authorization.k8s.io/system:basic-user",
-      "clusterrole.rbac.authorization.k8s.io/system:discovery",
-      "clusterrole.rbac.authorization.k8s.io/system:public-info-viewer"
-    ])
+      "admin",
+      "cluster-admin",
+      "edit",
+      "system:aggregate-to-admin",
+      "system:aggregate-to-edit",
+      "system:aggregate-to-view",
+      "system:auth-delegator",
+      "system:basic-user",
+      "system:discovery",
+      "system:public-info-viewer",
+      "view"
+    ].map((name) => `clusterrole.rbac.authorization.k8s.io/${name}`))
     const binding = JSON.parse(await ok("get", "clusterrolebinding", "cluster-admin", "-o", "json"))
     expect(binding.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "system:masters" }])
     // Bound to cluster-admin, as many a setup binds a ServiceAccount, it may do anything.
@@ -331,6 +338,66 @@ describe("RBAC", () => {
     // A binding deleted takes its grant with it.
     expect((await server.request("DELETE", `${rbac}/clusterrolebindings/namespace-lister`)).status).toBe(200)
     expect((await as(token, "GET", "/api/v1/namespaces")).status).toBe(403)
+  })
+
+  it("view, edit and admin nest as in a cluster, and grow with a chart's aggregate-to labels", async () => {
+    await ok("create", "namespace", "team")
+    const rulesOf = async (role: string) => JSON.parse(await ok("get", "clusterrole", role, "-o", "json")).rules
+    const grants = (rules: ReadonlyArray<{ apiGroups?: Array<string>; resources?: Array<string>; verbs: Array<string> }>, group: string, resource: string, verb: string) =>
+      rules.some((rule) => rule.apiGroups?.includes(group) && rule.resources?.includes(resource) && rule.verbs.includes(verb))
+    await eventually(async () => {
+      const [view, edit, admin] = [await rulesOf("view"), await rulesOf("edit"), await rulesOf("admin")]
+      expect([grants(view, "apps", "deployments", "list"), grants(view, "", "secrets", "get")]).toEqual([true, false])
+      expect([grants(edit, "apps", "deployments", "list"), grants(edit, "", "secrets", "get"), grants(edit, "rbac.authorization.k8s.io", "roles", "create")])
+        .toEqual([true, true, false])
+      expect([grants(admin, "apps", "deployments", "list"), grants(admin, "", "secrets", "update"), grants(admin, "rbac.authorization.k8s.io", "roles", "create")])
+        .toEqual([true, true, true])
+    })
+    await ok("create", "rolebinding", "dev", "--clusterrole=edit", "--user=jane", "-n", "team")
+    await ok("create", "rolebinding", "auditor", "--clusterrole=view", "--user=ann", "-n", "team")
+    const canI = async (...args: Array<string>) => (await kubectl("auth", "can-i", ...args)).stdout.trim()
+    expect(await canI("create", "deployments.apps", "-n", "team", "--as", "jane")).toBe("yes")
+    expect(await canI("get", "secrets", "-n", "team", "--as", "jane")).toBe("yes")
+    expect(await canI("create", "roles.rbac.authorization.k8s.io", "-n", "team", "--as", "jane")).toBe("no")
+    expect(await canI("create", "deployments.apps", "-n", "default", "--as", "jane")).toBe("no")
+    expect(await canI("list", "pods", "-n", "team", "--as", "ann")).toBe("yes")
+    expect(await canI("get", "secrets", "-n", "team", "--as", "ann")).toBe("no")
+    // A chart's ClusterRole labelled for view reaches view, then edit and admin through them
+    // (PodTemplates, which none of the three grant by themselves).
+    await ok("create", "clusterrole", "podtemplates-view", "--verb=get,list,watch", "--resource=podtemplates")
+    expect(await canI("list", "podtemplates", "-n", "team", "--as", "jane")).toBe("no")
+    await ok("label", "clusterrole", "podtemplates-view", "rbac.authorization.k8s.io/aggregate-to-view=true")
+    await eventually(async () => {
+      expect(await canI("list", "podtemplates", "-n", "team", "--as", "ann")).toBe("yes")
+      expect(await canI("list", "podtemplates", "-n", "team", "--as", "jane")).toBe("yes")
+      expect(grants(await rulesOf("admin"), "", "podtemplates", "list")).toBe(true)
+    })
+  })
+
+  it("an allowed access review names the binding that allowed it, as kube-apiserver's reason", async () => {
+    const review = async (user: string, groups: ReadonlyArray<string>, resourceAttributes: Record<string, string>) => {
+      const answer = await server.request("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+        body: { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { user, groups, resourceAttributes } }
+      })
+      expect(answer.status).toBe(201)
+      return answer.json.status
+    }
+    await ok("create", "namespace", "reasons")
+    await ok("create", "role", "lister", "--verb=list", "--resource=configmaps", "-n", "reasons")
+    await ok("create", "rolebinding", "lister", "--role=lister", "--serviceaccount=reasons:bot", "-n", "reasons")
+    await ok("create", "clusterrole", "node-reader", "--verb=get", "--resource=nodes")
+    await ok("create", "clusterrolebinding", "node-readers", "--clusterrole=node-reader", "--group=readers")
+    expect(await review("system:serviceaccount:reasons:bot", [], { verb: "list", resource: "configmaps", namespace: "reasons" })).toEqual({
+      allowed: true,
+      reason: `RBAC: allowed by RoleBinding "lister/reasons" of Role "lister" to ServiceAccount "bot/reasons"`
+    })
+    expect(await review("kim", ["readers"], { verb: "get", resource: "nodes", name: "n1" })).toEqual({
+      allowed: true,
+      reason: `RBAC: allowed by ClusterRoleBinding "node-readers" of ClusterRole "node-reader" to Group "readers"`
+    })
+    expect(await review("kim", ["readers"], { verb: "delete", resource: "nodes", name: "n1" })).toEqual({ allowed: false })
+    // The administrator is allowed by its group, not by a binding: no reason, as kube-apiserver.
+    expect(await review("root", ["system:masters"], { verb: "delete", resource: "nodes" })).toEqual({ allowed: true })
   })
 
   it("reads resource names, subresources and ClusterRoles bound in a namespace as kube-apiserver does", async () => {
@@ -467,6 +534,56 @@ describe("impersonation", () => {
     )
     const groupsAlone = await server.request("GET", "/api/v1/namespaces/default/secrets", { headers: { "impersonate-group": "developers" } })
     expect(groupsAlone.status).toBe(400)
+  })
+})
+
+describe("impersonating a uid and extras", () => {
+  it("acts with the uid and extras named, when RBAC lets the requester impersonate each", async () => {
+    expect(JSON.parse(await ok("auth", "whoami", "-o", "json", "--as", "jane", "--as-uid", "1234")).status.userInfo).toEqual({
+      username: "jane",
+      uid: "1234",
+      groups: ["system:authenticated"]
+    })
+    const whoamiAs = (token: string | undefined, headers: Record<string, string>) =>
+      fetch(`${server.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token ?? server.token}`, "content-type": "application/json", ...headers },
+        body: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" })
+      }).then(async (response) => ({ status: response.status, json: (await response.json()) as Record<string, any> }))
+    // A key is percent-decoded and read in lower case; each value of a header is one value.
+    const extras = await whoamiAs(undefined, { "impersonate-user": "jane", "Impersonate-Extra-Scopes": "read, write", "impersonate-extra-acme.com%2fteam": "blue" })
+    expect(extras.json.status.userInfo).toEqual({
+      username: "jane",
+      groups: ["system:authenticated"],
+      extra: { scopes: ["read", "write"], "acme.com/team": ["blue"] }
+    })
+    const withoutUser = await whoamiAs(undefined, { "impersonate-uid": "1234" })
+    expect([withoutUser.status, withoutUser.json.message]).toEqual([400, "requested [{UID  1234  authentication.k8s.io/v1  }] without impersonating a user"])
+    // A ServiceAccount that may impersonate users, but not uids or extras until RBAC says so.
+    await ok("create", "serviceaccount", "proxy")
+    await ok("create", "clusterrole", "impersonate-users", "--verb=impersonate", "--resource=users")
+    await ok("create", "clusterrolebinding", "proxy", "--clusterrole=impersonate-users", "--serviceaccount=default:proxy")
+    const token = (await ok("create", "token", "proxy")).trim()
+    expect((await whoamiAs(token, { "impersonate-user": "jane" })).json.status.userInfo.username).toBe("jane")
+    const uidRefused = await whoamiAs(token, { "impersonate-user": "jane", "impersonate-uid": "1234" })
+    expect([uidRefused.status, uidRefused.json.message]).toEqual([403,
+      `uids.authentication.k8s.io "1234" is forbidden: User "system:serviceaccount:default:proxy" cannot impersonate resource "uids" in API group "authentication.k8s.io" at the cluster scope`])
+    const extraRefused = await whoamiAs(token, { "impersonate-user": "jane", "impersonate-extra-scopes": "read" })
+    expect([extraRefused.status, extraRefused.json.message]).toEqual([403,
+      `userextras.authentication.k8s.io "read" is forbidden: User "system:serviceaccount:default:proxy" cannot impersonate resource "userextras/scopes" in API group "authentication.k8s.io" at the cluster scope`])
+    await ok("apply", "-f", file("impersonate-more.json", {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "impersonate-users" },
+      rules: [
+        { apiGroups: [""], resources: ["users"], verbs: ["impersonate"] },
+        { apiGroups: ["authentication.k8s.io"], resources: ["uids"], resourceNames: ["1234"], verbs: ["impersonate"] },
+        { apiGroups: ["authentication.k8s.io"], resources: ["userextras/scopes"], verbs: ["impersonate"] }
+      ]
+    }))
+    expect((await whoamiAs(token, { "impersonate-user": "jane", "impersonate-uid": "1234", "impersonate-extra-scopes": "read" })).json.status.userInfo)
+      .toEqual({ username: "jane", uid: "1234", groups: ["system:authenticated"], extra: { scopes: ["read"] } })
+    expect((await whoamiAs(token, { "impersonate-user": "jane", "impersonate-uid": "5678" })).status).toBe(403)
   })
 })
 
