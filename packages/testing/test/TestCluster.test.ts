@@ -109,7 +109,8 @@ const nosy = Controller.define({
   for: Greeting,
   reconcile: (_, ctx) =>
     Effect.map(Effect.result(ctx.kube.list(Builtins.Secret)), (listed) => {
-      secretReads.push(listed._tag === "Success" ? "listed" : listed.failure._tag)
+      const failure = listed._tag === "Failure" ? listed.failure : undefined
+      secretReads.push(failure === undefined ? "listed" : failure._tag === "Forbidden" ? `Forbidden ${JSON.stringify(failure.rule)}` : failure._tag)
       return Outcome.done
     })
 })
@@ -142,7 +143,8 @@ const readsFor = (options: { readonly administrator?: boolean }) =>
 layer(Layer.empty, { excludeTestServices: true })("TestCluster's controllers", (it) => {
   it.effect("run as their ServiceAccount with only their derived ClusterRole, unless run as the administrator", () =>
     Effect.gen(function*() {
-      assert.strictEqual(yield* readsFor({}), "Forbidden")
+      // The 403 names the rule the controller's `rbac` lacks.
+      assert.strictEqual(yield* readsFor({}), `Forbidden {"apiGroups":[""],"resources":["secrets"],"verbs":["list"]}`)
       assert.strictEqual(yield* readsFor({ administrator: true }), "listed")
       // A day, so that a layer held past the server's default hour keeps working.
       assert.deepStrictEqual(tokenLifetimes, [24 * 60 * 60])

@@ -33,8 +33,42 @@ export class Invalid extends Schema.TaggedError<Invalid>()("Invalid", { ...field
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", fields) {}
 /** 401. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fields) {}
-/** 403. */
-export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", fields) {}
+/** The RBAC rule a 403 names as missing. */
+export const MissingRule = Schema.Struct({
+  apiGroups: Schema.Array(Schema.String),
+  resources: Schema.Array(Schema.String),
+  verbs: Schema.Array(Schema.String)
+})
+export type MissingRule = typeof MissingRule.Type
+
+/**
+ * 403. When the server names what RBAC denied (kube-apiserver's `User "u" cannot VERB resource
+ * "R" in API group "G"`), `rule` is the rule that would allow it, and the message ends with it
+ * (`(rbac: {"apiGroups":[""],"resources":["configmaps"],"verbs":["delete"]})`), so a failed
+ * reconcile's log and Ready condition say what to add to the controller's `rbac`.
+ */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  ...fields,
+  rule: Schema.optionalKey(MissingRule)
+}) {}
+
+const denial = /cannot (\S+) resource "([^"]+)" in API group "([^"]*)"/
+
+/**
+ * The typed 403 for kube-apiserver's message: with the rule it names as missing, when it names one.
+ *
+ * @example
+ * import { KubeError } from "@kubefx/kube"
+ * KubeError.forbidden('configmaps "a" is forbidden: User "u" cannot delete resource "configmaps" in API group "" in the namespace "n"').rule
+ * // { apiGroups: [""], resources: ["configmaps"], verbs: ["delete"] }
+ */
+export const forbidden = (message: string, code = 403): Forbidden => {
+  const found = denial.exec(message)
+  if (found === null) return new Forbidden({ message, code })
+  const rule: MissingRule = { apiGroups: [found[3]!], resources: [found[2]!], verbs: [found[1]!] }
+  // Short, so that a Ready condition's message (cut at 256 characters) keeps it whole.
+  return new Forbidden({ message: `${message} (rbac: ${JSON.stringify(rule)})`, code, rule })
+}
 /** 429, with the server's Retry-After in seconds. */
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", {
   ...fields,
@@ -90,7 +124,7 @@ export const fromStatus = (code: number, body: unknown, retryAfterHeader?: strin
     case 401:
       return new Unauthorized({ message, code })
     case 403:
-      return new Forbidden({ message, code })
+      return forbidden(message, code)
     case 429: {
       const fromBody = Number(status.details?.retryAfterSeconds)
       const fromHeader = Number(retryAfterHeader)
