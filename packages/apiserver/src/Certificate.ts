@@ -68,7 +68,8 @@ const ipBytes = (ip: string): Buffer | undefined => {
 const ecdsaWithSha256 = sequence(oid("1.2.840.10045.4.3.2"))
 
 /**
- * A self-signed certificate valid for a year, for `localhost`, 127.0.0.1, ::1 and `hosts`.
+ * A self-signed certificate for `localhost`, 127.0.0.1, ::1 and `hosts`, valid from an hour ago for
+ * `days` (default 365).
  *
  * @example
  * import { X509Certificate } from "node:crypto"
@@ -76,7 +77,7 @@ const ecdsaWithSha256 = sequence(oid("1.2.840.10045.4.3.2"))
  * const { cert } = Certificate.selfSigned(["127.0.0.1"])
  * new X509Certificate(cert).subjectAltName // "DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1"
  */
-export const selfSigned = (hosts: ReadonlyArray<string> = []): Certificate => {
+export const selfSigned = (hosts: ReadonlyArray<string> = [], options: { readonly days?: number | undefined } = {}): Certificate => {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" })
   const name = sequence(set(sequence(oid("2.5.4.3"), utf8("kubefx"))))
   const now = Date.now()
@@ -103,7 +104,7 @@ export const selfSigned = (hosts: ReadonlyArray<string> = []): Certificate => {
     integer(serial),
     ecdsaWithSha256,
     name,
-    sequence(utcTime(new Date(now - 60 * 60 * 1000)), utcTime(new Date(now + 365 * 24 * 60 * 60 * 1000))),
+    sequence(utcTime(new Date(now - 60 * 60 * 1000)), utcTime(new Date(now + (options.days ?? 365) * 24 * 60 * 60 * 1000))),
     name,
     publicKey.export({ type: "spki", format: "der" }),
     extensions

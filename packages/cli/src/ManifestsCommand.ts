@@ -5,13 +5,19 @@
  * bound to 0.0.0.0 through KUBEFX_HTTP_HOST; a restricted security context; requests and limits) and
  * a Service for its metrics; with webhooks, their Service, a Secret holding a serving certificate
  * for its DNS names (mounted where the webhook server reads it) and the webhook configurations
- * trusting it. Each run makes a new certificate: apply the Secret and the configurations together.
+ * trusting it. Each run makes a new certificate, unless `--webhook-cert-dir DIR` keeps it: there a
+ * run reads the certificate it finds (checked for the Service's names, its key and 30 days left)
+ * or writes the one it makes, so the manifests applied again change nothing. A running operator
+ * serves a replaced certificate once the kubelet updates the mounted Secret.
  *
  * @since 0.1.0
  */
 import { Certificate } from "@kubefx/apiserver"
 import { Controller, Crd, Operator, Rbac, Webhook, Yaml } from "@kubefx/kube"
 import { Console, Effect, Option, Schema } from "effect"
+import { createPrivateKey, X509Certificate } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as CrdCommand from "./CrdCommand.ts"
 import * as ModuleLoader from "./ModuleLoader.ts"
@@ -34,6 +40,8 @@ export interface Options {
    * `sharding.replicas` (default 3), which share the objects.
    */
   readonly replicas?: number | undefined
+  /** The webhooks' serving certificate; default a new one (see `webhookCertificate`). */
+  readonly webhookCertificate?: { readonly cert: string; readonly key: string } | undefined
 }
 
 /** The port of the operator's HTTP server in the pod: probes, metrics, /controllers. */
@@ -49,13 +57,18 @@ export const webhookCertDir = "/tmp/k8s-webhook-server/serving-certs"
  * What webhooks add: a Secret with a serving certificate for the webhook Service's DNS names, the
  * Service, and the configurations trusting that certificate; plus what the Deployment needs.
  */
-const webhookObjects = (operator: Operator.Operator<any>, namespace: string, labels: Record<string, string>) => {
+const webhookObjects = (
+  operator: Operator.Operator<any>,
+  namespace: string,
+  labels: Record<string, string>,
+  given: Options["webhookCertificate"]
+) => {
   const all = operator.options.webhooks?.handlers ?? []
   const handlers = all.filter(Webhook.isWebhook)
   if (all.length === 0) return undefined
   const service = `${operator.name}-webhook`
   const secret = `${operator.name}-webhook-tls`
-  const certificate = Certificate.selfSigned([`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`])
+  const certificate = given ?? Certificate.selfSigned(webhookHosts(operator, namespace))
   const base64 = (text: string) => Buffer.from(text).toString("base64")
   return {
     objects: [
@@ -81,6 +94,64 @@ const webhookObjects = (operator: Operator.Operator<any>, namespace: string, lab
   }
 }
 
+/** The DNS names the webhook Service answers to, which its serving certificate must name. */
+const webhookHosts = (operator: Operator.Operator<any>, namespace: string): ReadonlyArray<string> => {
+  const service = `${operator.name}-webhook`
+  return [`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`]
+}
+
+const renewAfterDays = 30
+
+/**
+ * The webhooks' serving certificate kept in `dir`: the `tls.crt` and `tls.key` found there, when the
+ * certificate names every one of `hosts`, matches its key and has 30 days left; otherwise a clear
+ * error. With neither file there, a new certificate, written there first (the key readable by its
+ * owner only).
+ *
+ * @example
+ * import * as ManifestsCommand from "./ManifestsCommand.ts"
+ * const kept = ManifestsCommand.webhookCertificate("certs", ["gadgets-webhook.gadgets.svc"])
+ */
+export const webhookCertificate = Effect.fn("ManifestsCommand.webhookCertificate")(function*(dir: string, hosts: ReadonlyArray<string>) {
+  const certFile = join(dir, "tls.crt")
+  const keyFile = join(dir, "tls.key")
+  const fail = (why: string) => new ManifestsCommandError({ message: `--webhook-cert-dir ${dir}: ${why}` })
+  const found = [existsSync(certFile), existsSync(keyFile)]
+  if (!found[0] && !found[1]) {
+    const made = Certificate.selfSigned(hosts)
+    yield* Effect.try({
+      try: () => {
+        mkdirSync(dir, { recursive: true })
+        writeFileSync(keyFile, made.key, { mode: 0o600 })
+        writeFileSync(certFile, made.cert)
+      },
+      catch: (error) => fail(`cannot keep the new certificate there: ${(error as Error).message}`)
+    })
+    return made
+  }
+  if (!found[0] || !found[1]) return yield* fail(`has ${found[0] ? "tls.crt but no tls.key" : "tls.key but no tls.crt"}; keep both, or remove it to make a new pair`)
+  const pair = yield* Effect.try({
+    try: () => ({ cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") }),
+    catch: (error) => fail((error as Error).message)
+  })
+  const checked = yield* Effect.try({
+    try: () => {
+      const x509 = new X509Certificate(pair.cert)
+      return { x509, matches: x509.checkPrivateKey(createPrivateKey(pair.key)) }
+    },
+    catch: (error) => fail(`tls.crt and tls.key are not a PEM certificate and key: ${(error as Error).message}`)
+  })
+  const renew = "; remove tls.crt and tls.key to make a new certificate"
+  if (!checked.matches) return yield* fail(`tls.key is not the key of tls.crt${renew}`)
+  const unnamed = hosts.filter((host) => checked.x509.checkHost(host) === undefined)
+  if (unnamed.length > 0) return yield* fail(`the certificate does not name ${unnamed.join(", ")}, the webhook Service's names${renew}`)
+  const expires = new Date(checked.x509.validTo)
+  if (expires.getTime() - Date.now() < renewAfterDays * 24 * 60 * 60 * 1000) {
+    return yield* fail(`the certificate expires ${expires.toISOString()}, in under ${renewAfterDays} days${renew}`)
+  }
+  return pair
+})
+
 /**
  * The objects a cluster needs for `operator` besides its CRDs, in the order `kubectl apply` needs them.
  *
@@ -99,7 +170,7 @@ export const objects = (
   const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "kubefx" }
   const role = Rbac.clusterRole(operator)
   const binding = Rbac.clusterRoleBinding(role, { name, namespace })
-  const webhooks = webhookObjects(operator, namespace, labels)
+  const webhooks = webhookObjects(operator, namespace, labels, options.webhookCertificate)
   const converted = new Set<unknown>(webhooks?.conversion.resources ?? [])
   return [
     ...resources.map((resource): Record<string, unknown> => ({
@@ -206,6 +277,7 @@ export const render = Effect.fn("ManifestsCommand.render")(function*(
     readonly namespace: Option.Option<string>
     readonly replicas: Option.Option<number>
     readonly name: Option.Option<string>
+    readonly webhookCertDir?: Option.Option<string> | undefined
   }
 ) {
   if (Option.isNone(flags.image)) {
@@ -220,10 +292,16 @@ export const render = Effect.fn("ManifestsCommand.render")(function*(
     Effect.forEach(exports, (e) => CrdCommand.customResources(e, Option.none()).pipe(Effect.orElseSucceed(() => []))),
     (found) => [...new Set(found.flat())]
   )
+  const namespace = Option.getOrElse(flags.namespace, () => operator.name)
+  const certDir = Option.getOrUndefined(flags.webhookCertDir ?? Option.none())
+  const kept = certDir === undefined || (operator.options.webhooks?.handlers ?? []).length === 0
+    ? undefined
+    : yield* webhookCertificate(certDir, webhookHosts(operator, namespace))
   return Yaml.stringify(objects(operator, {
     image: flags.image.value,
-    namespace: Option.getOrUndefined(flags.namespace),
-    replicas: Option.getOrUndefined(flags.replicas)
+    namespace,
+    replicas: Option.getOrUndefined(flags.replicas),
+    webhookCertificate: kept
   }, resources))
 })
 
@@ -248,7 +326,11 @@ export const command = Command.make(
       Flag.withDescription("Replicas of the Deployment (default 1, with leader election the others stand by; a sharded operator's sharding.replicas, default 3)"),
       Flag.optional
     ),
-    name: Flag.String("name").pipe(Flag.withDescription("Names an operator given as bare controllers"), Flag.optional)
+    name: Flag.String("name").pipe(Flag.withDescription("Names an operator given as bare controllers"), Flag.optional),
+    webhookCertDir: Flag.String("webhook-cert-dir").pipe(
+      Flag.withDescription("Keeps the webhooks' serving certificate here (tls.crt, tls.key): read when there, written when not, so a new run changes nothing"),
+      Flag.optional
+    )
   },
   ({ modules, ...flags }) => render(modules, flags).pipe(Effect.flatMap((yaml) => Console.log(yaml.trimEnd())))
 ).pipe(

@@ -3,10 +3,10 @@
  * applied with the real kubectl to the embedded API server, first as a server-side dry run, then for
  * real; and every bad input as one line.
  */
-import { Testing } from "@kubefx/apiserver"
+import { Certificate, Testing } from "@kubefx/apiserver"
 import { execFile } from "node:child_process"
 import { X509Certificate } from "node:crypto"
-import { writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { documents, kubefx } from "./run.ts"
@@ -122,6 +122,48 @@ describe("kubefx manifests", () => {
     const dryRun = await kubectl("apply", "--dry-run=server", "-f", file)
     expect(dryRun.stderr).toBe("")
     expect(dryRun.stdout).toContain("validatingwebhookconfiguration.admissionregistration.k8s.io/gadgets-operator created (server dry run)")
+  })
+
+  it("--webhook-cert-dir keeps the serving certificate, so manifests made again are the same; one that will not serve is refused", async () => {
+    const dir = join(server.dir, "webhook-certs")
+    const manifests = (...more: Array<string>) =>
+      kubefx("manifests", "fixtures/webhooks.ts", "--image", "ghcr.io/acme/gadgets:1.0.0", "--webhook-cert-dir", dir, ...more)
+    const first = await manifests()
+    expect(first.code, first.stderr).toBe(0)
+    expect(statSync(join(dir, "tls.key")).mode & 0o777).toBe(0o600)
+    const kept = readFileSync(join(dir, "tls.crt"), "utf8")
+    const secretOf = (stdout: string) => (documents(stdout) as Array<any>).find((o) => o.kind === "Secret")
+    expect(Buffer.from(secretOf(first.stdout).data["tls.crt"], "base64").toString()).toBe(kept)
+    const again = await manifests()
+    expect(again.stdout).toBe(first.stdout)
+    // Made for another namespace, the certificate does not name that namespace's Service.
+    const elsewhere = await manifests("--namespace", "gadgets-prod")
+    expect([elsewhere.code, elsewhere.stdout, elsewhere.stderr]).toEqual([1, "",
+      `kubefx manifests: --webhook-cert-dir ${dir}: the certificate does not name gadgets-operator-webhook.gadgets-prod.svc, ` +
+      "gadgets-operator-webhook.gadgets-prod.svc.cluster.local, the webhook Service's names; remove tls.crt and tls.key to make a new certificate\n"])
+    // A key that is not the certificate's, and half a pair, are refused too.
+    const other = join(server.dir, "webhook-certs-other")
+    mkdirSync(other)
+    writeFileSync(join(other, "tls.crt"), kept)
+    const half = await kubefx("manifests", "fixtures/webhooks.ts", "--image", "acme/op:1", "--webhook-cert-dir", other)
+    expect(half.stderr).toBe(`kubefx manifests: --webhook-cert-dir ${other}: has tls.crt but no tls.key; keep both, or remove it to make a new pair\n`)
+    writeFileSync(join(other, "tls.key"), Certificate.selfSigned(["gadgets-operator-webhook.gadgets-operator.svc"]).key)
+    const mismatched = await kubefx("manifests", "fixtures/webhooks.ts", "--image", "acme/op:1", "--webhook-cert-dir", other)
+    expect(mismatched.stderr).toBe(`kubefx manifests: --webhook-cert-dir ${other}: tls.key is not the key of tls.crt; remove tls.crt and tls.key to make a new certificate\n`)
+    // One that expires within 30 days is refused, to be renewed before it stops serving.
+    const expiring = join(server.dir, "webhook-certs-expiring")
+    mkdirSync(expiring)
+    const soon = Certificate.selfSigned(["gadgets-operator-webhook.gadgets-operator.svc", "gadgets-operator-webhook.gadgets-operator.svc.cluster.local"], { days: 10 })
+    writeFileSync(join(expiring, "tls.crt"), soon.cert)
+    writeFileSync(join(expiring, "tls.key"), soon.key)
+    const old = await kubefx("manifests", "fixtures/webhooks.ts", "--image", "acme/op:1", "--webhook-cert-dir", expiring)
+    expect([old.code, old.stderr]).toEqual([1, expect.stringMatching(
+      new RegExp(`^kubefx manifests: --webhook-cert-dir ${expiring}: the certificate expires 20\\d\\d-\\d\\d-\\d\\dT[\\d:.]+Z, in under 30 days; remove tls.crt and tls.key to make a new certificate\n$`)
+    )])
+    // An operator without webhooks needs no certificate: the directory is left alone.
+    const plain = join(server.dir, "no-webhooks")
+    expect((await kubefx("manifests", "fixtures/operator.ts", "--image", "acme/op:1", "--webhook-cert-dir", plain)).code).toBe(0)
+    expect(existsSync(plain)).toBe(false)
   })
 
   it("a sharded operator: three replicas by default, Leases for its members and sharder, and patch on the primaries it labels", async () => {

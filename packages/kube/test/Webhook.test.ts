@@ -6,7 +6,12 @@
 import { assert, layer } from "@effect/vitest"
 import { Certificate } from "@kubefx/apiserver"
 import { Kube, Operator, Resource, Webhook } from "@kubefx/kube"
-import { Effect, Exit, Metric, References, Schema, Scope } from "effect"
+import { Effect, Exit, Metric, References, Schedule, Schema, Scope } from "effect"
+import { X509Certificate } from "node:crypto"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { connect } from "node:tls"
 import { installCrd, layer as cluster, namespace } from "./support.ts"
 import { Widget } from "./fixtures/Widget.ts"
 
@@ -114,4 +119,46 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Webhook", 
         yield* kube.request({ method: "DELETE", path: `/apis/admissionregistration.k8s.io/v1/${plural}/widgets-webhooks` })
       }
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("serves a certificate changed in its directory to new connections, without a restart", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "kubefx-webhook-certs-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      const write = (pair: { readonly cert: string; readonly key: string }) => {
+        writeFileSync(join(dir, "tls.crt"), pair.cert)
+        writeFileSync(join(dir, "tls.key"), pair.key)
+      }
+      const first = Certificate.selfSigned(["127.0.0.1"])
+      write(first)
+      const running = yield* Operator.start(Operator.make({
+        name: "widgets-rotating",
+        controllers: [],
+        http: false,
+        webhooks: { handlers: [evenReplicas], port: 0, certDir: dir, certCheckInterval: "50 millis" }
+      })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+      const port = Number(new URL(running.webhookUrl!).port)
+      // The fingerprint of the certificate a new connection is served.
+      const served = Effect.callback<string>((resume) => {
+        const socket = connect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+          resume(Effect.succeed(socket.getPeerX509Certificate()!.fingerprint256))
+          socket.destroy()
+        })
+        socket.on("error", (error) => resume(Effect.die(error)))
+      })
+      const fingerprint = (pair: { readonly cert: string }) => new X509Certificate(pair.cert).fingerprint256
+      const becomes = (expected: string) =>
+        served.pipe(
+          Effect.filterOrFail((actual) => actual === expected),
+          Effect.retry(Schedule.spaced("50 millis")),
+          Effect.timeout("5 seconds")
+        )
+      assert.strictEqual(yield* served, fingerprint(first))
+      const second = Certificate.selfSigned(["127.0.0.1"])
+      write(second)
+      yield* becomes(fingerprint(second))
+      // A key that does not match its certificate is not taken: the one served stays.
+      write({ cert: Certificate.selfSigned(["127.0.0.1"]).cert, key: second.key })
+      yield* Effect.sleep("300 millis")
+      assert.strictEqual(yield* served, fingerprint(second))
+    }).pipe(Effect.scoped, Effect.provideService(References.MinimumLogLevel, "None")))
 })

@@ -3,17 +3,20 @@
  * AdmissionReview the API server POSTs. Its certificate and key come from the options, or from
  * `tls.crt` and `tls.key` in `$KUBEFX_WEBHOOK_CERT_DIR` (default
  * `/tmp/k8s-webhook-server/serving-certs`, where controller-runtime looks too), the Secret
- * `kubefx manifests` mounts there. Every replica serves webhooks, leading or not.
+ * `kubefx manifests` mounts there. Read from files, the certificate is read again every 10 seconds
+ * and a changed one served to new connections, as controller-runtime's certificate watcher does: a
+ * Secret replaced in the cluster reaches a running operator once the kubelet updates its files,
+ * without a restart. Every replica serves webhooks, leading or not.
  *
  * Internal to the operator: not exported from `@kubefx/kube`.
  *
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Config, Context, Effect, Layer, type Scope } from "effect"
+import { Config, Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
-import { createServer } from "node:https"
+import { createServer, type Server } from "node:https"
 import { join } from "node:path"
 import { OperatorHttpError } from "./OperatorHttp.ts"
 import type * as Webhook from "./Webhook.ts"
@@ -24,8 +27,12 @@ export interface Options<R> {
   readonly host?: string | undefined
   /** Default `$KUBEFX_WEBHOOK_PORT`, else 9443; 0 picks a free port. */
   readonly port?: number | undefined
-  /** PEM certificate (with its chain) and key; default read from `$KUBEFX_WEBHOOK_CERT_DIR`. */
+  /** PEM certificate (with its chain) and key; default read from `certDir`. */
   readonly tls?: { readonly cert: string; readonly key: string } | undefined
+  /** Where `tls.crt` and `tls.key` are read; default `$KUBEFX_WEBHOOK_CERT_DIR`. */
+  readonly certDir?: string | undefined
+  /** How often the files in `certDir` are read again for a changed certificate; default 10 seconds. */
+  readonly certCheckInterval?: Duration.Input | undefined
 }
 
 const fromEnv = Config.all({
@@ -39,6 +46,28 @@ const readTls = (dir: string) =>
     try: () => ({ cert: readFileSync(join(dir, "tls.crt"), "utf8"), key: readFileSync(join(dir, "tls.key"), "utf8") }),
     catch: (error) => new OperatorHttpError({ message: `webhook certificate: ${(error as Error).message}` })
   })
+
+// Serves the certificate in `dir` to new connections whenever its files change. A pair that cannot
+// be read or does not match is logged and the one served stays.
+const reloading = (server: Server, dir: string, initial: { readonly cert: string; readonly key: string }, every: Duration.Input) => {
+  let served = initial
+  const check = Effect.flatMap(Effect.result(readTls(dir)), (read) => {
+    if (read._tag === "Failure") return Effect.logWarning(`${read.failure.message}; still serving the certificate read before`)
+    const next = read.success
+    if (next.cert === served.cert && next.key === served.key) return Effect.void
+    return Effect.try({
+      try: () => server.setSecureContext({ cert: next.cert, key: next.key }),
+      catch: (error) => new OperatorHttpError({ message: `webhook certificate in ${dir}: ${(error as Error).message}` })
+    }).pipe(
+      Effect.andThen(() => {
+        served = next
+        return Effect.logInfo(`webhook certificate in ${dir} changed: serving it to new connections`)
+      }),
+      Effect.catch((error) => Effect.logWarning(`${error.message}; still serving the certificate read before`))
+    )
+  })
+  return Effect.repeat(Effect.delay(check, every), Schedule.forever)
+}
 
 // Each handler comes with what it needs already provided, so the router requires nothing.
 type Served = { readonly path: `/${string}`; readonly review: (review: unknown) => Effect.Effect<unknown> }
@@ -72,15 +101,20 @@ export const serve = <R>(options: Options<R>): Effect.Effect<{ readonly url: str
     const env = yield* Effect.mapError(fromEnv, (error) => new OperatorHttpError({ message: `KUBEFX_WEBHOOK_*: ${error.message}` }))
     const host = options.host ?? env.host
     const port = options.port ?? env.port
-    const tls = options.tls ?? (yield* readTls(env.certDir))
+    const certDir = options.certDir ?? env.certDir
+    const tls = options.tls ?? (yield* readTls(certDir))
     const context = yield* Effect.context<R>()
     const served = options.handlers.map((hook): Served => ({ path: hook.path, review: (body) => Effect.provideContext(hook.review(body), context) }))
+    let https: Server | undefined
     const server = HttpRouter.serve(routes(served), { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => createServer({ cert: tls.cert, key: tls.key }), { host, port, gracefulShutdownTimeout: "1 second" }))
+      Layer.provideMerge(NodeHttpServer.layer(() => (https = createServer({ cert: tls.cert, key: tls.key })), { host, port, gracefulShutdownTimeout: "1 second" }))
     )
     const built = yield* Layer.build(server).pipe(
       Effect.mapError((error) => new OperatorHttpError({ message: `cannot serve webhooks on ${host}:${port}: ${String(error)}` }))
     )
+    if (options.tls === undefined && https !== undefined) {
+      yield* Effect.forkScoped(reloading(https, certDir, tls, options.certCheckInterval ?? "10 seconds"))
+    }
     const address = HttpServer.formatAddress(Context.get(built, HttpServer.HttpServer).address)
     return { url: address.replace(/^http:/, "https:") }
   })
