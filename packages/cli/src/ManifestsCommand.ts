@@ -116,8 +116,8 @@ export const webhookCertificate = Effect.fn("ManifestsCommand.webhookCertificate
   const certFile = join(dir, "tls.crt")
   const keyFile = join(dir, "tls.key")
   const fail = (why: string) => new ManifestsCommandError({ message: `--webhook-cert-dir ${dir}: ${why}` })
-  const found = [existsSync(certFile), existsSync(keyFile)]
-  if (!found[0] && !found[1]) {
+  const [hasCert, hasKey] = [existsSync(certFile), existsSync(keyFile)]
+  if (!hasCert && !hasKey) {
     const made = Certificate.selfSigned(hosts)
     yield* Effect.try({
       try: () => {
@@ -129,7 +129,7 @@ export const webhookCertificate = Effect.fn("ManifestsCommand.webhookCertificate
     })
     return made
   }
-  if (!found[0] || !found[1]) return yield* fail(`has ${found[0] ? "tls.crt but no tls.key" : "tls.key but no tls.crt"}; keep both, or remove it to make a new pair`)
+  if (!hasCert || !hasKey) return yield* fail(`has ${hasCert ? "tls.crt but no tls.key" : "tls.key but no tls.crt"}; keep both, or remove it to make a new pair`)
   const pair = yield* Effect.try({
     try: () => ({ cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") }),
     catch: (error) => fail((error as Error).message)
@@ -268,7 +268,9 @@ export const operatorOf = (
  * @example
  * import { Option } from "effect"
  * import * as ManifestsCommand from "./ManifestsCommand.ts"
- * const yaml = ManifestsCommand.render(["src/operator.ts"], { image: Option.some("acme/op:1"), namespace: Option.none(), replicas: Option.none(), name: Option.none() })
+ * const yaml = ManifestsCommand.render(["src/operator.ts"], {
+ *   image: Option.some("acme/op:1"), namespace: Option.none(), replicas: Option.none(), name: Option.none(), webhookCertDir: Option.none()
+ * })
  */
 export const render = Effect.fn("ManifestsCommand.render")(function*(
   modules: ReadonlyArray<string>,
@@ -277,7 +279,7 @@ export const render = Effect.fn("ManifestsCommand.render")(function*(
     readonly namespace: Option.Option<string>
     readonly replicas: Option.Option<number>
     readonly name: Option.Option<string>
-    readonly webhookCertDir?: Option.Option<string> | undefined
+    readonly webhookCertDir: Option.Option<string>
   }
 ) {
   if (Option.isNone(flags.image)) {
@@ -293,10 +295,9 @@ export const render = Effect.fn("ManifestsCommand.render")(function*(
     (found) => [...new Set(found.flat())]
   )
   const namespace = Option.getOrElse(flags.namespace, () => operator.name)
-  const certDir = Option.getOrUndefined(flags.webhookCertDir ?? Option.none())
-  const kept = certDir === undefined || (operator.options.webhooks?.handlers ?? []).length === 0
+  const kept = Option.isNone(flags.webhookCertDir) || (operator.options.webhooks?.handlers ?? []).length === 0
     ? undefined
-    : yield* webhookCertificate(certDir, webhookHosts(operator, namespace))
+    : yield* webhookCertificate(flags.webhookCertDir.value, webhookHosts(operator, namespace))
   return Yaml.stringify(objects(operator, {
     image: flags.image.value,
     namespace,
