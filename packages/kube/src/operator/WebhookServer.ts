@@ -48,22 +48,25 @@ const readTls = (dir: string) =>
   })
 
 // Serves the certificate in `dir` to new connections whenever its files change. A pair that cannot
-// be read or does not match is logged and the one served stays.
+// be read or does not match is logged once and the one served stays.
 const reloading = (server: Server, dir: string, initial: { readonly cert: string; readonly key: string }, every: Duration.Input) => {
-  let served = initial
+  let seen: { readonly cert: string; readonly key: string } | string = initial
+  const keep = (why: string) => Effect.logWarning(`${why}; still serving the certificate read before`)
   const check = Effect.flatMap(Effect.result(readTls(dir)), (read) => {
-    if (read._tag === "Failure") return Effect.logWarning(`${read.failure.message}; still serving the certificate read before`)
+    if (read._tag === "Failure") {
+      if (seen === read.failure.message) return Effect.void
+      seen = read.failure.message
+      return keep(read.failure.message)
+    }
     const next = read.success
-    if (next.cert === served.cert && next.key === served.key) return Effect.void
+    if (typeof seen !== "string" && next.cert === seen.cert && next.key === seen.key) return Effect.void
+    seen = next
     return Effect.try({
       try: () => server.setSecureContext({ cert: next.cert, key: next.key }),
       catch: (error) => new OperatorHttpError({ message: `webhook certificate in ${dir}: ${(error as Error).message}` })
     }).pipe(
-      Effect.andThen(() => {
-        served = next
-        return Effect.logInfo(`webhook certificate in ${dir} changed: serving it to new connections`)
-      }),
-      Effect.catch((error) => Effect.logWarning(`${error.message}; still serving the certificate read before`))
+      Effect.andThen(Effect.logInfo(`webhook certificate in ${dir} changed: serving it to new connections`)),
+      Effect.catch((error) => keep(error.message))
     )
   })
   return Effect.repeat(Effect.delay(check, every), Schedule.forever)
