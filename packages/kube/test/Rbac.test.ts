@@ -3,7 +3,7 @@
  * watches, cleanup (finalizers), status, the leader Lease and Events, merged and sorted.
  */
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Controller, Operator, Rbac, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Dependent, Operator, Rbac, Resource, Workflow } from "@kubefx/kube"
 import { Yaml } from "effect/encoding"
 import { Effect, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -86,6 +86,22 @@ describe("Rbac", () => {
       { apiGroups: ["demo.kubefx.dev"], resources: ["widgets/finalizers"], verbs: ["update"] },
       { apiGroups: ["demo.kubefx.dev"], resources: ["widgets/status"], verbs: ["patch"] }
     ])
+  })
+
+  it("a workflow's controller may apply and delete its dependents, with the extra rules its rbac option gives", () => {
+    const config = Dependent.make({
+      name: "config",
+      resource: Builtins.ConfigMap,
+      desired: (gizmo: typeof Gizmo.schema.Type) => ({ metadata: { name: `${gizmo.metadata.name}-config` }, data: {} })
+    })
+    const defined = Controller.define({
+      name: "gizmo-workflow",
+      for: Gizmo,
+      ...Workflow.controller(Workflow.sequence(config), { rbac: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }] })
+    })
+    const rules = Rbac.controllerRules(defined)
+    expect(rules).toContainEqual({ apiGroups: [""], resources: ["configmaps"], verbs: ["create", "patch", "delete"] })
+    expect(rules).toContainEqual({ apiGroups: [""], resources: ["secrets"], verbs: ["get"] })
   })
 
   it("normalize unites verbs, shares rules between resources with the same verbs, and keeps * alone", () => {

@@ -254,8 +254,8 @@ export const owns = <P extends ObjectMeta.KubeObject, E, R>(workflow: Workflow<P
 
 /**
  * The RBAC rules a workflow needs beyond reading its kinds: to apply and delete every dependent
- * (a precondition turned false and the cleanup delete them). `Workflow.controller` declares them;
- * a controller that gives its own `rbac` after that spread adds these to it.
+ * (a precondition turned false and the cleanup delete them). `Workflow.controller` declares them,
+ * with the extra rules given in its `rbac` option.
  *
  * @example
  * import { Workflow } from "@kubefx/kube"
@@ -654,21 +654,32 @@ export const cleanup = <P extends ObjectMeta.KubeObject, E, R>(
 /**
  * The parts of a controller a workflow supplies, to spread into `Controller.define`: the kinds it
  * owns, its `reconciler`, its `cleanup` and the RBAC rules they need (`rules`), so the workflow is
- * named once.
+ * named once. Rules the reconciler needs besides go in the `rbac` option: an `rbac` given to
+ * `Controller.define` after the spread would replace the workflow's own.
  *
  * @example
  * import { Controller, Workflow } from "@kubefx/kube"
  * declare const site: Workflow.Workflow<Website>
  * declare const Website: import("@kubefx/kube").Resource.Resource<Website>
  * type Website = import("@kubefx/kube").ObjectMeta.KubeObject
- * const websites = Controller.define({ name: "websites", for: Website, ...Workflow.controller(site) })
+ * const websites = Controller.define({
+ *   name: "websites",
+ *   for: Website,
+ *   // The reconciler also reads the TLS Secret a Website names.
+ *   ...Workflow.controller(site, { rbac: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }] })
+ * })
  */
 export const controller = <P extends ObjectMeta.KubeObject, E, R>(
   self: Workflow<P, E, R>,
-  options: { readonly reconcile?: ReconcilerOptions | undefined; readonly cleanup?: CleanupOptions | undefined } = {}
+  options: {
+    readonly reconcile?: ReconcilerOptions | undefined
+    readonly cleanup?: CleanupOptions | undefined
+    /** Rules the controller needs besides the workflow's own. */
+    readonly rbac?: ReadonlyArray<Rbac.PolicyRule> | undefined
+  } = {}
 ) => ({
   owns: owns(self),
   reconcile: reconciler(self, options.reconcile),
   cleanup: cleanup(self, options.cleanup),
-  rbac: rules(self)
+  rbac: [...rules(self), ...(options.rbac ?? [])]
 })
