@@ -100,6 +100,21 @@ describe("Conditions", () => {
     expect(stored[0]!.message.length).toBe(256)
   })
 
+  it("a 403 cut to 256 characters keeps the RBAC rule it ends with whole", () => {
+    const rule = ` (rbac: {"apiGroups":[""],"resources":["configmaps"],"verbs":["delete"]})`
+    const denied = `configmaps "website-hello-content" is forbidden: User "system:serviceaccount:websites-operator:websites-operator" ` +
+      `cannot delete resource "configmaps" in API group "" in the namespace "production-europe-west"${rule}`
+    expect(denied.length).toBeGreaterThan(256)
+    const message = Conditions.notReady(denied).message!
+    expect(message.length).toBe(256)
+    expect(message.endsWith(`…${rule}`)).toBe(true)
+    expect(message.startsWith(`configmaps "website-hello-content" is forbidden`)).toBe(true)
+    // Through a workflow's node condition too, whose message names the node first.
+    expect(Conditions.cut(`content failed: ${denied}`).endsWith(rule)).toBe(true)
+    // Any other message is cut at its end.
+    expect(Conditions.cut(`${denied} and more`).endsWith("…")).toBe(true)
+  })
+
   it("the Schema accepts what set produces and rejects what the API server would", () => {
     const decode = Schema.decodeUnknownResult(Conditions.Conditions)
     expect(decode(Conditions.set([], Conditions.ready({ observedGeneration: 4 }), t0))._tag).toBe("Success")

@@ -59,6 +59,26 @@ export const ReadyType = "Ready"
 /** The longest message kubefx writes in its Ready condition. */
 export const readyMessageLength = 256
 
+// A 403's message ends with the RBAC rule it lacks (`KubeError.Forbidden`), the part to act on.
+const rbacRule = / \(rbac: \{"apiGroups":.*\}\)$/
+
+/**
+ * Cuts a condition's message to `max` characters (default 256) with an ellipsis, keeping whole the
+ * RBAC rule a 403's message ends with, so a long namespace or name does not cut what to add.
+ *
+ * @example
+ * import { Conditions } from "@kubefx/kube"
+ * const denied = `configmaps "${"x".repeat(200)}" is forbidden: User "u" cannot get resource "configmaps" in API group "" in the namespace "n"`
+ * Conditions.cut(`${denied} (rbac: {"apiGroups":[""],"resources":["configmaps"],"verbs":["get"]})`).endsWith('"verbs":["get"]})') // true
+ */
+export const cut = (message: string, max: number = readyMessageLength): string => {
+  if (message.length <= max) return message
+  const rule = rbacRule.exec(message)
+  return rule === null || rule[0].length >= max / 2
+    ? Failure.truncate(message, max)
+    : Failure.truncate(message.slice(0, rule.index), max - rule[0].length) + rule[0]
+}
+
 /**
  * The condition of a type, if present.
  *
@@ -171,13 +191,13 @@ export const ready = (options: {
   type: ReadyType,
   status: "True",
   reason: options.reason ?? "Reconciled",
-  message: Failure.truncate(options.message ?? "", options.maxMessageLength ?? readyMessageLength),
+  message: cut(options.message ?? "", options.maxMessageLength),
   observedGeneration: options.observedGeneration
 })
 
 /**
  * kubefx's failure condition: `Ready=False`, reason `ReconcileError` unless given, the message
- * cut to 256 characters (or `maxMessageLength`).
+ * cut to 256 characters (or `maxMessageLength`) by `cut`.
  *
  * @example
  * import { Conditions } from "@kubefx/kube"
@@ -194,6 +214,6 @@ export const notReady = (
   type: ReadyType,
   status: "False",
   reason: options.reason ?? "ReconcileError",
-  message: Failure.truncate(message, options.maxMessageLength ?? readyMessageLength),
+  message: cut(message, options.maxMessageLength),
   observedGeneration: options.observedGeneration
 })

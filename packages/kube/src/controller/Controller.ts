@@ -495,7 +495,7 @@ const onError = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, R>) =
       yield* events.record({ apiVersion: resource.apiVersion, kind: resource.kind, metadata }, { type: "Warning", reason: "DecodeError", message })
       return { retry: false }
     }
-    const message = Failure.truncate(Failure.message(failure), Conditions.readyMessageLength)
+    const message = Conditions.cut(Failure.message(failure))
     // What the run staged goes with Ready=False; if that write fails, Ready=False alone.
     yield* status.finish(key, Conditions.notReady(message), false).pipe(
       Effect.catchCause(() => status.finish(key, Conditions.notReady(message), false)),

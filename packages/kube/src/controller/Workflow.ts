@@ -397,7 +397,7 @@ export const conditions = (
   result.nodes.map(({ name, status }) => ({
     type: (options.type ?? conditionType)(name),
     ...conditionOf(status),
-    message: status._tag === "Ready" ? "" : Failure.truncate(explain(name, status), Conditions.readyMessageLength),
+    message: status._tag === "Ready" ? "" : Conditions.cut(explain(name, status)),
     observedGeneration: options.observedGeneration
   }))
 
