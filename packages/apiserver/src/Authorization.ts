@@ -81,16 +81,25 @@ const roleBindings = "rolebindings.rbac.authorization.k8s.io"
 const strings = (value: unknown): ReadonlyArray<string> =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
 
-const rulesOf = (role: KubeObject.KubeObject | undefined): ReadonlyArray<PolicyRule> =>
-  role === undefined || !Array.isArray(role.rules)
-    ? []
-    : role.rules.filter(KubeObject.isObject).map((rule) => ({
+// A role's rules, read from its stored object once: a stored object is never changed (a write stores
+// a new one), and every request of a user other than the administrator reads the roles bound to it.
+const parsedRules = new WeakMap<KubeObject.KubeObject, ReadonlyArray<PolicyRule>>()
+
+const rulesOf = (role: KubeObject.KubeObject | undefined): ReadonlyArray<PolicyRule> => {
+  if (role === undefined || !Array.isArray(role.rules)) return []
+  let parsed = parsedRules.get(role)
+  if (parsed === undefined) {
+    parsed = role.rules.filter(KubeObject.isObject).map((rule) => ({
       verbs: strings(rule.verbs),
       apiGroups: strings(rule.apiGroups),
       resources: strings(rule.resources),
       resourceNames: strings(rule.resourceNames),
       nonResourceURLs: strings(rule.nonResourceURLs)
     }))
+    parsedRules.set(role, parsed)
+  }
+  return parsed
+}
 
 // The binding's subject that is `user`: a User by name, a Group the user is in, or the ServiceAccount the user is.
 const subjectFor = (binding: KubeObject.KubeObject, user: Authentication.User, bindingNamespace: string): KubeObject.KubeObject | undefined =>
