@@ -20,6 +20,7 @@ describe("KubeError.fromStatus", () => {
     if (error._tag !== "Forbidden") return
     expect(error.rule).toEqual({ apiGroups: [""], resources: ["configmaps"], verbs: ["delete"] })
     expect(error.message).toBe(`${denied} (rbac: {"apiGroups":[""],"resources":["configmaps"],"verbs":["delete"]})`)
+    expect(KubeError.ruleEnding(error.message)).toBe(` (rbac: {"apiGroups":[""],"resources":["configmaps"],"verbs":["delete"]})`)
     // A subresource and a group, at the cluster scope.
     expect(KubeError.forbidden(
       `deployments.apps "web" is forbidden: User "u" cannot patch resource "deployments/scale" in API group "apps" at the cluster scope`
@@ -29,6 +30,6 @@ describe("KubeError.fromStatus", () => {
   it("leaves a 403 that is not RBAC's (a webhook's denial) as the server said it", () => {
     const message = `admission webhook "gizmos.example.com" denied the request: size too large`
     const error = KubeError.forbidden(message)
-    expect([error.message, error.rule]).toEqual([message, undefined])
+    expect([error.message, error.rule, KubeError.ruleEnding(message)]).toEqual([message, undefined, undefined])
   })
 })

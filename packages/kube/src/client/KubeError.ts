@@ -66,9 +66,22 @@ export const forbidden = (message: string, code = 403): Forbidden => {
   const found = denial.exec(message)
   if (found === null) return new Forbidden({ message, code })
   const rule: MissingRule = { apiGroups: [found[3]!], resources: [found[2]!], verbs: [found[1]!] }
-  // Short, so that a Ready condition's message (cut at 256 characters) keeps it whole.
   return new Forbidden({ message: `${message} (rbac: ${JSON.stringify(rule)})`, code, rule })
 }
+
+const ruleEndingPattern = / \(rbac: \{"apiGroups":.*\}\)$/
+
+/**
+ * The rule a 403's message ends with (as `forbidden` writes it), with its leading space; undefined
+ * for any other message. What a cut of the message keeps whole.
+ *
+ * @example
+ * import { KubeError } from "@kubefx/kube"
+ * KubeError.ruleEnding(KubeError.forbidden('secrets is forbidden: User "u" cannot list resource "secrets" in API group "" at the cluster scope').message)
+ * // ' (rbac: {"apiGroups":[""],"resources":["secrets"],"verbs":["list"]})'
+ */
+export const ruleEnding = (message: string): string | undefined => ruleEndingPattern.exec(message)?.[0]
+
 /** 429, with the server's Retry-After in seconds. */
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", {
   ...fields,

@@ -9,6 +9,7 @@ import { Failure } from "@kubefx/core"
 import { Effect, Schema } from "effect"
 import * as Builtins from "../client/Builtins.ts"
 import * as Crd from "../client/Crd.ts"
+import * as KubeError from "../client/KubeError.ts"
 
 export const Status = Schema.Literals(["True", "False", "Unknown"])
 export type Status = typeof Status.Type
@@ -59,9 +60,6 @@ export const ReadyType = "Ready"
 /** The longest message kubefx writes in its Ready condition. */
 export const readyMessageLength = 256
 
-// A 403's message ends with the RBAC rule it lacks (`KubeError.Forbidden`), the part to act on.
-const rbacRule = / \(rbac: \{"apiGroups":.*\}\)$/
-
 /**
  * Cuts a condition's message to `max` characters (default 256) with an ellipsis, keeping whole the
  * RBAC rule a 403's message ends with, so a long namespace or name does not cut what to add.
@@ -73,10 +71,10 @@ const rbacRule = / \(rbac: \{"apiGroups":.*\}\)$/
  */
 export const cut = (message: string, max: number = readyMessageLength): string => {
   if (message.length <= max) return message
-  const rule = rbacRule.exec(message)
-  return rule === null || rule[0].length >= max / 2
+  const rule = KubeError.ruleEnding(message)
+  return rule === undefined || rule.length >= max / 2
     ? Failure.truncate(message, max)
-    : Failure.truncate(message.slice(0, rule.index), max - rule[0].length) + rule[0]
+    : Failure.truncate(message.slice(0, message.length - rule.length), max - rule.length) + rule
 }
 
 /**
