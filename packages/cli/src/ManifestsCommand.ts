@@ -66,7 +66,7 @@ const webhookObjects = (
   const all = operator.options.webhooks?.handlers ?? []
   const handlers = all.filter(Webhook.isWebhook)
   if (all.length === 0) return undefined
-  const service = `${operator.name}-webhook`
+  const service = webhookService(operator)
   const secret = `${operator.name}-webhook-tls`
   const certificate = given ?? Certificate.selfSigned(webhookHosts(operator, namespace))
   const base64 = (text: string) => Buffer.from(text).toString("base64")
@@ -94,9 +94,11 @@ const webhookObjects = (
   }
 }
 
+const webhookService = (operator: Operator.Operator<any>): string => `${operator.name}-webhook`
+
 /** The DNS names the webhook Service answers to, which its serving certificate must name. */
 const webhookHosts = (operator: Operator.Operator<any>, namespace: string): ReadonlyArray<string> => {
-  const service = `${operator.name}-webhook`
+  const service = webhookService(operator)
   return [`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`]
 }
 
