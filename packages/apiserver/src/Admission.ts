@@ -115,7 +115,8 @@ const decode = (
 /**
  * A built-in kind's write as kube-apiserver decodes it into the served version's Go type: a value
  * of the wrong type is a 400 whatever `fieldValidation` says; unknown fields fail Strict, are
- * warned about under Warn and dropped. Kinds without a known Go type pass unchanged.
+ * warned about under Warn and dropped; empty metadata fields (`labels: {}`, `finalizers: []`) are
+ * left out, as Go's ObjectMeta writes them. Kinds without a known Go type keep all but the last.
  *
  * @example
  * import { Effect } from "effect"
@@ -132,12 +133,12 @@ export const decodeBuiltin = (
 ): Effect.Effect<Admitted, Status.ApiError> => {
   const { version, kind } = resource.type
   const schema = BuiltinSchemas.lookup(resource.type.group, version, kind)
-  if (schema === undefined) return Effect.succeed({ object, warnings: [] })
+  if (schema === undefined) return Effect.succeed({ object: Pruning.omitEmptyMeta(object), warnings: [] })
   const decoded = Decoding.decode(object, schema.type)
   const refuse = (message: string) =>
     Effect.fail(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${message}`))
   if (decoded._tag === "Failed") return refuse(decoded.message)
-  if (decoded.unknownFields.length === 0) return Effect.succeed({ object, warnings: [] })
+  if (decoded.unknownFields.length === 0) return Effect.succeed({ object: Pruning.omitEmptyMeta(object), warnings: [] })
   if (fieldValidation === "Strict") return refuse(Pruning.strictDecodingError(decoded.unknownFields))
   return Effect.succeed({
     object: Pruning.prune(object, schema.schema).value,

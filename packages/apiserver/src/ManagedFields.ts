@@ -245,11 +245,11 @@ export const changes = (
 }
 
 const isReset = (entries: Json.Json | undefined): boolean =>
-  Json.isArray(entries) &&
-  (entries.length === 0 || (entries.length === 1 && Json.isObject(entries[0]) && Object.keys(entries[0]).length === 0))
+  Json.isArray(entries) && entries.length === 1 && Json.isObject(entries[0]) && Object.keys(entries[0]).length === 0
 
-// A write may set managedFields itself: `[]` or `[{}]` clears them, a valid non-empty list replaces
-// them; anything else (absent, malformed) keeps the stored ones. Subresource writes cannot set them.
+// A write may set managedFields itself: `[{}]` clears them, a valid non-empty list replaces them;
+// anything else (absent, `[]`, malformed) keeps the stored ones, so that a client unaware of the
+// field never clears it (kube's rule). Subresource writes cannot set them.
 const startingOwners = (
   live: Json.JsonObject | undefined,
   next: Json.JsonObject,

@@ -155,3 +155,37 @@ describe("orphaning with kubectl", () => {
     expect(orphan.data).toEqual({ a: "1" })
   })
 })
+
+describe("empty metadata, as kube-apiserver's ObjectMeta keeps it", () => {
+  const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { a: "1" } })
+
+  it("diffs a custom resource and a ConfigMap created server-side as unchanged", async () => {
+    await ok("apply", "-f", file("gadget-crd-3.json", gadgetCrd()))
+    await ok("wait", "--for=condition=Established", "crd/gadgets.kubectl.example.com", "--timeout=20s")
+    for (const object of [gadget("empty-meta", { size: 1 }), configMap("empty-meta")]) {
+      const path = file(`empty-meta-${object.kind}.json`, object)
+      await clean("apply", "--server-side", "-f", path)
+      // kubectl diff sends the manifest's metadata with `annotations: {}`: nothing to show.
+      expect(await clean("diff", "-f", path)).toBe("")
+    }
+  })
+
+  it("keeps no empty labels, annotations, finalizers or ownerReferences, and a patch of them alone changes nothing", async () => {
+    for (const [kind, body] of [["gadget", gadget("empty-lists", { size: 1 })], ["configmap", configMap("empty-lists")]] as const) {
+      const empty = { labels: {}, annotations: {}, finalizers: [], ownerReferences: [], generateName: "" }
+      await clean("create", "-f", file(`empty-lists-${kind}.json`, { ...body, metadata: { ...body.metadata, ...empty } }))
+      const created = JSON.parse(await ok("get", kind, "empty-lists", "-o", "json"))
+      for (const field of Object.keys(empty)) expect(created.metadata).not.toHaveProperty(field)
+
+      const patch = JSON.stringify({ metadata: { labels: {}, annotations: {}, finalizers: [] } })
+      expect(await clean("patch", kind, "empty-lists", "--type=merge", "-p", patch)).toMatch(/patched \(no change\)\n$/)
+      const patched = JSON.parse(await ok("get", kind, "empty-lists", "-o", "json"))
+      expect(patched.metadata.resourceVersion).toBe(created.metadata.resourceVersion)
+
+      await clean("patch", kind, "empty-lists", "--type=merge", "-p", JSON.stringify({ metadata: { finalizers: ["example.com/hold"] } }))
+      await clean("patch", kind, "empty-lists", "--type=json", "-p", JSON.stringify([{ op: "remove", path: "/metadata/finalizers/0" }]))
+      const released = JSON.parse(await ok("get", kind, "empty-lists", "-o", "json"))
+      expect(released.metadata).not.toHaveProperty("finalizers")
+    }
+  })
+})

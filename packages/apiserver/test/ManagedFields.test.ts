@@ -121,17 +121,29 @@ describe("ManagedFields.update", () => {
     })
   })
 
-  it("clears managedFields when a write sets them to [{}] (or [])", () => {
+  it("clears managedFields when a write sets them to [{}], and keeps them for []", () => {
     const created = write(undefined, configMap({ a: "1" }), "creator", t0)
     const reset = write(created, { ...created, metadata: { ...(created.metadata as Json.JsonObject), managedFields: [{}] } }, "x", t1)
     assert.isFalse(Object.hasOwn(reset.metadata as Json.JsonObject, "managedFields"))
     const resetAndChange = write(
       created,
-      { ...created, metadata: { ...(created.metadata as Json.JsonObject), managedFields: [] }, data: { a: "2" } },
+      { ...created, metadata: { ...(created.metadata as Json.JsonObject), managedFields: [{}] }, data: { a: "2" } },
       "changer",
       t1
     )
     assert.deepStrictEqual(entries(resetAndChange).map((e) => [e.manager, e.fieldsV1]), [["changer", { "f:data": { "f:a": {} } }]])
+    // An empty list is what a client unaware of managedFields sends: the owners stay.
+    const two = write(undefined, configMap({ a: "1", b: "1" }), "creator", t0)
+    const keptAndChanged = write(
+      two,
+      { ...two, metadata: { ...(two.metadata as Json.JsonObject), managedFields: [] }, data: { a: "2", b: "1" } },
+      "changer",
+      t1
+    )
+    assert.deepStrictEqual(
+      entries(keptAndChanged).map((e) => [e.manager, e.fieldsV1]).sort(),
+      [["changer", { "f:data": { "f:a": {} } }], ["creator", { "f:data": { ".": {}, "f:b": {} } }]]
+    )
   })
 
   it("takes managedFields a main-resource write sets, but not from a subresource write", () => {

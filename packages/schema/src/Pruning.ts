@@ -49,13 +49,56 @@ const appendKey = (path: string, k: string): string => (path === "" ? k : `${pat
 const isEmbedded = (schema: JsonSchemaProps | undefined): boolean =>
   schema?.["x-kubernetes-embedded-resource"] === true
 
-/** ObjectMeta as Go's typed decoding keeps it: unknown keys (and unknown owner reference keys) dropped. */
+// Every ObjectMeta field is `omitempty` in Go (a pointer, string, integer, map or slice), so
+// kube-apiserver's decoding leaves these values out; deletionGracePeriodSeconds is a pointer, so
+// its 0 stays.
+const isEmptyMetaValue = (key: string, value: unknown): boolean =>
+  value === null || value === "" || (value === 0 && key === "generation") ||
+  (Array.isArray(value) && value.length === 0) ||
+  ((key === "labels" || key === "annotations") && KubeObject.isObject(value) && isEmptyRecord(value))
+
+const isEmptyRecord = (value: KubeObject.KubeObject): boolean => {
+  for (const _ in value) return false
+  return true
+}
+
+/**
+ * Metadata as kube-apiserver stores it, decoded into Go's ObjectMeta and written back: the
+ * fields Go leaves out when empty (`labels: {}`, `annotations: {}`, `finalizers: []`,
+ * `ownerReferences: []`, `managedFields: []`, `""`, `null`) are not kept. A merge patch of
+ * `{"metadata":{"annotations":{}}}` (what `kubectl diff` and client-side apply send for a
+ * manifest without annotations) then changes nothing. The same object back when nothing is empty.
+ *
+ * @example
+ * import * as Pruning from "./Pruning.ts"
+ * Pruning.omitEmptyMeta({ metadata: { name: "a", labels: {}, finalizers: [] } }) // { metadata: { name: "a" } }
+ */
+export const omitEmptyMeta = (object: KubeObject.KubeObject): KubeObject.KubeObject => {
+  const metadata = object.metadata
+  if (!KubeObject.isObject(metadata)) return object
+  const kept = omitEmpty(metadata)
+  return kept === metadata ? object : { ...object, metadata: kept }
+}
+
+const omitEmpty = (metadata: KubeObject.KubeObject): KubeObject.KubeObject => {
+  let out: Record<string, unknown> | undefined
+  for (const k in metadata) {
+    if (!Object.hasOwn(metadata, k) || !objectMetaFields.has(k) || !isEmptyMetaValue(k, metadata[k])) continue
+    out ??= { ...metadata }
+    delete out[k]
+  }
+  return out ?? metadata
+}
+
+/** ObjectMeta as Go's typed decoding keeps it: unknown keys (and unknown owner reference keys) and empty values dropped. */
 const coerceObjectMeta = (metadata: unknown, path: string, report: Array<string>): unknown => {
   if (!KubeObject.isObject(metadata)) return metadata
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(metadata)) {
     if (!objectMetaFields.has(k)) {
       report.push(appendKey(path, k))
+    } else if (isEmptyMetaValue(k, v)) {
+      continue
     } else if (k === "ownerReferences" && Array.isArray(v)) {
       out[k] = v.map((ref, i) => {
         if (!KubeObject.isObject(ref)) return ref

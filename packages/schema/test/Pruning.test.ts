@@ -159,3 +159,28 @@ describe("fieldValidation messages", () => {
     )
   })
 })
+
+describe("Pruning.omitEmptyMeta", () => {
+  it("leaves out the metadata values Go's ObjectMeta omits when empty, and keeps the rest", () => {
+    const metadata = {
+      name: "x", generateName: "", namespace: "", uid: null, generation: 0, deletionGracePeriodSeconds: 0,
+      labels: {}, annotations: {}, finalizers: [], ownerReferences: [], managedFields: [], deletionTimestamp: null
+    }
+    expect(Pruning.omitEmptyMeta({ ...typeMeta, metadata })).toEqual({ ...typeMeta, metadata: { name: "x", deletionGracePeriodSeconds: 0 } })
+  })
+
+  it("answers the same object when nothing is empty", () => {
+    const object = { ...typeMeta, metadata: { name: "x", labels: { a: "b" }, finalizers: ["f"] }, spec: { tags: [], extra: {} } }
+    expect(Pruning.omitEmptyMeta(object)).toBe(object)
+  })
+
+  it("applies on write to a custom resource's metadata and an embedded resource's", () => {
+    const schema = object({ spec: object({ template: { type: "object", "x-kubernetes-embedded-resource": true, properties: {} } }) })
+    const { value } = Pruning.prune({
+      ...typeMeta,
+      metadata: { name: "x", labels: {}, finalizers: [] },
+      spec: { template: { apiVersion: "v1", kind: "Pod", metadata: { name: "p", annotations: {} } } }
+    }, schema)
+    expect(value).toEqual({ ...typeMeta, metadata: { name: "x" }, spec: { template: { apiVersion: "v1", kind: "Pod", metadata: { name: "p" } } } })
+  })
+})
