@@ -32,8 +32,13 @@ export interface Running {
   readonly kill: Effect.Effect<void>
 }
 
-// Extra Node flags for every child, for example `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them.
+// Extra Node flags for every child, for example `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them,
+// or only for the children whose script is named in KUBEFX_BENCH_CHILD (`FleetKubefx.ts`, say).
 const childArgs = (process.env.KUBEFX_BENCH_CHILD_ARGS ?? "").split(" ").filter((arg) => arg !== "")
+const childArgsFor = (name: string | undefined): ReadonlyArray<string> => {
+  const only = (process.env.KUBEFX_BENCH_CHILD ?? "").split(",").filter((script) => script !== "")
+  return only.length === 0 || (name !== undefined && only.includes(name)) ? childArgs : []
+}
 
 /**
  * Forks `script` (a `.ts` file run by the same Node, with the `@kubefx/source` condition) with
@@ -51,11 +56,11 @@ export const spawn = (script: URL, input: unknown, options: { readonly nodeOptio
   Effect.gen(function*() {
     const started = yield* Deferred.make<number, Error>()
     const result = yield* Deferred.make<unknown, Error>()
+    const name = fileURLToPath(script).split("/").pop()
     const child = fork(fileURLToPath(script), [JSON.stringify(input)], {
-      execArgv: ["--conditions=@kubefx/source", ...(options.nodeOptions ?? []), ...childArgs],
+      execArgv: ["--conditions=@kubefx/source", ...(options.nodeOptions ?? []), ...childArgsFor(name)],
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
-    const name = fileURLToPath(script).split("/").pop()
     let progress: unknown = undefined
     child.on("message", (message: Message) => {
       if (message._tag === "Started") Deferred.doneUnsafe(started, Effect.succeed(performance.now()))
