@@ -3,6 +3,7 @@
  * dispatcher, so a child can count or observe every request the client sends without touching
  * kubefx.
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Kube, KubeConfig } from "@kubefx/kube"
 import { Effect, type Scope } from "effect"
 import type * as Undici from "undici"
@@ -22,8 +23,9 @@ export type Interceptor = (dispatch: Undici.Dispatcher.Dispatch) => Undici.Dispa
  */
 export const kube = (path: string, interceptor: Interceptor): Effect.Effect<Kube.Client, unknown, Scope.Scope> =>
   Effect.gen(function*() {
-    const connection = yield* KubeConfig.connect(yield* KubeConfig.load({ _tag: "File", path }))
-    const dispatcher = connection.dispatcher?.compose(interceptor)
-    if (dispatcher === undefined) return yield* Effect.die(new Error("expected an undici dispatcher for the bench kubeconfig"))
-    return yield* Kube.make({ ...connection, dispatcher })
+    // Read as an operator reads it (`Kube.layer`'s way): the bench's plain kubeconfig needs no
+    // client-node, whose modules would sit in the heap the bench measures.
+    const connection = yield* KubeConfig.connection({ _tag: "File", path })
+    const dispatcher = connection.dispatcher ?? (yield* NodeHttpClient.makeDispatcher)
+    return yield* Kube.make({ ...connection, dispatcher: dispatcher.compose(interceptor) })
   })
