@@ -47,6 +47,15 @@ export interface Options {
 /** The port of the operator's HTTP server in the pod: probes, metrics, /controllers. */
 export const httpPort = 8080
 
+// The container's memory limit, and V8's heap sized to it. Node sizes its heap from the pod's limit:
+// at 256Mi a 1 MB young generation and a 256 MB old one, as large as the whole pod. Measured on a
+// 10,000-Widget fleet in a 256 MiB cgroup, that young generation cost the operator 8.6-9.4 CPU s
+// where 16 MB semi-spaces cost 5.5-7.0 s, and an old generation of 144 MB leaves the rest of the
+// pod (code, buffers) room before the kernel's OOM kill: at worst V8 collects harder, then reports
+// that the heap is full. A larger limit needs both raised together.
+const memoryLimitMi = 256
+const nodeOptions = `--max-old-space-size=${memoryLimitMi * 9 / 16} --max-semi-space-size=16`
+
 /** The port of the operator's webhook server in the pod (controller-runtime's default). */
 export const webhookPort = 9443
 
@@ -203,6 +212,7 @@ export const objects = (
                 { name: "KUBEFX_HTTP_HOST", value: "0.0.0.0" },
                 { name: "KUBEFX_HTTP_PORT", value: `${httpPort}` },
                 { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+                { name: "NODE_OPTIONS", value: nodeOptions },
                 ...(webhooks?.env ?? [])
               ],
               ports: [{ name: "http", containerPort: httpPort, protocol: "TCP" }, ...(webhooks === undefined ? [] : [webhooks.port])],
@@ -210,7 +220,7 @@ export const objects = (
               startupProbe: { httpGet: { path: "/startupz", port: "http" }, periodSeconds: 2, failureThreshold: 60 },
               livenessProbe: { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 10, failureThreshold: 3 },
               readinessProbe: { httpGet: { path: "/readyz", port: "http" }, periodSeconds: 5 },
-              resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+              resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "500m", memory: `${memoryLimitMi}Mi` } },
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,

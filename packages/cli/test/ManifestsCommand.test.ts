@@ -60,6 +60,8 @@ describe("kubefx manifests", () => {
       capabilities: { drop: ["ALL"] }
     })
     expect(container.resources.limits).toEqual({ cpu: "500m", memory: "256Mi" })
+    // V8's heap sized to that limit, not the 1 MB young generation Node picks for a 256Mi pod.
+    expect(container.env).toContainEqual({ name: "NODE_OPTIONS", value: "--max-old-space-size=144 --max-semi-space-size=16" })
     expect(objects[6].spec.ports).toEqual([{ name: "http-metrics", port: 8080, targetPort: "http", protocol: "TCP" }])
   })
 
