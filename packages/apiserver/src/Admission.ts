@@ -116,7 +116,7 @@ const decode = (
  * A built-in kind's write as kube-apiserver decodes it into the served version's Go type: a value
  * of the wrong type is a 400 whatever `fieldValidation` says; unknown fields fail Strict, are
  * warned about under Warn and dropped; empty metadata fields (`labels: {}`, `finalizers: []`) are
- * left out, as Go's ObjectMeta writes them. Kinds without a known Go type keep all but the last.
+ * left out, as Go's ObjectMeta writes them. Kinds without a known Go type only lose those empty fields.
  *
  * @example
  * import { Effect } from "effect"

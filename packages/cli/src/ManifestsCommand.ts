@@ -50,7 +50,7 @@ export const httpPort = 8080
 // The container's memory limit, and V8's heap sized to it. Node sizes its heap from the pod's limit:
 // at 256Mi a 1 MB young generation and a 256 MB old one, as large as the whole pod. Measured on a
 // 10,000-Widget fleet in a 256 MiB cgroup, that young generation cost the operator 8.6-9.4 CPU s
-// where 16 MB semi-spaces cost 5.5-7.0 s, and an old generation of 144 MB leaves the rest of the
+// where 16 MB semi-spaces cost 5.5-7.5 s, and an old generation of 144 MB leaves the rest of the
 // pod (code, buffers) room before the kernel's OOM kill: at worst V8 collects harder, then reports
 // that the heap is full. A larger limit needs both raised together.
 const memoryLimitMi = 256
