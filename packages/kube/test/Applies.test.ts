@@ -72,4 +72,42 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("applies th
       yield* eventually(Effect.flatMap(kube.get(Builtins.ConfigMap, "a-config", ns), (cm) =>
         ensure(cm.data?.mode === undefined && cm.data?.message === "hello" && cm.data?.note === "mine", JSON.stringify(cm.data))))
     }))
+
+  it.effect("a body stating empty values the server leaves out (labels: {}, finalizers: []) still converges to no request", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Widget)
+      const ns = yield* namespace
+      const { client, kube, sent } = yield* counting
+      const runs = yield* Ref.make(0)
+      yield* Controller.start(Controller.define({
+        name: "widgets-empty-values",
+        for: Widget,
+        namespace: ns,
+        owns: [Builtins.ConfigMap],
+        resync: "300 millis",
+        reconcile: (widget, ctx) =>
+          Effect.gen(function*() {
+            yield* Ref.update(runs, (n) => n + 1)
+            const name = `${widget.metadata.name}-config`
+            yield* ctx.applyOwned(Builtins.ConfigMap, {
+              apiVersion: "v1",
+              kind: "ConfigMap",
+              metadata: { name, labels: {}, finalizers: [] },
+              data: { message: widget.spec.message }
+            })
+            yield* ctx.applyStatus({ status: { configMapName: name } })
+            return Outcome.done
+          })
+      })).pipe(Effect.provideService(Kube.Kube, client), Effect.provideService(References.MinimumLogLevel, "None"))
+      yield* kube.create(Widget, { apiVersion: Widget.apiVersion, kind: Widget.kind, metadata: { name: "e", namespace: ns }, spec: { replicas: 1, message: "hi" } })
+      yield* eventually(Effect.flatMap(kube.get(Widget, "e", ns), (w) => ensure(w.status?.configMapName === "e-config", "not reconciled")))
+      const stored = yield* kube.get(Builtins.ConfigMap, "e-config", ns)
+      assert.isUndefined(stored.metadata.labels)
+      assert.isUndefined(stored.metadata.finalizers)
+
+      const converged = yield* Ref.get(sent)
+      const runsBefore = yield* Ref.get(runs)
+      yield* eventually(Effect.flatMap(Ref.get(runs), (n) => ensure(n >= runsBefore + 3, `${n - runsBefore} runs`)))
+      assert.deepStrictEqual(yield* Ref.get(sent), converged)
+    }))
 })

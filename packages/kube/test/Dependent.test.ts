@@ -203,6 +203,16 @@ describe("Dependent", () => {
     assert.isTrue(Dependent.contains({ a: 1 }, { a: 1, b: undefined }))
   })
 
+  plain("contains takes an absent field for an empty map, an empty list or null, as the server stores them", () => {
+    const stored = { metadata: { name: "a" }, spec: { containers: [{ name: "c" }] } }
+    assert.isTrue(Dependent.contains(stored, { metadata: { name: "a", labels: {}, finalizers: [] }, spec: { tolerations: [], affinity: null } }))
+    assert.isTrue(Dependent.contains(stored, { spec: { containers: [{ name: "c", env: [] }] } }))
+    // Only absence: a value that is there must match, and a zero scalar is not taken for an absent field.
+    assert.isFalse(Dependent.contains({ spec: { tolerations: [{ key: "k" }] } }, { spec: { tolerations: [] } }))
+    assert.isFalse(Dependent.contains(stored, { spec: { hostNetwork: false } }))
+    assert.isFalse(Dependent.contains(stored, { metadata: { labels: { app: "a" } } }))
+  })
+
   plain("digest ignores key order and undefined fields", () => {
     assert.strictEqual(Dependent.digest({ a: 1, b: { c: [1, 2] } }), Dependent.digest({ b: { c: [1, 2] }, a: 1, d: undefined }))
     assert.notStrictEqual(Dependent.digest({ a: [1, 2] }), Dependent.digest({ a: [2, 1] }))

@@ -115,11 +115,15 @@ const quoted = (text: string): string => {
 /**
  * Whether `actual` holds every field of `desired` with the same value (arrays element by element,
  * same length). Fields only `actual` has (defaults, status, other managers' fields) do not matter.
+ * A field `desired` states as an empty map, an empty list or null is held when `actual` lacks it:
+ * the API server leaves such values out (Go's `omitempty`: `labels: {}`, `finalizers: []`,
+ * `tolerations: []`), so an object applied with them never comes back with them.
  *
  * @example
  * import { Dependent } from "@kubefx/kube"
  * Dependent.contains({ data: { a: "1" }, metadata: { uid: "u" } }, { data: { a: "1" } }) // true
  * Dependent.contains({ data: { a: "2" } }, { data: { a: "1" } }) // false
+ * Dependent.contains({ metadata: { name: "a" } }, { metadata: { name: "a", labels: {} } }) // true
  */
 export const contains = (actual: unknown, desired: unknown): boolean => {
   if (Array.isArray(desired)) {
@@ -139,8 +143,19 @@ const holdsFields = (actual: Readonly<Record<string, unknown>>, desired: object,
   for (const key in desired) {
     if (!Object.hasOwn(desired, key) || (!typeFields && (key === "apiVersion" || key === "kind"))) continue
     const value = (desired as Record<string, unknown>)[key]
-    if (value !== undefined && !contains(actual[key], value)) return false
+    if (value === undefined) continue
+    const held = actual[key]
+    if (held === undefined ? !isEmpty(value) : !contains(held, value)) return false
   }
+  return true
+}
+
+// What a Go API server leaves out of the object it stores and answers.
+const isEmpty = (value: unknown): boolean => {
+  if (value === null) return true
+  if (Array.isArray(value)) return value.length === 0
+  if (typeof value !== "object") return false
+  for (const _ in value) return false
   return true
 }
 
