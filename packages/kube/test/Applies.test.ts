@@ -19,33 +19,43 @@ const counting = Effect.gen(function*() {
   return { kube, client, sent }
 })
 
+/**
+ * A Widget controller in a fresh namespace, resyncing every 300 ms, that applies the ConfigMap
+ * `configMap` gives (named `<widget>-config`) and states its name in status; its client counts applies.
+ */
+const widgetsApplying = (name: string, configMap: (widget: typeof Widget.schema.Type, name: string) => Kube.ApplyBody) =>
+  Effect.gen(function*() {
+    yield* installCrd(Widget)
+    const ns = yield* namespace
+    const { client, kube, sent } = yield* counting
+    const runs = yield* Ref.make(0)
+    yield* Controller.start(Controller.define({
+      name,
+      for: Widget,
+      namespace: ns,
+      owns: [Builtins.ConfigMap],
+      resync: "300 millis",
+      reconcile: (widget, ctx) =>
+        Effect.gen(function*() {
+          yield* Ref.update(runs, (n) => n + 1)
+          const configMapName = `${widget.metadata.name}-config`
+          yield* ctx.applyOwned(Builtins.ConfigMap, configMap(widget, configMapName))
+          yield* ctx.applyStatus({ status: { configMapName } })
+          return Outcome.done
+        })
+    })).pipe(Effect.provideService(Kube.Kube, client), Effect.provideService(References.MinimumLogLevel, "None"))
+    return { ns, kube, sent, runs }
+  })
+
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("applies that would change nothing", (it) => {
   it.effect("a resync of converged objects sends no request; a hand edit or a dropped field is applied again", () =>
     Effect.gen(function*() {
-      yield* installCrd(Widget)
-      const ns = yield* namespace
-      const { client, kube, sent } = yield* counting
-      const runs = yield* Ref.make(0)
-      yield* Controller.start(Controller.define({
-        name: "widgets-applies",
-        for: Widget,
-        namespace: ns,
-        owns: [Builtins.ConfigMap],
-        resync: "300 millis",
-        reconcile: (widget, ctx) =>
-          Effect.gen(function*() {
-            yield* Ref.update(runs, (n) => n + 1)
-            const name = `${widget.metadata.name}-config`
-            yield* ctx.applyOwned(Builtins.ConfigMap, {
-              apiVersion: "v1",
-              kind: "ConfigMap",
-              metadata: { name },
-              data: { message: widget.spec.message, ...(widget.spec.mode === undefined ? {} : { mode: widget.spec.mode }) }
-            })
-            yield* ctx.applyStatus({ status: { configMapName: name } })
-            return Outcome.done
-          })
-      })).pipe(Effect.provideService(Kube.Kube, client), Effect.provideService(References.MinimumLogLevel, "None"))
+      const { kube, ns, runs, sent } = yield* widgetsApplying("widgets-applies", (widget, name) => ({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name },
+        data: { message: widget.spec.message, ...(widget.spec.mode === undefined ? {} : { mode: widget.spec.mode }) }
+      }))
       const spec = { replicas: 1, message: "hello", mode: "fast" as const }
       yield* kube.create(Widget, { apiVersion: Widget.apiVersion, kind: Widget.kind, metadata: { name: "a", namespace: ns }, spec })
       yield* eventually(Effect.flatMap(kube.get(Widget, "a", ns), (w) => ensure(w.status?.configMapName === "a-config", "not reconciled")))
@@ -75,30 +85,12 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("applies th
 
   it.effect("a body stating empty values the server leaves out (labels: {}, finalizers: []) still converges to no request", () =>
     Effect.gen(function*() {
-      yield* installCrd(Widget)
-      const ns = yield* namespace
-      const { client, kube, sent } = yield* counting
-      const runs = yield* Ref.make(0)
-      yield* Controller.start(Controller.define({
-        name: "widgets-empty-values",
-        for: Widget,
-        namespace: ns,
-        owns: [Builtins.ConfigMap],
-        resync: "300 millis",
-        reconcile: (widget, ctx) =>
-          Effect.gen(function*() {
-            yield* Ref.update(runs, (n) => n + 1)
-            const name = `${widget.metadata.name}-config`
-            yield* ctx.applyOwned(Builtins.ConfigMap, {
-              apiVersion: "v1",
-              kind: "ConfigMap",
-              metadata: { name, labels: {}, finalizers: [] },
-              data: { message: widget.spec.message }
-            })
-            yield* ctx.applyStatus({ status: { configMapName: name } })
-            return Outcome.done
-          })
-      })).pipe(Effect.provideService(Kube.Kube, client), Effect.provideService(References.MinimumLogLevel, "None"))
+      const { kube, ns, runs, sent } = yield* widgetsApplying("widgets-empty-values", (widget, name) => ({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name, labels: {}, finalizers: [] },
+        data: { message: widget.spec.message }
+      }))
       yield* kube.create(Widget, { apiVersion: Widget.apiVersion, kind: Widget.kind, metadata: { name: "e", namespace: ns }, spec: { replicas: 1, message: "hi" } })
       yield* eventually(Effect.flatMap(kube.get(Widget, "e", ns), (w) => ensure(w.status?.configMapName === "e-config", "not reconciled")))
       const stored = yield* kube.get(Builtins.ConfigMap, "e-config", ns)
