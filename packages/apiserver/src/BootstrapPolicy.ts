@@ -149,7 +149,7 @@ export const objects = (): ReadonlyArray<Stored> => [
   boundToGroups("cluster-admin", ["system:masters"]),
   clusterRole("system:discovery", [{
     verbs: ["get"],
-    nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"]
+    nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/openapi", "/openapi/*", ...healthAndVersion]
   }]),
   boundToGroups("system:discovery", ["system:authenticated"]),
   clusterRole("system:public-info-viewer", [{ verbs: ["get"], nonResourceURLs: healthAndVersion }]),
