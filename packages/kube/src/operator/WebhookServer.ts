@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Config, Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"
+import { Config, Context, Duration, Effect, Layer, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:https"
@@ -69,7 +69,7 @@ const reloading = (server: Server, dir: string, initial: { readonly cert: string
       Effect.catch((error) => keep(error.message))
     )
   })
-  return Effect.repeat(Effect.delay(check, every), Schedule.forever)
+  return Effect.forever(Effect.delay(check, every))
 }
 
 // Each handler comes with what it needs already provided, so the router requires nothing.
