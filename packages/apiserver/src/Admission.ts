@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import * as BuiltinSchemas from "./BuiltinSchemas.ts"
 import * as Decoding from "./Decoding.ts"
 import * as Metadata from "./Metadata.ts"
+import * as OmitEmpty from "./OmitEmpty.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
 import { KubeObject, Pruning } from "@kubefx/schema/internal"
@@ -115,8 +116,9 @@ const decode = (
 /**
  * A built-in kind's write as kube-apiserver decodes it into the served version's Go type: a value
  * of the wrong type is a 400 whatever `fieldValidation` says; unknown fields fail Strict, are
- * warned about under Warn and dropped; empty metadata fields (`labels: {}`, `finalizers: []`) are
- * left out, as Go's ObjectMeta writes them. Kinds without a known Go type only lose those empty fields.
+ * warned about under Warn and dropped; fields Go leaves out when empty (`omitempty`: `labels: {}`,
+ * `finalizers: []`, a ConfigMap's `data: {}`, a pod's `nodeSelector: null`) are left out, as Go
+ * writes its types. Kinds without a known Go type only lose the empty metadata fields.
  *
  * @example
  * import { Effect } from "effect"
@@ -138,10 +140,12 @@ export const decodeBuiltin = (
   const refuse = (message: string) =>
     Effect.fail(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${message}`))
   if (decoded._tag === "Failed") return refuse(decoded.message)
-  if (decoded.unknownFields.length === 0) return Effect.succeed({ object: Pruning.omitEmptyMeta(object), warnings: [] })
+  if (decoded.unknownFields.length === 0) {
+    return Effect.succeed({ object: OmitEmpty.apply(Pruning.omitEmptyMeta(object), schema.type), warnings: [] })
+  }
   if (fieldValidation === "Strict") return refuse(Pruning.strictDecodingError(decoded.unknownFields))
   return Effect.succeed({
-    object: Pruning.prune(object, schema.schema).value,
+    object: OmitEmpty.apply(Pruning.prune(object, schema.schema).value, schema.type),
     warnings: fieldValidation === "Warn" ? decoded.unknownFields.map(Pruning.unknownFieldWarning) : []
   })
 }

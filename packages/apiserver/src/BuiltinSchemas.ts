@@ -8,9 +8,12 @@
  * The models come from a newer Kubernetes (1.36) than the one served (1.32): the fields added
  * since 1.32 to the GA types are listed in {@link newerThanServed} and left out, so that 1.32's
  * unknown-field reports are kept. Models are loaded one file at a time, on first use of a kind.
+ * Which fields Go leaves out when empty (`omitempty`) the models do not say: that comes from
+ * 1.32's json tags ({@link OmitEmptyFields}).
  */
 import { createRequire } from "node:module"
 import type { JsonSchemaProps } from "@kubefx/schema"
+import * as OmitEmptyFields from "./OmitEmptyFields.ts"
 
 /** A Go type, as far as JSON decoding tells types apart. */
 export type GoType =
@@ -32,6 +35,11 @@ export interface Struct {
   /** The qualified name ("v1.DeploymentSpec"), as type errors name a field's type. */
   readonly goName: string
   readonly fields: ReadonlyMap<string, GoType>
+  /**
+   * The fields whose json tag has `omitempty`: "zero" ones are left out when Go's zero value
+   * (`""`, 0, false, an empty list or map, null), "nil" ones (pointers) only when null.
+   */
+  readonly omitted: ReadonlyMap<string, "zero" | "nil">
 }
 
 /** A built-in kind's decoding type and structural schema. */
@@ -167,7 +175,12 @@ const structOf = (model: string, structs: Map<string, Struct>): Struct | undefin
   if (attributes === undefined) return undefined
   const { pkg, name } = splitModel(model)
   const fields = new Map<string, GoType>()
-  const struct: Struct = { _tag: "Struct", name, goName: `${pkg}.${name}`, fields }
+  const omitted = new Map<string, "zero" | "nil">()
+  for (const field of OmitEmptyFields.omitEmptyFields[model]?.split(" ") ?? []) {
+    if (field.endsWith("?")) omitted.set(field.slice(0, -1), "nil")
+    else omitted.set(field, "zero")
+  }
+  const struct: Struct = { _tag: "Struct", name, goName: `${pkg}.${name}`, fields, omitted }
   structs.set(model, struct)
   const newer = newerThanServed[model] ?? []
   const quantityFields = quantities[name] ?? []

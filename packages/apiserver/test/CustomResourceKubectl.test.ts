@@ -2,7 +2,8 @@
  * Custom resources and CRDs through the real kubectl as users drive them: re-applying and diffing a
  * changed custom resource (merge patches, since the served OpenAPI offers no strategic merge patch
  * for custom kinds), deleting a CRD (its instances go first, whatever the last apply of the CRD
- * omitted), and orphaning dependents.
+ * omitted), and orphaning dependents; beside them, the empty fields kube-apiserver leaves out of
+ * custom and built-in objects alike, as a chart's rendered manifests have them.
  */
 import { writeFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -187,5 +188,82 @@ describe("empty metadata, as kube-apiserver's ObjectMeta keeps it", () => {
       const released = JSON.parse(await ok("get", kind, "empty-lists", "-o", "json"))
       expect(released.metadata).not.toHaveProperty("finalizers")
     }
+  })
+})
+
+describe("empty fields of built-in kinds, as kube-apiserver's Go types write them", () => {
+  // A chart's rendering: empty values left as `key:` (null), empty lists and maps, zero flags.
+  const rendered = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: rendered
+spec:
+  replicas: 0
+  paused: false
+  selector:
+    matchLabels: {app: rendered}
+  template:
+    metadata:
+      labels: {app: rendered}
+      annotations:
+    spec:
+      nodeSelector:
+      affinity:
+      tolerations: []
+      hostNetwork: false
+      containers:
+      - name: app
+        image: nginx
+        env: []
+        args:
+        tty: false
+        workingDir: ""
+        resources: {}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: rendered
+data: {}
+immutable: false
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: rendered
+rules: []
+`
+
+  it("leaves out omitempty fields at their zero value, keeps pointers' zeros and fields Go always writes", async () => {
+    const path = file("rendered.yaml", rendered)
+    await clean("apply", "--server-side", "-f", path)
+    const deployment = JSON.parse(await ok("get", "deployment", "rendered", "-o", "json"))
+    expect(deployment.spec.replicas).toBe(0)
+    expect(deployment.spec).not.toHaveProperty("paused")
+    const pod = deployment.spec.template.spec
+    for (const field of ["nodeSelector", "affinity", "tolerations", "hostNetwork"]) expect(pod).not.toHaveProperty(field)
+    expect(deployment.spec.template.metadata).not.toHaveProperty("annotations")
+    expect(pod.containers[0]).toMatchObject({ name: "app", image: "nginx", resources: {} })
+    for (const field of ["env", "args", "tty", "workingDir"]) expect(pod.containers[0]).not.toHaveProperty(field)
+    const configMap = JSON.parse(await ok("get", "configmap", "rendered", "-o", "json"))
+    expect(configMap).not.toHaveProperty("data")
+    expect(configMap.immutable).toBe(false)
+    const role = JSON.parse(await ok("get", "role", "rendered", "-o", "json"))
+    expect(role.rules).toEqual([])
+    // The manifest applied again, server-side or client-side, changes nothing that diff would show.
+    expect(await clean("diff", "--server-side", "-f", path)).toBe("")
+    // (kubectl warns that the objects it applies client-side were created without its annotation.)
+    await ok("apply", "-f", path)
+    expect(await clean("diff", "-f", path)).toBe("")
+  })
+
+  it("keeps no empty map after a patch empties it, and a merge patch of an empty map changes nothing", async () => {
+    await clean("create", "configmap", "emptied", "--from-literal=a=1")
+    await clean("patch", "configmap", "emptied", "--type=json", "-p", JSON.stringify([{ op: "remove", path: "/data/a" }]))
+    const emptied = JSON.parse(await ok("get", "configmap", "emptied", "-o", "json"))
+    expect(emptied).not.toHaveProperty("data")
+    expect(await clean("patch", "configmap", "emptied", "--type=merge", "-p", JSON.stringify({ data: {} }))).toMatch(/patched \(no change\)\n$/)
+    const again = JSON.parse(await ok("get", "configmap", "emptied", "-o", "json"))
+    expect(again.metadata.resourceVersion).toBe(emptied.metadata.resourceVersion)
   })
 })

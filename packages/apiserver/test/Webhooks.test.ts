@@ -175,7 +175,8 @@ describe("mutating webhooks", () => {
     expect(plain.json.metadata.labels).toEqual({ mutated: "yes" })
     expect((await server.request("GET", `${cms("mutate")}/plain`)).json.metadata.labels).toEqual({ mutated: "yes" })
     // The colour webhook runs after the label webhook (configurations by name) and sees its patch.
-    const painted = await server.request("POST", cms("mutate"), { body: configMap("painted", {}, { labels: { paint: "yes" } }) })
+    // (With data: an empty map is not stored, so a webhook's patch into it would find no /data.)
+    const painted = await server.request("POST", cms("mutate"), { body: configMap("painted", { size: "1" }, { labels: { paint: "yes" } }) })
     expect(painted.status).toBe(400)
     expect(painted.json.message).toBe('admission webhook "no-red.example.com" denied the request: painted is red')
     expect(reviewsOf("/colour", "painted")[0]?.review.request.object?.metadata.labels).toEqual({ mutated: "yes" })

@@ -46,11 +46,15 @@ describe("WorkloadSimulator", () => {
     const path = "/apis/apps/v1/namespaces/default/deployments"
     expect((await simulated.request("POST", path, { body: deployment("web", 3) })).status).toBe(201)
     const observed = await until(simulated, `${path}/web`, (d) => d.status?.observedGeneration === 1)
-    expect(observed.status).toMatchObject({ replicas: 3, updatedReplicas: 0, availableReplicas: 0 })
+    // Zero counts are left out, as kube-apiserver writes DeploymentStatus (omitempty).
+    expect(observed.status).toMatchObject({ replicas: 3 })
+    expect(observed.status).not.toHaveProperty("updatedReplicas")
+    expect(observed.status).not.toHaveProperty("availableReplicas")
     expect(condition(observed, "Available")).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable" })
 
     const ready = await until(simulated, `${path}/web`, (d) => d.status?.availableReplicas === 3)
-    expect(ready.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3, unavailableReplicas: 0 })
+    expect(ready.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3 })
+    expect(ready.status).not.toHaveProperty("unavailableReplicas")
     expect(condition(ready, "Available")).toMatchObject({ status: "True", reason: "MinimumReplicasAvailable" })
     expect(condition(ready, "Progressing")).toMatchObject({ status: "True", reason: "NewReplicaSetAvailable" })
     expect(ready.metadata.managedFields.some((f: any) => f.manager === "kubefx-workload-simulator" && f.subresource === "status")).toBe(true)
@@ -66,7 +70,8 @@ describe("WorkloadSimulator", () => {
     })
     expect(patched.json.metadata.generation).toBe(2)
     const rolling = await until(simulated, `${path}/scaled`, (d) => d.status?.observedGeneration === 2)
-    expect(rolling.status).toMatchObject({ replicas: 4, updatedReplicas: 0, availableReplicas: 2 })
+    expect(rolling.status).toMatchObject({ replicas: 4, availableReplicas: 2 })
+    expect(rolling.status).not.toHaveProperty("updatedReplicas")
     expect(condition(rolling, "Available")?.status).toBe("False")
     const done = await until(simulated, `${path}/scaled`, (d) => d.status?.availableReplicas === 4)
     expect(done.status).toMatchObject({ observedGeneration: 2, updatedReplicas: 4 })

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest"
+import * as BuiltinSchemas from "../src/BuiltinSchemas.ts"
+import * as OmitEmpty from "../src/OmitEmpty.ts"
+
+const kind = (group: string, name: string) => BuiltinSchemas.lookup(group, "v1", name)!.type
+
+describe("OmitEmpty", () => {
+  it("drops omitempty fields at Go's zero value and keeps a pointer's zero", () => {
+    const configMap = { metadata: { name: "a" }, data: {}, binaryData: null, immutable: false }
+    expect(OmitEmpty.apply(configMap, kind("", "ConfigMap"))).toEqual({ metadata: { name: "a" }, immutable: false })
+    const spec = { replicas: 0, paused: false, minReadySeconds: 0, revisionHistoryLimit: null, selector: { matchLabels: {} } }
+    expect(OmitEmpty.apply({ spec }, kind("apps", "Deployment"))).toEqual({ spec: { replicas: 0, selector: {} } })
+  })
+
+  it("reaches into lists and maps of structs, and keeps structs and fields without omitempty", () => {
+    const pod = {
+      spec: {
+        containers: [{ name: "a", image: "", env: [], resources: {}, ports: [{ containerPort: 80, hostPort: 0, name: "" }] }],
+        securityContext: {}
+      }
+    }
+    expect(OmitEmpty.apply(pod, kind("", "Pod"))).toEqual({
+      spec: { containers: [{ name: "a", resources: {}, ports: [{ containerPort: 80 }] }], securityContext: {} }
+    })
+    // containers and a Role's rules have no omitempty: an empty list is written out.
+    expect(OmitEmpty.apply({ spec: { containers: [] } }, kind("", "Pod"))).toEqual({ spec: { containers: [] } })
+    expect(OmitEmpty.apply({ rules: [] }, kind("rbac.authorization.k8s.io", "Role"))).toEqual({ rules: [] })
+    const crd = { spec: { versions: [{ name: "v1", schema: { openAPIV3Schema: { type: "object", properties: { a: { type: "string", enum: [] } } } } }] } }
+    expect(OmitEmpty.apply(crd, kind("apiextensions.k8s.io", "CustomResourceDefinition"))).toEqual({
+      spec: { versions: [{ name: "v1", schema: { openAPIV3Schema: { type: "object", properties: { a: { type: "string" } } } } }] }
+    })
+  })
+
+  it("answers the same object when nothing is empty", () => {
+    const configMap = { metadata: { name: "a", labels: { x: "1" } }, data: { a: "1" } }
+    expect(OmitEmpty.apply(configMap, kind("", "ConfigMap"))).toBe(configMap)
+  })
+})
