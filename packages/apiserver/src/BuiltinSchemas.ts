@@ -36,11 +36,16 @@ export interface Struct {
   readonly goName: string
   readonly fields: ReadonlyMap<string, GoType>
   /**
-   * The fields whose json tag has `omitempty`: "zero" ones are left out when Go's zero value
-   * (`""`, 0, false, an empty list or map, null), "nil" ones (pointers) only when null.
+   * How Go writes a field, where it is not a plain value: "omitempty" fields are left out at Go's
+   * zero value (`""`, 0, false, an empty list or map, null), "omitemptyPointer" ones only when
+   * null, "pointer" ones (no omitempty) are written as null when nil.
    */
-  readonly omitted: ReadonlyMap<string, "zero" | "nil">
+  readonly encodings: ReadonlyMap<string, FieldEncoding>
 }
+
+export type FieldEncoding = "omitempty" | "omitemptyPointer" | "pointer"
+
+const encodingMarks: Readonly<Record<string, FieldEncoding>> = { "?": "omitemptyPointer", "!": "pointer" }
 
 /** A built-in kind's decoding type and structural schema. */
 export interface KindSchema {
@@ -175,12 +180,12 @@ const structOf = (model: string, structs: Map<string, Struct>): Struct | undefin
   if (attributes === undefined) return undefined
   const { pkg, name } = splitModel(model)
   const fields = new Map<string, GoType>()
-  const omitted = new Map<string, "zero" | "nil">()
+  const encodings = new Map<string, FieldEncoding>()
   for (const field of OmitEmptyFields.omitEmptyFields[model]?.split(" ") ?? []) {
-    if (field.endsWith("?")) omitted.set(field.slice(0, -1), "nil")
-    else omitted.set(field, "zero")
+    const mark = encodingMarks[field.slice(-1)]
+    encodings.set(mark === undefined ? field : field.slice(0, -1), mark ?? "omitempty")
   }
-  const struct: Struct = { _tag: "Struct", name, goName: `${pkg}.${name}`, fields, omitted }
+  const struct: Struct = { _tag: "Struct", name, goName: `${pkg}.${name}`, fields, encodings }
   structs.set(model, struct)
   const newer = newerThanServed[model] ?? []
   const quantityFields = quantities[name] ?? []

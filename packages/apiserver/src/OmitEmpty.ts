@@ -2,8 +2,9 @@
  * A built-in kind's object as kube-apiserver writes it back after decoding it into its Go type:
  * a field whose json tag has `omitempty` is left out when it holds Go's zero value, so a Helm
  * manifest's `nodeSelector:` (null), a ConfigMap's `data: {}` or a container's `tty: false` are not
- * stored, where a pointer's `replicas: 0` or `immutable: false` is. Struct-typed fields are kept as
- * sent, as are fields without `omitempty` (a ClusterRole's `rules: []`).
+ * stored, where a pointer's `replicas: 0` or `immutable: false` is. Fields without `omitempty` are
+ * kept (a ClusterRole's `rules: []`); a null in a struct-typed field (a chart's `resources:`) is
+ * taken as absent, for the kind's defaults to fill as Go's zero struct.
  */
 import type * as BuiltinSchemas from "./BuiltinSchemas.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -13,19 +14,52 @@ const isEmptyRecord = (value: KubeObject.KubeObject): boolean => {
   return true
 }
 
-// Go's zero values by JSON shape; a struct's zero is written out (`{}`), so it is never empty here.
-const isZero = (value: unknown, type: BuiltinSchemas.GoType, omission: "zero" | "nil"): boolean => {
-  if (omission === "nil") return value === null
+const isEmpty = (value: unknown, type: BuiltinSchemas.GoType): boolean => {
   switch (type._tag) {
     case "Scalar":
-      return value === null || value === "" || value === 0 || value === false || (Array.isArray(value) && value.length === 0)
+      return value === "" || value === 0 || value === false || (Array.isArray(value) && value.length === 0)
     case "Slice":
-      return value === null || (Array.isArray(value) && value.length === 0)
+      return Array.isArray(value) && value.length === 0
     case "Map":
-      return value === null || (KubeObject.isObject(value) && isEmptyRecord(value))
+      return KubeObject.isObject(value) && isEmptyRecord(value)
     default:
       return false
   }
+}
+
+const scalarZero: Readonly<Record<BuiltinSchemas.Scalar, unknown>> = {
+  string: "",
+  bool: false,
+  int32: 0,
+  int64: 0,
+  float64: 0,
+  "[]uint8": null
+}
+
+const dropped = Symbol()
+
+// What Go writes for a field after decoding `value` into it: `dropped` when it leaves it out. A
+// null decodes to the field's zero value (decoding null into a value is a no-op): a nil pointer,
+// list or map without omitempty is written as null, a plain scalar as its zero, a struct as its
+// zero struct, which is left to the kind's defaults as if the field were absent.
+const written = (value: unknown, type: BuiltinSchemas.GoType, encoding: BuiltinSchemas.FieldEncoding | undefined): unknown => {
+  if (value === null) {
+    if (encoding === "pointer") return null
+    if (encoding !== undefined) return dropped
+    switch (type._tag) {
+      case "Slice":
+      case "Map":
+      case "Time":
+      case "MicroTime":
+      case "Raw":
+        return null
+      case "Scalar":
+        return scalarZero[type.goName]
+      default:
+        return dropped
+    }
+  }
+  return encoding === "omitempty" && isEmpty(value, type) ? dropped : visit(value, type)
 }
 
 const visit = (value: unknown, type: BuiltinSchemas.GoType): unknown => {
@@ -49,14 +83,11 @@ const visitStruct = (value: KubeObject.KubeObject, type: BuiltinSchemas.Struct):
     const field = type.fields.get(key)
     if (field === undefined) continue
     const inner = value[key]
-    const omission = type.omitted.get(key)
-    if (omission !== undefined && isZero(inner, field, omission)) {
-      out ??= { ...value }
-      delete out[key]
-      continue
-    }
-    const next = visit(inner, field)
-    if (next !== inner) (out ??= { ...value })[key] = next
+    const next = written(inner, field, type.encodings.get(key))
+    if (next === inner) continue
+    out ??= { ...value }
+    if (next === dropped) delete out[key]
+    else out[key] = next
   }
   return out ?? value
 }

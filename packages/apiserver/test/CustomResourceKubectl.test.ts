@@ -200,6 +200,7 @@ metadata:
 spec:
   replicas: 0
   paused: false
+  strategy:
   selector:
     matchLabels: {app: rendered}
   template:
@@ -218,7 +219,7 @@ spec:
         args:
         tty: false
         workingDir: ""
-        resources: {}
+        resources:
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -240,6 +241,8 @@ rules: []
     const deployment = JSON.parse(await ok("get", "deployment", "rendered", "-o", "json"))
     expect(deployment.spec.replicas).toBe(0)
     expect(deployment.spec).not.toHaveProperty("paused")
+    // A struct left null is Go's zero struct, which the defaults fill as if it were absent.
+    expect(deployment.spec.strategy).toMatchObject({ type: "RollingUpdate" })
     const pod = deployment.spec.template.spec
     for (const field of ["nodeSelector", "affinity", "tolerations", "hostNetwork"]) expect(pod).not.toHaveProperty(field)
     expect(deployment.spec.template.metadata).not.toHaveProperty("annotations")

@@ -36,3 +36,25 @@ describe("OmitEmpty", () => {
     expect(OmitEmpty.apply(configMap, kind("", "ConfigMap"))).toBe(configMap)
   })
 })
+
+describe("OmitEmpty, on nulls", () => {
+  it("writes a null as Go writes the zero value it decodes to", () => {
+    const service = {
+      spec: {
+        // omitempty pointer and map: left out; a struct (non-pointer): taken as absent.
+        sessionAffinityConfig: null,
+        selector: null,
+        ports: [{ port: 80, name: null, targetPort: null, protocol: null }]
+      },
+      status: null
+    }
+    expect(OmitEmpty.apply(service, kind("", "Service"))).toEqual({ spec: { ports: [{ port: 80 }] } })
+    // A pointer without omitempty is written as null; a plain scalar without it as its zero.
+    const deployment = { spec: { selector: null, template: { spec: { containers: [{ name: null, image: "nginx" }] } } } }
+    expect(OmitEmpty.apply(deployment, kind("apps", "Deployment"))).toEqual({
+      spec: { selector: null, template: { spec: { containers: [{ name: "", image: "nginx" }] } } }
+    })
+    // A list without omitempty is written as null too.
+    expect(OmitEmpty.apply({ rules: null }, kind("rbac.authorization.k8s.io", "Role"))).toEqual({ rules: null })
+  })
+})
