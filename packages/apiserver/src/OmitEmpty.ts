@@ -45,12 +45,12 @@ const dropped = Symbol()
 const written = (value: unknown, type: BuiltinSchemas.GoType, encoding: BuiltinSchemas.FieldEncoding | undefined): unknown => {
   if (value === null) {
     if (encoding === "pointer") return null
+    // A zero metav1.Time is written as null, omitempty or not (a struct is never left out).
+    if (type._tag === "Time" || type._tag === "MicroTime") return encoding === "omitemptyPointer" ? dropped : null
     if (encoding !== undefined) return dropped
     switch (type._tag) {
       case "Slice":
       case "Map":
-      case "Time":
-      case "MicroTime":
       case "Raw":
         return null
       case "Scalar":

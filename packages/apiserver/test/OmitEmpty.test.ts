@@ -54,6 +54,9 @@ describe("OmitEmpty, on nulls", () => {
     expect(OmitEmpty.apply(deployment, kind("apps", "Deployment"))).toEqual({
       spec: { selector: null, template: { spec: { containers: [{ name: "", image: "nginx" }] } } }
     })
+    // A template's zero creationTimestamp, as kubectl sends it, is written as null (Go's zero time).
+    const job = { spec: { template: { metadata: { creationTimestamp: null, labels: null } } } }
+    expect(OmitEmpty.apply(job, kind("batch", "Job"))).toEqual({ spec: { template: { metadata: { creationTimestamp: null } } } })
     // A list without omitempty is written as null too.
     expect(OmitEmpty.apply({ rules: null }, kind("rbac.authorization.k8s.io", "Role"))).toEqual({ rules: null })
   })
