@@ -117,7 +117,11 @@ const quoted = (text: string): string => {
  * same length). Fields only `actual` has (defaults, status, other managers' fields) do not matter.
  * A field `desired` states as an empty map, an empty list or null is held when `actual` lacks it:
  * the API server leaves such values out (Go's `omitempty`: `labels: {}`, `finalizers: []`,
- * `tolerations: []`), so an object applied with them never comes back with them.
+ * `tolerations: []`), so an object applied with them never comes back with them. A zero scalar is
+ * not: `false`, 0 and `""` are held only by the same value, since behind a pointer (`replicas: 0`,
+ * `automountServiceAccountToken: false`) an absent field means something else. The API server
+ * leaves out the zeros of plain `omitempty` fields (a Deployment's `paused: false`, a container's
+ * `tty: false`), so a body stating them is sent on every run: leave them out of it.
  *
  * @example
  * import { Dependent } from "@kubefx/kube"
