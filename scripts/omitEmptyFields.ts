@@ -1,8 +1,8 @@
 /**
  * Writes `packages/apiserver/src/OmitEmptyFields.ts`: which fields of each built-in Go type carry
- * `omitempty` in their json tag, and which are pointers, read from the Kubernetes 1.32 sources. Run with git checkouts of
- * kubernetes/api, kubernetes/apimachinery and kubernetes/apiextensions-apiserver (any revision
- * that has the v0.32.0 tags):
+ * `omitempty` in their json tag, and which are pointers, read from the Kubernetes 1.32 sources.
+ * Run with git checkouts of kubernetes/api, kubernetes/apimachinery and
+ * kubernetes/apiextensions-apiserver (any revision that has the v0.32.0 tags):
  *
  *   node scripts/omitEmptyFields.ts ../api ../apimachinery ../apiextensions-apiserver
  */

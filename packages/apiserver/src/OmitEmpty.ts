@@ -111,8 +111,9 @@ const visitValues = (values: KubeObject.KubeObject, type: BuiltinSchemas.GoType)
 }
 
 /**
- * `object` without the `omitempty` fields that hold their zero value, at any depth; the same
- * object back when there are none.
+ * `object` as Go writes it back: without the `omitempty` fields that hold their zero value, and
+ * with each null as Go writes the zero value it decodes to, at any depth; the same object back
+ * when that changes nothing.
  *
  * @example
  * import * as BuiltinSchemas from "./BuiltinSchemas.ts"
