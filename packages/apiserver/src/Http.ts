@@ -122,6 +122,12 @@ const parseSelectors = (resource: Registry.Resource, query: URLSearchParams) =>
     return { labelSelector, fieldSelector }
   })
 
+// What a Table's rows carry; asked of a Table alone, and checked as kube-apiserver converts to one.
+const includeObject = (query: URLSearchParams): Effect.Effect<Table.IncludeObject, Status.ApiError> => {
+  const include = Table.parseIncludeObject(query.get("includeObject"))
+  return typeof include === "string" ? Effect.succeed(include) : Effect.fail(Status.badRequest(include.invalid))
+}
+
 const parseInteger = (query: URLSearchParams, name: string): Effect.Effect<number | undefined, Status.ApiError> => {
   const raw = query.get(name)
   if (raw === null || raw === "") return Effect.succeed(undefined)
@@ -471,7 +477,7 @@ const resourceRequest = Effect.fnUntraced(function*(
       // Reads show only durable writes, so no client ever holds a revision a crash could lose.
       yield* env.durable(Number(KubeObject.meta(object).resourceVersion ?? 0))
       if (sub === "scale") return yield* respond(200, Scale.toScale(resource, object))
-      return yield* respond(200, asTable ? Table.fromObjects(resource, [object], undefined) : object)
+      return yield* respond(200, asTable ? Table.fromObjects(resource, [object], undefined, yield* includeObject(query)) : object)
     }
     case "list": {
       const selectors = yield* parseSelectors(resource, query)
@@ -488,7 +494,7 @@ const resourceRequest = Effect.fnUntraced(function*(
         ...(listed.continue === undefined ? {} : { continue: listed.continue }),
         ...(listed.remaining === undefined ? {} : { remainingItemCount: listed.remaining })
       }
-      if (asTable) return yield* respond(200, Table.fromObjects(resource, listed.items, metadata))
+      if (asTable) return yield* respond(200, Table.fromObjects(resource, listed.items, metadata, yield* includeObject(query)))
       return yield* respond(200, {
         kind: type.listKind,
         apiVersion: ResourceType.groupVersion(type),
@@ -500,6 +506,7 @@ const resourceRequest = Effect.fnUntraced(function*(
       const selectors = yield* parseSelectors(resource, query)
       const pinned = path.name === undefined ? [] : [{ field: "metadata.name", op: "=" as const, value: path.name }]
       const conversion = resource.convert
+      const include = asTable ? yield* includeObject(query) : "Metadata"
       const body = yield* context.watches.stream({
         resource,
         namespace: path.namespace,
@@ -510,8 +517,9 @@ const resourceRequest = Effect.fnUntraced(function*(
         allowWatchBookmarks: flag(query, "allowWatchBookmarks") === true,
         sendInitialEvents: flag(query, "sendInitialEvents"),
         timeoutSeconds: yield* parseInteger(query, "timeoutSeconds"),
-        present: presenter(env, resource, representation),
-        representation: Negotiation.nameOf(representation),
+        present: presenter(env, resource, representation, include),
+        // Encodings are shared by watches of one representation: a Table's rows differ by what they include.
+        representation: asTable ? `${Negotiation.nameOf(representation)};${include}` : Negotiation.nameOf(representation),
         ...(metadataWatch(representation) ? { bookmarkType: { kind: "PartialObjectMetadata", apiVersion: representation.groupVersion } } : {}),
         ...(conversion === undefined ? {} : { convert: (objects) => conversion.converter(objects, `${resource.type.group}/${resource.type.version}`) })
       })
@@ -589,9 +597,14 @@ const resourceRequest = Effect.fnUntraced(function*(
 // What a watch sends of each stored object: the object as served, a Table row, or its metadata. A
 // watch asked for as a list of metadata gets whole objects, as kube-apiserver's does (an event
 // holds one object, which is not a list).
-const presenter = (env: Rest.Env, resource: Registry.Resource, representation: Negotiation.Representation) =>
+const presenter = (
+  env: Rest.Env,
+  resource: Registry.Resource,
+  representation: Negotiation.Representation,
+  include: Table.IncludeObject
+) =>
   representation === "table"
-    ? (o: KubeObject.KubeObject) => Table.fromObjects(resource, [Rest.present(env, resource, o)], undefined)
+    ? (o: KubeObject.KubeObject) => Table.fromObjects(resource, [Rest.present(env, resource, o)], undefined, include)
     : metadataWatch(representation)
     ? (o: KubeObject.KubeObject) => PartialMetadata.ofObject(Rest.present(env, resource, o), representation.groupVersion)
     : (o: KubeObject.KubeObject) => Rest.present(env, resource, o)

@@ -1,7 +1,8 @@
 /**
  * `meta.k8s.io/v1` Tables, which kubectl asks for to print `get` output: a built-in kind's
  * columns from its printer (Printers), or for custom resources a Name column and the CRD's
- * additionalPrinterColumns (or Age), and one row per object with its metadata attached.
+ * additionalPrinterColumns (or Age), and one row per object with its metadata attached, or the
+ * whole object or nothing, as the request's `includeObject` says.
  */
 import type * as Printers from "./Printers.ts"
 import type * as Registry from "./Registry.ts"
@@ -140,6 +141,26 @@ const cell = (value: unknown, type: string): unknown => {
   return typeof value === "object" ? JSON.stringify(value) : String(value)
 }
 
+/** What each row carries (`includeObject`): the object's metadata (the default), all of it, or nothing. */
+export type IncludeObject = "Metadata" | "Object" | "None"
+
+/**
+ * The `includeObject` query parameter, or the message of kube-apiserver's 400 for a value it does
+ * not know.
+ *
+ * @example
+ * import * as Table from "./Table.ts"
+ * Table.parseIncludeObject(null) // "Metadata"
+ * Table.parseIncludeObject("Object") // "Object"
+ */
+export const parseIncludeObject = (value: string | null): IncludeObject | { readonly invalid: string } => {
+  if (value === null || value === "") return "Metadata"
+  if (value === "Metadata" || value === "Object" || value === "None") return value
+  return {
+    invalid: `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(value)}: must be 'Metadata', 'Object', 'None', or empty`
+  }
+}
+
 /**
  * A Table of objects (served form) of one resource. `listMeta` is the list's metadata (omitted
  * for a single object).
@@ -154,9 +175,11 @@ const cell = (value: unknown, type: string): unknown => {
 export const fromObjects = (
   resource: Registry.Resource,
   objects: ReadonlyArray<KubeObject.KubeObject>,
-  listMeta: KubeObject.KubeObject | undefined
+  listMeta: KubeObject.KubeObject | undefined,
+  include: IncludeObject = "Metadata"
 ): KubeObject.KubeObject => {
-  if (resource.printer !== undefined) return printed(resource.printer, objects, listMeta)
+  const rowObject = include === "Object" ? whole : include === "None" ? none : partial
+  if (resource.printer !== undefined) return printed(resource.printer, objects, listMeta, rowObject)
   const printer = resource.type.printerColumns
   const columns = printer.length === 0 ? [ageColumn] : printer
   return {
@@ -175,21 +198,29 @@ export const fromObjects = (
     ],
     rows: objects.map((object) => ({
       cells: [KubeObject.meta(object).name ?? "", ...columns.map((c) => cell(evaluate(object, c.jsonPath), c.type))],
-      object: partial(object)
+      object: rowObject(object)
     }))
   }
 }
 
-const partial = (object: KubeObject.KubeObject) => ({
+type RowObject = (object: KubeObject.KubeObject) => KubeObject.KubeObject | null
+
+const partial: RowObject = (object) => ({
   kind: "PartialObjectMetadata",
   apiVersion: "meta.k8s.io/v1",
   metadata: KubeObject.meta(object)
 })
 
+const whole: RowObject = (object) => object
+
+// Go writes a row's empty object (a RawExtension) as null.
+const none: RowObject = () => null
+
 const printed = (
   printer: Printers.Printer,
   objects: ReadonlyArray<KubeObject.KubeObject>,
-  listMeta: KubeObject.KubeObject | undefined
+  listMeta: KubeObject.KubeObject | undefined,
+  rowObject: RowObject
 ): KubeObject.KubeObject => ({
   kind: "Table",
   apiVersion: "meta.k8s.io/v1",
@@ -203,5 +234,5 @@ const printed = (
       priority: c.priority ?? 0
     }))
   ],
-  rows: objects.map((object) => ({ cells: printer.cells(object), object: partial(object) }))
+  rows: objects.map((object) => ({ cells: printer.cells(object), object: rowObject(object) }))
 })

@@ -196,4 +196,21 @@ describe("kubectl", () => {
     expect(await waiting.exited).toBe(0)
     expect(waiting.lines.join("\n")).toContain("condition met")
   })
+
+  it("sorts events by lastTimestamp with --sort-by, a field only the whole object has", async () => {
+    const event = (name: string, lastTimestamp: string) => ({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name },
+      involvedObject: { kind: "ConfigMap", name: "sorted", namespace: "default" },
+      reason: "Sorted",
+      message: `event ${name}`,
+      type: "Normal",
+      lastTimestamp
+    })
+    await ok("create", "-f", file("late.json", event("late", "2026-01-02T00:00:00Z")))
+    await ok("create", "-f", file("early.json", event("early", "2026-01-01T00:00:00Z")))
+    const sorted = await ok("get", "events", "--field-selector=reason=Sorted", "--sort-by=.lastTimestamp")
+    expect(sorted.split("\n").filter((line) => line.includes("event ")).map((line) => line.match(/event (\w+)/)![1])).toEqual(["early", "late"])
+  })
 })

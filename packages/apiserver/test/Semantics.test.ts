@@ -288,6 +288,26 @@ describe("lists", () => {
     expect(table.json.columnDefinitions.map((c: any) => c.name)).toEqual(["Name", "Spec", "Replicas"])
     expect(table.json.rows[0].cells).toEqual(["red", "* * * * *", 1])
   })
+
+  it("attaches to each row what includeObject asks: metadata by default, the whole object, or nothing", async () => {
+    const accept = { accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json" }
+    const rowObject = async (query: string) =>
+      (await server.request("GET", `${cts}?labelSelector=tier%3Da${query}`, { headers: accept })).json.rows[0].object
+    expect(await rowObject("")).toEqual({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: expect.objectContaining({ name: "red" }) })
+    expect(await rowObject("&includeObject=Metadata")).toMatchObject({ kind: "PartialObjectMetadata" })
+    // kubectl --sort-by asks for whole objects, to sort by any field of them.
+    expect(await rowObject("&includeObject=Object")).toMatchObject({ kind: "CronTab", apiVersion: "stable.example.com/v1", spec: { color: "red" } })
+    expect(await rowObject("&includeObject=None")).toBeNull()
+    const one = await server.request("GET", `${cts}/red?includeObject=Object`, { headers: accept })
+    expect(one.json.rows[0].object).toMatchObject({ kind: "CronTab", metadata: { name: "red" } })
+    const refused = await server.request("GET", `${cts}?includeObject=All`, { headers: accept })
+    expect(refused.status).toBe(400)
+    expect(refused.json.message).toBe(
+      `Unable to convert to Table as requested: includeObject: Invalid value: "All": must be 'Metadata', 'Object', 'None', or empty`
+    )
+    // Only a Table reads it: a plain list ignores it, as kube-apiserver does.
+    expect((await server.request("GET", `${cts}?includeObject=All`)).status).toBe(200)
+  })
 })
 
 describe("defaults and pruning", () => {

@@ -86,6 +86,17 @@ describe("watch", () => {
     expect(plain.events[0]).toMatchObject({ type: "ADDED", object: { kind: "ConfigMap", metadata: { name: "existing" } } })
   })
 
+  it("streams rows with whole objects to one Table watcher and metadata to another, each as it asked", async () => {
+    const path = `${cms}?watch=1&fieldSelector=metadata.name%3Dexisting`
+    const table = { accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json" }
+    const [whole, partial] = await Promise.all([
+      watch(server, `${path}&includeObject=Object`, 1, 5000, undefined, table),
+      watch(server, path, 1, 5000, undefined, table)
+    ])
+    expect(whole.events[0].object.rows[0].object).toMatchObject({ kind: "ConfigMap", metadata: { name: "existing" } })
+    expect(partial.events[0].object.rows[0].object).toMatchObject({ kind: "PartialObjectMetadata", metadata: { name: "existing" } })
+  })
+
   it("answers a legacy /watch/ path", async () => {
     const events = await watchEvents(server, "/api/v1/watch/namespaces/w/configmaps/existing", 1)
     expect(summary(events)).toEqual(["ADDED existing"])
