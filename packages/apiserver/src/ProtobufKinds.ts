@@ -1,7 +1,8 @@
 /**
  * The protobuf messages of the built-in kinds kubectl's generator commands send (`kubectl create
  * namespace|configmap|secret|serviceaccount|deployment|service|job|cronjob|role|clusterrole|
- * rolebinding|clusterrolebinding|ingress|poddisruptionbudget|priorityclass|quota`), with Kubernetes' field numbers (generated.proto) and
+ * rolebinding|clusterrolebinding|ingress|poddisruptionbudget|priorityclass|quota` and `kubectl
+ * autoscale`), with Kubernetes' field numbers (generated.proto) and
  * the Go JSON tags that decide which zero values the JSON form keeps (`omitempty` or not, pointer or
  * not). Every field a message lists is decoded; a field it does not list makes the body refused,
  * so nothing a client sent is silently dropped.
@@ -355,6 +356,23 @@ const ingress: Message = object({
 
 // policy/v1 and scheduling.k8s.io/v1
 
+// autoscaling/v1, which `kubectl autoscale` sends.
+const horizontalPodAutoscaler: Message = object({
+  2: msg("spec", {
+    1: msg("scaleTargetRef", { 1: str("kind", always), 2: str("name", always), 3: str("apiVersion") }, always),
+    2: int("minReplicas", ptr),
+    3: int("maxReplicas", always),
+    4: int("targetCPUUtilizationPercentage", ptr)
+  }),
+  3: msg("status", {
+    1: int("observedGeneration", ptr),
+    2: { name: "lastScaleTime", type: "time", pointer: true },
+    3: int("currentReplicas", always),
+    4: int("desiredReplicas", always),
+    5: int("currentCPUUtilizationPercentage", ptr)
+  })
+})
+
 const podDisruptionBudget: Message = object({
   2: msg("spec", {
     1: { name: "minAvailable", type: "intOrString", pointer: true },
@@ -417,6 +435,7 @@ export const kinds: Readonly<Record<string, Message>> = {
   "rbac.authorization.k8s.io/v1/RoleBinding": binding,
   "rbac.authorization.k8s.io/v1/ClusterRoleBinding": binding,
   "networking.k8s.io/v1/Ingress": ingress,
+  "autoscaling/v1/HorizontalPodAutoscaler": horizontalPodAutoscaler,
   "policy/v1/PodDisruptionBudget": podDisruptionBudget,
   "scheduling.k8s.io/v1/PriorityClass": priorityClass
 }

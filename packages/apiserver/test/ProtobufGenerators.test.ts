@@ -120,6 +120,22 @@ describe("kubectl create generators (protobuf bodies)", () => {
     expect(JSON.parse(live.stdout).metadata.name).toBe(target.split("/")[1])
   })
 
+  it("kubectl autoscale: the decoded autoscaling/v1 body equals the JSON kubectl would send, and is created", async () => {
+    const args = ["autoscale", "deployment", "web", "--min=2", "--max=5", "--cpu-percent=60"]
+    const dryRun = await direct.kubectl(...args, "--dry-run=client", "-o", "json")
+    expect(dryRun.code, dryRun.stderr).toBe(0)
+    recorded.length = 0
+    const created = await viaProxy.kubectl(...args)
+    expect(created.code, created.stderr).toBe(0)
+    const posts = recorded.filter((r) => r.method === "POST" && r.contentType === Protobuf.mediaType)
+    expect(posts).toHaveLength(1)
+    expect(Protobuf.decodeObject(posts[0]!.body)).toEqual({ _tag: "Success", object: JSON.parse(dryRun.stdout) })
+    const v1 = JSON.parse(await direct.ok("get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o", "json"))
+    expect(v1.spec).toEqual({ scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" }, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 60 })
+    const v2 = JSON.parse(await direct.ok("get", "hpa", "web", "-o", "json"))
+    expect(v2.spec.metrics).toEqual([{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 60 } } }])
+  })
+
   it("keeps what the generators set once stored: target ports, selectors and quantities", async () => {
     const service = JSON.parse(await direct.ok("get", "service", "np", "-o", "json"))
     expect(service.spec.ports).toEqual([expect.objectContaining({ name: "80-http", port: 80, targetPort: "http", nodePort: 30080, protocol: "TCP" })])
