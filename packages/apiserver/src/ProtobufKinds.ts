@@ -354,9 +354,8 @@ const ingress: Message = object({
   })
 })
 
-// policy/v1 and scheduling.k8s.io/v1
+// autoscaling/v1, which `kubectl autoscale` sends
 
-// autoscaling/v1, which `kubectl autoscale` sends.
 const horizontalPodAutoscaler: Message = object({
   2: msg("spec", {
     1: msg("scaleTargetRef", { 1: str("kind", always), 2: str("name", always), 3: str("apiVersion") }, always),
@@ -372,6 +371,8 @@ const horizontalPodAutoscaler: Message = object({
     5: int("currentCPUUtilizationPercentage", ptr)
   })
 })
+
+// policy/v1 and scheduling.k8s.io/v1
 
 const podDisruptionBudget: Message = object({
   2: msg("spec", {
