@@ -151,6 +151,23 @@ export const decodeBuiltin = (
 }
 
 /**
+ * A built-in object created without a status, with the status Go writes for its type's zero value
+ * (`{}` for a Job, `{loadBalancer: {}}` for an Ingress, a PodDisruptionBudget's zero counts), as
+ * kube-apiserver stores it until a controller writes one. Custom resources are left as they are.
+ *
+ * @example
+ * import * as Admission from "./Admission.ts"
+ * import * as Builtins from "./Builtins.ts"
+ * const jobs = Builtins.make().find((r) => r.type.plural === "jobs")!
+ * Admission.withZeroStatus(jobs, { metadata: { name: "a" }, spec: {} }) // { metadata: { name: "a" }, spec: {}, status: {} }
+ */
+export const withZeroStatus = (resource: Registry.Resource, object: KubeObject.KubeObject): KubeObject.KubeObject => {
+  if (resource.type.custom || object.status !== undefined) return object
+  const status = BuiltinSchemas.lookup(resource.type.group, resource.type.version, resource.type.kind)?.type.fields.get("status")
+  return status?._tag === "Struct" ? { ...object, status: OmitEmpty.zeroOf(status) } : object
+}
+
+/**
  * Schema handling that accepts everything (until CRD schemas are wired in, and for tests).
  */
 export const noSchemas: Schemas = {

@@ -281,10 +281,17 @@ export interface UpdateOptions {
   readonly apiVersion: string
   /** "status" for a write to the /status subresource. */
   readonly subresource?: string | undefined
+  /**
+   * The kind has a /status subresource: a write to the main resource owns none of `.status`
+   * (kube-apiserver's reset fields), even a status the server filled in on create.
+   */
+  readonly statusSubresource?: boolean | undefined
   /** RFC 3339 time of the write, e.g. "2024-05-01T10:00:00Z". */
   readonly time: string
   readonly structure: Structure.Structure
 }
+
+const statusPath = FieldSet.make([[FieldSet.field("status")]])
 
 /**
  * `next` with the managedFields a create, update or non-apply patch leaves: the writer's Update
@@ -306,7 +313,10 @@ export interface UpdateOptions {
 export const update = (options: UpdateOptions): Json.JsonObject => {
   const { apiVersion, live, manager, next, structure, subresource, time } = options
   const c = changes(live, next, structure)
-  const changed = FieldSet.union(c.modified, c.added)
+  const all = FieldSet.union(c.modified, c.added)
+  const changed = options.statusSubresource === true && subresource === undefined
+    ? FieldSet.difference(all, FieldSet.under(all, statusPath))
+    : all
   const writer = identity({ manager, operation: "Update", subresource })
   const owners = startingOwners(live, next, subresource).map((owner): Owner => ({
     ...owner,

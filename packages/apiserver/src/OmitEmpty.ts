@@ -110,6 +110,50 @@ const visitValues = (values: KubeObject.KubeObject, type: BuiltinSchemas.GoType)
   return out ?? values
 }
 
+// What Go writes for a field it holds at its zero value: nothing under omitempty (a struct is never
+// left out), null for a pointer, list, map or free-form value, a struct's own zero encoding.
+const zeroField = (type: BuiltinSchemas.GoType, encoding: BuiltinSchemas.FieldEncoding | undefined): unknown => {
+  if (encoding === "pointer") return null
+  if (encoding === "omitemptyPointer") return dropped
+  switch (type._tag) {
+    case "Struct":
+      return zeroOf(type)
+    case "Time":
+    case "MicroTime":
+    case "Raw":
+      return null
+    case "Quantity":
+      return "0"
+    case "IntOrString":
+      return 0
+    case "Scalar":
+      return encoding === undefined ? scalarZero[type.goName] : dropped
+    case "Slice":
+    case "Map":
+      return encoding === undefined ? null : dropped
+  }
+}
+
+/**
+ * What Go writes for a struct at its zero value: its fields without `omitempty` at their zeros and
+ * its struct fields as their own zero structs.
+ *
+ * @example
+ * import * as BuiltinSchemas from "./BuiltinSchemas.ts"
+ * import * as OmitEmpty from "./OmitEmpty.ts"
+ * const pdb = BuiltinSchemas.lookup("policy", "v1", "PodDisruptionBudget")!
+ * OmitEmpty.zeroOf(pdb.type.fields.get("status") as BuiltinSchemas.Struct)
+ * // { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }
+ */
+export const zeroOf = (type: BuiltinSchemas.Struct): KubeObject.KubeObject => {
+  const out: Record<string, unknown> = {}
+  for (const [name, field] of type.fields) {
+    const value = zeroField(field, type.encodings.get(name))
+    if (value !== dropped) out[name] = value
+  }
+  return out
+}
+
 /**
  * `object` as Go writes it back: without the `omitempty` fields that hold their zero value, and
  * with each null as Go writes the zero value it decodes to, at any depth; the same object back

@@ -75,6 +75,7 @@ export const fieldManagement: Rest.FieldManagement = {
         manager,
         apiVersion: ResourceType.groupVersion(resource.type),
         subresource,
+        statusSubresource: resource.type.subresources.status,
         time: KubeObject.timestamp(),
         structure: resource.type.structure
       }))

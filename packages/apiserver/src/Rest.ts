@@ -438,9 +438,10 @@ export const create = Effect.fnUntraced(function*(
   const hooks = webhooks(env, { resource, namespace, name }, undefined, "CREATE", undefined, options)
   const admitted = yield* Admission.admit(env.schemas, resource, object, undefined, options.fieldValidation, hooks)
   yield* noEscalation(env, resource, admitted.object, options)
+  const created = Admission.withZeroStatus(resource, admitted.object)
   const owned = managed === undefined
-    ? yield* env.fields.update(resource, undefined, admitted.object, options.fieldManager, undefined)
-    : yield* managed(admitted.object)
+    ? yield* env.fields.update(resource, undefined, created, options.fieldManager, undefined)
+    : yield* managed(created)
   if (options.dryRun) {
     return { object: owned, created: true, warnings: admitted.warnings } satisfies Written
   }

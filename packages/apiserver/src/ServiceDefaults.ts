@@ -133,7 +133,6 @@ export const service = (object: Json, old: Json | undefined): Json => {
       externalTrafficPolicy,
       ...healthCheck,
       ...(type === "LoadBalancer" ? { allocateLoadBalancerNodePorts: spec.allocateLoadBalancerNodePorts ?? true } : {})
-    }),
-    ...(old === undefined && object.status === undefined ? { status: { loadBalancer: {} } } : {})
+    })
   }
 }

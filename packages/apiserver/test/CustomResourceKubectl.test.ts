@@ -260,6 +260,26 @@ rules: []
     expect(await clean("diff", "-f", path)).toBe("")
   })
 
+  it("gives a created object the status Go writes for its type, owned by none of its writers", async () => {
+    await clean("create", "job", "zero-status", "--image=busybox")
+    await clean("create", "poddisruptionbudget", "zero-status", "--selector=app=zero", "--min-available=1")
+    await clean("create", "ingress", "zero-status", "--rule=zero.example.com/=zero:80")
+    await clean("create", "service", "clusterip", "zero-status", "--tcp=80:80")
+    const statusOf = async (kind: string) => JSON.parse(await ok("get", kind, "zero-status", "-o", "json", "--show-managed-fields"))
+    const expected: ReadonlyArray<readonly [string, unknown]> = [
+      ["job", {}],
+      ["poddisruptionbudget", { currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0 }],
+      ["ingress", { loadBalancer: {} }],
+      ["service", { loadBalancer: {} }]
+    ]
+    for (const [kind, status] of expected) {
+      const object = await statusOf(kind)
+      expect(object.status, kind).toEqual(status)
+      // As kube-apiserver's reset fields: the creator owns its spec, not the status the server wrote.
+      for (const entry of object.metadata.managedFields) expect(entry.fieldsV1, kind).not.toHaveProperty("f:status")
+    }
+  })
+
   it("keeps no empty map after a patch empties it, and a merge patch of an empty map changes nothing", async () => {
     await clean("create", "configmap", "emptied", "--from-literal=a=1")
     await clean("patch", "configmap", "emptied", "--type=json", "-p", JSON.stringify([{ op: "remove", path: "/data/a" }]))

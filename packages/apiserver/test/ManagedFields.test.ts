@@ -50,6 +50,27 @@ describe("ManagedFields.update", () => {
     }])
   })
 
+  it("gives a main-resource writer none of .status when the kind has a /status subresource", () => {
+    const job = { apiVersion: "batch/v1", kind: "Job", metadata: { name: "j" }, spec: { parallelism: 1 }, status: {} }
+    const created = ManagedFields.update({ live: undefined, next: job, manager: "kubectl-create", apiVersion: "batch/v1", time: t0, structure: {}, statusSubresource: true })
+    assert.deepStrictEqual(fieldsOf(created, "kubectl-create"), { "f:spec": { ".": {}, "f:parallelism": {} } })
+    // Without a status subresource the creator owns what it wrote there.
+    const plain = ManagedFields.update({ live: undefined, next: job, manager: "kubectl-create", apiVersion: "batch/v1", time: t0, structure: {} })
+    assert.deepStrictEqual(fieldsOf(plain, "kubectl-create"), { "f:spec": { ".": {}, "f:parallelism": {} }, "f:status": {} })
+    // A write to /status owns the status it changes.
+    const counted = ManagedFields.update({
+      live: created,
+      next: { ...created, status: { active: 1 } },
+      manager: "job-controller",
+      apiVersion: "batch/v1",
+      time: t1,
+      structure: {},
+      subresource: "status",
+      statusSubresource: true
+    })
+    assert.deepStrictEqual(fieldsOf(counted, "job-controller"), { "f:status": { "f:active": {} } })
+  })
+
   it("moves the fields a second writer changes or adds to its own entry", () => {
     const created = write(undefined, configMap({ a: "1", b: "2" }), "kubectl-create", t0)
     const edited = write(created, { ...created, data: { a: "1", b: "20", c: "3" } }, "kubectl-edit", t1)
