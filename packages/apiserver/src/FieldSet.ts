@@ -9,7 +9,7 @@
  */
 import { Result } from "effect"
 import * as Structure from "./Structure.ts"
-import { Json } from "@kubefx/schema/internal"
+import { Json, KubeObject } from "@kubefx/schema/internal"
 
 /** One element of a path, in its FieldsV1 spelling (`f:spec`, `k:{"name":"app"}`, `v:"x"`, `i:0`). */
 export type PathElement = string
@@ -329,7 +329,7 @@ export const fromFieldsV1 = (fields: Json.Json): Result.Result<FieldSet, string>
       const decoded = decode(sub)
       path.pop()
       if (decoded === undefined) return undefined
-      children.set(element, isEmptyObject(sub) ? leaf : decoded)
+      children.set(element, KubeObject.isEmptyObject(sub) ? leaf : decoded)
     }
     return { member, children }
   }
@@ -339,12 +339,6 @@ export const fromFieldsV1 = (fields: Json.Json): Result.Result<FieldSet, string>
 
 // A path in the set with nothing below it; sets are never changed in place, so it is shared.
 const leaf: FieldSet = { member: true, children: new Map() }
-
-const isEmptyObject = (json: Json.Json): boolean => {
-  if (!Json.isObject(json)) return false
-  for (const _ in json) return false
-  return true
-}
 
 const formatElement = (element: PathElement): string => {
   const rest = element.slice(2)
@@ -479,7 +473,7 @@ export const fromObject = (object: Json.Json, structure: Structure.Structure): F
     for (const kid of byElement(kids).values()) {
       const p = [...path, kid.element]
       walk(kid.value, kid.structure, p)
-      if (kid.kind !== "field" || isEmptyObject(kid.value)) out.push(p)
+      if (kid.kind !== "field" || KubeObject.isEmptyObject(kid.value)) out.push(p)
     }
   }
   walk(object, structure, [])

@@ -9,11 +9,6 @@
 import type * as BuiltinSchemas from "./BuiltinSchemas.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
-const isEmptyRecord = (value: KubeObject.KubeObject): boolean => {
-  for (const _ in value) return false
-  return true
-}
-
 const isEmpty = (value: unknown, type: BuiltinSchemas.GoType): boolean => {
   switch (type._tag) {
     case "Scalar":
@@ -21,7 +16,7 @@ const isEmpty = (value: unknown, type: BuiltinSchemas.GoType): boolean => {
     case "Slice":
       return Array.isArray(value) && value.length === 0
     case "Map":
-      return KubeObject.isObject(value) && isEmptyRecord(value)
+      return KubeObject.isEmptyObject(value)
     default:
       return false
   }

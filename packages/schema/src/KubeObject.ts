@@ -47,6 +47,20 @@ export interface OwnerReference {
 export const isObject = (u: unknown): u is KubeObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
+ * True for an object with no keys (`{}`), the empty map Go's `omitempty` leaves out.
+ *
+ * @example
+ * import * as KubeObject from "./KubeObject.ts"
+ * KubeObject.isEmptyObject({}) // true
+ * KubeObject.isEmptyObject([]) // false
+ */
+export const isEmptyObject = (u: unknown): u is KubeObject => {
+  if (!isObject(u)) return false
+  for (const _ in u) return false
+  return true
+}
+
+/**
  * A field read as an object: itself when it is one, else an empty object (absent or mistyped
  * fields read as empty, as validation and defaulting walk untrusted input).
  *

@@ -55,12 +55,7 @@ const isEmbedded = (schema: JsonSchemaProps | undefined): boolean =>
 const isEmptyMetaValue = (key: string, value: unknown): boolean =>
   value === null || value === "" || (value === 0 && key === "generation") ||
   (Array.isArray(value) && value.length === 0) ||
-  ((key === "labels" || key === "annotations") && KubeObject.isObject(value) && isEmptyRecord(value))
-
-const isEmptyRecord = (value: KubeObject.KubeObject): boolean => {
-  for (const _ in value) return false
-  return true
-}
+  ((key === "labels" || key === "annotations") && KubeObject.isEmptyObject(value))
 
 /**
  * Metadata as kube-apiserver stores it, decoded into Go's ObjectMeta and written back: the
