@@ -140,9 +140,8 @@ export const decodeBuiltin = (
   const refuse = (message: string) =>
     Effect.fail(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${message}`))
   if (decoded._tag === "Failed") return refuse(decoded.message)
-  if (decoded.unknownFields.length === 0) {
-    return Effect.succeed({ object: OmitEmpty.apply(Pruning.omitEmptyMeta(object), schema.type), warnings: [] })
-  }
+  // The Go type's table covers ObjectMeta too, so its empty fields go in the same walk.
+  if (decoded.unknownFields.length === 0) return Effect.succeed({ object: OmitEmpty.apply(object, schema.type), warnings: [] })
   if (fieldValidation === "Strict") return refuse(Pruning.strictDecodingError(decoded.unknownFields))
   return Effect.succeed({
     object: OmitEmpty.apply(Pruning.prune(object, schema.schema).value, schema.type),
