@@ -546,7 +546,7 @@ const resourceRequest = Effect.fnUntraced(function*(
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       if (sub === "finalize") return yield* respond(200, yield* context.finalizeNamespace(name, body))
       const written = sub === "scale"
-        ? yield* Rest.update(env, target, undefined, options, (current) => Effect.succeed(Scale.fromScale(resource, current, body)))
+        ? yield* Rest.update(env, target, "scale", options, (current) => Effect.succeed(Scale.fromScale(resource, current, body)))
         : yield* Rest.replace(env, target, sub === "status" ? "status" : undefined, body, options)
       const object = sub === "scale" ? Scale.toScale(resource, written.object) : written.object
       return yield* respond(written.created ? 201 : 200, object, warningHeader(written.warnings))
@@ -639,7 +639,7 @@ const scalePatch = (
   body: string,
   options: PatchOptions
 ) =>
-  Rest.update(context.env, target, undefined, options, (current) =>
+  Rest.update(context.env, target, "scale", options, (current) =>
     context.patchDocument(contentType, Scale.toScale(target.resource, current), body).pipe(
       Effect.map((scale) => Scale.fromScale(target.resource, current, scale))
     ))

@@ -10,6 +10,7 @@ import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
 import * as Lists from "./Lists.ts"
 import * as Metadata from "./Metadata.ts"
+import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Selectors from "./Selectors.ts"
@@ -336,8 +337,11 @@ const equivalentsOf = (env: Env, resource: Registry.Resource): Webhooks.Attribut
   }
 }
 
-/** The admission webhooks a write reaches, when any webhook configuration exists. */
-const webhooks = (
+/**
+ * The admission a write reaches past the object's own validation: PodSecurity for pods, workloads
+ * and namespaces, then the admission webhooks when any webhook configuration exists.
+ */
+const admissionHooks = (
   env: Env,
   target: Target,
   subresource: string | undefined,
@@ -345,23 +349,35 @@ const webhooks = (
   oldObject: KubeObject.KubeObject | undefined,
   options: WriteOptions
 ): Admission.Hooks | undefined => {
-  if (!Webhooks.configured(env.store)) return undefined
+  const webhooks = Webhooks.configured(env.store)
+  const podSecurity = PodSecurityAdmission.applies(target.resource, subresource)
+  if (!webhooks && !podSecurity) return undefined
+  const namespace = target.resource.type.namespaced ? target.namespace : undefined
+  // Scale writes reach webhooks as writes of the main resource (the Scale view is not sent).
   const attributes = (object: KubeObject.KubeObject): Webhooks.Attributes => ({
     operation,
     resource: target.resource,
-    subresource,
+    subresource: subresource === "scale" ? undefined : subresource,
     name: target.name,
-    namespace: target.resource.type.namespaced ? target.namespace : undefined,
+    namespace,
     object,
     oldObject,
     dryRun: options.dryRun,
     user: options.user ?? Authentication.admin,
     equivalents: equivalentsOf(env, target.resource)
   })
+  const podSecurityWarnings = (object: KubeObject.KubeObject) =>
+    podSecurity
+      ? PodSecurityAdmission.admit(env.store, { operation, resource: target.resource, subresource, namespace, name: target.name, object, oldObject })
+      : Effect.succeed([])
   return {
     mutate: (object) =>
-      Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({ object: mutated.object ?? object, warnings: mutated.warnings })),
-    validate: (object) => Webhooks.validate(env.store, attributes(object))
+      webhooks
+        ? Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({ object: mutated.object ?? object, warnings: mutated.warnings }))
+        : Effect.succeed({ object, warnings: [] }),
+    validate: (object) =>
+      Effect.flatMap(podSecurityWarnings(object), (warnings) =>
+        webhooks ? Effect.map(Webhooks.validate(env.store, attributes(object)), (more) => [...warnings, ...more]) : Effect.succeed(warnings))
   }
 }
 
@@ -435,7 +451,7 @@ export const create = Effect.fnUntraced(function*(
   )
   if (resource.type.subresources.status) delete object.status
   if (resource.prepareCreate !== undefined) object = resource.prepareCreate(object)
-  const hooks = webhooks(env, { resource, namespace, name }, undefined, "CREATE", undefined, options)
+  const hooks = admissionHooks(env, { resource, namespace, name }, undefined, "CREATE", undefined, options)
   const admitted = yield* Admission.admit(env.schemas, resource, object, undefined, options.fieldValidation, hooks)
   yield* noEscalation(env, resource, admitted.object, options)
   const created = Admission.withZeroStatus(resource, admitted.object)
@@ -472,7 +488,7 @@ export const create = Effect.fnUntraced(function*(
 export const update = Effect.fnUntraced(function*(
   env: Env,
   target: Target,
-  subresource: "status" | undefined,
+  subresource: "status" | "scale" | undefined,
   options: WriteOptions,
   intend: (current: KubeObject.KubeObject) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>,
   managed?: (
@@ -516,8 +532,8 @@ export const update = Effect.fnUntraced(function*(
     }
     next = Metadata.preserveOnUpdate(current, next)
     next = KubeObject.withMeta(next, { resourceVersion: KubeObject.meta(current).resourceVersion })
-    if (resource.prepareUpdate !== undefined && subresource === undefined) next = resource.prepareUpdate(next, current)
-    const hooks = webhooks(env, target, subresource, "UPDATE", current, options)
+    if (resource.prepareUpdate !== undefined && subresource !== "status") next = resource.prepareUpdate(next, current)
+    const hooks = admissionHooks(env, target, subresource, "UPDATE", current, options)
     const admitted = yield* Admission.admit(env.schemas, resource, next, current, options.fieldValidation, hooks)
     yield* noEscalation(env, resource, admitted.object, options)
     next = Metadata.nextGeneration(resource, current, admitted.object)
