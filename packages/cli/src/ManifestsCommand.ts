@@ -1,11 +1,11 @@
 /**
  * `kubefx manifests MODULE... --image IMAGE`: what a cluster needs to run the operator the modules
- * export, as one YAML stream for `kubectl apply -f -`: its CRDs, a Namespace, a ServiceAccount, the
- * least-privilege ClusterRole and its binding, the Deployment (probes on the operator's HTTP server,
- * bound to 0.0.0.0 through KUBEFX_HTTP_HOST; a restricted security context; requests and limits) and
- * a Service for its metrics; with webhooks, their Service, a Secret holding a serving certificate
- * for its DNS names (mounted where the webhook server reads it) and the webhook configurations
- * trusting it. Each run makes a new certificate, unless `--webhook-cert-dir DIR` keeps it: there a
+ * export, as one YAML stream for `kubectl apply -f -`: its CRDs, a Namespace enforcing the restricted
+ * Pod Security Standard, a ServiceAccount, the least-privilege ClusterRole and its binding, the
+ * Deployment (probes on the operator's HTTP server, bound to 0.0.0.0 through KUBEFX_HTTP_HOST; a
+ * restricted security context; requests and limits) and a Service for its metrics; with webhooks,
+ * their Service, a Secret holding a serving certificate for its DNS names (mounted where the webhook
+ * server reads it) and the webhook configurations trusting it. Each run makes a new certificate, unless `--webhook-cert-dir DIR` keeps it: there a
  * run reads the certificate it finds (checked for the Service's names, its key and 30 days left)
  * or writes the one it makes, so the manifests applied again change nothing. A running operator
  * serves a replaced certificate once the kubelet updates the mounted Secret.
@@ -187,7 +187,8 @@ export const objects = (
     ...resources.map((resource): Record<string, unknown> => ({
       ...Crd.make(resource, converted.has(resource) && webhooks !== undefined ? { conversion: webhooks.conversion.clientConfig } : {})
     })),
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels } },
+    // The operator's pod meets the restricted Pod Security Standard: its namespace enforces it.
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { ...labels, "pod-security.kubernetes.io/enforce": "restricted" } } },
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
     { ...role, metadata: { ...role.metadata, labels } },
     { ...binding, metadata: { ...binding.metadata, labels } },

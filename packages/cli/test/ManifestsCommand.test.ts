@@ -39,6 +39,7 @@ describe("kubefx manifests", () => {
       "Deployment/buckets-operator",
       "Service/buckets-operator-metrics"
     ])
+    expect(objects[1].metadata.labels["pod-security.kubernetes.io/enforce"]).toBe("restricted")
     const role = objects[3]
     expect(role.rules).toContainEqual({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["buckets-operator-leader"], verbs: ["get", "update"] })
     expect(role.rules).toContainEqual({ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] })
@@ -86,6 +87,7 @@ describe("kubefx manifests", () => {
     expect(dryRun.code).toBe(0)
     expect(dryRun.stdout).toContain("deployment.apps/buckets-operator created (server dry run)")
     expect((await kubectl("get", "deployment", "buckets-operator", "-n", "buckets-operator")).code).toBe(1)
+    // The namespace now enforces the restricted level (and warns by it): the operator's pod meets it.
     const applied = await kubectl("apply", "-f", file)
     expect(applied.stderr).toBe("")
     expect(applied.code).toBe(0)
