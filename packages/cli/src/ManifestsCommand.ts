@@ -5,10 +5,11 @@
  * Deployment (probes on the operator's HTTP server, bound to 0.0.0.0 through KUBEFX_HTTP_HOST; a
  * restricted security context; requests and limits) and a Service for its metrics; with webhooks,
  * their Service, a Secret holding a serving certificate for its DNS names (mounted where the webhook
- * server reads it) and the webhook configurations trusting it. Each run makes a new certificate, unless `--webhook-cert-dir DIR` keeps it: there a
- * run reads the certificate it finds (checked for the Service's names, its key and 30 days left)
- * or writes the one it makes, so the manifests applied again change nothing. A running operator
- * serves a replaced certificate once the kubelet updates the mounted Secret.
+ * server reads it) and the webhook configurations trusting it. Each run makes a new certificate,
+ * unless `--webhook-cert-dir DIR` keeps it: there a run reads the certificate it finds (checked for
+ * the Service's names, its key and 30 days left) or writes the one it makes, so the manifests
+ * applied again change nothing. A running operator serves a replaced certificate once the kubelet
+ * updates the mounted Secret.
  *
  * @since 0.1.0
  */
