@@ -3,10 +3,16 @@
  * readiness can be shown without running pods. Every spec change of a Deployment or StatefulSet is
  * a rollout: the new generation is observed at once (no replica updated yet, the previous ready
  * ones kept), and after `delay` every replica is updated, ready and available with an `Available`
- * condition. A newer change restarts the rollout. Off unless passed in `ApiServer.Options.controllers`.
+ * condition. A newer change restarts the rollout. A workload whose pods its namespace's Pod Security
+ * level would refuse never rolls out: it keeps no ready replica and, as the real controllers report
+ * the refused pod creations, gets a `ReplicaFailure` condition (reason `FailedCreate`) with the
+ * refusal, until a spec change or a relabelled namespace lets its pods in. Off unless passed in
+ * `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
+import * as Metadata from "./Metadata.ts"
+import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -49,11 +55,17 @@ interface WorkloadCondition {
   readonly message: string
 }
 
-// Transition time moves only when the status does, as the real controllers keep it.
-const withConditions = (previous: unknown, next: ReadonlyArray<WorkloadCondition>): ReadonlyArray<unknown> => {
+// Transition time moves only when the status does, as the real controllers keep it; a condition
+// type listed in `dropped` goes.
+const withConditions = (
+  previous: unknown,
+  next: ReadonlyArray<WorkloadCondition>,
+  dropped: ReadonlyArray<string>
+): ReadonlyArray<unknown> => {
   const now = KubeObject.timestamp()
   const old = Array.isArray(previous) ? previous.map(record) : []
-  const kept = old.filter((condition) => !next.some((c) => c.type === condition.type))
+  const kept = old.filter((condition) =>
+    !next.some((c) => c.type === condition.type) && !dropped.includes(String(condition.type)))
   return [
     ...kept,
     ...next.map((condition) => {
@@ -68,7 +80,8 @@ const withConditions = (previous: unknown, next: ReadonlyArray<WorkloadCondition
 
 /**
  * The status a workload has once its current generation is observed (`ready: false`: a rollout
- * started, no replica updated yet) or rolled out (`ready: true`).
+ * started, no replica updated yet) or rolled out (`ready: true`); with `refused`, the message of a
+ * refused pod creation, its rollout is stuck there.
  *
  * @example
  * import * as WorkloadSimulator from "./WorkloadSimulator.ts"
@@ -77,7 +90,8 @@ const withConditions = (previous: unknown, next: ReadonlyArray<WorkloadCondition
 export const status = (
   kind: "Deployment" | "StatefulSet",
   object: KubeObject.KubeObject,
-  ready: boolean
+  ready: boolean,
+  refused?: string
 ): Record<string, unknown> => {
   const previous = record(object.status)
   const spec = record(object.spec)
@@ -97,6 +111,7 @@ export const status = (
       message: ready ? "rollout complete (simulated)" : "rollout in progress (simulated)"
     })
   }
+  if (refused !== undefined) conditions.push({ type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: refused })
   return {
     ...previous,
     observedGeneration: KubeObject.meta(object).generation ?? 1,
@@ -105,9 +120,13 @@ export const status = (
     readyReplicas,
     availableReplicas: available,
     ...(kind === "Deployment" ? { unavailableReplicas: replicas - available } : { currentReplicas: ready ? replicas : readyReplicas }),
-    conditions: withConditions(previous.conditions, conditions)
+    conditions: withConditions(previous.conditions, conditions, refused === undefined ? ["ReplicaFailure"] : [])
   }
 }
+
+const refusedBefore = (object: KubeObject.KubeObject) =>
+  Array.isArray(record(object.status).conditions) &&
+  (record(object.status).conditions as ReadonlyArray<unknown>).some((c) => record(c).type === "ReplicaFailure" && record(c).status === "True")
 
 const observed = (object: KubeObject.KubeObject) =>
   record(object.status).observedGeneration === (KubeObject.meta(object).generation ?? 1)
@@ -127,12 +146,12 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     const { env } = server
     const rollouts = yield* FiberMap.make<string>()
 
-    const writeStatus = (key: Key, kind: "Deployment" | "StatefulSet", ready: boolean) => {
+    const writeStatus = (key: Key, kind: "Deployment" | "StatefulSet", ready: boolean, refused?: string) => {
       const resource = env.registry.byStorage(key.storage)[0]
       if (resource === undefined) return Effect.void
       const target: Rest.Target = { resource, namespace: key.namespace, name: key.name }
       return Rest.update(env, target, "status", writeOptions, (current) =>
-        Effect.succeed({ ...current, status: status(kind, current, ready) })).pipe(
+        Effect.succeed({ ...current, status: status(kind, current, ready, refused) })).pipe(
           Effect.asVoid,
           Effect.catchIf((error: Status.ApiError) => error.code === 404, () => Effect.void)
         )
@@ -152,13 +171,49 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
             Effect.sleep(delay).pipe(Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" }))))
           )
         } else if (observed(object)) {
-          yield* writeStatus(key, kind, true)
+          const refused = yield* refusal(key, kind, object)
+          yield* writeStatus(key, kind, refused === undefined, refused)
         }
       })
 
+    // What PodSecurity admission answers the creation of one of the workload's pods, if it refuses it.
+    const pods = env.registry.byStorage("pods")[0]
+    const refusal = (key: Key, kind: "Deployment" | "StatefulSet", object: KubeObject.KubeObject) => {
+      const template = record(record(object.spec).template)
+      const name = kind === "StatefulSet" ? `${key.name}-0` : Metadata.generateName(`${key.name}-`)
+      return pods === undefined ? Effect.succeed(undefined) : PodSecurityAdmission.admit(env.store, {
+        operation: "CREATE",
+        resource: pods,
+        subresource: undefined,
+        namespace: key.namespace,
+        name,
+        object: { apiVersion: "v1", kind: "Pod", metadata: { ...record(template.metadata), name }, spec: record(template.spec) },
+        oldObject: undefined
+      }).pipe(Effect.match({ onFailure: (error) => error.message, onSuccess: () => undefined }))
+    }
+
     const worker: Worker.Worker<Key> = yield* Worker.make("workload-simulator", handle, (key) => `${key.phase}|${objectId(key)}`)
 
+    // A relabelled namespace may let in the pods it refused: those rollouts are tried again. (Pods
+    // already running stay, as a stricter level never evicts them.)
+    const relabelled = (event: Store.Event) => {
+      if (event.type !== "MODIFIED" || event.prev === undefined) return
+      const before = KubeObject.meta(event.prev).labels ?? {}
+      const after = KubeObject.meta(event.object).labels ?? {}
+      const namespace = String(KubeObject.meta(event.object).name)
+      const keys = new Set([...Object.keys(before), ...Object.keys(after)])
+      if (![...keys].some((label) => label.startsWith("pod-security.kubernetes.io/") && before[label] !== after[label])) return
+      for (const storage of kinds.keys()) {
+        for (const object of env.store.list(storage, namespace)) {
+          if (observed(object) && refusedBefore(object)) {
+            worker.enqueue({ phase: "complete", storage, namespace, name: String(KubeObject.meta(object).name) })
+          }
+        }
+      }
+    }
+
     const onEvent = (event: Store.Event) => {
+      if (event.storage === "namespaces") return relabelled(event)
       if (event.type === "DELETED" || !kinds.has(event.storage) || observed(event.object)) return
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
     }

@@ -86,6 +86,36 @@ describe("WorkloadSimulator", () => {
     expect(condition(ready, "Available")?.status).toBe("True")
   })
 
+  it("never rolls out a workload whose pods the namespace's Pod Security level refuses, until it lets them in", async () => {
+    const labels = (level: string | null) => ({
+      body: { metadata: { labels: { "pod-security.kubernetes.io/enforce": level } } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect((await simulated.request("POST", "/api/v1/namespaces", { body: { metadata: { name: "locked" } } })).status).toBe(201)
+    expect((await simulated.request("PATCH", "/api/v1/namespaces/locked", labels("baseline"))).status).toBe(200)
+    const path = "/apis/apps/v1/namespaces/locked/deployments"
+    const privileged = deployment("root", 2)
+    privileged.spec.template.spec.containers[0] = { name: "web", image: "nginx", securityContext: { privileged: true } } as any
+    const created = await simulated.request("POST", path, { body: privileged })
+    expect(created.status).toBe(201)
+    expect(created.headers.get("warning")).toContain("would violate PodSecurity")
+    const stuck = await until(simulated, `${path}/root`, (d) => condition(d, "ReplicaFailure") !== undefined)
+    expect(condition(stuck, "ReplicaFailure")).toMatchObject({ status: "True", reason: "FailedCreate" })
+    expect(condition(stuck, "ReplicaFailure").message).toMatch(
+      /^pods "root-[a-z0-9]{5}" is forbidden: violates PodSecurity "baseline:latest": privileged \(container "web" must not set securityContext.privileged=true\)$/
+    )
+    expect(condition(stuck, "Available")).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable" })
+    expect(stuck.status).not.toHaveProperty("readyReplicas")
+    // A compliant workload beside it rolls out as usual.
+    await simulated.request("POST", path, { body: deployment("plain", 1) })
+    expect(condition(await until(simulated, `${path}/plain`, (d) => d.status?.availableReplicas === 1), "ReplicaFailure")).toBeUndefined()
+    // Lifting the level lets the pods in: the rollout completes and the failure condition goes.
+    expect((await simulated.request("PATCH", "/api/v1/namespaces/locked", labels(null))).status).toBe(200)
+    const ready = await until(simulated, `${path}/root`, (d) => d.status?.availableReplicas === 2)
+    expect(condition(ready, "ReplicaFailure")).toBeUndefined()
+    expect(condition(ready, "Available")?.status).toBe("True")
+  })
+
   it("is off by default: a Deployment's status stays empty", async () => {
     const path = "/apis/apps/v1/namespaces/default/deployments"
     await plain.request("POST", path, { body: deployment("idle", 1) })
