@@ -345,6 +345,22 @@ describe("CEL rules on CRD writes", () => {
     expect(bounded.status, bounded.text).toBe(201)
   })
 
+  it("under lists without maxItems a rule is costed once per value of its type a request could hold, not once per list level", async () => {
+    // prometheus-operator's AlertmanagerConfig: a has() rule on an object two unbounded lists deep.
+    const sigv4 = {
+      type: "object",
+      properties: { roleArn: { type: "string" }, externalId: { type: "string" } },
+      ...rules({ rule: "!has(self.externalId) || has(self.roleArn)", message: "externalId can only be used when roleArn is specified" })
+    }
+    const schema = specWith({
+      receivers: { type: "array", items: { type: "object", properties: { snsConfigs: { type: "array", items: { type: "object", properties: { sigv4 } } } } } }
+    })
+    const created = await server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+      body: crd("nested.example.com", "nesteds", "Nested", schema)
+    })
+    expect(created.status, created.text).toBe(201)
+  })
+
   it("oldSelf under a list that is not list-type=map, and optionalOldSelf without oldSelf, are refused; so are a bad reason and fieldPath", async () => {
     const causes = await crdCauses(specWith({
       items: { type: "array", maxItems: 5, items: { type: "integer", ...rules({ rule: "self == oldSelf" }) } },

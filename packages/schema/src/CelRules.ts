@@ -57,23 +57,36 @@ const namespaces = new Set(["optional", "format", "sets", "ip", "strings", "math
 // Sizes
 // ---------------------------------------------------------------------------------------------
 
-/** The fewest bytes one value of this schema takes in JSON, for the unbounded-list estimate. */
+/**
+ * The fewest bytes one value of this schema takes in JSON (kube's MinSerializedSize): an object
+ * counts its required properties that have no default, a formatted string its shortest form.
+ */
 const minSize = (schema: JsonSchemaProps | undefined): number => {
-  switch (schema?.type) {
+  if (schema === undefined || schema["x-kubernetes-int-or-string"] === true) return 1
+  switch (schema.type) {
     case "string":
-      return 2
+      return schema.format === "duration" ? 3 : schema.format === "date" ? 12 : schema.format === "date-time" ? 21 : 2
     case "boolean":
       return 4
-    case "object":
     case "array":
       return 2
+    case "object": {
+      if (typeof schema.additionalProperties === "object") return 2
+      const required = new Set(schema.required ?? [])
+      let size = 2
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        if (required.has(name) && property.default === undefined) size += name.length + minSize(property) + 4
+      }
+      return size
+    }
     default:
       return 1
   }
 }
 
-/** How many elements (items, properties, characters) a value of this schema can have at most. */
+/** How many elements (items, properties, bytes of a string) a value of this schema can have at most. */
 export const maxElements = (schema: JsonSchemaProps | undefined): number => {
+  if (schema?.["x-kubernetes-int-or-string"] === true) return maxRequestBytes - 2
   switch (schema?.type) {
     case "array":
       return schema.maxItems ?? Math.floor((maxRequestBytes - 2) / (minSize(schema.items) + 1))
@@ -81,14 +94,35 @@ export const maxElements = (schema: JsonSchemaProps | undefined): number => {
       if (schema.maxProperties !== undefined) return schema.maxProperties
       if (schema.properties !== undefined && schema.additionalProperties === undefined) return Object.keys(schema.properties).length
       const value = typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined
-      return Math.floor((maxRequestBytes - 2) / (minSize(value) + 4))
+      // Each entry takes its key's quotes, a colon and a comma besides its value.
+      return Math.floor((maxRequestBytes - 2) / (minSize(value) + 6))
     }
-    case "string":
-      return schema.maxLength ?? maxRequestBytes - 2
+    case "string": {
+      const format = schema.format
+      if (format === "duration" || format === "date-time") return 32
+      if (format === "date") return 12
+      if (schema.maxLength !== undefined) return format === "byte" ? schema.maxLength : schema.maxLength * 4 // a code point takes up to 4 bytes
+      // An enum is as long as its longest value.
+      if (format !== "byte" && schema.enum !== undefined && schema.enum.length > 0) {
+        return schema.enum.reduce<number>((max, value) => (typeof value === "string" ? Math.max(max, value.length) : max), 0)
+      }
+      return maxRequestBytes - 2
+    }
     default:
       return 1
   }
 }
+
+/**
+ * How many times a value of this schema can occur in one object when a list or map above it has
+ * no bound: as many as fit into the largest request, one comma apart.
+ *
+ * @example
+ * import * as CelRules from "./CelRules.ts"
+ * CelRules.unboundedCardinality({ type: "object" }) // 1048576
+ */
+export const unboundedCardinality = (schema: JsonSchemaProps | undefined): number =>
+  Math.floor(maxRequestBytes / (minSize(schema) + 1))
 
 // ---------------------------------------------------------------------------------------------
 // Checking names and fields

@@ -1,8 +1,9 @@
 /**
  * What kube-apiserver 1.32 checks of `x-kubernetes-validations` when a CRD is written, once the
  * schema itself is valid: each rule and messageExpression compiles against the schema; its
- * estimated cost, times how often it can run per object (the product of the list and map sizes
- * above it), stays within the per-rule limit, and all rules together within the per-CRD limit;
+ * estimated cost, times how often it can run per object (the product of the maxItems and
+ * maxProperties above it, or, when one of them is missing, as many values of the rule's type as
+ * fit into one request), stays within the per-rule limit, and all rules together within the per-CRD limit;
  * `oldSelf` appears only where old values correlate (not under a list that is not list-type=map,
  * nor a map of x-kubernetes-map-type other than granular/atomic), and `optionalOldSelf` only in
  * rules that read `oldSelf`.
@@ -29,7 +30,7 @@ const ruleLiteral = (rule: CelRules.Rule) =>
       `FieldPath:${FieldCauses.goQuote(rule.fieldPath ?? "")}, OptionalOldSelf:${rule.optionalOldSelf === undefined ? "(*bool)(nil)" : "(*bool)(0xc000a3c1f8)"}}`
   )
 
-const checkRules = (schema: JsonSchemaProps, path: string, root: boolean, cardinality: number, uncorrelatable: string | undefined, walk: Walk) => {
+const checkRules = (schema: JsonSchemaProps, path: string, root: boolean, cardinality: number | undefined, uncorrelatable: string | undefined, walk: Walk) => {
   const self = root ? CelRules.resourceRoot(schema) : schema
   ;(schema["x-kubernetes-validations"] ?? []).forEach((rule: CelRules.Rule, i) => {
     const at = index(child(path, "x-kubernetes-validations"), i)
@@ -43,7 +44,7 @@ const checkRules = (schema: JsonSchemaProps, path: string, root: boolean, cardin
       ))
       return
     }
-    const cost = Math.min(Number.MAX_SAFE_INTEGER, compiled.cost * cardinality)
+    const cost = Math.min(Number.MAX_SAFE_INTEGER, compiled.cost * (cardinality ?? CelRules.unboundedCardinality(self)))
     if (cost > CelRules.ruleCostLimit) {
       walk.causes.push(FieldCauses.forbidden(child(at, "rule"), CelRules.costMessage("estimated rule cost", cost, CelRules.ruleCostLimit)))
     }
@@ -56,20 +57,31 @@ const checkRules = (schema: JsonSchemaProps, path: string, root: boolean, cardin
   })
 }
 
-const visit = (schema: JsonSchemaProps | undefined, path: string, root: boolean, cardinality: number, uncorrelatable: string | undefined, walk: Walk): void => {
+// How many of each child a value of this schema holds at most: undefined for a list or map without
+// maxItems or maxProperties.
+const childFactor = (schema: JsonSchemaProps): number | undefined =>
+  schema.type === "array"
+    ? schema.maxItems
+    : schema.type === "object" && schema.additionalProperties !== undefined
+    ? schema.maxProperties
+    : 1
+
+const visit = (schema: JsonSchemaProps | undefined, path: string, root: boolean, parent: number | undefined, uncorrelatable: string | undefined, walk: Walk): void => {
   if (schema === undefined) return
-  checkRules(schema, path, root, cardinality, uncorrelatable, walk)
+  checkRules(schema, path, root, parent, uncorrelatable, walk)
+  const factor = childFactor(schema)
+  const cardinality = parent === undefined || factor === undefined ? undefined : Math.min(Number.MAX_SAFE_INTEGER, parent * factor)
   const mapType = schema["x-kubernetes-map-type"]
   const propertiesUncorrelatable = mapType === undefined || mapType === "granular" || mapType === "atomic" ? uncorrelatable : uncorrelatable ?? path
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     visit(property, key(child(path, "properties"), name), false, cardinality, propertiesUncorrelatable, walk)
   }
   if (typeof schema.additionalProperties === "object") {
-    visit(schema.additionalProperties, child(path, "additionalProperties"), false, cardinality * CelRules.maxElements(schema), uncorrelatable, walk)
+    visit(schema.additionalProperties, child(path, "additionalProperties"), false, cardinality, uncorrelatable, walk)
   }
   if (schema.items !== undefined) {
     const itemsUncorrelatable = schema["x-kubernetes-list-type"] === "map" ? uncorrelatable : uncorrelatable ?? path
-    visit(schema.items, child(path, "items"), false, cardinality * CelRules.maxElements(schema), itemsUncorrelatable, walk)
+    visit(schema.items, child(path, "items"), false, cardinality, itemsUncorrelatable, walk)
   }
 }
 
