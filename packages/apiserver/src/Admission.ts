@@ -18,6 +18,12 @@ export type FieldValidation = "Ignore" | "Warn" | "Strict"
 export interface Admitted {
   readonly object: KubeObject.KubeObject
   readonly warnings: ReadonlyArray<string>
+  /**
+   * When mutating admission changed the object: the object as the writer sent it (decoded and
+   * defaulted), which the writer's field ownership is reckoned from. kube-apiserver records
+   * managedFields before mutating admission, so what a plugin or webhook adds belongs to no one.
+   */
+  readonly owned?: KubeObject.KubeObject | undefined
 }
 
 /** Schema handling of custom resources, supplied by the CRD modules. */
@@ -80,14 +86,21 @@ export const admit = Effect.fnUntraced(function*(
   const name = KubeObject.meta(object).name ?? ""
   const decoded = yield* decode(schemas, resource, object, fieldValidation)
   let current = decoded.object
+  let owned: KubeObject.KubeObject | undefined
   const warnings = [...decoded.warnings]
   if (hooks !== undefined) {
     // Mutating webhooks see the defaulted object; what they return is decoded and defaulted again.
     const mutated = yield* hooks.mutate(current)
     warnings.push(...mutated.warnings)
-    if (mutated.object !== current) current = (yield* decode(schemas, resource, mutated.object, "Ignore")).object
+    if (mutated.object !== current) {
+      owned = current
+      current = (yield* decode(schemas, resource, mutated.object, "Ignore")).object
+    }
   }
-  if (resource.defaults !== undefined) current = resource.defaults(current, old)
+  if (resource.defaults !== undefined) {
+    current = resource.defaults(current, old)
+    if (owned !== undefined) owned = resource.defaults(owned, old)
+  }
   const causes = [
     ...Metadata.validateMeta(current),
     ...(old === undefined ? [] : Metadata.validateFinalizers(old, current)),
@@ -96,7 +109,7 @@ export const admit = Effect.fnUntraced(function*(
   ]
   if (causes.length > 0) return yield* Status.invalid(resource.type, name, causes)
   if (hooks !== undefined) warnings.push(...(yield* hooks.validate(current)))
-  return { object: current, warnings } satisfies Admitted
+  return { object: current, warnings, owned } satisfies Admitted
 })
 
 // A custom resource: defaults, then pruning (kube-apiserver's order); a built-in: its Go type.

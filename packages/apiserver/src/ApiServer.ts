@@ -22,6 +22,7 @@ import * as Patching from "./Patching.ts"
 import * as Persistence from "./Persistence.ts"
 import * as Registry from "./Registry.ts"
 import * as ServedOpenApi from "./ServedOpenApi.ts"
+import * as ServiceAccounts from "./ServiceAccounts.ts"
 import type * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import * as Store from "./Store.ts"
@@ -82,7 +83,7 @@ export interface ApiServer {
   readonly registry: Registry.Registry
   /** The REST storage, for in-process controllers that write as clients would. */
   readonly env: Rest.Env
-  /** Waits until the garbage collector and the namespace, CRD and ClusterRole aggregation controllers have nothing queued. */
+  /** Waits until the garbage collector and the namespace, CRD, ClusterRole aggregation and ServiceAccount controllers have nothing queued. */
   readonly settled: Effect.Effect<void>
   /** Stops the server (also done when the scope it was made in closes). */
   readonly close: Effect.Effect<void>
@@ -167,6 +168,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const namespaces = yield* Namespaces.controller(env, {
       ...(options.namespaceCleanupDelayMs === undefined ? {} : { delayMs: options.namespaceCleanupDelayMs })
     })
+    const serviceAccounts = yield* ServiceAccounts.make(env)
+    // A cluster's namespaces have their default ServiceAccount by the time it is used.
+    yield* serviceAccounts.idle
 
     const openapi = ServedOpenApi.make(registry)
     const certificate = identity.certificate
@@ -223,9 +227,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       registry,
       env,
       // One controller's writes can queue work for another: wait until all are idle at once.
-      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle], { discard: true }).pipe(
+      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle, serviceAccounts.idle], { discard: true }).pipe(
         Effect.andThen(Effect.yieldNow),
-        Effect.repeat({ until: () => crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() === 0 })
+        Effect.repeat({
+          until: () => crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() === 0
+        })
       ),
       close
     }

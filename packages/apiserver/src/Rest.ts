@@ -14,6 +14,7 @@ import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Selectors from "./Selectors.ts"
+import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as Webhooks from "./Webhooks.ts"
@@ -338,8 +339,9 @@ const equivalentsOf = (env: Env, resource: Registry.Resource): Webhooks.Attribut
 }
 
 /**
- * The admission a write reaches past the object's own validation: PodSecurity for pods, workloads
- * and namespaces, then the admission webhooks when any webhook configuration exists.
+ * The admission plugins a write reaches: the ServiceAccount plugin on a pod's creation, then the
+ * mutating webhooks; past the object's own validation, PodSecurity for pods, workloads and
+ * namespaces, then the validating webhooks. Webhooks run when any webhook configuration exists.
  */
 const admissionHooks = (
   env: Env,
@@ -351,7 +353,8 @@ const admissionHooks = (
 ): Admission.Hooks | undefined => {
   const webhooks = Webhooks.configured(env.store)
   const podSecurity = PodSecurityAdmission.applies(target.resource, subresource)
-  if (!webhooks && !podSecurity) return undefined
+  const serviceAccount = ServiceAccountAdmission.applies(target.resource, subresource, operation)
+  if (!webhooks && !podSecurity && !serviceAccount) return undefined
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
   // Scale writes reach webhooks as writes of the main resource (the Scale view is not sent).
   const attributes = (object: KubeObject.KubeObject): Webhooks.Attributes => ({
@@ -370,16 +373,35 @@ const admissionHooks = (
     podSecurity
       ? PodSecurityAdmission.admit(env.store, { operation, resource: target.resource, subresource, namespace, name: target.name, object, oldObject })
       : Effect.succeed([])
+  const plugins = (object: KubeObject.KubeObject) =>
+    serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", target.name, object) : Effect.succeed(object)
   return {
-    mutate: (object) =>
-      webhooks
-        ? Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({ object: mutated.object ?? object, warnings: mutated.warnings }))
-        : Effect.succeed({ object, warnings: [] }),
+    mutate: (given) =>
+      Effect.flatMap(plugins(given), (object) =>
+        webhooks
+          ? Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({ object: mutated.object ?? object, warnings: mutated.warnings }))
+          : Effect.succeed({ object, warnings: [] })),
     validate: (object) =>
       Effect.flatMap(podSecurityWarnings(object), (warnings) =>
         webhooks ? Effect.map(Webhooks.validate(env.store, attributes(object)), (more) => [...warnings, ...more]) : Effect.succeed(warnings))
   }
 }
+
+// What a non-apply writer's managedFields are reckoned from: the object as it sent it, when
+// mutating admission added to it (the stored object's server-owned metadata kept).
+const ownedPart = (resource: Registry.Resource, admitted: Admission.Admitted, stored: KubeObject.KubeObject): KubeObject.KubeObject =>
+  admitted.owned === undefined
+    ? stored
+    : Admission.withZeroStatus(resource, { ...admitted.owned, metadata: { ...KubeObject.record(admitted.owned.metadata), ...ownedMeta(stored) } })
+
+// Metadata the server sets after admission (generation, managedFields from the request) stays as stored.
+const ownedMeta = (stored: KubeObject.KubeObject) => {
+  const { generation, managedFields } = KubeObject.meta(stored)
+  return { ...(generation === undefined ? {} : { generation }), ...(managedFields === undefined ? {} : { managedFields }) }
+}
+
+const withOwnership = (object: KubeObject.KubeObject, fields: KubeObject.KubeObject): KubeObject.KubeObject =>
+  object === fields ? object : KubeObject.withMeta(object, { managedFields: KubeObject.meta(fields).managedFields })
 
 const namespaces: Status.Target = { group: "", plural: "namespaces", kind: "Namespace" }
 
@@ -456,7 +478,7 @@ export const create = Effect.fnUntraced(function*(
   yield* noEscalation(env, resource, admitted.object, options)
   const created = Admission.withZeroStatus(resource, admitted.object)
   const owned = managed === undefined
-    ? yield* env.fields.update(resource, undefined, created, options.fieldManager, undefined)
+    ? withOwnership(created, yield* env.fields.update(resource, undefined, ownedPart(resource, admitted, created), options.fieldManager, undefined))
     : yield* managed(created)
   if (options.dryRun) {
     return { object: owned, created: true, warnings: admitted.warnings } satisfies Written
@@ -538,7 +560,7 @@ export const update = Effect.fnUntraced(function*(
     yield* noEscalation(env, resource, admitted.object, options)
     next = Metadata.nextGeneration(resource, current, admitted.object)
     next = managed === undefined
-      ? yield* env.fields.update(resource, current, next, options.fieldManager, subresource)
+      ? withOwnership(next, yield* env.fields.update(resource, current, ownedPart(resource, admitted, next), options.fieldManager, subresource))
       : yield* managed(current, next)
     if (Metadata.sameWrite(current, next)) {
       return { object: current, created: false, warnings: admitted.warnings } satisfies Written

@@ -3,10 +3,11 @@
  * readiness can be shown without running pods. Every spec change of a Deployment or StatefulSet is
  * a rollout: the new generation is observed at once (no replica updated yet, the previous ready
  * ones kept), and after `delay` every replica is updated, ready and available with an `Available`
- * condition. A newer change restarts the rollout. A workload whose pods its namespace's Pod Security
- * level would refuse never rolls out: it keeps no ready replica and, as the real controllers report
- * the refused pod creations, gets a `ReplicaFailure` condition (reason `FailedCreate`) with the
- * refusal, until a spec change or a relabelled namespace lets its pods in. Off unless passed in
+ * condition. A newer change restarts the rollout. A workload whose pods admission would refuse (its
+ * ServiceAccount missing, or its namespace's Pod Security level) never rolls out: it keeps no ready
+ * replica and, as the real controllers report the refused pod creations, gets a `ReplicaFailure`
+ * condition (reason `FailedCreate`) with the refusal, until a spec change, the ServiceAccount's
+ * creation or a relabelled namespace lets its pods in. Off unless passed in
  * `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
@@ -14,6 +15,7 @@ import type * as ApiServer from "./ApiServer.ts"
 import * as Metadata from "./Metadata.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
+import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
@@ -176,33 +178,36 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         }
       })
 
-    // What PodSecurity admission answers the creation of one of the workload's pods, if it refuses it.
+    // What admission answers the creation of one of the workload's pods, if it refuses it: its
+    // ServiceAccount missing, or its namespace's Pod Security level.
     const pods = env.registry.byStorage("pods")[0]
     const refusal = (key: Key, kind: "Deployment" | "StatefulSet", object: KubeObject.KubeObject) => {
       const template = record(record(object.spec).template)
       const name = kind === "StatefulSet" ? `${key.name}-0` : Metadata.generateName(`${key.name}-`)
-      return pods === undefined ? Effect.succeed(undefined) : PodSecurityAdmission.admit(env.store, {
-        operation: "CREATE",
-        resource: pods,
-        subresource: undefined,
-        namespace: key.namespace,
-        name,
-        object: { apiVersion: "v1", kind: "Pod", metadata: { ...record(template.metadata), name }, spec: record(template.spec) },
-        oldObject: undefined
-      }).pipe(Effect.match({ onFailure: (error) => error.message, onSuccess: () => undefined }))
+      const pod = { apiVersion: "v1", kind: "Pod", metadata: { ...record(template.metadata), name }, spec: record(template.spec) }
+      if (pods === undefined) return Effect.succeed(undefined)
+      return ServiceAccountAdmission.admit(env.store, key.namespace, name, pod).pipe(
+        Effect.flatMap((admitted) =>
+          PodSecurityAdmission.admit(env.store, {
+            operation: "CREATE",
+            resource: pods,
+            subresource: undefined,
+            namespace: key.namespace,
+            name,
+            object: admitted,
+            oldObject: undefined
+          })
+        ),
+        Effect.match({ onFailure: (error) => error.message, onSuccess: () => undefined })
+      )
     }
 
     const worker: Worker.Worker<Key> = yield* Worker.make("workload-simulator", handle, (key) => `${key.phase}|${objectId(key)}`)
 
-    // A relabelled namespace may let in the pods it refused: those rollouts are tried again. (Pods
-    // already running stay, as a stricter level never evicts them.)
-    const relabelled = (event: Store.Event) => {
-      if (event.type !== "MODIFIED" || event.prev === undefined) return
-      const before = KubeObject.meta(event.prev).labels ?? {}
-      const after = KubeObject.meta(event.object).labels ?? {}
-      const namespace = String(KubeObject.meta(event.object).name)
-      const keys = new Set([...Object.keys(before), ...Object.keys(after)])
-      if (![...keys].some((label) => label.startsWith("pod-security.kubernetes.io/") && before[label] !== after[label])) return
+    // Refused rollouts are tried again when what refused them may have changed: the namespace's
+    // Pod Security labels, or a ServiceAccount created. (Pods already running stay, as a stricter
+    // level never evicts them.)
+    const retryRefused = (namespace: string) => {
       for (const storage of kinds.keys()) {
         for (const object of env.store.list(storage, namespace)) {
           if (observed(object) && refusedBefore(object)) {
@@ -211,9 +216,19 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         }
       }
     }
+    const relabelled = (event: Store.Event) => {
+      if (event.type !== "MODIFIED" || event.prev === undefined) return
+      const before = KubeObject.meta(event.prev).labels ?? {}
+      const after = KubeObject.meta(event.object).labels ?? {}
+      const keys = new Set([...Object.keys(before), ...Object.keys(after)])
+      if ([...keys].some((label) => label.startsWith("pod-security.kubernetes.io/") && before[label] !== after[label])) {
+        retryRefused(String(KubeObject.meta(event.object).name))
+      }
+    }
 
     const onEvent = (event: Store.Event) => {
       if (event.storage === "namespaces") return relabelled(event)
+      if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
       if (event.type === "DELETED" || !kinds.has(event.storage) || observed(event.object)) return
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
     }

@@ -21,7 +21,8 @@ const { kubectl, ok, file, killAll } = Kubectl.forServer(() => server)
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "kubefx-auth-"))
   server = await Testing.start({ dataDir })
-  await ok("create", "serviceaccount", "default")
+  // Every namespace has its default ServiceAccount, as in a cluster.
+  expect(await ok("get", "serviceaccount", "default", "-o", "name")).toBe("serviceaccount/default\n")
 })
 afterAll(async () => {
   killAll()

@@ -116,6 +116,21 @@ describe("WorkloadSimulator", () => {
     expect(condition(ready, "Available")?.status).toBe("True")
   })
 
+  it("never rolls out a workload whose ServiceAccount is missing, until it is created", async () => {
+    const path = "/apis/apps/v1/namespaces/default/deployments"
+    const builder = deployment("builder", 1)
+    ;(builder.spec.template.spec as Record<string, unknown>).serviceAccountName = "builder"
+    expect((await simulated.request("POST", path, { body: builder })).status).toBe(201)
+    const stuck = await until(simulated, `${path}/builder`, (d) => condition(d, "ReplicaFailure") !== undefined)
+    expect(condition(stuck, "ReplicaFailure").message).toMatch(
+      /^pods "builder-[a-z0-9]{5}" is forbidden: error looking up service account default\/builder: serviceaccount "builder" not found$/
+    )
+    const account = await simulated.request("POST", "/api/v1/namespaces/default/serviceaccounts", { body: { metadata: { name: "builder" } } })
+    expect(account.status).toBe(201)
+    const ready = await until(simulated, `${path}/builder`, (d) => d.status?.availableReplicas === 1)
+    expect(condition(ready, "ReplicaFailure")).toBeUndefined()
+  })
+
   it("is off by default: a Deployment's status stays empty", async () => {
     const path = "/apis/apps/v1/namespaces/default/deployments"
     await plain.request("POST", path, { body: deployment("idle", 1) })

@@ -80,10 +80,11 @@ export const installCrd = async (server: Testing.TestServer, crd: object = cront
   return created.json
 }
 
-/** Creates a namespace. */
+/** Creates a namespace and waits, as a cluster's controllers fill it, for its `default` ServiceAccount. */
 export const createNamespace = async (server: Testing.TestServer, name: string) => {
   const created = await server.request("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name } } })
   if (created.status !== 201) throw new Error(`namespace create failed: ${created.text}`)
+  await Effect.runPromise(server.settled)
 }
 
 export interface WatchEvent {

@@ -1,0 +1,75 @@
+/**
+ * kube-controller-manager's serviceaccount controller, running in the server: every namespace has
+ * a `default` ServiceAccount, made with the namespace and made again when deleted. A namespace
+ * being deleted gets none.
+ *
+ * The root-ca-cert-publisher's `kube-root-ca.crt` ConfigMap is not made: it would sit in every
+ * namespace's ConfigMap lists, the kind tests list most, and no kubelet here reads it.
+ */
+import { Effect } from "effect"
+import * as Rest from "./Rest.ts"
+import type * as Status from "./Status.ts"
+import type * as Store from "./Store.ts"
+import * as Worker from "./Worker.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+/** The ServiceAccount every namespace has, and pods without `serviceAccountName` run as. */
+export const defaultName = "default"
+
+/** The ConfigMap a pod's token volume projects the cluster's CA from. */
+export const rootCaName = "kube-root-ca.crt"
+
+const writeOptions: Rest.WriteOptions = {
+  dryRun: false,
+  fieldManager: "kube-controller-manager",
+  fieldValidation: "Ignore"
+}
+
+export interface ServiceAccounts {
+  /** Completes when nothing is queued. */
+  readonly idle: Effect.Effect<void>
+  readonly pending: () => number
+}
+
+/**
+ * Starts the controller over `env.store` in the current scope.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as ServiceAccounts from "./ServiceAccounts.ts"
+ * declare const env: import("./Rest.ts").Env
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const controller = yield* ServiceAccounts.make(env)
+ *   yield* controller.idle
+ * }))
+ */
+export const make = Effect.fnUntraced(function*(env: Rest.Env) {
+  const { store } = env
+  const serviceAccounts = env.registry.byStorage("serviceaccounts")[0]!
+  // Gone or taken meanwhile, or the namespace closing: nothing to do.
+  const settled = (error: Status.ApiError) => error.code === 404 || error.code === 409 || error.code === 403
+
+  const ensure = (namespace: string) =>
+    Effect.suspend(() => {
+      const ns = store.get("namespaces", "", namespace)
+      if (ns === undefined || KubeObject.meta(ns).deletionTimestamp !== undefined) return Effect.void
+      if (store.get("serviceaccounts", namespace, defaultName) !== undefined) return Effect.void
+      return Rest.create(env, serviceAccounts, namespace, { metadata: { name: defaultName } }, writeOptions).pipe(
+        Effect.asVoid,
+        Effect.catchIf(settled, () => Effect.void)
+      )
+    })
+
+  const worker = yield* Worker.make("serviceaccounts", ensure, (namespace: string) => namespace)
+  const onEvent = (event: Store.Event) => {
+    if (event.storage === "namespaces") {
+      if (event.type !== "DELETED") worker.enqueue(String(KubeObject.meta(event.object).name))
+    } else if (event.storage === "serviceaccounts" && event.type === "DELETED" && KubeObject.meta(event.object).name === defaultName) {
+      worker.enqueue(event.namespace)
+    }
+  }
+  for (const ns of store.list("namespaces", undefined)) worker.enqueue(String(KubeObject.meta(ns).name))
+  const unsubscribe = store.subscribe(onEvent)
+  yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+  return { idle: worker.idle, pending: worker.pending } satisfies ServiceAccounts
+})
