@@ -387,21 +387,26 @@ const admissionHooks = (
   }
 }
 
-// What a non-apply writer's managedFields are reckoned from: the object as it sent it, when
-// mutating admission added to it (the stored object's server-owned metadata kept).
-const ownedPart = (resource: Registry.Resource, admitted: Admission.Admitted, stored: KubeObject.KubeObject): KubeObject.KubeObject =>
-  admitted.owned === undefined
-    ? stored
-    : Admission.withZeroStatus(resource, { ...admitted.owned, metadata: { ...KubeObject.record(admitted.owned.metadata), ...ownedMeta(stored) } })
-
-// Metadata the server sets after admission (generation, managedFields from the request) stays as stored.
-const ownedMeta = (stored: KubeObject.KubeObject) => {
-  const { generation, managedFields } = KubeObject.meta(stored)
-  return { ...(generation === undefined ? {} : { generation }), ...(managedFields === undefined ? {} : { managedFields }) }
+// A non-apply writer's managedFields. When mutating admission added to the object, they are
+// reckoned from the object as the writer sent it (with the server-set generation and the request's
+// managedFields), as kube records them before mutating admission.
+const recordOwnership = (
+  env: Env,
+  resource: Registry.Resource,
+  admitted: Admission.Admitted,
+  live: KubeObject.KubeObject | undefined,
+  next: KubeObject.KubeObject,
+  manager: string,
+  subresource: string | undefined
+): Effect.Effect<KubeObject.KubeObject, Status.ApiError> => {
+  if (admitted.owned === undefined) return env.fields.update(resource, live, next, manager, subresource)
+  const { generation, managedFields } = KubeObject.meta(next)
+  const sent = Admission.withZeroStatus(resource, KubeObject.withMeta(admitted.owned, { generation, managedFields }))
+  return Effect.map(
+    env.fields.update(resource, live, sent, manager, subresource),
+    (fields) => KubeObject.withMeta(next, { managedFields: KubeObject.meta(fields).managedFields })
+  )
 }
-
-const withOwnership = (object: KubeObject.KubeObject, fields: KubeObject.KubeObject): KubeObject.KubeObject =>
-  object === fields ? object : KubeObject.withMeta(object, { managedFields: KubeObject.meta(fields).managedFields })
 
 const namespaces: Status.Target = { group: "", plural: "namespaces", kind: "Namespace" }
 
@@ -478,7 +483,7 @@ export const create = Effect.fnUntraced(function*(
   yield* noEscalation(env, resource, admitted.object, options)
   const created = Admission.withZeroStatus(resource, admitted.object)
   const owned = managed === undefined
-    ? withOwnership(created, yield* env.fields.update(resource, undefined, ownedPart(resource, admitted, created), options.fieldManager, undefined))
+    ? yield* recordOwnership(env, resource, admitted, undefined, created, options.fieldManager, undefined)
     : yield* managed(created)
   if (options.dryRun) {
     return { object: owned, created: true, warnings: admitted.warnings } satisfies Written
@@ -560,7 +565,7 @@ export const update = Effect.fnUntraced(function*(
     yield* noEscalation(env, resource, admitted.object, options)
     next = Metadata.nextGeneration(resource, current, admitted.object)
     next = managed === undefined
-      ? withOwnership(next, yield* env.fields.update(resource, current, ownedPart(resource, admitted, next), options.fieldManager, subresource))
+      ? yield* recordOwnership(env, resource, admitted, current, next, options.fieldManager, subresource)
       : yield* managed(current, next)
     if (Metadata.sameWrite(current, next)) {
       return { object: current, created: false, warnings: admitted.warnings } satisfies Written
