@@ -14,9 +14,9 @@
  */
 import { Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
+import * as AdmissionRules from "./AdmissionRules.ts"
 import * as Patch from "./Patch.ts"
 import type * as Registry from "./Registry.ts"
-import * as SelectorValidation from "./SelectorValidation.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
@@ -49,8 +49,6 @@ const validatingStorage = "validatingwebhookconfigurations.admissionregistration
 
 type Webhook = KubeObject.KubeObject
 
-const strings = (u: unknown): ReadonlyArray<string> => Array.isArray(u) ? u.filter((s): s is string => typeof s === "string") : []
-
 const webhooksOf = (store: Store.Store, storage: string): ReadonlyArray<Webhook> =>
   [...store.list(storage, undefined)]
     .sort((a, b) => (KubeObject.meta(a).name ?? "").localeCompare(KubeObject.meta(b).name ?? ""))
@@ -59,35 +57,6 @@ const webhooksOf = (store: Store.Store, storage: string): ReadonlyArray<Webhook>
 // ---------------------------------------------------------------------------------------------
 // Matching
 // ---------------------------------------------------------------------------------------------
-
-const anyOf = (values: ReadonlyArray<string>, value: string) => values.includes("*") || values.includes(value)
-
-const resourceMatches = (patterns: ReadonlyArray<string>, plural: string, subresource: string | undefined) =>
-  patterns.some((pattern) => {
-    if (pattern === "*/*") return true
-    const [resource, sub] = pattern.split("/", 2) as [string, string | undefined]
-    const resourceOk = resource === "*" || resource === plural
-    if (subresource === undefined) return resourceOk && sub === undefined
-    return resourceOk && (sub === "*" || sub === subresource)
-  })
-
-const ruleMatches = (rule: KubeObject.KubeObject, at: Attributes, resource: Registry.Resource): boolean => {
-  const type = resource.type
-  const scope = typeof rule.scope === "string" ? rule.scope : "*"
-  return anyOf(strings(rule.operations), at.operation) &&
-    anyOf(strings(rule.apiGroups), type.group) &&
-    anyOf(strings(rule.apiVersions), type.version) &&
-    resourceMatches(strings(rule.resources), type.plural, at.subresource) &&
-    (scope === "*" || (scope === "Namespaced") === type.namespaced)
-}
-
-const labelsOf = (object: KubeObject.KubeObject | undefined) => KubeObject.meta(object ?? {}).labels as Readonly<Record<string, string>> | undefined
-
-const namespaceLabels = (store: Store.Store, at: Attributes) => {
-  if (at.resource.type.group === "" && at.resource.type.plural === "namespaces") return labelsOf(at.object ?? at.oldObject)
-  if (at.namespace === undefined) return undefined
-  return labelsOf(store.get("namespaces", "", at.namespace))
-}
 
 const exempt = (at: Attributes) =>
   at.resource.type.group === "admissionregistration.k8s.io"
@@ -101,9 +70,9 @@ interface Reached {
 // Exact: the request's version only; Equivalent: else the first other served version the rules name.
 const versionFor = (hook: Webhook, at: Attributes): Registry.Resource | undefined => {
   const rules = KubeObject.records(hook.rules)
-  if (rules.some((rule) => ruleMatches(rule, at, at.resource))) return at.resource
+  if (rules.some((rule) => AdmissionRules.ruleMatches(rule, at, at.resource))) return at.resource
   if (hook.matchPolicy === "Exact") return undefined
-  return at.equivalents?.resources.find((other) => rules.some((rule) => ruleMatches(rule, at, other)))
+  return at.equivalents?.resources.find((other) => rules.some((rule) => AdmissionRules.ruleMatches(rule, at, other)))
 }
 
 /** The webhooks of these configurations that this request reaches. */
@@ -112,9 +81,7 @@ const selected = (store: Store.Store, storage: string, at: Attributes): Readonly
   return webhooksOf(store, storage).flatMap((hook) => {
     const as = versionFor(hook, at)
     if (as === undefined) return []
-    const clusterScoped = !at.resource.type.namespaced && at.resource.type.plural !== "namespaces"
-    if (!clusterScoped && !SelectorValidation.matches(hook.namespaceSelector, namespaceLabels(store, at))) return []
-    return SelectorValidation.matches(hook.objectSelector, labelsOf(at.object)) || SelectorValidation.matches(hook.objectSelector, labelsOf(at.oldObject)) ? [{ hook, as }] : []
+    return AdmissionRules.selected(store, at, hook.namespaceSelector, hook.objectSelector) ? [{ hook, as }] : []
   })
 }
 
@@ -182,7 +149,7 @@ const verify = (uid: string, mutating: boolean, review: unknown): Result.Result<
     allowed: response.allowed === true,
     result: KubeObject.isObject(response.status) ? response.status : undefined,
     patch,
-    warnings: strings(response.warnings)
+    warnings: AdmissionRules.strings(response.warnings)
   })
 }
 
