@@ -6,6 +6,7 @@
  */
 import { Duration, Effect } from "effect"
 import * as Admission from "./Admission.ts"
+import * as AdmissionPolicies from "./AdmissionPolicies.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
 import * as Lists from "./Lists.ts"
@@ -13,6 +14,7 @@ import * as Metadata from "./Metadata.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
+import * as Scale from "./Scale.ts"
 import * as Selectors from "./Selectors.ts"
 import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import * as Status from "./Status.ts"
@@ -341,7 +343,8 @@ const equivalentsOf = (env: Env, resource: Registry.Resource): Webhooks.Attribut
 /**
  * The admission plugins a write reaches: the ServiceAccount plugin on a pod's creation, then the
  * mutating webhooks; past the object's own validation, PodSecurity for pods, workloads and
- * namespaces, then the validating webhooks. Webhooks run when any webhook configuration exists.
+ * namespaces, the bound ValidatingAdmissionPolicies, then the validating webhooks. Webhooks run
+ * when any webhook configuration exists.
  */
 const admissionHooks = (
   env: Env,
@@ -352,9 +355,10 @@ const admissionHooks = (
   options: WriteOptions
 ): Admission.Hooks | undefined => {
   const webhooks = Webhooks.configured(env.store)
+  const policies = AdmissionPolicies.configured(env.store)
   const podSecurity = PodSecurityAdmission.applies(target.resource, subresource)
   const serviceAccount = ServiceAccountAdmission.applies(target.resource, subresource, operation)
-  if (!webhooks && !podSecurity && !serviceAccount) return undefined
+  if (!webhooks && !policies && !podSecurity && !serviceAccount) return undefined
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
   // Scale writes reach webhooks as writes of the main resource (the Scale view is not sent).
   const attributes = (object: KubeObject.KubeObject): Webhooks.Attributes => ({
@@ -369,6 +373,16 @@ const admissionHooks = (
     user: options.user ?? Authentication.admin,
     equivalents: equivalentsOf(env, target.resource)
   })
+  // Policies see a scale write as kube sends it: the scale subresource, on the Scale view.
+  const policyRequest = (object: KubeObject.KubeObject): AdmissionPolicies.Request =>
+    subresource === "scale"
+      ? {
+        ...attributes(object),
+        subresource,
+        object: Scale.toScale(target.resource, object),
+        oldObject: oldObject === undefined ? undefined : Scale.toScale(target.resource, oldObject)
+      }
+      : attributes(object)
   const podSecurityWarnings = (object: KubeObject.KubeObject) =>
     podSecurity
       ? PodSecurityAdmission.admit(env.store, { operation, resource: target.resource, subresource, namespace, name: target.name, object, oldObject })
@@ -382,8 +396,12 @@ const admissionHooks = (
           ? Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({ object: mutated.object ?? object, warnings: mutated.warnings }))
           : Effect.succeed({ object, warnings: [] })),
     validate: (object) =>
-      Effect.flatMap(podSecurityWarnings(object), (warnings) =>
-        webhooks ? Effect.map(Webhooks.validate(env.store, attributes(object)), (more) => [...warnings, ...more]) : Effect.succeed(warnings))
+      Effect.gen(function*() {
+        const warnings = [...yield* podSecurityWarnings(object)]
+        if (policies) warnings.push(...yield* AdmissionPolicies.validate(env.store, env.registry, policyRequest(object)))
+        if (webhooks) warnings.push(...yield* Webhooks.validate(env.store, attributes(object)))
+        return warnings
+      })
   }
 }
 
@@ -649,7 +667,7 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`
       )
     }
-    if (attempt === 0 && Webhooks.configured(env.store)) {
+    if (attempt === 0 && (Webhooks.configured(env.store) || AdmissionPolicies.configured(env.store))) {
       const attributes: Webhooks.Attributes = {
         operation: "DELETE",
         resource,
@@ -663,6 +681,7 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
         equivalents: equivalentsOf(env, resource)
       }
       yield* Webhooks.mutate(env.store, attributes)
+      yield* AdmissionPolicies.validate(env.store, env.registry, attributes)
       yield* Webhooks.validate(env.store, attributes)
     }
     if (m.deletionTimestamp !== undefined) {

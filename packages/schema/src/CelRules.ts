@@ -409,7 +409,7 @@ const parseError = (source: string, error: unknown): CompileError => {
 const compileExpression = (
   source: string,
   vars: ReadonlyMap<string, Shape>,
-  expected: "bool" | "string",
+  expected: "bool" | "string" | "any",
   optional: string | undefined
 ): { readonly expr: Expr; readonly program: Program } | CompileError => {
   let parsed: ReturnType<typeof parse>
@@ -421,7 +421,7 @@ const compileExpression = (
   const scope: Scope = { vars, typed: new Map(optional === undefined ? [] : [[optional, dyn]]), positions: parsed.sourceInfo?.positions ?? {}, source, errors: [] }
   const result = check(parsed.expr, scope)
   // kube-apiserver's own check of the output type, worded without cel-go's position.
-  if (scope.errors.length === 0 && result.type !== "dyn" && result.type !== expected) {
+  if (scope.errors.length === 0 && expected !== "any" && result.type !== "dyn" && result.type !== expected) {
     return { detail: expected === "bool" ? "cel expression must evaluate to a bool" : "must evaluate to a string" }
   }
   if (scope.errors.length > 0) {
@@ -436,6 +436,25 @@ const compileExpression = (
 }
 
 const isError = (x: object): x is CompileError => "detail" in x
+
+/**
+ * Compiles an expression over variables of no declared schema (an admission policy's `object`,
+ * `oldObject`, `request`, `params`...), each read dynamically; `expected` is the type it must
+ * have when the checker can tell.
+ *
+ * @example
+ * import * as CelRules from "./CelRules.ts"
+ * const compiled = CelRules.compileUntyped("object.spec.replicas <= 5", ["object"], "bool")
+ * "detail" in compiled // false
+ */
+export const compileUntyped = (
+  source: string,
+  names: ReadonlyArray<string>,
+  expected: "bool" | "string" | "any"
+): { readonly program: Program } | CompileError => {
+  const compiled = compileExpression(source, new Map(names.map((name) => [name, undefined])), expected, undefined)
+  return isError(compiled) ? compiled : { program: compiled.program }
+}
 
 /**
  * Compiles a rule for the schema node it sits on. `root` marks the resource's top level, where

@@ -81,8 +81,14 @@ const ruleText = (rule: CelRules.Rule) => rule.message !== undefined && rule.mes
 const defaultMessage = (rule: CelRules.Rule) =>
   rule.message !== undefined && rule.message.trim() !== "" ? rule.message.trim() : `failed rule: ${rule.rule.trim()}`
 
-/** cel-go's wording of a runtime error, from @bufbuild/cel's. */
-const goError = (message: string): string =>
+/**
+ * cel-go's wording of a runtime error, from @bufbuild/cel's.
+ *
+ * @example
+ * import * as CelValidation from "./CelValidation.ts"
+ * CelValidation.goError("field not found: tier") // "no such key: tier"
+ */
+export const goError = (message: string): string =>
   message
     .replace(/^field not found: (.*)$/, "no such key: $1")
     .replace(/^index (-?\d+) out of bounds.*$/, "index out of bounds: $1")
