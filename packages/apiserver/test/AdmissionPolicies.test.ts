@@ -108,6 +108,33 @@ describe("ValidatingAdmissionPolicy", () => {
     expect((await post("limited", deployment("d", 9, { exempt: "yes" }))).headers.get("warning")).toBeNull()
   })
 
+  it("runs once per parameter object a selector finds, and sees the namespace", async () => {
+    await createNamespace(server, "selected")
+    await ok("label", "namespace", "selected", "tier=gold")
+    await install("floors.example.com", {
+      paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+      matchConstraints: deploymentRules(),
+      validations: [{
+        expression: "object.spec.replicas >= int(params.data.min)",
+        messageExpression: "params.metadata.name + ' wants ' + params.data.min + ' replicas in a ' + namespaceObject.metadata.labels.tier + ' namespace'"
+      }]
+    }, {
+      validationActions: ["Warn"],
+      paramRef: { selector: { matchLabels: { floor: "yes" } } },
+      matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "selected" } } }
+    })
+    for (const [name, min] of [["two", "2"], ["three", "3"]]) {
+      await server.request("POST", "/api/v1/namespaces/selected/configmaps", { body: { metadata: { name, labels: { floor: "yes" } }, data: { min } } })
+    }
+    await server.request("POST", "/api/v1/namespaces/selected/configmaps", { body: { metadata: { name: "ignored" }, data: { min: "9" } } })
+    const created = await post("selected", deployment("one", 1))
+    expect(created.status).toBe(201)
+    expect(created.headers.get("warning")).toBe([
+      `299 - "Validation failed for ValidatingAdmissionPolicy 'floors.example.com' with binding 'floors.example.com-binding': three wants 3 replicas in a gold namespace"`,
+      `299 - "Validation failed for ValidatingAdmissionPolicy 'floors.example.com' with binding 'floors.example.com-binding': two wants 2 replicas in a gold namespace"`
+    ].join(", "))
+  })
+
   it("fails closed on an expression that errors unless failurePolicy is Ignore", async () => {
     await createNamespace(server, "strict")
     await createNamespace(server, "lenient")
