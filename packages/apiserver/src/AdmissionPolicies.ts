@@ -30,11 +30,7 @@ const policyStorage = "validatingadmissionpolicies.admissionregistration.k8s.io"
 const bindingStorage = "validatingadmissionpolicybindings.admissionregistration.k8s.io"
 
 /** A request as policies see it. */
-export interface Request extends AdmissionRules.Request {
-  readonly operation: "CREATE" | "UPDATE" | "DELETE"
-  readonly dryRun: boolean
-  readonly user: { readonly username: string; readonly groups: ReadonlyArray<string> }
-}
+export type Request = AdmissionRules.Request
 
 /**
  * Whether any policy is bound, so that requests need looking at.

@@ -10,15 +10,17 @@ import * as SelectorValidation from "./SelectorValidation.ts"
 import type * as Store from "./Store.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
-/** What is being admitted, as far as selecting it goes. */
+/** What is being admitted. */
 export interface Request {
-  readonly operation: "CREATE" | "UPDATE" | "DELETE" | "CONNECT"
+  readonly operation: "CREATE" | "UPDATE" | "DELETE"
   readonly resource: Registry.Resource
   readonly subresource: string | undefined
   readonly name: string
   readonly namespace: string | undefined
   readonly object: KubeObject.KubeObject | undefined
   readonly oldObject: KubeObject.KubeObject | undefined
+  readonly dryRun: boolean
+  readonly user: { readonly username: string; readonly groups: ReadonlyArray<string> }
 }
 
 /** The strings of a JSON list, ignoring anything else. */

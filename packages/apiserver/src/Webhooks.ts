@@ -22,17 +22,8 @@ import type * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
 import { Json, KubeObject } from "@kubefx/schema/internal"
 
-/** What is being admitted. */
-export interface Attributes {
-  readonly operation: "CREATE" | "UPDATE" | "DELETE"
-  readonly resource: Registry.Resource
-  readonly subresource: string | undefined
-  readonly name: string
-  readonly namespace: string | undefined
-  readonly object: KubeObject.KubeObject | undefined
-  readonly oldObject: KubeObject.KubeObject | undefined
-  readonly dryRun: boolean
-  readonly user: { readonly username: string; readonly groups: ReadonlyArray<string> }
+/** What is being admitted, and how to reach its other served versions. */
+export interface Attributes extends AdmissionRules.Request {
   /**
    * The other served versions of the same resource, and how to convert objects between versions:
    * a webhook with matchPolicy Equivalent (the default) whose rules name another version gets the
