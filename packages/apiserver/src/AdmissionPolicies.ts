@@ -77,24 +77,27 @@ const compile = (policy: KubeObject.KubeObject): Compiled => {
     }
     return compiled.program as Program
   }
-  const compiled: Compiled = {
-    matchConditions: KubeObject.records(spec.matchConditions).map((c) => ({ expression: String(c.expression ?? ""), program: program(String(c.expression ?? ""), "bool") })),
-    variables: KubeObject.records(spec.variables).map((v) => ({ name: String(v.name ?? ""), expression: String(v.expression ?? ""), program: program(String(v.expression ?? ""), "any") })),
-    validations: KubeObject.records(spec.validations).map((v) => {
-      const expression = String(v.expression ?? "")
-      const messageExpression = typeof v.messageExpression === "string" && v.messageExpression.trim() !== "" ? v.messageExpression : undefined
-      return {
-        expression,
-        program: program(expression, "bool"),
-        message: typeof v.message === "string" ? v.message : undefined,
-        messageProgram: messageExpression === undefined ? undefined : program(messageExpression, "string"),
-        reason: typeof v.reason === "string" && v.reason !== "" ? v.reason : undefined
-      }
-    }),
-    get error() {
-      return error
+  const matchConditions = KubeObject.records(spec.matchConditions).map((c) => ({
+    expression: String(c.expression ?? ""),
+    program: program(String(c.expression ?? ""), "bool")
+  }))
+  const variables = KubeObject.records(spec.variables).map((v) => ({
+    name: String(v.name ?? ""),
+    expression: String(v.expression ?? ""),
+    program: program(String(v.expression ?? ""), "any")
+  }))
+  const validations = KubeObject.records(spec.validations).map((v): Validation => {
+    const expression = String(v.expression ?? "")
+    const messageExpression = typeof v.messageExpression === "string" && v.messageExpression.trim() !== "" ? v.messageExpression : undefined
+    return {
+      expression,
+      program: program(expression, "bool"),
+      message: typeof v.message === "string" ? v.message : undefined,
+      messageProgram: messageExpression === undefined ? undefined : program(messageExpression, "string"),
+      reason: typeof v.reason === "string" && v.reason !== "" ? v.reason : undefined
     }
-  }
+  })
+  const compiled: Compiled = { matchConditions, variables, validations, error }
   compiledPolicies.set(policy, compiled)
   return compiled
 }
