@@ -2,7 +2,7 @@
  * Engine benchmark, no I/O: no-op reconciles per second through a kubefx controller, beside a bare
  * Effect `Queue` worker loop doing the same number of no-op jobs at the same concurrency in the same
  * process, three times, with the median and spread of the ratio; the same loop with what each run
- * needs from Effect (its floor); 1M events over 10k keys, which the work queue merges; and the work
+ * needs from Effect (its floor), and each part of that floor alone; 1M events over 10k keys, which the work queue merges; and the work
  * queue's own add, take and done per operation, in rounds of 1,000 keys and with every key at once.
  *
  *   npx node packages/core/bench/engine.ts [--quick] [--json FILE]
@@ -63,6 +63,27 @@ const effectFloor = workerLoop((key, noOp) =>
     )
   )
 )
+
+// The floor's parts, each alone around the no-op: what each costs a run over the bare loop.
+const spanOf = (key: string, noOp: Effect.Effect<void>) =>
+  Effect.useSpan("kubefx.reconcile", { attributes: { "kubefx.key": key } }, () => noOp)
+const withContext = (key: string, noOp: Effect.Effect<void>) =>
+  Effect.updateContext(noOp, (context: Context.Context<never>) =>
+    Context.add(
+      Context.add(context, RetryInfo.RetryInfo, RetryInfo.initial),
+      References.CurrentLogAnnotations,
+      { ...Context.get(context, References.CurrentLogAnnotations), key }
+    ))
+const floorParts: ReadonlyArray<readonly [string, Effect.Effect<number>]> = [
+  ["the gate", workerLoop((_, noOp) => Effect.andThen(gate.await, noOp))],
+  ["the interruptible run and its exit", workerLoop((_, noOp) =>
+    Effect.uninterruptibleMask((restore) => Effect.onExit(restore(Effect.exit(noOp)), () => Effect.void)))],
+  ["the span", workerLoop(spanOf)],
+  ["the context update", workerLoop(withContext)],
+  ["the span and the context update together", workerLoop((key, noOp) =>
+    Effect.useSpan("kubefx.reconcile", { attributes: { "kubefx.key": key } }, (span) =>
+      Effect.updateContext(withContext(key, noOp), (context: Context.Context<never>) => Context.add(context, Tracer.ParentSpan, span))))]
+]
 
 const controllerRun = Effect.scoped(Effect.gen(function*() {
   let runs = 0
@@ -135,6 +156,16 @@ const program = Effect.gen(function*() {
     inRounds.push(yield* workQueueOps(workQueueRound))
     allAtOnce.push(yield* workQueueOps(keys))
   }
+  // Last, so that the figures above are measured as they were before these rows existed.
+  const parts: Array<readonly [string, number]> = []
+  for (const [name, loop] of floorParts) {
+    const overBare: Array<number> = []
+    for (let i = 0; i < repeats; i++) {
+      const bare = yield* bareQueue
+      overBare.push(1e9 / (yield* loop) - 1e9 / bare)
+    }
+    parts.push([name, median(overBare)])
+  }
   return {
     keys,
     kubefx_ops_s: Math.round(median(pairs.map((pair) => pair.kubefx))),
@@ -149,7 +180,8 @@ const program = Effect.gen(function*() {
     merge_ops_s: Math.round(merge.opsPerSecond),
     workqueue_round_keys: workQueueRound,
     workqueue_rounds_ns_per_op: median(inRounds),
-    workqueue_ns_per_op: median(allAtOnce)
+    workqueue_ns_per_op: median(allAtOnce),
+    parts
   }
 }).pipe(
   Effect.provideService(References.MinimumLogLevel, "None"),
@@ -167,4 +199,14 @@ console.log(`| scenario | figure |
 | ${mergeEvents.toLocaleString("en")} events over ${mergeKeys.toLocaleString("en")} keys | ${result.merge_ops_s.toLocaleString("en")} events/s, ${result.merge_runs.toLocaleString("en")} runs |
 | work queue add, take, done, rounds of ${workQueueRound.toLocaleString("en")} keys | ${result.workqueue_rounds_ns_per_op.toFixed(0)} ns per operation |
 | work queue add, take, done, ${keys.toLocaleString("en")} keys in one round | ${result.workqueue_ns_per_op.toFixed(0)} ns per operation |`)
-if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify({ engine: result }, null, 2) + "\n")
+const bareRun = 1e9 / result.bare_queue_ops_s
+console.log(`
+What the floor is made of: each part alone around the no-op job, its cost over the bare loop's ${bareRun.toFixed(0)} ns a job (median of ${repeats}).
+At half the bare queue's rate a run would have ${(2 * bareRun).toFixed(0)} ns for everything, the work queue's add, take and done
+(${(3 * result.workqueue_rounds_ns_per_op).toFixed(0)} ns together) and these parts among it.
+
+| part | ns per run |
+|---|---|
+${result.parts.map(([name, ns]) => `| ${name} | ${ns.toFixed(0)} |`).join("\n")}`)
+const { parts: _parts, ...figures } = result
+if (jsonFile !== undefined) writeFileSync(jsonFile, JSON.stringify({ engine: figures }, null, 2) + "\n")
