@@ -434,6 +434,10 @@ const resourceRequest = Effect.fnUntraced(function*(
   if (sub === "token" && resource.storage === "serviceaccounts" && path.namespace !== undefined) {
     return yield* tokenRequest(context, request, path.namespace, path.name ?? "")
   }
+  if (sub === "log" && resource.storage === "pods" && path.namespace !== undefined) {
+    if (request.method !== "GET") return yield* Status.methodNotAllowed(request.method)
+    return yield* podLog(env, { resource, namespace: path.namespace, name: path.name ?? "" }, query.get("container") ?? "")
+  }
   if (sub !== undefined) {
     const served = (sub === "status" && type.subresources.status) ||
       (sub === "scale" && type.subresources.scale !== undefined) ||
@@ -611,6 +615,29 @@ const presenter = (
 
 const metadataWatch = (representation: Negotiation.Representation): representation is PartialMetadata.Target =>
   typeof representation !== "string" && representation.as === "PartialObjectMetadata"
+
+/**
+ * GET on a pod's `log`: no pod runs here (no node, no kubelet), so every container's log is empty,
+ * as kube-apiserver answers for a pod not yet on a node; the container is checked as kube checks
+ * it (named when the pod has several, and one of the pod's).
+ */
+const podLog = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, container: string) {
+  const pod = yield* Rest.get(env, target)
+  const spec = KubeObject.record(pod.spec)
+  const names = (field: string) => KubeObject.records(spec[field]).map((c) => String(c.name ?? ""))
+  const containers = names("containers")
+  const all = [...names("initContainers"), ...containers, ...names("ephemeralContainers")]
+  if (container === "" && containers.length === 0) {
+    return yield* Status.badRequest(`a container name must be specified for pod ${target.name}`)
+  }
+  if (container === "" && containers.length > 1) {
+    return yield* Status.badRequest(`a container name must be specified for pod ${target.name}, choose one of: [${all.join(" ")}]`)
+  }
+  if (container !== "" && !all.includes(container)) {
+    return yield* Status.badRequest(`container ${container} is not valid for pod ${target.name}`)
+  }
+  return HttpServerResponse.text("", { status: 200, contentType: "text/plain" })
+})
 
 /** POST on a ServiceAccount's `token` subresource (TokenRequest); every other method is 405. */
 const tokenRequest = Effect.fnUntraced(function*(

@@ -213,4 +213,26 @@ describe("kubectl", () => {
     const sorted = await ok("get", "events", "--field-selector=reason=Sorted", "--sort-by=.lastTimestamp")
     expect(sorted.split("\n").filter((line) => line.includes("event ")).map((line) => line.match(/event (\w+)/)![1])).toEqual(["early", "late"])
   })
+
+  it("reads a pod's logs as empty, no pod running here, and checks the container it names", async () => {
+    await ok("run", "quiet", "--image=nginx")
+    const logs = await kubectl("logs", "quiet")
+    expect(logs.code, logs.stderr).toBe(0)
+    expect(logs.stdout).toBe("")
+    const wrong = await kubectl("logs", "quiet", "-c", "other")
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr.trim()).toBe("error: container other is not valid for pod quiet")
+    await ok("create", "-f", file("pair.json", {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "pair" },
+      spec: { initContainers: [{ name: "setup", image: "busybox" }], containers: [{ name: "a", image: "nginx" }, { name: "b", image: "nginx" }] }
+    }))
+    const unnamed = await server.request("GET", "/api/v1/namespaces/default/pods/pair/log")
+    expect(unnamed.status).toBe(400)
+    expect(unnamed.json.message).toBe("a container name must be specified for pod pair, choose one of: [setup a b]")
+    expect((await server.request("GET", "/api/v1/namespaces/default/pods/pair/log?container=setup")).status).toBe(200)
+    expect((await server.request("GET", "/api/v1/namespaces/default/pods/pair/log?container=c")).json.message).toBe("container c is not valid for pod pair")
+    expect((await server.request("GET", "/api/v1/namespaces/default/pods/gone/log")).status).toBe(404)
+  })
 })
