@@ -360,29 +360,21 @@ const admissionHooks = (
   const serviceAccount = ServiceAccountAdmission.applies(target.resource, subresource, operation)
   if (!webhooks && !policies && !podSecurity && !serviceAccount) return undefined
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
-  // Scale writes reach webhooks as writes of the main resource (the Scale view is not sent).
+  const scale = subresource === "scale"
+  // A scale write reaches webhooks and policies as kube sends it: the scale subresource, on the
+  // autoscaling/v1 Scale view of the object.
   const attributes = (object: KubeObject.KubeObject): Webhooks.Attributes => ({
     operation,
     resource: target.resource,
-    subresource: subresource === "scale" ? undefined : subresource,
+    subresource,
     name: target.name,
     namespace,
-    object,
-    oldObject,
+    object: scale ? Scale.toScale(target.resource, object) : object,
+    oldObject: scale && oldObject !== undefined ? Scale.toScale(target.resource, oldObject) : oldObject,
     dryRun: options.dryRun,
     user: options.user ?? Authentication.admin,
-    equivalents: equivalentsOf(env, target.resource)
+    ...(scale ? { kind: { group: "autoscaling", version: "v1", kind: "Scale" } } : { equivalents: equivalentsOf(env, target.resource) })
   })
-  // Policies see a scale write as kube sends it: the scale subresource, on the Scale view.
-  const policyRequest = (object: KubeObject.KubeObject): AdmissionPolicies.Request =>
-    subresource === "scale"
-      ? {
-        ...attributes(object),
-        subresource,
-        object: Scale.toScale(target.resource, object),
-        oldObject: oldObject === undefined ? undefined : Scale.toScale(target.resource, oldObject)
-      }
-      : attributes(object)
   const podSecurityWarnings = (object: KubeObject.KubeObject) =>
     podSecurity
       ? PodSecurityAdmission.admit(env.store, { operation, resource: target.resource, subresource, namespace, name: target.name, object, oldObject })
@@ -393,12 +385,16 @@ const admissionHooks = (
     mutate: (given) =>
       Effect.flatMap(plugins(given), (object) =>
         webhooks
-          ? Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({ object: mutated.object ?? object, warnings: mutated.warnings }))
+          ? Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({
+            // A webhook's patch of a Scale changes the object's replicas.
+            object: mutated.object === undefined ? object : scale ? Scale.fromScale(target.resource, object, mutated.object) : mutated.object,
+            warnings: mutated.warnings
+          }))
           : Effect.succeed({ object, warnings: [] })),
     validate: (object) =>
       Effect.gen(function*() {
         const warnings = [...yield* podSecurityWarnings(object)]
-        if (policies) warnings.push(...yield* AdmissionPolicies.validate(env.store, env.registry, policyRequest(object)))
+        if (policies) warnings.push(...yield* AdmissionPolicies.validate(env.store, env.registry, attributes(object)))
         if (webhooks) warnings.push(...yield* Webhooks.validate(env.store, attributes(object)))
         return warnings
       })

@@ -24,6 +24,8 @@ import { Json, KubeObject } from "@kubefx/schema/internal"
 
 /** What is being admitted, and how to reach its other served versions. */
 export interface Attributes extends AdmissionRules.Request {
+  /** The kind of `object` when it is not the resource's own (a Scale, for the scale subresource). */
+  readonly kind?: { readonly group: string; readonly version: string; readonly kind: string } | undefined
   /**
    * The other served versions of the same resource, and how to convert objects between versions:
    * a webhook with matchPolicy Equivalent (the default) whose rules name another version gets the
@@ -148,10 +150,10 @@ const optionsKind = { CREATE: "CreateOptions", UPDATE: "UpdateOptions", DELETE: 
 
 const review = (uid: string, at: Attributes & { readonly requested?: Registry.Resource }) => {
   const type = at.resource.type
-  const kind = { group: type.group, version: type.version, kind: type.kind }
+  const kind = at.kind ?? { group: type.group, version: type.version, kind: type.kind }
   const resource = { group: type.group, version: type.version, resource: type.plural }
   const requestedType = (at.requested ?? at.resource).type
-  const requestKind = { group: requestedType.group, version: requestedType.version, kind: requestedType.kind }
+  const requestKind = at.kind ?? { group: requestedType.group, version: requestedType.version, kind: requestedType.kind }
   const requestResource = { group: requestedType.group, version: requestedType.version, resource: requestedType.plural }
   return {
     apiVersion: "admission.k8s.io/v1",

@@ -52,7 +52,8 @@ const handlers: Record<string, (review: Review) => unknown> = {
   "/colour": (review) => respond(review, { allowed: true, ...patch([{ op: "add", path: "/data/colour", value: "red" }]) }),
   "/garbage": () => "this is not JSON",
   "/wrong-uid": (review) => ({ ...respond(review, { allowed: true }), response: { uid: "nope", allowed: true } }),
-  "/validating-patch": (review) => respond(review, { allowed: true, ...patch([]) })
+  "/validating-patch": (review) => respond(review, { allowed: true, ...patch([]) }),
+  "/cap-scale": (review) => respond(review, { allowed: true, ...patch([{ op: "replace", path: "/spec/replicas", value: 4 }]) })
 }
 
 let webhooks: Server
@@ -77,7 +78,7 @@ beforeAll(async () => {
   webhookUrl = `https://127.0.0.1:${(webhooks.address() as AddressInfo).port}`
   server = await Testing.start()
   await installCrd(server)
-  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry"]) await createNamespace(server, `wh-${ns}`)
+  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale"]) await createNamespace(server, `wh-${ns}`)
 })
 afterAll(async () => {
   await server.close()
@@ -250,6 +251,39 @@ describe("which requests reach a webhook", () => {
       kind: { group: "stable.example.com", version: "v1", kind: "CronTab" },
       resource: { group: "stable.example.com", version: "v1", resource: "crontabs" }
     })
+  })
+
+  it("a scale write reaches the webhooks of deployments/scale as a Scale, whose patch sets the replicas; those of deployments do not see it", async () => {
+    await configure("Mutating", "cap-scale", [
+      webhook("cap.example.com", { path: "/cap-scale", namespace: "wh-scale", apiGroups: ["apps"], resources: ["deployments/scale"], operations: ["UPDATE"] })
+    ])
+    await configure("Validating", "deployments-only", [
+      webhook("whole.example.com", { path: "/allow", namespace: "wh-scale", apiGroups: ["apps"], resources: ["deployments"], operations: ["UPDATE"] })
+    ])
+    const deployment = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "web" },
+      spec: { replicas: 1, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx" }] } } }
+    }
+    const path = "/apis/apps/v1/namespaces/wh-scale/deployments/web"
+    expect((await server.request("POST", "/apis/apps/v1/namespaces/wh-scale/deployments", { body: deployment })).status).toBe(201)
+    const scaled = await server.request("PATCH", `${path}/scale`, {
+      body: { spec: { replicas: 9 } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(scaled.status, scaled.text).toBe(200)
+    expect(scaled.json).toMatchObject({ kind: "Scale", spec: { replicas: 4 } })
+    expect((await server.request("GET", path)).json.spec.replicas).toBe(4)
+    const [review] = reviewsOf("/cap-scale", "web").map((r) => r.review.request)
+    expect(review).toMatchObject({
+      subResource: "scale",
+      kind: { group: "autoscaling", version: "v1", kind: "Scale" },
+      resource: { group: "apps", version: "v1", resource: "deployments" },
+      object: { metadata: { name: "web" } }
+    })
+    expect((review!.object as unknown as { spec: unknown }).spec).toEqual({ replicas: 9 })
+    expect(reviewsOf("/allow", "web").filter((r) => r.review.request.namespace === "wh-scale")).toEqual([])
   })
 
   it("deletes reach webhooks of DELETE, with the object as oldObject", async () => {
