@@ -4,10 +4,11 @@
  * manifest's `nodeSelector:` (null), a ConfigMap's `data: {}` or a container's `tty: false` are not
  * stored, where a pointer's `replicas: 0` or `immutable: false` is. Fields without `omitempty` are
  * kept (a ClusterRole's `rules: []`); a null in a struct-typed field (a chart's `resources:`) is
- * taken as absent, for the kind's defaults to fill as Go's zero struct.
+ * taken as absent, for the kind's defaults to fill as Go's zero struct. Quantities are written in
+ * their canonical form (`cpu: 0.5` is stored as `500m`, `memory: 1024Mi` as `1Gi`).
  */
 import type * as BuiltinSchemas from "./BuiltinSchemas.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { KubeObject, QuantityMath } from "@kubefx/schema/internal"
 
 const isEmpty = (value: unknown, type: BuiltinSchemas.GoType): boolean => {
   switch (type._tag) {
@@ -65,12 +66,22 @@ const visit = (value: unknown, type: BuiltinSchemas.GoType): unknown => {
       return Array.isArray(value) && nests(type.items) ? visitEach(value, type.items) : value
     case "Map":
       return KubeObject.isObject(value) && nests(type.values) ? visitValues(value, type.values) : value
+    case "Quantity":
+      return typeof value === "string" || typeof value === "number" ? canonicalQuantity(value) : value
     default:
       return value
   }
 }
 
-const nests = (type: BuiltinSchemas.GoType): boolean => type._tag === "Struct" || type._tag === "Slice" || type._tag === "Map"
+// A quantity as resource.Quantity writes it ("0.5" is "500m", "1024Mi" is "1Gi"); the same string
+// when it is already so, so that an unchanged object is not copied.
+const canonicalQuantity = (value: string | number): string | number => {
+  const canonical = QuantityMath.goString(value)
+  return canonical === value ? value : canonical
+}
+
+const nests = (type: BuiltinSchemas.GoType): boolean =>
+  type._tag === "Struct" || type._tag === "Slice" || type._tag === "Map" || type._tag === "Quantity"
 
 const visitStruct = (value: KubeObject.KubeObject, type: BuiltinSchemas.Struct): KubeObject.KubeObject => {
   let out: Record<string, unknown> | undefined

@@ -330,7 +330,8 @@ describe("writes of built-in kinds over HTTP", () => {
       body: deployment("quantities", { resources: { limits: { cpu: 1, memory: "128Mi" }, requests: { cpu: 0.5 } } })
     })
     expect(numeric.status).toBe(201)
-    expect(numeric.json.spec.template.spec.containers[0].resources.requests.cpu).toBe(0.5)
+    // Stored as resource.Quantity writes them: strings, in canonical form.
+    expect(numeric.json.spec.template.spec.containers[0].resources).toEqual({ limits: { cpu: "1", memory: "128Mi" }, requests: { cpu: "500m" } })
     const malformed = await server.request("POST", deployments, {
       body: deployment("bad-quantity", { resources: { limits: { memory: "lots" } } })
     })

@@ -235,4 +235,31 @@ describe("kubectl", () => {
     expect((await server.request("GET", "/api/v1/namespaces/default/pods/pair/log?container=c")).json.message).toBe("container c is not valid for pod pair")
     expect((await server.request("GET", "/api/v1/namespaces/default/pods/gone/log")).status).toBe(404)
   })
+
+  it("stores quantities in their canonical form, and a manifest that spells them otherwise applies without a change", async () => {
+    const manifest = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "sized", namespace: "default" },
+      spec: {
+        containers: [{
+          name: "app",
+          image: "nginx",
+          resources: { requests: { cpu: "0.5", memory: "1024Mi" }, limits: { cpu: "1000m", memory: "1.5Gi", "ephemeral-storage": "1e3" } }
+        }]
+      }
+    }
+    const path = file("sized.json", manifest)
+    await ok("apply", "-f", path)
+    expect(JSON.parse(await ok("get", "pod", "sized", "-o", "jsonpath={.spec.containers[0].resources}"))).toEqual({
+      // A request left out takes its limit, as a pod's defaults give it.
+      requests: { cpu: "500m", memory: "1Gi", "ephemeral-storage": "1e3" },
+      limits: { cpu: "1", memory: "1536Mi", "ephemeral-storage": "1e3" }
+    })
+    // kubectl's three-way patch sees "0.5" against "500m" and sends it (it says "configured", as it
+    // does against a cluster); the write changes nothing.
+    const before = await ok("get", "pod", "sized", "-o", "jsonpath={.metadata.resourceVersion}")
+    expect(await ok("apply", "-f", path)).toContain("pod/sized configured")
+    expect(await ok("get", "pod", "sized", "-o", "jsonpath={.metadata.resourceVersion}")).toBe(before)
+  })
 })

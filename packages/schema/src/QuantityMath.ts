@@ -104,3 +104,59 @@ export const canonical = (quantity: unknown): string => {
   const d = gcd(x.numerator, x.denominator) || 1n
   return `${x.numerator / d}/${x.denominator / d}`
 }
+
+const decimalSuffixes: Readonly<Record<number, string>> = { [-9]: "n", [-6]: "u", [-3]: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E" }
+const binarySuffixes = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
+
+const formatOf = (text: string): "BinarySI" | "DecimalExponent" | "DecimalSI" => {
+  const suffix = /^[+-]?[0-9.]*(.*)$/.exec(text)?.[1] ?? ""
+  return binary[suffix] !== undefined ? "BinarySI" : /^[eE]/.test(suffix) ? "DecimalExponent" : "DecimalSI"
+}
+
+/**
+ * The quantity as Go's `resource.Quantity` writes it back after parsing it (its canonical form,
+ * which kube-apiserver stores): decimal values with the largest SI suffix that keeps them whole
+ * (`0.5` is `500m`, `1000m` is `1`, `1000` is `1k`), binary ones with the largest binary suffix
+ * that does (`1024Mi` is `1Gi`, `1.5Gi` is `1536Mi`), exponents kept as exponents (`1e3`); values
+ * finer than a nano rounded up to one. The text as given when it does not parse.
+ *
+ * @example
+ * import * as QuantityMath from "./QuantityMath.ts"
+ * QuantityMath.goString("0.5") // "500m"
+ * QuantityMath.goString("1024Mi") // "1Gi"
+ */
+export const goString = (quantity: unknown): string => {
+  const x = exact(quantity)
+  if (x === undefined) return String(quantity)
+  const text = typeof quantity === "number" ? String(quantity) : String(quantity).trim()
+  const negative = x.numerator < 0n
+  const magnitude = negative ? -x.numerator : x.numerator
+  // In nanos, rounded up (away from zero), as ParseQuantity rounds what it cannot hold.
+  let nanos = (magnitude * pow10(9) + x.denominator - 1n) / x.denominator
+  if (nanos === 0n) return "0"
+  const sign = negative ? "-" : ""
+  let format = formatOf(text)
+  const whole = nanos % pow10(9) === 0n
+  if (format === "BinarySI" && (nanos < 1024n * pow10(9) || !whole)) format = "DecimalSI"
+  if (format === "BinarySI") {
+    let value = nanos / pow10(9)
+    let power = 0
+    while (value % 1024n === 0n && power < binarySuffixes.length - 1) {
+      value /= 1024n
+      power++
+    }
+    return `${sign}${value}${binarySuffixes[power]}`
+  }
+  let exponent = -9
+  while (nanos % 10n === 0n) {
+    nanos /= 10n
+    exponent++
+  }
+  const offset = ((exponent % 3) + 3) % 3
+  nanos *= pow10(offset)
+  exponent -= offset
+  const suffix = format === "DecimalExponent"
+    ? (exponent === 0 ? "" : `e${exponent}`)
+    : decimalSuffixes[exponent] ?? `e${exponent}`
+  return `${sign}${nanos}${suffix}`
+}
