@@ -213,6 +213,20 @@ describe("Dependent", () => {
     assert.isFalse(Dependent.contains(stored, { metadata: { labels: { app: "a" } } }))
   })
 
+  plain("contains takes a quantity of requests, limits or a quota's hard for its canonical form, as the server stores it", () => {
+    const stored = { spec: { containers: [{ name: "c", resources: { requests: { cpu: "500m", memory: "1Gi" }, limits: { cpu: "1" } } }] } }
+    const desired = (requests: Record<string, unknown>, limits: Record<string, unknown> = { cpu: "1000m" }) =>
+      ({ spec: { containers: [{ name: "c", resources: { requests, limits } }] } })
+    assert.isTrue(Dependent.contains(stored, desired({ cpu: "0.5", memory: "1024Mi" })))
+    assert.isTrue(Dependent.contains(stored, desired({ cpu: 0.5 }, { cpu: 1 })))
+    // Another value, or another spelling of another value, is a change.
+    assert.isFalse(Dependent.contains(stored, desired({ cpu: "0.6" })))
+    assert.isFalse(Dependent.contains(stored, desired({ memory: "1G" })))
+    assert.isTrue(Dependent.contains({ spec: { hard: { pods: "10", "requests.cpu": "2" } } }, { spec: { hard: { "requests.cpu": "2000m" } } }))
+    // Elsewhere a string is held only by itself.
+    assert.isFalse(Dependent.contains({ data: { size: "1k" } }, { data: { size: "1000" } }))
+  })
+
   plain("digest ignores key order and undefined fields", () => {
     assert.strictEqual(Dependent.digest({ a: 1, b: { c: [1, 2] } }), Dependent.digest({ b: { c: [1, 2] }, a: 1, d: undefined }))
     assert.notStrictEqual(Dependent.digest({ a: [1, 2] }), Dependent.digest({ a: [2, 1] }))

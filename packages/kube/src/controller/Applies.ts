@@ -15,6 +15,7 @@ import type * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
+import { QuantityMath } from "@kubefx/schema/objects"
 
 /** The annotation holding a digest of the last applied object, so removed fields are applied too. */
 export const appliedDigestAnnotation = "kubefx.dev/applied-digest"
@@ -121,7 +122,9 @@ const quoted = (text: string): string => {
  * not: `false`, 0 and `""` are held only by the same value, since behind a pointer (`replicas: 0`,
  * `automountServiceAccountToken: false`) an absent field means something else. The API server
  * leaves out the zeros of plain `omitempty` fields (a Deployment's `paused: false`, a container's
- * `tty: false`), so a body stating them is sent on every run: leave them out of it.
+ * `tty: false`), so a body stating them is sent on every run: leave them out of it. Quantities in
+ * `requests`, `limits` and `hard` are held by their canonical form, which the server stores
+ * (`cpu: 0.5` by `500m`).
  *
  * @example
  * import { Dependent } from "@kubefx/kube"
@@ -149,7 +152,27 @@ const holdsFields = (actual: Readonly<Record<string, unknown>>, desired: object,
     const value = (desired as Record<string, unknown>)[key]
     if (value === undefined) continue
     const held = actual[key]
-    if (held === undefined ? !isEmpty(value) : !contains(held, value)) return false
+    if (held === undefined ? !isEmpty(value) : resourceLists.has(key) ? !holdsQuantities(held, value) : !contains(held, value)) return false
+  }
+  return true
+}
+
+// The maps of quantities (a container's requests and limits, a ResourceQuota's hard), whose values
+// the API server stores in canonical form: `cpu: 0.5` comes back as `500m`, `memory: 1024Mi` as
+// `1Gi`. A stated value is held by its canonical form, and by nothing else.
+const resourceLists = new Set(["requests", "limits", "hard"])
+
+const holdsQuantities = (actual: unknown, desired: unknown): boolean => {
+  if (typeof desired !== "object" || desired === null || Array.isArray(desired)) return contains(actual, desired)
+  if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false
+  const held = actual as Readonly<Record<string, unknown>>
+  for (const key in desired) {
+    const value = (desired as Record<string, unknown>)[key]
+    if (value === undefined) continue
+    const stored = held[key]
+    const same = stored === value ||
+      ((typeof value === "string" || typeof value === "number") && stored === QuantityMath.goString(value))
+    if (!same && !contains(stored, value)) return false
   }
   return true
 }
