@@ -128,14 +128,37 @@ const formatOf = (text: string): "BinarySI" | "DecimalExponent" | "DecimalSI" =>
 export const goString = (quantity: unknown): string => {
   const x = exact(quantity)
   if (x === undefined) return String(quantity)
-  const text = typeof quantity === "number" ? String(quantity) : String(quantity).trim()
+  return written(x, formatOf(typeof quantity === "number" ? String(quantity) : String(quantity).trim()))
+}
+
+/**
+ * The sum of quantities as Go's `Quantity.Add` leaves it, written in the first one's format
+ * (`500m` and `1` make `1500m`, `128Mi` and `128Mi` make `256Mi`); `0` for none.
+ *
+ * @example
+ * import * as QuantityMath from "./QuantityMath.ts"
+ * QuantityMath.sum(["500m", "1"]) // "1500m"
+ */
+export const sum = (quantities: ReadonlyArray<unknown>): string => {
+  let total: Exact = { numerator: 0n, denominator: 1n }
+  for (const quantity of quantities) {
+    const x = exact(quantity)
+    if (x === undefined) continue
+    total = { numerator: total.numerator * x.denominator + x.numerator * total.denominator, denominator: total.denominator * x.denominator }
+  }
+  const first = quantities.find((q) => exact(q) !== undefined)
+  return written(total, first === undefined ? "DecimalSI" : formatOf(String(first).trim()))
+}
+
+// A value as resource.Quantity writes it in `format`.
+const written = (x: Exact, given: "BinarySI" | "DecimalExponent" | "DecimalSI"): string => {
   const negative = x.numerator < 0n
   const magnitude = negative ? -x.numerator : x.numerator
   // In nanos, rounded up (away from zero), as ParseQuantity rounds what it cannot hold.
   let nanos = (magnitude * pow10(9) + x.denominator - 1n) / x.denominator
   if (nanos === 0n) return "0"
   const sign = negative ? "-" : ""
-  let format = formatOf(text)
+  let format = given
   const whole = nanos % pow10(9) === 0n
   if (format === "BinarySI" && (nanos < 1024n * pow10(9) || !whole)) format = "DecimalSI"
   if (format === "BinarySI") {

@@ -16,4 +16,12 @@ describe("QuantityMath.goString, resource.Quantity's canonical form", () => {
     expect(["1e3", "1E3", "12e6", "129e6", "1e-3", "0.0000000001"].map(QuantityMath.goString))
       .toEqual(["1e3", "1e3", "12e6", "129e6", "1e-3", "1n"])
   })
+
+  it("sums in the first quantity's format, as Quantity.Add leaves it", () => {
+    expect(QuantityMath.sum(["500m", "1"])).toBe("1500m")
+    expect(QuantityMath.sum(["128Mi", "128Mi"])).toBe("256Mi")
+    expect(QuantityMath.sum(["100M", "1Gi"])).toBe("1173741824")
+    expect(QuantityMath.sum(["1", "1", "1"])).toBe("3")
+    expect(QuantityMath.sum([])).toBe("0")
+  })
 })
