@@ -21,9 +21,10 @@ import * as Namespaces from "./Namespaces.ts"
 import * as Patching from "./Patching.ts"
 import * as Persistence from "./Persistence.ts"
 import * as Registry from "./Registry.ts"
+import * as ResourceQuotas from "./ResourceQuotas.ts"
+import type * as Rest from "./Rest.ts"
 import * as ServedOpenApi from "./ServedOpenApi.ts"
 import * as ServiceAccounts from "./ServiceAccounts.ts"
-import type * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import * as Store from "./Store.ts"
 import * as Watch from "./Watch.ts"
@@ -83,7 +84,7 @@ export interface ApiServer {
   readonly registry: Registry.Registry
   /** The REST storage, for in-process controllers that write as clients would. */
   readonly env: Rest.Env
-  /** Waits until the garbage collector and the namespace, CRD, ClusterRole aggregation and ServiceAccount controllers have nothing queued. */
+  /** Waits until the garbage collector and the namespace, CRD, ClusterRole aggregation, ServiceAccount and ResourceQuota controllers have nothing queued. */
   readonly settled: Effect.Effect<void>
   /** Stops the server (also done when the scope it was made in closes). */
   readonly close: Effect.Effect<void>
@@ -171,6 +172,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const serviceAccounts = yield* ServiceAccounts.make(env)
     // A cluster's namespaces have their default ServiceAccount by the time it is used.
     yield* serviceAccounts.idle
+    const quotas = yield* ResourceQuotas.make(env)
 
     const openapi = ServedOpenApi.make(registry)
     const certificate = identity.certificate
@@ -227,10 +229,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       registry,
       env,
       // One controller's writes can queue work for another: wait until all are idle at once.
-      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle, serviceAccounts.idle], { discard: true }).pipe(
+      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle, serviceAccounts.idle, quotas.idle], { discard: true }).pipe(
         Effect.andThen(Effect.yieldNow),
         Effect.repeat({
-          until: () => crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() === 0
+          until: () =>
+            crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + quotas.pending() === 0
         })
       ),
       close

@@ -12,6 +12,7 @@ import * as Authorization from "./Authorization.ts"
 import * as Lists from "./Lists.ts"
 import * as Metadata from "./Metadata.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
+import * as QuotaUsage from "./QuotaUsage.ts"
 import * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Scale from "./Scale.ts"
@@ -343,8 +344,8 @@ const equivalentsOf = (env: Env, resource: Registry.Resource): Webhooks.Attribut
 /**
  * The admission plugins a write reaches: the ServiceAccount plugin on a pod's creation, then the
  * mutating webhooks; past the object's own validation, PodSecurity for pods, workloads and
- * namespaces, the bound ValidatingAdmissionPolicies, then the validating webhooks. Webhooks run
- * when any webhook configuration exists.
+ * namespaces, the bound ValidatingAdmissionPolicies, the validating webhooks, and last the
+ * namespace's ResourceQuotas on a creation. Webhooks run when any webhook configuration exists.
  */
 const admissionHooks = (
   env: Env,
@@ -358,8 +359,9 @@ const admissionHooks = (
   const policies = AdmissionPolicies.configured(env.store)
   const podSecurity = PodSecurityAdmission.applies(target.resource, subresource)
   const serviceAccount = ServiceAccountAdmission.applies(target.resource, subresource, operation)
-  if (!webhooks && !policies && !podSecurity && !serviceAccount) return undefined
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
+  const quota = operation === "CREATE" && subresource === undefined && namespace !== undefined && env.store.count("resourcequotas", namespace) > 0
+  if (!webhooks && !policies && !podSecurity && !serviceAccount && !quota) return undefined
   const scale = subresource === "scale"
   // A scale write reaches webhooks and policies as kube sends it: the scale subresource, on the
   // autoscaling/v1 Scale view of the object.
@@ -396,6 +398,8 @@ const admissionHooks = (
         const warnings = [...yield* podSecurityWarnings(object)]
         if (policies) warnings.push(...yield* AdmissionPolicies.validate(env.store, env.registry, attributes(object)))
         if (webhooks) warnings.push(...yield* Webhooks.validate(env.store, attributes(object)))
+        const exceeded = quota ? QuotaUsage.admit(env.store, target.resource, namespace!, target.name, object) : undefined
+        if (exceeded !== undefined) return yield* exceeded
         return warnings
       })
   }
