@@ -8,6 +8,10 @@
  * - Changing a value another manager owns is a conflict, unless `force` (the applier then takes the
  *   field from them). Applying the same value shares ownership.
  * - A `null` in the configuration removes the field (a conflict if another manager owns it).
+ * - The manager `kubectl` (`kubectl apply --server-side`) takes over, as if forced, the fields of
+ *   the object's `kubectl.kubernetes.io/last-applied-configuration` that still hold the values
+ *   client-side apply last applied: moving from client-side to server-side apply has no conflicts.
+ *   That annotation, where the object has one, then holds the configuration it applied.
  */
 import { Result, Schema } from "effect"
 import * as JsYaml from "js-yaml"
@@ -277,6 +281,25 @@ const prune = (
   return Object.fromEntries(kept.map(([kid, v]) => [kid.element.slice(2), v]))
 }
 
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// The fields of the object's last-applied-configuration whose values the object still holds.
+const lastAppliedFields = (stored: Json.JsonObject, live: Json.JsonObject, structure: Structure.Structure): FieldSet.FieldSet | undefined => {
+  const metadata = stored.metadata
+  const annotations = Json.isObject(metadata) && Json.isObject(metadata.annotations) ? metadata.annotations : undefined
+  const text = annotations?.[lastAppliedAnnotation]
+  if (typeof text !== "string" || text === "") return undefined
+  let lastApplied: Json.Json
+  try {
+    lastApplied = JSON.parse(text) as Json.Json
+  } catch {
+    return undefined
+  }
+  if (!Json.isObject(lastApplied)) return undefined
+  const differing = ManagedFields.changes(lastApplied, live, structure).modified
+  return FieldSet.difference(FieldSet.fromObject(lastApplied, structure), differing)
+}
+
 /**
  * Applies a configuration: the new object with its managedFields, or the conflicts.
  *
@@ -318,16 +341,28 @@ export const apply = (options: ApplyOptions): Result.Result<Json.JsonObject, App
 
   const c = ManagedFields.changes(live, merged, structure)
   const changed = [c.modified, c.added, FieldSet.under(c.removed, nulls)].reduce(FieldSet.union)
-  const conflicts = others.flatMap((owner) =>
-    FieldSet.paths(FieldSet.intersection(owner.fields, changed)).map((path): Conflict => ({
-      manager: owner.manager,
-      operation: owner.operation,
-      apiVersion: owner.apiVersion,
-      ...(owner.subresource === undefined ? {} : { subresource: owner.subresource }),
-      field: FieldSet.formatPath(path)
-    }))
-  )
-  if (conflicts.length > 0 && !force) {
+  const contested = (fields: FieldSet.FieldSet) =>
+    others.flatMap((owner) =>
+      FieldSet.paths(FieldSet.intersection(owner.fields, fields)).map((path): Conflict => ({
+        manager: owner.manager,
+        operation: owner.operation,
+        apiVersion: owner.apiVersion,
+        ...(owner.subresource === undefined ? {} : { subresource: owner.subresource }),
+        field: FieldSet.formatPath(path)
+      }))
+    )
+  let conflicts = contested(changed)
+  let forced = force
+  // kube's lastAppliedManager: `kubectl apply --server-side` takes over, without conflicts, the
+  // fields client-side apply last applied that still hold what it applied.
+  if (conflicts.length > 0 && !force && manager === "kubectl" && options.live !== undefined) {
+    const allowed = lastAppliedFields(options.live, live, structure)
+    if (allowed !== undefined) {
+      conflicts = contested(FieldSet.difference(changed, allowed))
+      forced = conflicts.length === 0
+    }
+  }
+  if (conflicts.length > 0 && !forced) {
     return Result.fail(new ApplyConflict({ conflicts, message: conflictMessage(conflicts) }))
   }
 
@@ -347,7 +382,39 @@ export const apply = (options: ApplyOptions): Result.Result<Json.JsonObject, App
     ...owner,
     fields: FieldSet.difference(FieldSet.difference(owner.fields, changed), c.removed)
   }))
-  return Result.succeed(ManagedFields.withOwners(merged, [...rest, mine]))
+  const result = ManagedFields.withOwners(merged, [...rest, mine])
+  return Result.succeed(manager === "kubectl" && options.live !== undefined ? withLastApplied(result, options.live, options.applied) : result)
+}
+
+const sortedKeys = (value: Json.Json): Json.Json =>
+  Json.isArray(value)
+    ? value.map(sortedKeys)
+    : Json.isObject(value)
+    ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys(value[key]!)]))
+    : value
+
+// kube's lastAppliedUpdater: after `kubectl apply --server-side`, an object that has a
+// last-applied-configuration holds the applied configuration there (as Go encodes it: sorted keys,
+// a final newline), so that a later client-side apply diffs against what was applied last.
+const withLastApplied = (result: Json.JsonObject, stored: Json.JsonObject, applied: Json.JsonObject): Json.JsonObject => {
+  const storedMeta = Json.isObject(stored.metadata) ? stored.metadata : {}
+  const storedAnnotations = Json.isObject(storedMeta.annotations) ? storedMeta.annotations : {}
+  if (typeof storedAnnotations[lastAppliedAnnotation] !== "string") return result
+  const appliedMeta = Json.isObject(applied.metadata) ? applied.metadata : undefined
+  const appliedAnnotations = appliedMeta !== undefined && Json.isObject(appliedMeta.annotations) ? appliedMeta.annotations : undefined
+  const { [lastAppliedAnnotation]: _, ...otherAnnotations } = appliedAnnotations ?? {}
+  const configuration = appliedMeta === undefined
+    ? applied
+    : { ...applied, metadata: appliedAnnotations === undefined ? appliedMeta : { ...appliedMeta, annotations: otherAnnotations } }
+  const resultMeta = Json.isObject(result.metadata) ? result.metadata : {}
+  const resultAnnotations = Json.isObject(resultMeta.annotations) ? resultMeta.annotations : {}
+  return {
+    ...result,
+    metadata: {
+      ...resultMeta,
+      annotations: { ...resultAnnotations, [lastAppliedAnnotation]: `${JSON.stringify(sortedKeys(configuration))}\n` }
+    }
+  }
 }
 
 /**

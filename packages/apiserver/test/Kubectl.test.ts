@@ -61,11 +61,14 @@ describe("kubectl", () => {
     expect(live.spec.replicas).toBe(3)
     // Dropped from the file, so dropped from the object (the last-applied annotation says so).
     expect(live.spec).not.toHaveProperty("color")
-    // Moving to server-side apply with a changed value conflicts with the client-side manager, as on
-    // 1.32 (kubectl migrates the managed fields only after a successful apply): force it once.
+    // Moving to server-side apply with a changed value: kubectl takes over the fields client-side
+    // apply last applied and that still hold those values, without a conflict (1.32's
+    // lastAppliedManager), and the last-applied annotation then holds the server-side configuration.
     writeFileSync(path, JSON.stringify(crontab("edited", { replicas: 4 })))
-    expect((await kubectl("apply", "--server-side", "-f", path)).stderr).toContain("conflict with \"kubectl-client-side-apply\"")
-    await ok("apply", "--server-side", "--force-conflicts", "-f", path)
+    const moved = await kubectl("apply", "--server-side", "-f", path)
+    expect(moved.code, moved.stderr).toBe(0)
+    const annotated = JSON.parse(await ok("get", "crontab", "edited", "-o", "json"))
+    expect(JSON.parse(annotated.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]).spec).toEqual({ cronSpec: "* * * * *", replicas: 4 })
     writeFileSync(path, JSON.stringify(crontab("edited", { replicas: 5 })))
     const serverSide = await kubectl("apply", "--server-side", "-f", path)
     expect(serverSide.code, serverSide.stderr).toBe(0)
@@ -261,5 +264,25 @@ describe("kubectl", () => {
     const before = await ok("get", "pod", "sized", "-o", "jsonpath={.metadata.resourceVersion}")
     expect(await ok("apply", "-f", path)).toContain("pod/sized configured")
     expect(await ok("get", "pod", "sized", "-o", "jsonpath={.metadata.resourceVersion}")).toBe(before)
+  })
+
+  it("moves from client-side to server-side apply without conflicts, unless someone changed the field since", async () => {
+    const configMap = (data: Record<string, string>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "moved", namespace: "default" }, data })
+    const path = file("moved.json", configMap({ a: "1", b: "1" }))
+    await ok("apply", "-f", path)
+    writeFileSync(path, JSON.stringify(configMap({ a: "2", b: "1" })))
+    expect(await ok("apply", "--server-side", "-f", path)).toContain("configmap/moved serverside-applied")
+    const moved = JSON.parse(await ok("get", "configmap", "moved", "-o", "json", "--show-managed-fields"))
+    expect(moved.data).toEqual({ a: "2", b: "1" })
+    const applier = moved.metadata.managedFields.find((entry: any) => entry.manager === "kubectl" && entry.operation === "Apply")
+    expect(Object.keys(applier.fieldsV1["f:data"]).sort()).toEqual(["f:a", "f:b"])
+    // A field another writer changed after the last client-side apply still conflicts.
+    const other = file("other.json", configMap({ c: "1" }))
+    await ok("apply", "-f", other)
+    await ok("patch", "configmap", "moved", "--type=merge", "-p", JSON.stringify({ data: { c: "3" } }))
+    writeFileSync(other, JSON.stringify(configMap({ c: "4" })))
+    const conflicted = await kubectl("apply", "--server-side", "-f", other)
+    expect(conflicted.code).toBe(1)
+    expect(conflicted.stderr).toContain('conflict with "kubectl-patch"')
   })
 })
