@@ -141,13 +141,14 @@ export const policyOf = (
 
 type Obj = Readonly<Record<string, unknown>>
 
+// A set pointer to a struct: undefined for an absent field and a null alike.
 const obj = (value: unknown): Obj | undefined => (KubeObject.isObject(value) ? value : undefined)
+const { records, text: str } = KubeObject
 const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
-const str = (value: unknown): string => (typeof value === "string" ? value : "")
 
 /** A container's name and security context, init containers first, then containers, then ephemeral ones. */
 const containers = (spec: Obj): ReadonlyArray<Obj> =>
-  [...list(spec.initContainers), ...list(spec.containers), ...list(spec.ephemeralContainers)].map((c) => obj(c) ?? {})
+  [...records(spec.initContainers), ...records(spec.containers), ...records(spec.ephemeralContainers)]
 
 const nameOf = (container: Obj): string => str(container.name)
 const securityContext = (holder: Obj | undefined): Obj | undefined => obj(holder?.securityContext)
@@ -265,7 +266,7 @@ const hostNamespaces: CheckPod = (_, spec) => {
   return shared.length === 0 ? undefined : { reason: "host namespaces", detail: shared.map((field) => `${field}=true`).join(", ") }
 }
 
-const volumes = (spec: Obj): ReadonlyArray<Obj> => list(spec.volumes).map((v) => obj(v) ?? {})
+const volumes = (spec: Obj): ReadonlyArray<Obj> => records(spec.volumes)
 
 const hostPathVolumes: CheckPod = (_, spec) => {
   const named = volumes(spec).filter((volume) => obj(volume.hostPath) !== undefined).map((volume) => str(volume.name))
@@ -278,7 +279,7 @@ const hostPathVolumes: CheckPod = (_, spec) => {
 const hostPorts: CheckPod = (_, spec) => {
   const ports: Array<string> = []
   const bad = containers(spec).filter((c) => {
-    const used = list(c.ports).map((port) => obj(port)?.hostPort).filter((hostPort) => typeof hostPort === "number" && hostPort !== 0)
+    const used = records(c.ports).map((port) => port.hostPort).filter((hostPort) => typeof hostPort === "number" && hostPort !== 0)
     ports.push(...used.map(String))
     return used.length > 0
   }).map(nameOf)
@@ -466,7 +467,7 @@ const sysctlsSince: ReadonlyArray<readonly [number, ReadonlyArray<string>]> = [
 const sysctls = (since: number): CheckPod => {
   const allowed = new Set(sysctlsSince.filter(([minor]) => minor <= since).flatMap(([, names]) => names))
   return (_, spec) => {
-    const forbidden = list(securityContext(spec)?.sysctls).map((sysctl) => str(obj(sysctl)?.name)).filter((name) => !allowed.has(name))
+    const forbidden = records(securityContext(spec)?.sysctls).map((sysctl) => str(sysctl.name)).filter((name) => !allowed.has(name))
     return forbidden.length === 0 ? undefined : { reason: "forbidden sysctls", detail: forbidden.join(", ") }
   }
 }

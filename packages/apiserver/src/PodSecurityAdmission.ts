@@ -33,27 +33,27 @@ export interface Request {
 
 type Obj = Readonly<Record<string, unknown>>
 
-const obj = (value: unknown): Obj | undefined => (KubeObject.isObject(value) ? value : undefined)
-
 interface PodLike {
   readonly metadata: Obj
   readonly spec: Obj
 }
 
-const template = (value: unknown): PodLike | undefined => {
-  const found = obj(value)
-  return found === undefined ? undefined : { metadata: obj(found.metadata) ?? {}, spec: obj(found.spec) ?? {} }
-}
+const { record, records } = KubeObject
 
-// Where each workload kind keeps its pod template; a struct in Go (never nil) unless marked optional.
+const podLike = (value: KubeObject.KubeObject): PodLike => ({ metadata: record(value.metadata), spec: record(value.spec) })
+
+// Where each workload kind keeps its pod template: a struct in Go (read as empty when absent), but
+// a pointer in a ReplicationController (none to check when absent).
 const templates: ReadonlyMap<string, (object: KubeObject.KubeObject) => PodLike | undefined> = new Map([
-  ["/podtemplates", (o: KubeObject.KubeObject) => template(o.template) ?? { metadata: {}, spec: {} }],
-  ["/replicationcontrollers", (o: KubeObject.KubeObject) => template(obj(o.spec)?.template)],
+  ["/podtemplates", (o: KubeObject.KubeObject) => podLike(record(o.template))],
+  ["/replicationcontrollers", (o: KubeObject.KubeObject) => {
+    const template = record(o.spec).template
+    return KubeObject.isObject(template) ? podLike(template) : undefined
+  }],
   ...["apps/replicasets", "apps/deployments", "apps/statefulsets", "apps/daemonsets", "batch/jobs"].map((key) =>
-    [key, (o: KubeObject.KubeObject) => template(obj(o.spec)?.template) ?? { metadata: {}, spec: {} }] as const
+    [key, (o: KubeObject.KubeObject) => podLike(record(record(o.spec).template))] as const
   ),
-  ["batch/cronjobs", (o: KubeObject.KubeObject) =>
-    template(obj(obj(obj(o.spec)?.jobTemplate)?.spec)?.template) ?? { metadata: {}, spec: {} }]
+  ["batch/cronjobs", (o: KubeObject.KubeObject) => podLike(record(record(record(record(o.spec).jobTemplate).spec).template))]
 ])
 
 const keyOf = (resource: Registry.Resource) => `${resource.type.group}/${resource.type.plural}`
@@ -104,7 +104,7 @@ export const admit = (store: Store.Store, request: Request): Effect.Effect<Reado
   if (key === "/pods") {
     if (causes.length === 0 && fullyPrivileged(policy)) return Effect.succeed([])
     if (request.oldObject !== undefined && !significantUpdate(request.object, request.oldObject)) return Effect.succeed([])
-    const pod = { metadata: obj(request.object.metadata) ?? {}, spec: obj(request.object.spec) ?? {} }
+    const pod = podLike(request.object)
     const enforced = PodSecurity.check(policy.enforce, pod.metadata, pod.spec)
     if (enforced.length > 0) {
       return Effect.fail(Status.forbidden(
@@ -133,10 +133,7 @@ const warn = (policy: PodSecurity.Policy, pod: PodLike): ReadonlyArray<string> =
     : [`would violate PodSecurity ${JSON.stringify(PodSecurity.format(policy.warn))}: ${PodSecurity.describe(violations)}`]
 }
 
-const containersOf = (pod: KubeObject.KubeObject, field: string): ReadonlyArray<Obj> => {
-  const list = obj(pod.spec)?.[field]
-  return Array.isArray(list) ? list.map((c) => obj(c) ?? {}) : []
-}
+const containersOf = (pod: KubeObject.KubeObject, field: string): ReadonlyArray<Obj> => records(record(pod.spec)[field])
 
 // Only what can change what a pod runs is checked again: the containers' number and images, and
 // ephemeral containers added or given another image.
@@ -191,7 +188,8 @@ const existingPods = (store: Store.Store, namespace: string, enforce: PodSecurit
   const checked = [...first, ...replicas].slice(0, maxPodsToCheck)
   const byReasons = new Map<string, { name: string; count: number }>()
   for (const pod of checked) {
-    const violations = PodSecurity.check(enforce, obj(pod.metadata) ?? {}, obj(pod.spec) ?? {})
+    const { metadata, spec } = podLike(pod)
+    const violations = PodSecurity.check(enforce, metadata, spec)
     if (violations.length === 0) continue
     const reasons = PodSecurity.reasons(violations)
     const name = KubeObject.meta(pod).name ?? ""

@@ -22,7 +22,7 @@ import { KubeObject, QuantityMath } from "@kubefx/schema/internal"
 
 type Obj = Readonly<Record<string, unknown>>
 
-const record = (value: unknown): Obj => (KubeObject.isObject(value) ? value : {})
+const { record } = KubeObject
 
 const legacyNames = new Set(["pods", "services", "secrets", "configmaps", "persistentvolumeclaims", "replicationcontrollers", "resourcequotas"])
 const bareCompute = new Set(["cpu", "memory", "ephemeral-storage"])
