@@ -2,20 +2,11 @@
  * ValidatingAdmissionPolicies and their bindings enforced as kube-apiserver 1.32 enforces them,
  * through the real kubectl and raw requests.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Testing from "../src/Testing.ts"
+import { describe, expect, it } from "vitest"
 import { createNamespace } from "./fixtures.ts"
 import * as Kubectl from "./kubectl.ts"
 
-let server: Testing.TestServer
-const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server, { namespace: null })
-beforeAll(async () => {
-  server = await Testing.start()
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { file, kubectl, ok, server } = Kubectl.withServer({ namespace: null })
 
 const policies = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies"
 const bindings = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
@@ -36,13 +27,13 @@ const deploymentRules = (operations: ReadonlyArray<string> = ["CREATE", "UPDATE"
 })
 
 const install = async (name: string, policySpec: Record<string, unknown>, bindingSpec: Record<string, unknown>) => {
-  const policy = await server.request("POST", policies, { body: { metadata: { name }, spec: policySpec } })
+  const policy = await server().request("POST", policies, { body: { metadata: { name }, spec: policySpec } })
   expect(policy.status, policy.text).toBe(201)
-  const binding = await server.request("POST", bindings, { body: { metadata: { name: `${name}-binding` }, spec: { policyName: name, ...bindingSpec } } })
+  const binding = await server().request("POST", bindings, { body: { metadata: { name: `${name}-binding` }, spec: { policyName: name, ...bindingSpec } } })
   expect(binding.status, binding.text).toBe(201)
 }
 
-const post = (namespace: string, body: unknown) => server.request("POST", `/apis/apps/v1/namespaces/${namespace}/deployments`, { body })
+const post = (namespace: string, body: unknown) => server().request("POST", `/apis/apps/v1/namespaces/${namespace}/deployments`, { body })
 
 describe("ValidatingAdmissionPolicy", () => {
   it("denies what a bound validation fails, in the namespaces the binding selects, as kubectl shows it", async () => {
@@ -53,9 +44,9 @@ describe("ValidatingAdmissionPolicy", () => {
         { expression: "object.metadata.name.startsWith('ok-')", message: "names start with ok-", reason: "Forbidden" }
       ]
     }, { validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { environment: "test" } } } })
-    await createNamespace(server, "tested")
+    await createNamespace(server(), "tested")
     await ok("label", "namespace", "tested", "environment=test")
-    await createNamespace(server, "free")
+    await createNamespace(server(), "free")
 
     const path = file("big.json", { ...deployment("big", 7), metadata: { name: "big", namespace: "tested" } })
     const refused = await kubectl("apply", "-f", path)
@@ -76,7 +67,7 @@ describe("ValidatingAdmissionPolicy", () => {
   })
 
   it("warns under Warn, reads its params object, and honours matchConditions, variables and messageExpression", async () => {
-    await createNamespace(server, "limited")
+    await createNamespace(server(), "limited")
     await install("limits.example.com", {
       paramKind: { apiVersion: "v1", kind: "ConfigMap" },
       matchConstraints: deploymentRules(),
@@ -97,7 +88,7 @@ describe("ValidatingAdmissionPolicy", () => {
     expect(missing.json.message).toBe(
       `deployments.apps "a" is forbidden: ValidatingAdmissionPolicy 'limits.example.com' with binding 'limits.example.com-binding' denied request: failed to configure binding: no params found for policy binding with \`Deny\` parameterNotFoundAction`
     )
-    const limits = await server.request("POST", "/api/v1/namespaces/limited/configmaps", { body: { metadata: { name: "limits" }, data: { max: "3" } } })
+    const limits = await server().request("POST", "/api/v1/namespaces/limited/configmaps", { body: { metadata: { name: "limits" }, data: { max: "3" } } })
     expect(limits.status).toBe(201)
     const warned = await post("limited", deployment("b", 4))
     expect(warned.status).toBe(201)
@@ -109,7 +100,7 @@ describe("ValidatingAdmissionPolicy", () => {
   })
 
   it("runs once per parameter object a selector finds, and sees the namespace", async () => {
-    await createNamespace(server, "selected")
+    await createNamespace(server(), "selected")
     await ok("label", "namespace", "selected", "tier=gold")
     await install("floors.example.com", {
       paramKind: { apiVersion: "v1", kind: "ConfigMap" },
@@ -124,9 +115,9 @@ describe("ValidatingAdmissionPolicy", () => {
       matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "selected" } } }
     })
     for (const [name, min] of [["two", "2"], ["three", "3"]]) {
-      await server.request("POST", "/api/v1/namespaces/selected/configmaps", { body: { metadata: { name, labels: { floor: "yes" } }, data: { min } } })
+      await server().request("POST", "/api/v1/namespaces/selected/configmaps", { body: { metadata: { name, labels: { floor: "yes" } }, data: { min } } })
     }
-    await server.request("POST", "/api/v1/namespaces/selected/configmaps", { body: { metadata: { name: "ignored" }, data: { min: "9" } } })
+    await server().request("POST", "/api/v1/namespaces/selected/configmaps", { body: { metadata: { name: "ignored" }, data: { min: "9" } } })
     const created = await post("selected", deployment("one", 1))
     expect(created.status).toBe(201)
     expect(created.headers.get("warning")).toBe([
@@ -136,8 +127,8 @@ describe("ValidatingAdmissionPolicy", () => {
   })
 
   it("fails closed on an expression that errors unless failurePolicy is Ignore", async () => {
-    await createNamespace(server, "strict")
-    await createNamespace(server, "lenient")
+    await createNamespace(server(), "strict")
+    await createNamespace(server(), "lenient")
     const checksTier = { validations: [{ expression: "object.metadata.labels.tier == 'web'" }] }
     await install("tier-strict.example.com", { matchConstraints: deploymentRules(), ...checksTier }, {
       validationActions: ["Deny"],
@@ -156,7 +147,7 @@ describe("ValidatingAdmissionPolicy", () => {
   })
 
   it("sees a scale write as the scale subresource, and deletions with the old object", async () => {
-    await createNamespace(server, "scaled")
+    await createNamespace(server(), "scaled")
     const inScaled = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "scaled" } } }
     await install("scale.example.com", {
       matchConstraints: deploymentRules(["UPDATE"], ["deployments/scale"]),

@@ -2,19 +2,10 @@
  * PodSecurity admission as the real kubectl meets it: namespaces labelled with a level refuse and
  * warn as kube-apiserver 1.32 does.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Testing from "../src/Testing.ts"
+import { describe, expect, it } from "vitest"
 import * as Kubectl from "./kubectl.ts"
 
-let server: Testing.TestServer
-const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server, { namespace: null })
-beforeAll(async () => {
-  server = await Testing.start()
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { file, kubectl, ok } = Kubectl.withServer({ namespace: null })
 
 const restrictedDetail = (container: string) =>
   `allowPrivilegeEscalation != false (container "${container}" must set securityContext.allowPrivilegeEscalation=false), ` +

@@ -5,19 +5,10 @@
  */
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Testing from "../src/Testing.ts"
+import { describe, expect, it } from "vitest"
 import * as Kubectl from "./kubectl.ts"
 
-let server: Testing.TestServer
-const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server, { namespace: null })
-beforeAll(async () => {
-  server = await Testing.start()
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { file, kubectl, ok } = Kubectl.withServer({ namespace: null })
 
 const bundle = readFileSync(join(import.meta.dirname, "manifests", "operator-release.yaml"), "utf8")
 const everyKind = join(import.meta.dirname, "manifests", "every-kind.yaml")

@@ -4,41 +4,32 @@
  * state the cpu and memory a quota tracks, ended and deleted objects no longer counted, scopes.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Testing from "../src/Testing.ts"
+import { describe, expect, it } from "vitest"
 import { createNamespace } from "./fixtures.ts"
 import * as Kubectl from "./kubectl.ts"
 
-let server: Testing.TestServer
-const { kubectl, killAll, ok } = Kubectl.forServer(() => server, { namespace: null })
-beforeAll(async () => {
-  server = await Testing.start()
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { kubectl, ok, server } = Kubectl.withServer({ namespace: null })
 
-const settled = () => Effect.runPromise(server.settled)
+const settled = () => Effect.runPromise(server().settled)
 
 const quota = (namespace: string, name: string, spec: Record<string, unknown>) =>
-  server.request("POST", `/api/v1/namespaces/${namespace}/resourcequotas`, { body: { metadata: { name }, spec } })
+  server().request("POST", `/api/v1/namespaces/${namespace}/resourcequotas`, { body: { metadata: { name }, spec } })
 
 const pod = (name: string, resources: Record<string, unknown> = {}, spec: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { containers: [{ name: "app", image: "nginx", resources }], ...spec }
 })
 
-const createPod = (namespace: string, body: unknown) => server.request("POST", `/api/v1/namespaces/${namespace}/pods`, { body })
+const createPod = (namespace: string, body: unknown) => server().request("POST", `/api/v1/namespaces/${namespace}/pods`, { body })
 
 const usedOf = async (namespace: string, name: string) => {
   await settled()
-  return (await server.request("GET", `/api/v1/namespaces/${namespace}/resourcequotas/${name}`)).json.status
+  return (await server().request("GET", `/api/v1/namespaces/${namespace}/resourcequotas/${name}`)).json.status
 }
 
 describe("ResourceQuota", () => {
   it("keeps hard and used in status, as kubectl describe shows them, and refuses what would exceed it", async () => {
-    await createNamespace(server, "limited")
+    await createNamespace(server(), "limited")
     expect((await quota("limited", "compute", { hard: { pods: "2", "requests.cpu": "1", "limits.memory": "1Gi", "count/configmaps": "1" } })).status).toBe(201)
     expect(await usedOf("limited", "compute")).toEqual({
       hard: { pods: "2", "requests.cpu": "1", "limits.memory": "1Gi", "count/configmaps": "1" },
@@ -68,11 +59,11 @@ describe("ResourceQuota", () => {
   })
 
   it("stops counting a pod that has ended or is deleted", async () => {
-    await createNamespace(server, "churn")
+    await createNamespace(server(), "churn")
     await quota("churn", "pods", { hard: { pods: "1" } })
     expect((await createPod("churn", pod("first"))).status).toBe(201)
     expect((await createPod("churn", pod("second"))).status).toBe(403)
-    const ended = await server.request("PATCH", "/api/v1/namespaces/churn/pods/first/status", {
+    const ended = await server().request("PATCH", "/api/v1/namespaces/churn/pods/first/status", {
       body: { status: { phase: "Succeeded" } },
       headers: { "content-type": "application/merge-patch+json" }
     })
@@ -84,7 +75,7 @@ describe("ResourceQuota", () => {
   })
 
   it("counts under scopes only the pods they select", async () => {
-    await createNamespace(server, "scoped")
+    await createNamespace(server(), "scoped")
     await quota("scoped", "best-effort", { hard: { pods: "1" }, scopes: ["BestEffort"] })
     expect((await createPod("scoped", pod("free"))).status).toBe(201)
     expect((await createPod("scoped", pod("free-2"))).json.message).toContain("exceeded quota: best-effort, requested: pods=1, used: pods=1, limited: pods=1")

@@ -1,20 +1,11 @@
 /**
- * What every namespace of a cluster holds (its `default` ServiceAccount and `kube-root-ca.crt`),
- * and the ServiceAccount admission of pods, as the real kubectl meets them.
+ * What every namespace of a cluster holds (its `default` ServiceAccount), and the ServiceAccount
+ * admission of pods, as the real kubectl meets them.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Testing from "../src/Testing.ts"
+import { describe, expect, it } from "vitest"
 import * as Kubectl from "./kubectl.ts"
 
-let server: Testing.TestServer
-const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server, { namespace: null })
-beforeAll(async () => {
-  server = await Testing.start({ namespaceCleanupDelayMs: 0 })
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { file, kubectl, ok } = Kubectl.withServer({ namespace: null, server: { namespaceCleanupDelayMs: 0 } })
 
 /** Polls until `check` holds for what `read` gives, and returns it. */
 const until = async <A>(read: () => Promise<A>, check: (a: A) => boolean): Promise<A> => {

@@ -5,7 +5,9 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import type * as Testing from "../src/Testing.ts"
+import { afterAll, beforeAll } from "vitest"
+import type * as ApiServer from "../src/ApiServer.ts"
+import * as Testing from "../src/Testing.ts"
 
 export interface Run {
   readonly code: number
@@ -82,4 +84,26 @@ export const forServer = (server: () => Testing.TestServer, options: { readonly 
   }
 
   return { kubectl, ok, background, file, killAll }
+}
+
+/**
+ * A server for the whole test file, started before its tests and closed after them (with every
+ * kubectl it started), and kubectl bound to it.
+ *
+ * @example
+ * const { ok, server } = withServer({ namespace: null })
+ * it("lists", async () => { await ok("get", "namespaces"); server().request("GET", "/api") })
+ */
+export const withServer = (options: { readonly namespace?: string | null; readonly server?: ApiServer.Options } = {}) => {
+  let current: Testing.TestServer | undefined
+  const server = () => current!
+  const bound = forServer(server, options.namespace === undefined ? {} : { namespace: options.namespace })
+  beforeAll(async () => {
+    current = await Testing.start(options.server)
+  })
+  afterAll(async () => {
+    bound.killAll()
+    await current?.close()
+  })
+  return { ...bound, server }
 }
