@@ -361,6 +361,29 @@ describe("CEL rules on CRD writes", () => {
     expect(created.status, created.text).toBe(201)
   })
 
+  it("a rule over a map's keys costs by the map's size, and indexing a map gives its value", async () => {
+    // Gateway API's Gateway: key rules on maps of annotations and labels, the keys without maxLength.
+    const keyRule = 'self.all(key, key.matches(r"""^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$"""))'
+    const annotations = {
+      type: "object",
+      maxProperties: 16,
+      additionalProperties: { type: "string", maxLength: 4096 },
+      ...rules({ rule: keyRule }, { rule: 'self.all(key, key.split("/")[0].size() < 253)' })
+    }
+    const weights = { type: "object", additionalProperties: { type: "integer" }, ...rules({ rule: "!has(self.primary) || self['primary'] > 0", message: "primary must be positive" }) }
+    await installCrd(server, crd("keyed.example.com", "keyeds", "Keyed", specWith({ annotations, weights })))
+    const keyed = (name: string, spec: Record<string, unknown>) =>
+      server.request("POST", "/apis/keyed.example.com/v1/namespaces/cel/keyeds", { body: { apiVersion: "keyed.example.com/v1", kind: "Keyed", metadata: { name, namespace: "cel" }, spec } })
+    const fine = await keyed("fine", { annotations: { "example.com/team": "a" }, weights: { primary: 2 } })
+    expect(fine.status, fine.text).toBe(201)
+    const refused = await keyed("refused", { annotations: { "-bad": "a" }, weights: { primary: 0 } })
+    expect(refused.status, refused.text).toBe(422)
+    expect(refused.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message])).toEqual([
+      ["spec.annotations", `Invalid value: "object": failed rule: ${keyRule}`],
+      ["spec.weights", 'Invalid value: "object": primary must be positive']
+    ])
+  })
+
   it("oldSelf under a list that is not list-type=map, and optionalOldSelf without oldSelf, are refused; so are a bad reason and fieldPath", async () => {
     const causes = await crdCauses(specWith({
       items: { type: "array", maxItems: 5, items: { type: "integer", ...rules({ rule: "self == oldSelf" }) } },

@@ -145,8 +145,17 @@ const fieldShape = (schema: Shape, field: string): { readonly shape: Shape; read
   return { shape: undefined, known: !isClosedObject(schema) }
 }
 
+// A map's keys. kube's cost estimator sizes them by their declared type, which has no bound of its
+// own and reads as 0 characters: a rule over a map's keys costs by the map's size alone.
+const mapKey: JsonSchemaProps = { type: "string" }
+
+/** What a comprehension over the value ranges over: a list's items, a map's keys. */
 const elementShape = (schema: Shape): Shape =>
-  schema?.type === "array" ? schema.items : schema?.type === "object" && typeof schema.additionalProperties === "object" ? { type: "string" } : undefined
+  schema?.type === "array" ? schema.items : schema?.type === "object" && typeof schema.additionalProperties === "object" ? mapKey : undefined
+
+/** What indexing the value gives: a list's item, a map's value. */
+const indexedShape = (schema: Shape): Shape =>
+  schema?.type === "array" ? schema.items : schema?.type === "object" ? fieldShape(schema, "").shape : undefined
 
 interface Scope {
   readonly vars: ReadonlyMap<string, Shape>
@@ -193,8 +202,7 @@ const check = (expr: Expr, scope: Scope): Typed => {
       const args = kind.value.args.map((arg) => check(arg, scope))
       const name = namespaced ? `${(target!.exprKind.value as { name: string }).name}.${kind.value.function}` : kind.value.function
       if (name === "_[_]") {
-        const shape = elementShape(args[0]?.shape) ?? (args[0]?.shape?.type === "object" ? fieldShape(args[0].shape, "").shape : undefined)
-        return typed(shape)
+        return typed(indexedShape(args[0]?.shape))
       }
       const result = CelTypes.overload(name, receiver?.type, args.map((a) => a.type))
       if (result === undefined) {
@@ -270,7 +278,7 @@ const reads = (expr: Expr, name: string): boolean => {
  */
 export type Sizes = (shape: Shape, within: number | undefined) => number
 
-const schemaSizes: Sizes = (shape) => maxElements(shape)
+const schemaSizes: Sizes = (shape) => shape === mapKey ? 0 : maxElements(shape)
 
 /**
  * Sizes for one evaluation on an actual value whose JSON has `length` characters: nothing inside
@@ -357,7 +365,7 @@ const callCost = (call: Extract<Expr["exprKind"], { case: "callExpr" }>["value"]
   const first = target ?? args[0]
   const name = call.function
   if (name === "_[_]") {
-    const shape = elementShape(args[0]?.shape) ?? fieldShape(args[0]?.shape, "").shape
+    const shape = indexedShape(args[0]?.shape)
     return { cost: base + 1, shape, size: sizes(shape, args[0]?.size) }
   }
   if (name === "matches" || name === "find" || name === "findAll") {
