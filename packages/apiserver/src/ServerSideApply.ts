@@ -383,7 +383,7 @@ export const apply = (options: ApplyOptions): Result.Result<Json.JsonObject, App
     fields: FieldSet.difference(FieldSet.difference(owner.fields, changed), c.removed)
   }))
   const result = ManagedFields.withOwners(merged, [...rest, mine])
-  return Result.succeed(manager === "kubectl" && options.live !== undefined ? withLastApplied(result, options.live, options.applied) : result)
+  return Result.succeed(manager === "kubectl" && options.live !== undefined ? withLastApplied(result, options.applied) : result)
 }
 
 const sortedKeys = (value: Json.Json): Json.Json =>
@@ -395,27 +395,29 @@ const sortedKeys = (value: Json.Json): Json.Json =>
 
 // kube's lastAppliedUpdater: after `kubectl apply --server-side`, an object that has a
 // last-applied-configuration holds the applied configuration there (as Go encodes it: sorted keys,
-// a final newline), so that a later client-side apply diffs against what was applied last.
-const withLastApplied = (result: Json.JsonObject, stored: Json.JsonObject, applied: Json.JsonObject): Json.JsonObject => {
-  const storedMeta = Json.isObject(stored.metadata) ? stored.metadata : {}
-  const storedAnnotations = Json.isObject(storedMeta.annotations) ? storedMeta.annotations : {}
-  if (typeof storedAnnotations[lastAppliedAnnotation] !== "string") return result
+// a final newline), so that a later client-side apply diffs against what was applied last. When
+// that would take the annotations past their 256 KiB, the annotation is dropped instead (a large
+// CRD applied server-side over a client-side apply), as kube's SetLastApplied does.
+const withLastApplied = (result: Json.JsonObject, applied: Json.JsonObject): Json.JsonObject => {
+  const resultMeta = Json.isObject(result.metadata) ? result.metadata : {}
+  const resultAnnotations = Json.isObject(resultMeta.annotations) ? resultMeta.annotations : {}
+  const current = resultAnnotations[lastAppliedAnnotation]
+  if (typeof current !== "string" || current === "") return result
   const appliedMeta = Json.isObject(applied.metadata) ? applied.metadata : undefined
   const appliedAnnotations = appliedMeta !== undefined && Json.isObject(appliedMeta.annotations) ? appliedMeta.annotations : undefined
   const { [lastAppliedAnnotation]: _, ...otherAnnotations } = appliedAnnotations ?? {}
   const configuration = appliedMeta === undefined
     ? applied
     : { ...applied, metadata: appliedAnnotations === undefined ? appliedMeta : { ...appliedMeta, annotations: otherAnnotations } }
-  const resultMeta = Json.isObject(result.metadata) ? result.metadata : {}
-  const resultAnnotations = Json.isObject(resultMeta.annotations) ? resultMeta.annotations : {}
-  return {
-    ...result,
-    metadata: {
-      ...resultMeta,
-      annotations: { ...resultAnnotations, [lastAppliedAnnotation]: `${JSON.stringify(sortedKeys(configuration))}\n` }
-    }
-  }
+  const { [lastAppliedAnnotation]: _current, ...kept } = resultAnnotations
+  const annotations = { ...kept, [lastAppliedAnnotation]: `${JSON.stringify(sortedKeys(configuration))}\n` }
+  return { ...result, metadata: { ...resultMeta, annotations: annotationsSize(annotations) > annotationsLimit ? kept : annotations } }
 }
+
+const annotationsLimit = 256 * 1024
+
+const annotationsSize = (annotations: Json.JsonObject): number =>
+  Object.entries(annotations).reduce((n, [key, value]) => n + Buffer.byteLength(key) + (typeof value === "string" ? Buffer.byteLength(value) : 0), 0)
 
 /**
  * Decodes an apply body, JSON or YAML, into the configuration object.

@@ -285,4 +285,17 @@ describe("kubectl", () => {
     expect(conflicted.code).toBe(1)
     expect(conflicted.stderr).toContain('conflict with "kubectl-patch"')
   })
+
+  it("applies server-side over a client-side apply an object too large for the last-applied annotation, dropping the annotation", async () => {
+    const configMap = (data: Record<string, string>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "grown", namespace: "default" }, data })
+    const path = file("grown.json", configMap({ small: "1" }))
+    await ok("apply", "-f", path)
+    // A large CRD's schema, say: more than the annotations' 256 KiB, well within an object's size.
+    const large = "x".repeat(300 * 1024)
+    writeFileSync(path, JSON.stringify(configMap({ small: "1", large })))
+    expect(await ok("apply", "--server-side", "-f", path)).toContain("configmap/grown serverside-applied")
+    const grown = JSON.parse(await ok("get", "configmap", "grown", "-o", "json"))
+    expect(grown.data.large).toBe(large)
+    expect(grown.metadata.annotations ?? {}).not.toHaveProperty(["kubectl.kubernetes.io/last-applied-configuration"])
+  })
 })
