@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import * as BuiltinSchemas from "./BuiltinSchemas.ts"
 import * as Decoding from "./Decoding.ts"
 import * as Metadata from "./Metadata.ts"
+import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
 import * as OmitEmpty from "./OmitEmpty.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
@@ -103,11 +104,16 @@ export const admit = Effect.fnUntraced(function*(
   }
   const causes = [
     ...Metadata.validateMeta(current),
+    // A CRD checks its own metadata (its name has a rule of its own); a custom resource's schema does.
+    ...(resource.type.custom || resource.type.group === "apiextensions.k8s.io"
+      ? []
+      : ObjectMetaValidation.validateBuiltinMeta(current.metadata, { group: resource.type.group, resource: resource.type.plural, namespaced: resource.type.namespaced })),
     ...(old === undefined ? [] : Metadata.validateFinalizers(old, current)),
     ...(resource.validate?.(current, old) ?? []),
     ...(resource.type.custom ? schemas.validate(resource, current, old) : [])
   ]
   if (causes.length > 0) return yield* Status.invalid(resource.type, name, causes)
+  if (resource.type.custom) warnings.push(...ObjectMetaValidation.finalizerWarnings(current.metadata, old?.metadata))
   if (hooks !== undefined) warnings.push(...(yield* hooks.validate(current)))
   return { object: current, warnings, owned } satisfies Admitted
 })

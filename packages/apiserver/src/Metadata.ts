@@ -4,6 +4,7 @@
  * happen to finalizers of an object being deleted.
  */
 import type * as Registry from "./Registry.ts"
+import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
 import * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -22,26 +23,17 @@ export const generateName = (prefix: string, random: () => number = Math.random)
   return prefix.slice(0, 58) + suffix
 }
 
-const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
-const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
-
 /**
- * 422 causes for an invalid object name: a DNS-1123 subdomain, or a DNS-1123 label for
- * namespaces (kube's rules for most kinds).
+ * 422 causes for an invalid object name, by its kind's rule (a DNS-1123 subdomain for most kinds,
+ * a label for namespaces, a path segment for RBAC's kinds and persistent volumes).
  *
  * @example
  * import * as Metadata from "./Metadata.ts"
- * Metadata.validateName("Bad_Name", false).length // 1
- * Metadata.validateName("good-name", false).length // 0
+ * Metadata.validateName("Bad_Name", { group: "", plural: "configmaps" }).length // 1
+ * Metadata.validateName("system:viewer", { group: "rbac.authorization.k8s.io", plural: "clusterroles" }).length // 0
  */
-export const validateName = (name: string, label: boolean): ReadonlyArray<Status.StatusCause> => {
-  if (label) {
-    return name.length <= 63 && dnsLabel.test(name) ? [] : [Status.fieldInvalid("metadata.name", name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")]
-  }
-  return name.length <= 253 && dnsSubdomain.test(name)
-    ? []
-    : [Status.fieldInvalid("metadata.name", name, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")]
-}
+export const validateName = (name: string, type: { readonly group: string; readonly plural: string }): ReadonlyArray<Status.StatusCause> =>
+  ObjectMetaValidation.nameRule(type.group, type.plural)(name, false).map((message) => Status.fieldInvalid("metadata.name", name, message))
 
 /**
  * 422 causes for malformed labels, annotations, finalizers or owner references.

@@ -29,6 +29,94 @@ export const nameIsPathSegment: NameValidator = (name, prefix) => {
   return ["/", "%"].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`)
 }
 
+/**
+ * `ValidateNamespaceName` (`NameIsDNSLabel`): names of namespaces.
+ *
+ * @example
+ * import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
+ * ObjectMetaValidation.nameIsDnsLabel("team.a", false).length // 1
+ */
+export const nameIsDnsLabel: NameValidator = (name, prefix) =>
+  NameRules.dns1123Label(prefix && name.endsWith("-") ? `${name.slice(0, -1)}a` : name)
+
+// `path.IsValidPathSegmentName`, prefix or not (RBAC's and persistent volumes' rule).
+const pathSegmentName: NameValidator = (name) => nameIsPathSegment(name, false)
+
+/**
+ * The rule a kind's names follow in kube-apiserver 1.32: a DNS-1123 label for namespaces, a path
+ * segment for RBAC roles and bindings (`system:controller:x`) and persistent volumes, a DNS-1123
+ * subdomain for everything else (a kind with a stricter rule, as Services, checks it in its own
+ * validation).
+ *
+ * @example
+ * import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
+ * ObjectMetaValidation.nameRule("rbac.authorization.k8s.io", "clusterroles")("system:viewer", false) // []
+ * ObjectMetaValidation.nameRule("", "configmaps")("system:viewer", false).length // 1
+ */
+export const nameRule = (group: string, resource: string): NameValidator => {
+  if (group === "" && resource === "namespaces") return nameIsDnsLabel
+  if (group === "rbac.authorization.k8s.io" || (group === "" && resource === "persistentvolumes")) return pathSegmentName
+  return nameIsDnsSubdomain
+}
+
+// The finalizers a built-in kind may name without a path.
+const standardFinalizers = new Set(["kubernetes", "orphan", "foregroundDeletion"])
+
+// Groups whose kinds validate their metadata with apimachinery's rules alone, not core's (which
+// also refuses finalizer names without a path).
+const apimachineryMetaGroups = new Set(["admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "coordination.k8s.io"])
+
+/**
+ * ObjectMeta's checks for a built-in kind, as its validation runs them: {@link validateObjectMeta}
+ * with the kind's name rule, and for most groups core's rule that a finalizer without a path is
+ * one of kube's own (`orphan`, `foregroundDeletion`, `kubernetes`).
+ *
+ * @example
+ * import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
+ * const meta = { name: "settings", namespace: "default", finalizers: ["cleanup"] }
+ * ObjectMetaValidation.validateBuiltinMeta(meta, { group: "", resource: "configmaps", namespaced: true })[0]?.message
+ * // 'Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified'
+ */
+export const validateBuiltinMeta = (
+  metadata: unknown,
+  kind: { readonly group: string; readonly resource: string; readonly namespaced: boolean }
+): ReadonlyArray<FieldCauses.Cause> => {
+  const causes = [...validateObjectMeta(metadata, { namespaced: kind.namespaced, name: nameRule(kind.group, kind.resource) })]
+  if (apimachineryMetaGroups.has(kind.group)) return causes
+  const finalizers = KubeObject.isObject(metadata) && Array.isArray(metadata.finalizers) ? metadata.finalizers : []
+  finalizers.forEach((finalizer, i) => {
+    if (typeof finalizer === "string" && !finalizer.includes("/") && !standardFinalizers.has(finalizer)) {
+      causes.push(FieldCauses.invalid(`metadata.finalizers[${i}]`, finalizer, "name is neither a standard finalizer name nor is it fully qualified"))
+    }
+  })
+  return causes
+}
+
+/**
+ * The warnings a custom resource's write gets for each finalizer it adds that is not
+ * domain-qualified, sorted, as apiextensions-apiserver 1.32 gives them (its create or update
+ * still succeeds).
+ *
+ * @example
+ * import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
+ * ObjectMetaValidation.finalizerWarnings({ finalizers: ["cleanup"] }, undefined)
+ * // ['metadata.finalizers: "cleanup": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers']
+ */
+export const finalizerWarnings = (metadata: unknown, oldMetadata: unknown): ReadonlyArray<string> => {
+  const names = (m: unknown) => new Set(KubeObject.isObject(m) && Array.isArray(m.finalizers) ? m.finalizers.filter((f) => typeof f === "string") : [])
+  const before = names(oldMetadata)
+  const warnings: Array<string> = []
+  for (const finalizer of [...names(metadata)].filter((f) => !before.has(f)).sort()) {
+    const at = `metadata.finalizers: ${FieldCauses.goQuote(finalizer)}`
+    for (const message of NameRules.qualifiedName(finalizer)) warnings.push(`${at}: ${message}`)
+    if (finalizer.includes("/") || standardFinalizers.has(finalizer)) continue
+    warnings.push(finalizer.includes(".")
+      ? `${at}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`
+      : `${at}: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`)
+  }
+  return warnings
+}
+
 const stringRecord = (u: unknown): ReadonlyArray<readonly [string, string]> =>
   KubeObject.isObject(u) ? Object.entries(u).map(([k, v]) => [k, typeof v === "string" ? v : String(v)]) : []
 

@@ -482,7 +482,7 @@ export const create = Effect.fnUntraced(function*(
     }
     name = Metadata.generateName(m.generateName)
   }
-  const nameCauses = Metadata.validateName(name, resource.storage === "namespaces")
+  const nameCauses = Metadata.validateName(name, resource.type)
   if (nameCauses.length > 0) return yield* Status.invalid(resource.type, name, nameCauses)
   yield* namespaceOpen(env, resource, namespace, name)
 

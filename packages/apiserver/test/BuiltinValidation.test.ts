@@ -7,6 +7,7 @@ import * as BuiltinDefaults from "../src/BuiltinDefaults.ts"
 import * as BuiltinValidation from "../src/BuiltinValidation.ts"
 import * as Cron from "../src/Cron.ts"
 import * as Testing from "../src/Testing.ts"
+import { crontab, crontabCrd, installCrd } from "./fixtures.ts"
 import { type KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
@@ -375,6 +376,65 @@ describe("over HTTP", () => {
     })
     expect(moved.status).toBe(422)
     expect(moved.json.message).toBe('Service "fixed" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.96.200.200"}: may not change once set')
+  })
+
+  it("checks a built-in object's labels, annotations and finalizers; a finalizer without a path must be one of kube's own", async () => {
+    const created = (finalizers: ReadonlyArray<string>, metadata: Json = {}) =>
+      server.request("POST", "/api/v1/namespaces/default/configmaps", {
+        body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "held", finalizers, ...metadata }, data: { a: "1" } }
+      })
+    const refused = await created(["cleanup", "example.com/cleanup"], { labels: { "a b": "c", app: "-web" }, annotations: { "x y": "1" } })
+    expect(refused.status, refused.text).toBe(422)
+    expect(refused.json.details.causes.map((c: { field: string; reason: string }) => `${c.field} ${c.reason}`)).toEqual([
+      "metadata.labels FieldValueInvalid",
+      "metadata.labels FieldValueInvalid",
+      "metadata.annotations FieldValueInvalid",
+      "metadata.finalizers[0] FieldValueInvalid"
+    ])
+    expect(refused.json.details.causes[3].message).toBe('Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified')
+    const large = await created([], { annotations: { big: "x".repeat(256 * 1024) } })
+    expect(large.status).toBe(422)
+    expect(large.json.message).toBe('ConfigMap "held" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes')
+    // kube's own finalizers, and any with a path, are fine; a later update is checked the same way.
+    expect((await created(["orphan", "example.com/cleanup"])).status).toBe(201)
+    const added = await server.request("PATCH", "/api/v1/namespaces/default/configmaps/held", {
+      body: { metadata: { finalizers: ["orphan", "example.com/cleanup", "mine"] } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(added.status).toBe(422)
+    expect(added.json.message).toBe('ConfigMap "held" is invalid: metadata.finalizers[2]: Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified')
+  })
+
+  it("names RBAC's kinds and persistent volumes by path segment, other kinds by DNS subdomain", async () => {
+    const role = (name: string) =>
+      server.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", { body: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules: [] } })
+    expect((await role("system:kubefx:viewer")).status).toBe(201)
+    const slashed = await role("team/viewer")
+    expect(slashed.status).toBe(422)
+    expect(slashed.json.message).toBe(`ClusterRole.rbac.authorization.k8s.io "team/viewer" is invalid: metadata.name: Invalid value: "team/viewer": may not contain '/'`)
+    const volume = await server.request("POST", "/api/v1/persistentvolumes", {
+      body: { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: "Disk_1" }, spec: { capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: "/tmp/d" } } }
+    })
+    expect(volume.status, volume.text).toBe(201)
+    const configMap = await server.request("POST", "/api/v1/namespaces/default/configmaps", { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "system:x" } } })
+    expect(configMap.status).toBe(422)
+  })
+
+  it("warns about a custom resource's finalizer that is not domain-qualified, once, when it is added", async () => {
+    await installCrd(server, crontabCrd())
+    const path = "/apis/stable.example.com/v1/namespaces/default/crontabs"
+    const created = await server.request("POST", path, { body: crontab("held", {}, { finalizers: ["cleanup", "example.com/cleanup", "kubefx.dev"] }) })
+    expect(created.status, created.text).toBe(201)
+    expect(created.headers.get("warning")).toBe([
+      '299 - "metadata.finalizers: \\"cleanup\\": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers"',
+      '299 - "metadata.finalizers: \\"kubefx.dev\\": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers"'
+    ].join(", "))
+    const relabelled = await server.request("PATCH", `${path}/held`, {
+      body: { metadata: { labels: { a: "b" } } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(relabelled.status).toBe(200)
+    expect(relabelled.headers.get("warning")).toBeNull()
   })
 
   it("answers 422 for a Pod whose container has no image", async () => {
