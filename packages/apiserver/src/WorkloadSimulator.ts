@@ -7,11 +7,15 @@
  * ServiceAccount missing, or its namespace's Pod Security level) never rolls out: it keeps no ready
  * replica and, as the real controllers report the refused pod creations, gets a `ReplicaFailure`
  * condition (reason `FailedCreate`) with the refusal, until a spec change, the ServiceAccount's
- * creation or a relabelled namespace lets its pods in. Off unless passed in
+ * creation or a relabelled namespace lets its pods in. A Job's pods start at once and end after
+ * `delay`: the Job completes (or fails at its backoff limit, when `jobOutcome` says so), is
+ * suspended and resumed as its spec says, and is deleted `ttlSecondsAfterFinished` after it ended;
+ * a Job whose pods admission refuses keeps none active. Off unless passed in
  * `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
+import * as JobRuns from "./JobRuns.ts"
 import * as Metadata from "./Metadata.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
@@ -22,13 +26,18 @@ import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 export interface Options {
-  /** How long a rollout takes until every replica is ready and available; default 1 second. */
+  /** How long a rollout takes until every replica is ready and available, and a Job's pods run; default 1 second. */
   readonly delay?: Duration.Input
+  /** How a Job ends once its pods ran; default every Job completes. */
+  readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
 }
 
-const kinds: ReadonlyMap<string, "Deployment" | "StatefulSet"> = new Map([
+type Kind = "Deployment" | "StatefulSet" | "Job"
+
+const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
-  ["statefulsets.apps", "StatefulSet"]
+  ["statefulsets.apps", "StatefulSet"],
+  ["jobs.batch", "Job"]
 ])
 
 interface Key {
@@ -133,6 +142,12 @@ const refusedBefore = (object: KubeObject.KubeObject) =>
 const observed = (object: KubeObject.KubeObject) =>
   record(object.status).observedGeneration === (KubeObject.meta(object).generation ?? 1)
 
+// What of a workload is still to do: a rollout to observe, a Job to start, suspend or resume.
+const pending = (kind: Kind, object: KubeObject.KubeObject) => kind === "Job" ? JobRuns.stage(object) === "new" : !observed(object)
+
+// A Job running with no pod active: admission refused its pods.
+const refusedJob = (object: KubeObject.KubeObject) => JobRuns.stage(object) === "running" && count(record(object.status).active) === 0
+
 /**
  * The simulator as a controller for `ApiServer.Options.controllers`.
  *
@@ -148,40 +163,83 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     const { env } = server
     const rollouts = yield* FiberMap.make<string>()
 
-    const writeStatus = (key: Key, kind: "Deployment" | "StatefulSet", ready: boolean, refused?: string) => {
+    const target = (key: Key): Rest.Target | undefined => {
       const resource = env.registry.byStorage(key.storage)[0]
-      if (resource === undefined) return Effect.void
-      const target: Rest.Target = { resource, namespace: key.namespace, name: key.name }
-      return Rest.update(env, target, "status", writeOptions, (current) =>
-        Effect.succeed({ ...current, status: status(kind, current, ready, refused) })).pipe(
-          Effect.asVoid,
-          Effect.catchIf((error: Status.ApiError) => error.code === 404, () => Effect.void)
-        )
+      return resource === undefined ? undefined : { resource, namespace: key.namespace, name: key.name }
     }
+    const writeStatus = (key: Key, next: (current: KubeObject.KubeObject) => Record<string, unknown>) => {
+      const at = target(key)
+      if (at === undefined) return Effect.void
+      return Rest.update(env, at, "status", writeOptions, (current) => Effect.succeed({ ...current, status: next(current) })).pipe(
+        Effect.asVoid,
+        Effect.catchIf((error: Status.ApiError) => error.code === 404, () => Effect.void)
+      )
+    }
+    const completeAfter = (key: Key, after: Duration.Duration) =>
+      FiberMap.run(
+        rollouts,
+        objectId(key),
+        Effect.sleep(after).pipe(Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" }))))
+      )
 
     const handle = (key: Key): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
         const kind = kinds.get(key.storage)!
         const object = env.store.get(key.storage, key.namespace, key.name)
         if (object === undefined) return
+        if (kind === "Job") return yield* handleJob(key, object)
         if (key.phase === "observe") {
           if (observed(object)) return
-          yield* writeStatus(key, kind, false)
-          yield* FiberMap.run(
-            rollouts,
-            objectId(key),
-            Effect.sleep(delay).pipe(Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" }))))
-          )
+          yield* writeStatus(key, (current) => status(kind, current, false))
+          yield* completeAfter(key, delay)
         } else if (observed(object)) {
           const refused = yield* refusal(key, kind, object)
-          yield* writeStatus(key, kind, refused === undefined, refused)
+          yield* writeStatus(key, (current) => status(kind, current, refused === undefined, refused))
         }
       })
+
+    // A Job is started (or suspended, or resumed) when seen, and ended once its pods ran.
+    const handleJob = (key: Key, job: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+      Effect.gen(function*() {
+        const stage = JobRuns.stage(job)
+        if (key.phase === "observe") {
+          if (stage !== "new" && !refusedJob(job)) return
+          if (record(job.spec).suspend === true) {
+            yield* FiberMap.remove(rollouts, objectId(key))
+            return yield* writeStatus(key, (current) => JobRuns.suspended(current, KubeObject.timestamp()))
+          }
+          const refused = (yield* refusal(key, "Job", job)) !== undefined
+          yield* writeStatus(key, (current) => JobRuns.started(current, KubeObject.timestamp(), refused))
+          if (!refused) yield* completeAfter(key, delay)
+          return
+        }
+        if (stage === "finished") return yield* expireAfter(key, job)
+        if (stage !== "running" || refusedJob(job)) return
+        const outcome = options.jobOutcome?.(job) ?? "Complete"
+        yield* writeStatus(key, (current) => JobRuns.finished(current, KubeObject.timestamp(), outcome))
+        const ended = env.store.get(key.storage, key.namespace, key.name)
+        if (ended !== undefined) yield* expireAfter(key, ended)
+      })
+
+    // kube's TTL-after-finished controller: a finished Job with `ttlSecondsAfterFinished` is
+    // deleted (foreground, its pods first) that long after it ended.
+    const expireAfter = (key: Key, job: KubeObject.KubeObject) => {
+      const ttl = record(job.spec).ttlSecondsAfterFinished
+      const at = target(key)
+      if (typeof ttl !== "number" || at === undefined) return Effect.void
+      const endedAt = Date.parse(JobRuns.endedAt(job) ?? "")
+      const left = Math.max(0, (Number.isNaN(endedAt) ? Date.now() : endedAt) + ttl * 1000 - Date.now())
+      const remove = Rest.remove(env, at, { propagationPolicy: "Foreground", preconditions: { uid: KubeObject.meta(job).uid ?? "" }, dryRun: false }).pipe(
+        Effect.asVoid,
+        Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
+      )
+      return FiberMap.run(rollouts, objectId(key), Effect.sleep(Duration.millis(left)).pipe(Effect.andThen(remove)))
+    }
 
     // What admission answers the creation of one of the workload's pods, if it refuses it: its
     // ServiceAccount missing, or its namespace's Pod Security level.
     const pods = env.registry.byStorage("pods")[0]
-    const refusal = (key: Key, kind: "Deployment" | "StatefulSet", object: KubeObject.KubeObject) => {
+    const refusal = (key: Key, kind: Kind, object: KubeObject.KubeObject) => {
       const template = record(record(object.spec).template)
       const name = kind === "StatefulSet" ? `${key.name}-0` : Metadata.generateName(`${key.name}-`)
       const pod = { apiVersion: "v1", kind: "Pod", metadata: { ...record(template.metadata), name }, spec: record(template.spec) }
@@ -208,10 +266,13 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     // Pod Security labels, or a ServiceAccount created. (Pods already running stay, as a stricter
     // level never evicts them.)
     const retryRefused = (namespace: string) => {
-      for (const storage of kinds.keys()) {
+      for (const [storage, kind] of kinds) {
         for (const object of env.store.list(storage, namespace)) {
-          if (observed(object) && refusedBefore(object)) {
-            worker.enqueue({ phase: "complete", storage, namespace, name: String(KubeObject.meta(object).name) })
+          const name = String(KubeObject.meta(object).name)
+          if (kind === "Job") {
+            if (refusedJob(object)) worker.enqueue({ phase: "observe", storage, namespace, name })
+          } else if (observed(object) && refusedBefore(object)) {
+            worker.enqueue({ phase: "complete", storage, namespace, name })
           }
         }
       }
@@ -229,13 +290,18 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     const onEvent = (event: Store.Event) => {
       if (event.storage === "namespaces") return relabelled(event)
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
-      if (event.type === "DELETED" || !kinds.has(event.storage) || observed(event.object)) return
+      const kind = kinds.get(event.storage)
+      if (event.type === "DELETED" || kind === undefined || !pending(kind, event.object)) return
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
     }
-    for (const storage of kinds.keys()) {
+    for (const [storage, kind] of kinds) {
       for (const object of env.store.list(storage, undefined)) {
         const m = KubeObject.meta(object)
-        if (!observed(object)) worker.enqueue({ phase: "observe", storage, namespace: m.namespace ?? "", name: m.name ?? "" })
+        const key: Key = { phase: "observe", storage, namespace: m.namespace ?? "", name: m.name ?? "" }
+        if (pending(kind, object)) worker.enqueue(key)
+        // A Job that ended before the server restarted still expires; a running one still ends.
+        else if (kind === "Job" && JobRuns.stage(object) === "finished") worker.enqueue({ ...key, phase: "complete" })
+        else if (kind === "Job" && JobRuns.stage(object) === "running") yield* completeAfter(key, delay)
       }
     }
     const unsubscribe = env.store.subscribe(onEvent)

@@ -1,15 +1,22 @@
 /**
  * The workload simulator: Deployments and StatefulSets get a rollout that completes after the
- * configured delay, restarted by each spec change; without it nothing touches their status.
+ * configured delay, restarted by each spec change; Jobs run for that long and complete or fail;
+ * without it nothing touches their status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 let simulated: Testing.TestServer
 let plain: Testing.TestServer
 beforeAll(async () => {
-  simulated = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "300 millis" })] })
+  simulated = await Testing.start({
+    controllers: [WorkloadSimulator.make({
+      delay: "300 millis",
+      jobOutcome: (job) => KubeObject.meta(job).labels?.["outcome"] === "fail" ? "Failed" : "Complete"
+    })]
+  })
   plain = await Testing.start()
 })
 afterAll(async () => {
@@ -129,6 +136,82 @@ describe("WorkloadSimulator", () => {
     expect(account.status).toBe(201)
     const ready = await until(simulated, `${path}/builder`, (d) => d.status?.availableReplicas === 1)
     expect(condition(ready, "ReplicaFailure")).toBeUndefined()
+  })
+
+  const jobs = "/apis/batch/v1/namespaces/default/jobs"
+  const job = (name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}) => ({
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, labels },
+    spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "work", image: "busybox" }] } }, ...spec }
+  })
+
+  it("starts a Job's pods at once, then completes it as 1.32's Job controller does", async () => {
+    expect((await simulated.request("POST", jobs, { body: job("backup", { completions: 3, parallelism: 2 }) })).status).toBe(201)
+    const running = await until(simulated, `${jobs}/backup`, (j) => j.status?.startTime !== undefined)
+    expect(running.status).toEqual({ startTime: running.status.startTime, active: 2, ready: 0, terminating: 0, uncountedTerminatedPods: {} })
+    const done = await until(simulated, `${jobs}/backup`, (j) => condition(j, "Complete") !== undefined)
+    const reached = { status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods" }
+    expect(done.status.conditions.map((c: any) => c.type)).toEqual(["SuccessCriteriaMet", "Complete"])
+    expect(condition(done, "Complete")).toMatchObject(reached)
+    expect(condition(done, "SuccessCriteriaMet")).toMatchObject(reached)
+    expect(done.status).toMatchObject({ startTime: running.status.startTime, succeeded: 3, ready: 0, terminating: 0 })
+    expect(done.status).not.toHaveProperty("active")
+    expect(done.status.completionTime).toBe(condition(done, "Complete").lastTransitionTime)
+    // An Indexed Job names its completed indexes.
+    await simulated.request("POST", jobs, { body: job("indexed", { completions: 4, parallelism: 4, completionMode: "Indexed" }) })
+    expect((await until(simulated, `${jobs}/indexed`, (j) => condition(j, "Complete") !== undefined)).status.completedIndexes).toBe("0-3")
+  })
+
+  it("fails a Job at its backoff limit when jobOutcome says so", async () => {
+    await simulated.request("POST", jobs, { body: job("broken", { backoffLimit: 2 }, { outcome: "fail" }) })
+    const failed = await until(simulated, `${jobs}/broken`, (j) => condition(j, "Failed") !== undefined)
+    const exceeded = { status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" }
+    expect(failed.status.conditions.map((c: any) => c.type)).toEqual(["FailureTarget", "Failed"])
+    expect(condition(failed, "Failed")).toMatchObject(exceeded)
+    expect(failed.status).toMatchObject({ failed: 3, ready: 0, terminating: 0 })
+    expect(failed.status).not.toHaveProperty("completionTime")
+    expect(failed.status).not.toHaveProperty("succeeded")
+  })
+
+  it("keeps a suspended Job's pods from starting until it is resumed", async () => {
+    await simulated.request("POST", jobs, { body: job("paused", { suspend: true }) })
+    const paused = await until(simulated, `${jobs}/paused`, (j) => condition(j, "Suspended") !== undefined)
+    expect(condition(paused, "Suspended")).toMatchObject({ status: "True", reason: "JobSuspended", message: "Job suspended" })
+    expect(paused.status).not.toHaveProperty("startTime")
+    await new Promise((r) => setTimeout(r, 400))
+    expect(condition((await simulated.request("GET", `${jobs}/paused`)).json, "Complete")).toBeUndefined()
+    const resumed = await simulated.request("PATCH", `${jobs}/paused`, {
+      body: { spec: { suspend: false } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(resumed.status).toBe(200)
+    const done = await until(simulated, `${jobs}/paused`, (j) => condition(j, "Complete") !== undefined)
+    expect(condition(done, "Suspended")).toMatchObject({ status: "False", reason: "JobResumed", message: "Job resumed" })
+    expect(done.status.startTime).toBeDefined()
+  })
+
+  it("deletes a finished Job ttlSecondsAfterFinished after it ended", async () => {
+    await simulated.request("POST", jobs, { body: job("once", { ttlSecondsAfterFinished: 0 }) })
+    let status = 0
+    for (let i = 0; i < 200 && status !== 404; i++) {
+      status = (await simulated.request("GET", `${jobs}/once`)).status
+      if (status !== 404) await new Promise((r) => setTimeout(r, 25))
+    }
+    expect(status).toBe(404)
+  })
+
+  it("starts no pod of a Job whose ServiceAccount is missing, until it is created", async () => {
+    const orphan = job("orphan")
+    ;(orphan.spec.template.spec as Record<string, unknown>).serviceAccountName = "runner"
+    await simulated.request("POST", jobs, { body: orphan })
+    const stuck = await until(simulated, `${jobs}/orphan`, (j) => j.status?.startTime !== undefined)
+    expect(stuck.status).not.toHaveProperty("active")
+    await new Promise((r) => setTimeout(r, 400))
+    expect(condition((await simulated.request("GET", `${jobs}/orphan`)).json, "Complete")).toBeUndefined()
+    expect((await simulated.request("POST", "/api/v1/namespaces/default/serviceaccounts", { body: { metadata: { name: "runner" } } })).status).toBe(201)
+    expect((await until(simulated, `${jobs}/orphan`, (j) => j.status?.active === 1)).status.startTime).toBe(stuck.status.startTime)
+    await until(simulated, `${jobs}/orphan`, (j) => condition(j, "Complete") !== undefined)
   })
 
   it("is off by default: a Deployment's status stays empty", async () => {
