@@ -36,7 +36,7 @@ export const validateName = (name: string, type: { readonly group: string; reado
   ObjectMetaValidation.nameRule(type.group, type.plural)(name, false).map((message) => Status.fieldInvalid("metadata.name", name, message))
 
 /**
- * 422 causes for malformed labels, annotations, finalizers or owner references.
+ * 422 causes for labels, annotations, finalizers or owner references of the wrong shape.
  *
  * @example
  * import * as Metadata from "./Metadata.ts"
@@ -61,17 +61,9 @@ export const validateMeta = (object: KubeObject.KubeObject): ReadonlyArray<Statu
       causes.push(Status.fieldInvalid("metadata.finalizers", m.finalizers, "must be a list of strings"))
     }
   }
-  if (m.ownerReferences !== undefined && m.ownerReferences !== null) {
-    if (!Array.isArray(m.ownerReferences)) {
-      causes.push(Status.fieldInvalid("metadata.ownerReferences", m.ownerReferences, "must be a list"))
-    } else {
-      m.ownerReferences.forEach((ref: unknown, i: number) => {
-        const r = KubeObject.isObject(ref) ? ref : {}
-        for (const f of ["apiVersion", "kind", "name", "uid"]) {
-          if (typeof r[f] !== "string" || r[f] === "") causes.push(Status.fieldRequired(`metadata.ownerReferences[${i}].${f}`))
-        }
-      })
-    }
+  // What each owner reference must name is ObjectMetaValidation's, with kube's causes.
+  if (m.ownerReferences !== undefined && m.ownerReferences !== null && !Array.isArray(m.ownerReferences)) {
+    causes.push(Status.fieldInvalid("metadata.ownerReferences", m.ownerReferences, "must be a list"))
   }
   return causes
 }

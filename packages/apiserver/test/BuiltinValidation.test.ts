@@ -392,6 +392,10 @@ describe("over HTTP", () => {
       "metadata.finalizers[0] FieldValueInvalid"
     ])
     expect(refused.json.details.causes[3].message).toBe('Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified')
+    // An owner reference without its uid is one cause, at the list, as kube words it.
+    const unowned = await created([], { ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner" }] })
+    expect(unowned.status).toBe(422)
+    expect(unowned.json.message).toBe('ConfigMap "held" is invalid: metadata.ownerReferences.uid: Invalid value: "": uid must not be empty')
     const large = await created([], { annotations: { big: "x".repeat(256 * 1024) } })
     expect(large.status).toBe(422)
     expect(large.json.message).toBe('ConfigMap "held" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes')
