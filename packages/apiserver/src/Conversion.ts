@@ -73,7 +73,7 @@ const verify = (uid: string, review: unknown, sent: ReadonlyArray<KubeObject.Kub
  * import * as Conversion from "./Conversion.ts"
  * Conversion.webhook({ spec: { conversion: { strategy: "None" } } }) // undefined
  */
-export const webhook = (crd: KubeObject.KubeObject): Converter | undefined => {
+export const webhook = (crd: KubeObject.KubeObject, resolve: WebhookClient.Resolver = WebhookClient.noServices): Converter | undefined => {
   const conversion = KubeObject.record(KubeObject.record(crd.spec).conversion)
   if (conversion.strategy !== "Webhook") return undefined
   const clientConfig = KubeObject.record(KubeObject.record(conversion.webhook).clientConfig)
@@ -88,7 +88,7 @@ export const webhook = (crd: KubeObject.KubeObject): Converter | undefined => {
         kind: "ConversionReview",
         request: { uid, desiredAPIVersion: apiVersion, objects: sending }
       })
-      const review = yield* Effect.mapError(WebhookClient.post(clientConfig, 30, body), (reason) => failed(reason.replace(/^failed to call webhook: /, "")))
+      const review = yield* Effect.mapError(WebhookClient.post(clientConfig, 30, body, resolve), (reason) => failed(reason.replace(/^failed to call webhook: /, "")))
       const converted = verify(uid, review, sending, apiVersion)
       if (typeof converted === "string") return yield* failed(converted)
       let next = 0

@@ -13,6 +13,7 @@ import type * as Registry from "./Registry.ts"
 import * as Rest from "./Rest.ts"
 import * as SchemaValidation from "./SchemaValidation.ts"
 import type * as Store from "./Store.ts"
+import * as WebhookClient from "./WebhookClient.ts"
 import * as Worker from "./Worker.ts"
 import { CelValidation, Defaulting, type FieldCauses, KubeObject, Pruning } from "@kubefx/schema/internal"
 
@@ -51,7 +52,8 @@ export const schemas: Admission.Schemas = {
 
 /**
  * The served resources of an Established CRD, one per served version (none before it is
- * Established), all stored under its storage version.
+ * Established), all stored under its storage version; `resolve` finds the Service of a conversion
+ * webhook configured by one.
  *
  * @example
  * import * as Crds from "./Crds.ts"
@@ -62,11 +64,11 @@ export const schemas: Admission.Schemas = {
  *   status: { conditions: [{ type: "Established", status: "True" }], acceptedNames: { plural: "crontabs", kind: "CronTab" } }
  * })[0]?.type.kind // "CronTab"
  */
-export const resources = (crd: KubeObject.KubeObject): ReadonlyArray<Registry.Resource> => {
+export const resources = (crd: KubeObject.KubeObject, resolve?: WebhookClient.Resolver): ReadonlyArray<Registry.Resource> => {
   const spec = KubeObject.record(crd.spec)
   const versions = Array.isArray(spec.versions) ? spec.versions.map(KubeObject.record) : []
   const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? versions[0]?.name ?? "")
-  const converter = Conversion.webhook(crd)
+  const converter = Conversion.webhook(crd, resolve)
   const fingerprint = JSON.stringify([storageVersion, spec.conversion ?? null])
   return CustomResourceDefinition.resourceTypes(crd).map((type): Registry.Resource => ({
     type,
@@ -148,6 +150,7 @@ export interface Options {
  */
 export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Options = {}) {
   const { registry, store } = env
+  const resolve = WebhookClient.resolver(store)
   const unregister = (name: string) => {
     for (const resource of registry.unregisterCrd(name)) options.unserved?.(resource)
   }
@@ -169,10 +172,10 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Op
     const desired = status(crd, others)
     const established = { ...crd, status: desired }
     // Serve the endpoints before clients can see Established.
-    if (m.deletionTimestamp === undefined) registry.registerCrd(name, resources(established))
+    if (m.deletionTimestamp === undefined) registry.registerCrd(name, resources(established, resolve))
     if (!KubeObject.equals(desired, crd.status)) yield* writeStatus(name, desired)
     if (m.deletionTimestamp === undefined) return
-    const served = resources(established)[0] ?? registry.byStorage(storageOf(crd))[0]
+    const served = resources(established, resolve)[0] ?? registry.byStorage(storageOf(crd))[0]
     if (served !== undefined) {
       for (const object of store.list(served.storage, undefined)) {
         const om = KubeObject.meta(object)
@@ -206,7 +209,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Op
       } else {
         // An update of an established CRD (a new version, a conversion webhook) serves as soon as
         // it is written, so the next request sees it; establishing a new one is the worker's.
-        const served = event.type === "MODIFIED" && KubeObject.meta(event.object).deletionTimestamp === undefined ? resources(event.object) : []
+        const served = event.type === "MODIFIED" && KubeObject.meta(event.object).deletionTimestamp === undefined ? resources(event.object, resolve) : []
         if (served.length > 0) registry.registerCrd(name, served)
         worker.enqueue(name)
       }
@@ -218,7 +221,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Op
   for (const crd of store.list(storage, undefined)) {
     const name = String(KubeObject.meta(crd).name)
     owners.set(storageOf(crd), name)
-    if (KubeObject.meta(crd).deletionTimestamp === undefined) registry.registerCrd(name, resources(crd))
+    if (KubeObject.meta(crd).deletionTimestamp === undefined) registry.registerCrd(name, resources(crd, resolve))
     worker.enqueue(name)
   }
   const unsubscribe = store.subscribe(onEvent)

@@ -1,11 +1,62 @@
 /**
  * The API server's client for webhooks (admission and conversion): a JSON POST over HTTPS to a
- * webhook's `clientConfig` (its `url`, or a Service's DNS name), trusting its `caBundle`, with
- * `?timeout=<n>s` and a deadline, failing with Go's net/http wording for what went wrong.
+ * webhook's `clientConfig` (its `url`, or a Service), trusting its `caBundle`, with
+ * `?timeout=<n>s` and a deadline, failing with Go's net/http wording for what went wrong. A
+ * Service is reached as kube-apiserver reaches it, by its name in the store, with its endpoints
+ * standing in for the cluster network: a test can point a Service's EndpointSlice (or Endpoints)
+ * at a webhook server on the loopback, and the webhook is called at that address with the
+ * Service's DNS name for TLS, as in a cluster.
  */
 import { Effect, Result } from "effect"
 import { request as httpsRequest } from "node:https"
+import type * as Store from "./Store.ts"
 import { Json, KubeObject } from "@kubefx/schema/internal"
+
+/** Where a Service's port is reached, or why it cannot be (in kube-apiserver's words). */
+export type Resolver = (namespace: string, name: string, port: number) => Result.Result<{ readonly host: string; readonly port: number }, string>
+
+/** A resolver that knows no Service (nothing is stored): each is `not found`. */
+export const noServices: Resolver = (_, name) => Result.fail(`service "${name}" not found`)
+
+const record = KubeObject.record
+const list = (value: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> => (Array.isArray(value) ? value.map(record) : [])
+
+/**
+ * kube-apiserver's cluster-IP service resolver over the store: the Service must exist, have a
+ * cluster IP and the port; its first ready endpoint (EndpointSlices labelled with its name, then
+ * its Endpoints) on the port's name is the address dialled. Without one, a cluster's kube-proxy
+ * refuses the connection to the cluster IP, and so does this.
+ *
+ * @example
+ * import * as WebhookClient from "./WebhookClient.ts"
+ * declare const store: import("./Store.ts").Store
+ * WebhookClient.resolver(store)("ops", "hooks", 443) // Result: { host: "127.0.0.1", port: 9443 }, or why not
+ */
+export const resolver = (store: Store.Store): Resolver => (namespace, name, port) => {
+  const service = store.get("services", namespace, name)
+  if (service === undefined) return Result.fail(`service "${name}" not found`)
+  const spec = record(service.spec)
+  if (spec.type === "ExternalName") return Result.succeed({ host: String(spec.externalName ?? ""), port })
+  if (spec.clusterIP === "None") return Result.fail(`cannot route to service with ClusterIP "None"`)
+  const servicePort = list(spec.ports).find((p) => p.port === port)
+  if (servicePort === undefined) return Result.fail(`no service port ${port} found for service "${name}"`)
+  const portName = typeof servicePort.name === "string" ? servicePort.name : ""
+  const named = (p: Readonly<Record<string, unknown>>) => (typeof p.name === "string" ? p.name : "") === portName && typeof p.port === "number"
+  for (const slice of store.list("endpointslices.discovery.k8s.io", namespace)) {
+    if (KubeObject.meta(slice).labels?.["kubernetes.io/service-name"] !== name) continue
+    const target = list(slice.ports).find(named)
+    const endpoint = list(slice.endpoints).find((e) => record(e.conditions).ready !== false && list(e.addresses).length > 0)
+    const address = Array.isArray(endpoint?.addresses) ? endpoint.addresses[0] : undefined
+    if (target !== undefined && typeof address === "string") return Result.succeed({ host: address, port: target.port as number })
+  }
+  const endpoints = store.get("endpoints", namespace, name)
+  for (const subset of list(endpoints?.subsets)) {
+    const target = list(subset.ports).find(named)
+    const address = list(subset.addresses)[0]?.ip
+    if (target !== undefined && typeof address === "string") return Result.succeed({ host: address, port: target.port as number })
+  }
+  return Result.fail(`dial tcp ${String(spec.clusterIP ?? "")}:${port}: connect: connection refused`)
+}
 
 /**
  * The URL a clientConfig names, or undefined when it names none.
@@ -36,14 +87,13 @@ export const gvkOf = (object: KubeObject.KubeObject): string => {
   return `${group}/${version}, Kind=${String(object.kind ?? "")}`
 }
 
-/** Go's net/http wording for a failed POST. */
-const transportError = (url: string, error: NodeJS.ErrnoException): string => {
+/** Go's net/http wording for a failed POST to `url`, dialled at `dial` (host and port). */
+const transportError = (url: string, dial: { readonly host: string; readonly port: number }, error: NodeJS.ErrnoException): string => {
   const target = new URL(url)
-  const host = `${target.hostname}:${target.port || "443"}`
   const what = error.code === "ECONNREFUSED"
-    ? `dial tcp ${host}: connect: connection refused`
+    ? `dial tcp ${dial.host}:${dial.port}: connect: connection refused`
     : error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
-    ? `dial tcp: lookup ${target.hostname}: no such host`
+    ? `dial tcp: lookup ${dial.host}: no such host`
     : error.code === "DEPTH_ZERO_SELF_SIGNED_CERT" || error.code === "UNABLE_TO_VERIFY_LEAF_SIGNATURE" || error.code === "SELF_SIGNED_CERT_IN_CHAIN"
     ? "tls: failed to verify certificate: x509: certificate signed by unknown authority"
     : error.code === "ERR_TLS_CERT_ALTNAME_INVALID"
@@ -60,11 +110,25 @@ const transportError = (url: string, error: NodeJS.ErrnoException): string => {
  * import * as WebhookClient from "./WebhookClient.ts"
  * const reply = WebhookClient.post({ url: "https://127.0.0.1:9443/validate" }, 10, "{}")
  */
-export const post = (config: KubeObject.KubeObject, timeoutSeconds: number, body: string): Effect.Effect<unknown, string> => {
+export const post = (
+  config: KubeObject.KubeObject,
+  timeoutSeconds: number,
+  body: string,
+  resolve: Resolver = noServices
+): Effect.Effect<unknown, string> => {
   const base = urlOf(config)
   if (base === undefined) return Effect.fail("could not get REST client: no clientConfig url or service")
   const url = `${base}${base.includes("?") ? "&" : "?"}timeout=${timeoutSeconds}s`
   const caBundle = config.caBundle
+  const target = new URL(url)
+  const service = typeof config.url === "string" ? undefined : record(config.service)
+  const resolved = service === undefined
+    ? Result.succeed({ host: target.hostname, port: Number(target.port || "443") })
+    : resolve(String(service.namespace ?? ""), String(service.name ?? ""), Number(target.port || "443"))
+  if (Result.isFailure(resolved)) return Effect.fail(`failed to call webhook: Post "${url}": ${resolved.failure}`)
+  const dial = resolved.success
+  // A Service is dialled at its endpoint, and verified by its DNS name, as kube-apiserver does.
+  const routing = service === undefined ? {} : { hostname: dial.host, port: dial.port, servername: target.hostname, headers: { host: target.host } }
   return Effect.callback<unknown, string>((resume, signal) => {
     const timer = setTimeout(() => {
       request.destroy()
@@ -72,7 +136,8 @@ export const post = (config: KubeObject.KubeObject, timeoutSeconds: number, body
     }, timeoutSeconds * 1000)
     const request = httpsRequest(url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
+      ...routing,
+      headers: { "content-type": "application/json", accept: "application/json", ...routing.headers },
       ...(typeof caBundle === "string" ? { ca: Buffer.from(caBundle, "base64").toString("utf8") } : {}),
       signal
     }, (response) => {
@@ -91,7 +156,7 @@ export const post = (config: KubeObject.KubeObject, timeoutSeconds: number, body
     })
     request.on("error", (error: NodeJS.ErrnoException) => {
       clearTimeout(timer)
-      if (!signal.aborted) resume(Effect.fail(`failed to call webhook: ${transportError(url, error)}`))
+      if (!signal.aborted) resume(Effect.fail(`failed to call webhook: ${transportError(url, dial, error)}`))
     })
     request.end(body)
     return Effect.sync(() => {

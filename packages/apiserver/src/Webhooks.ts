@@ -106,8 +106,8 @@ interface CallFailure {
 
 const callFailure = (reason: string): CallFailure => ({ _tag: "CallFailure", reason })
 
-const post = (hook: Webhook, body: string): Effect.Effect<unknown, CallFailure> =>
-  WebhookClient.post(KubeObject.record(hook.clientConfig), typeof hook.timeoutSeconds === "number" ? hook.timeoutSeconds : 10, body).pipe(
+const post = (hook: Webhook, body: string, resolve: WebhookClient.Resolver): Effect.Effect<unknown, CallFailure> =>
+  WebhookClient.post(KubeObject.record(hook.clientConfig), typeof hook.timeoutSeconds === "number" ? hook.timeoutSeconds : 10, body, resolve).pipe(
     Effect.mapError(callFailure)
   )
 
@@ -200,7 +200,7 @@ type Outcome =
   | { readonly _tag: "Skipped" }
 
 /** Calls one webhook; a call failure fails the request or is skipped, by failurePolicy. */
-const call = (hook: Webhook, at: Attributes, mutating: boolean): Effect.Effect<Outcome, Status.ApiError> => {
+const call = (hook: Webhook, at: Attributes, mutating: boolean, resolve: WebhookClient.Resolver): Effect.Effect<Outcome, Status.ApiError> => {
   const name = String(hook.name ?? "")
   const failOpen = hook.failurePolicy === "Ignore"
   const failed = (failure: CallFailure): Effect.Effect<Outcome, Status.ApiError> =>
@@ -208,7 +208,7 @@ const call = (hook: Webhook, at: Attributes, mutating: boolean): Effect.Effect<O
       ? Effect.as(Effect.logWarning(`Failed calling webhook, failing open ${name}: ${failure.reason}`), { _tag: "Skipped" } as const)
       : Effect.fail(Status.internal(`failed calling webhook ${JSON.stringify(name)}: ${failure.reason}`))
   const uid = randomUUID()
-  return post(hook, JSON.stringify(review(uid, at))).pipe(
+  return post(hook, JSON.stringify(review(uid, at)), resolve).pipe(
     Effect.flatMap((answer) => {
       const verified = verify(uid, mutating, answer)
       return Result.isSuccess(verified)
@@ -248,7 +248,7 @@ export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitt
     const warnings: Array<string> = []
     for (const { hook, as } of selected(store, mutatingStorage, at)) {
       const sent = yield* inVersion({ ...at, object }, as)
-      const outcome = yield* call(hook, sent, true)
+      const outcome = yield* call(hook, sent, true, WebhookClient.resolver(store))
       if (outcome._tag === "Skipped") continue
       const { answer } = outcome
       warnings.push(...answer.warnings)
@@ -279,7 +279,7 @@ export const validate = (store: Store.Store, at: Attributes): Effect.Effect<Read
     const hooks = selected(store, validatingStorage, at)
     const outcomes = yield* Effect.forEach(
       hooks,
-      ({ hook, as }) => Effect.result(Effect.flatMap(inVersion(at, as), (sent) => call(hook, sent, false))),
+      ({ hook, as }) => Effect.result(Effect.flatMap(inVersion(at, as), (sent) => call(hook, sent, false, WebhookClient.resolver(store)))),
       { concurrency: "unbounded" }
     )
     const warnings: Array<string> = []

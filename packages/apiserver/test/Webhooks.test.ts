@@ -27,7 +27,8 @@ interface Review {
   }
 }
 
-const certificate = Certificate.selfSigned(["127.0.0.1"])
+// Also for the Service the service-reference tests route to it through.
+const certificate = Certificate.selfSigned(["127.0.0.1", "hooks.wh-service.svc"])
 const caBundle = Buffer.from(certificate.cert).toString("base64")
 const received: Array<{ readonly path: string; readonly review: Review }> = []
 
@@ -78,7 +79,7 @@ beforeAll(async () => {
   webhookUrl = `https://127.0.0.1:${(webhooks.address() as AddressInfo).port}`
   server = await Testing.start()
   await installCrd(server)
-  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale"]) await createNamespace(server, `wh-${ns}`)
+  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale", "service"]) await createNamespace(server, `wh-${ns}`)
 })
 afterAll(async () => {
   await server.close()
@@ -157,7 +158,7 @@ describe("validating webhooks", () => {
       webhook("deny-bare.example.com", { path: "/deny-bare", namespace: "wh-deny", objectSelector: { matchLabels: { bare: "yes" } } })
     ])
     const denied = await server.request("POST", cms("deny"), { body: configMap("red", {}, { labels: { bare: "no" } }) })
-    expect(denied.status).toBe(403)
+    expect(denied.status, denied.text).toBe(403)
     expect(denied.json).toMatchObject({ kind: "Status", code: 403, reason: "Forbidden", message: 'admission webhook "deny.example.com" denied the request: colour red is not allowed' })
     const bare = await server.request("POST", cms("deny"), { body: configMap("bare", {}, { labels: { bare: "yes" } }) })
     expect(bare.status).toBe(400)
@@ -219,6 +220,53 @@ describe("webhooks that fail", () => {
     expect(await answer("garbage")).toMatch(/^Internal error occurred: failed calling webhook "garbage\.example\.com": failed to call webhook: /)
     expect(await answer("uid")).toMatch(/^Internal error occurred: failed calling webhook "wrong-uid\.example\.com": received invalid webhook response: expected response\.uid="[0-9a-f-]+", got "nope"$/)
     expect(await answer("patch")).toBe('Internal error occurred: failed calling webhook "patching.example.com": received invalid webhook response: validating webhook may not return response.patch')
+  })
+})
+
+describe("webhooks behind a Service", () => {
+  const serviceHook = (name: string, service: string, path: string) => ({
+    ...webhook(name, { namespace: "wh-service", objectSelector: { matchLabels: { via: name } } }),
+    clientConfig: { service: { name: service, namespace: "wh-service", path, port: 443 }, caBundle }
+  })
+  const create = (via: string) => server.request("POST", cms("service"), { body: configMap(via, {}, { labels: { via } }) })
+  const url = (service: string, path: string) => `https://${service}.wh-service.svc:443${path}?timeout=10s`
+
+  it("is not found, or refused at its cluster IP while no endpoint serves it, as a cluster answers", async () => {
+    await configure("Validating", "service-missing", [serviceHook("missing.example.com", "nowhere", "/allow"), serviceHook("unserved.example.com", "unserved", "/allow")])
+    const missing = await create("missing.example.com")
+    expect(missing.status).toBe(500)
+    expect(missing.json.message).toBe(`Internal error occurred: failed calling webhook "missing.example.com": failed to call webhook: Post "${url("nowhere", "/allow")}": service "nowhere" not found`)
+    const service = await server.request("POST", "/api/v1/namespaces/wh-service/services", {
+      body: { apiVersion: "v1", kind: "Service", metadata: { name: "unserved" }, spec: { selector: { app: "hooks" }, ports: [{ port: 443, targetPort: 9443 }] } }
+    })
+    expect(service.status).toBe(201)
+    const unserved = await create("unserved.example.com")
+    expect(unserved.status).toBe(500)
+    expect(unserved.json.message).toBe(
+      `Internal error occurred: failed calling webhook "unserved.example.com": failed to call webhook: Post "${url("unserved", "/allow")}": dial tcp ${service.json.spec.clusterIP}:443: connect: connection refused`
+    )
+  })
+
+  it("is called at the endpoint its EndpointSlice names, verified by the Service's DNS name", async () => {
+    const port = Number(new URL(webhookUrl).port)
+    expect((await server.request("POST", "/api/v1/namespaces/wh-service/services", {
+      body: { apiVersion: "v1", kind: "Service", metadata: { name: "hooks" }, spec: { ports: [{ name: "https", port: 443, targetPort: port }] } }
+    })).status).toBe(201)
+    expect((await server.request("POST", "/apis/discovery.k8s.io/v1/namespaces/wh-service/endpointslices", {
+      body: {
+        apiVersion: "discovery.k8s.io/v1",
+        kind: "EndpointSlice",
+        metadata: { name: "hooks-local", labels: { "kubernetes.io/service-name": "hooks" } },
+        addressType: "IPv4",
+        ports: [{ name: "https", port, protocol: "TCP" }],
+        endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }]
+      }
+    })).status).toBe(201)
+    await configure("Validating", "service-served", [serviceHook("served.example.com", "hooks", "/deny")])
+    const denied = await create("served.example.com")
+    expect(denied.status, denied.text).toBe(403)
+    expect(denied.json.message).toBe('admission webhook "served.example.com" denied the request: colour red is not allowed')
+    expect(reviewsOf("/deny", "served.example.com")).toHaveLength(1)
   })
 })
 
