@@ -10,13 +10,15 @@
  * creation or a relabelled namespace lets its pods in. A Job's pods start at once and end after
  * `delay`: the Job completes (or fails at its backoff limit, when `jobOutcome` says so), is
  * suspended and resumed as its spec says, and is deleted `ttlSecondsAfterFinished` after it ended;
- * a Job whose pods admission refuses keeps none active. Off unless passed in
+ * a Job whose pods admission refuses keeps none active. A Pod is scheduled at once and running,
+ * every container started and ready, after `delay`, until it is deleted. Off unless passed in
  * `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as Metadata from "./Metadata.ts"
+import * as PodRuns from "./PodRuns.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
 import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
@@ -32,12 +34,13 @@ export interface Options {
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
 }
 
-type Kind = "Deployment" | "StatefulSet" | "Job"
+type Kind = "Deployment" | "StatefulSet" | "Job" | "Pod"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
   ["statefulsets.apps", "StatefulSet"],
-  ["jobs.batch", "Job"]
+  ["jobs.batch", "Job"],
+  ["pods", "Pod"]
 ])
 
 interface Key {
@@ -143,7 +146,8 @@ const observed = (object: KubeObject.KubeObject) =>
   record(object.status).observedGeneration === (KubeObject.meta(object).generation ?? 1)
 
 // What of a workload is still to do: a rollout to observe, a Job to start, suspend or resume.
-const pending = (kind: Kind, object: KubeObject.KubeObject) => kind === "Job" ? JobRuns.stage(object) === "new" : !observed(object)
+const pending = (kind: Kind, object: KubeObject.KubeObject) =>
+  kind === "Job" ? JobRuns.stage(object) === "new" : kind === "Pod" ? PodRuns.pending(object) && !PodRuns.scheduled(object) : !observed(object)
 
 // A Job running with no pod active: admission refused its pods.
 const refusedJob = (object: KubeObject.KubeObject) => JobRuns.stage(object) === "running" && count(record(object.status).active) === 0
@@ -188,6 +192,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         const object = env.store.get(key.storage, key.namespace, key.name)
         if (object === undefined) return
         if (kind === "Job") return yield* handleJob(key, object)
+        if (kind === "Pod") return yield* handlePod(key, object)
         if (key.phase === "observe") {
           if (observed(object)) return
           yield* writeStatus(key, (current) => status(kind, current, false))
@@ -219,6 +224,19 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         yield* writeStatus(key, (current) => JobRuns.finished(current, KubeObject.timestamp(), outcome))
         const ended = env.store.get(key.storage, key.namespace, key.name)
         if (ended !== undefined) yield* expireAfter(key, ended)
+      })
+
+    // A Pod is scheduled when seen, and runs, every container ready, after the delay. (It runs
+    // until deleted: nothing here knows when its processes would end.)
+    const handlePod = (key: Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+      Effect.gen(function*() {
+        if (!PodRuns.pending(pod)) return
+        if (key.phase === "observe") {
+          if (PodRuns.scheduled(pod)) return
+          yield* writeStatus(key, (current) => PodRuns.placed(current, KubeObject.timestamp()))
+          return yield* completeAfter(key, delay)
+        }
+        yield* writeStatus(key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
       })
 
     // kube's TTL-after-finished controller: a finished Job with `ttlSecondsAfterFinished` is
@@ -269,6 +287,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
       for (const [storage, kind] of kinds) {
         for (const object of env.store.list(storage, namespace)) {
           const name = String(KubeObject.meta(object).name)
+          if (kind === "Pod") continue
           if (kind === "Job") {
             if (refusedJob(object)) worker.enqueue({ phase: "observe", storage, namespace, name })
           } else if (observed(object) && refusedBefore(object)) {
@@ -302,6 +321,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         // A Job that ended before the server restarted still expires; a running one still ends.
         else if (kind === "Job" && JobRuns.stage(object) === "finished") worker.enqueue({ ...key, phase: "complete" })
         else if (kind === "Job" && JobRuns.stage(object) === "running") yield* completeAfter(key, delay)
+        else if (kind === "Pod" && PodRuns.pending(object)) yield* completeAfter(key, delay)
       }
     }
     const unsubscribe = env.store.subscribe(onEvent)

@@ -1,6 +1,7 @@
 /**
  * The workload simulator: Deployments and StatefulSets get a rollout that completes after the
  * configured delay, restarted by each spec change; Jobs run for that long and complete or fail;
+ * Pods are scheduled, then run with every container ready;
  * without it nothing touches their status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -212,6 +213,43 @@ describe("WorkloadSimulator", () => {
     expect((await simulated.request("POST", "/api/v1/namespaces/default/serviceaccounts", { body: { metadata: { name: "runner" } } })).status).toBe(201)
     expect((await until(simulated, `${jobs}/orphan`, (j) => j.status?.active === 1)).status.startTime).toBe(stuck.status.startTime)
     await until(simulated, `${jobs}/orphan`, (j) => condition(j, "Complete") !== undefined)
+  })
+
+  it("schedules a Pod at once, then runs it with every container ready, as a kubelet reports it", async () => {
+    const pods = "/api/v1/namespaces/default/pods"
+    const pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "runner" },
+      spec: {
+        initContainers: [{ name: "setup", image: "busybox" }],
+        containers: [{ name: "web", image: "nginx" }, { name: "side", image: "ghcr.io/acme/agent:1.2" }]
+      }
+    }
+    expect((await simulated.request("POST", pods, { body: pod })).status).toBe(201)
+    const placed = await until(simulated, `${pods}/runner`, (p) => condition(p, "PodScheduled") !== undefined)
+    expect(placed.status.phase).toBe("Pending")
+    expect(placed.status).not.toHaveProperty("containerStatuses")
+    const running = await until(simulated, `${pods}/runner`, (p) => p.status?.phase === "Running")
+    expect(running.status.conditions.map((c: any) => [c.type, c.status])).toEqual([
+      ["PodReadyToStartContainers", "True"],
+      ["Initialized", "True"],
+      ["Ready", "True"],
+      ["ContainersReady", "True"],
+      ["PodScheduled", "True"]
+    ])
+    expect(condition(running, "PodScheduled").lastTransitionTime).toBe(condition(placed, "PodScheduled").lastTransitionTime)
+    expect(running.status.podIP).toMatch(/^10\.244\.\d+\.\d+$/)
+    expect(running.status.podIPs).toEqual([{ ip: running.status.podIP }])
+    expect(running.status.qosClass).toBe("BestEffort")
+    expect(running.status.containerStatuses.map((c: any) => [c.name, c.image, c.ready, c.started, Object.keys(c.state)])).toEqual([
+      ["web", "docker.io/library/nginx:latest", true, true, ["running"]],
+      ["side", "ghcr.io/acme/agent:1.2", true, true, ["running"]]
+    ])
+    expect(running.status.containerStatuses[0].imageID).toMatch(/^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/)
+    expect(running.status.initContainerStatuses[0]).toMatchObject({ name: "setup", ready: true, started: false, state: { terminated: { exitCode: 0, reason: "Completed" } } })
+    // kubectl reads it as a cluster's: ready and running.
+    expect((await simulated.request("GET", `${pods}/runner`, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })).json.rows[0].cells.slice(1, 3)).toEqual(["2/2", "Running"])
   })
 
   it("is off by default: a Deployment's status stays empty", async () => {

@@ -1,0 +1,143 @@
+/**
+ * A Pod's status as the scheduler and a 1.32 kubelet write it, for the workload simulator, which
+ * runs a Pod without running it: scheduled at once, then running with every container started
+ * and ready (init containers completed), a pod IP, and the images as the runtime reports them.
+ */
+import { createHash } from "node:crypto"
+import { KubeObject } from "@kubefx/schema/internal"
+
+const record = (value: unknown): Readonly<Record<string, unknown>> => (KubeObject.isObject(value) ? value : {})
+const list = (value: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> => (Array.isArray(value) ? value.map(record) : [])
+
+/**
+ * Whether the simulator has something to do for the Pod: one not yet running, nor ended, nor
+ * being deleted.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.pending({ metadata: {}, status: { phase: "Pending" } }) // true
+ */
+export const pending = (pod: KubeObject.KubeObject): boolean => {
+  const phase = record(pod.status).phase
+  return KubeObject.meta(pod).deletionTimestamp === undefined && (phase === undefined || phase === "Pending")
+}
+
+/**
+ * Whether the scheduler has placed the Pod (its `PodScheduled` condition holds).
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.scheduled({ status: { conditions: [{ type: "PodScheduled", status: "True" }] } }) // true
+ */
+export const scheduled = (pod: KubeObject.KubeObject): boolean =>
+  list(record(pod.status).conditions).some((c) => c.type === "PodScheduled" && c.status === "True")
+
+const condition = (type: string, now: string) => ({ type, status: "True", lastProbeTime: null, lastTransitionTime: now })
+
+/**
+ * The status the scheduler leaves: still Pending, `PodScheduled` true.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.placed({ status: { phase: "Pending", qosClass: "BestEffort" } }, "2026-01-01T00:00:00Z").conditions[0].type // "PodScheduled"
+ */
+export const placed = (pod: KubeObject.KubeObject, now: string): Record<string, unknown> => ({
+  ...record(pod.status),
+  phase: "Pending",
+  conditions: [condition("PodScheduled", now)]
+})
+
+/**
+ * An image as the container runtime reports it: `nginx` is `docker.io/library/nginx:latest`.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.reportedImage("nginx") // "docker.io/library/nginx:latest"
+ * PodRuns.reportedImage("ghcr.io/acme/app:1.2") // "ghcr.io/acme/app:1.2"
+ */
+export const reportedImage = (image: string): string => {
+  const slash = image.indexOf("/")
+  const first = slash < 0 ? "" : image.slice(0, slash)
+  const hasRegistry = first.includes(".") || first.includes(":") || first === "localhost"
+  const named = hasRegistry ? image : `docker.io/${slash < 0 ? "library/" : ""}${image}`
+  const lastPart = named.slice(named.lastIndexOf("/") + 1)
+  return named.includes("@") || lastPart.includes(":") ? named : `${named}:latest`
+}
+
+// The image's digest, made up but the same for the same image.
+const imageId = (image: string): string => {
+  const reported = reportedImage(image)
+  const repository = reported.includes("@") ? reported.slice(0, reported.indexOf("@")) : reported.slice(0, reported.lastIndexOf(":"))
+  return `${repository}@sha256:${createHash("sha256").update(reported).digest("hex")}`
+}
+
+const containerId = (pod: KubeObject.KubeObject, name: string): string =>
+  `containerd://${createHash("sha256").update(`${KubeObject.meta(pod).uid ?? ""}/${name}`).digest("hex")}`
+
+const status = (pod: KubeObject.KubeObject, container: Readonly<Record<string, unknown>>, state: Record<string, unknown>, ready: boolean) => {
+  const name = String(container.name ?? "")
+  const image = String(container.image ?? "")
+  return {
+    containerID: containerId(pod, name),
+    image: reportedImage(image),
+    imageID: imageId(image),
+    lastState: {},
+    name,
+    ready,
+    restartCount: 0,
+    started: "running" in state,
+    state
+  }
+}
+
+/**
+ * The status a kubelet reports once every container runs and is ready: `Running`, the five
+ * conditions 1.32 sets, a pod IP (`podIP`), init containers completed (sidecars, init containers
+ * with `restartPolicy: Always`, running).
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * const pod = { metadata: { uid: "u" }, spec: { containers: [{ name: "web", image: "nginx" }] }, status: { phase: "Pending" } }
+ * PodRuns.running(pod, "2026-01-01T00:00:00Z", "10.244.0.7").phase // "Running"
+ */
+export const running = (pod: KubeObject.KubeObject, now: string, podIP: string): Record<string, unknown> => {
+  const spec = record(pod.spec)
+  const previous = record(pod.status)
+  const scheduledAt = list(previous.conditions).find((c) => c.type === "PodScheduled")?.lastTransitionTime ?? now
+  const inits = list(spec.initContainers)
+  return {
+    ...previous,
+    phase: "Running",
+    conditions: [
+      condition("PodReadyToStartContainers", now),
+      condition("Initialized", now),
+      condition("Ready", now),
+      condition("ContainersReady", now),
+      { ...condition("PodScheduled", now), lastTransitionTime: scheduledAt }
+    ],
+    hostIP: "172.18.0.2",
+    hostIPs: [{ ip: "172.18.0.2" }],
+    podIP,
+    podIPs: [{ ip: podIP }],
+    startTime: typeof previous.startTime === "string" ? previous.startTime : now,
+    ...(inits.length === 0 ? {} : {
+      initContainerStatuses: inits.map((c) =>
+        c.restartPolicy === "Always"
+          ? status(pod, c, { running: { startedAt: now } }, true)
+          : status(pod, c, { terminated: { containerID: containerId(pod, String(c.name ?? "")), exitCode: 0, finishedAt: now, reason: "Completed", startedAt: now } }, true))
+    }),
+    containerStatuses: list(spec.containers).map((c) => status(pod, c, { running: { startedAt: now } }, true))
+  }
+}
+
+/**
+ * The Pod's IP: from the cluster's pod range, the same for the same Pod.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.podIP({ metadata: { uid: "u-1" } }).startsWith("10.244.") // true
+ */
+export const podIP = (pod: KubeObject.KubeObject): string => {
+  const digest = createHash("sha256").update(KubeObject.meta(pod).uid ?? KubeObject.meta(pod).name ?? "").digest()
+  return `10.244.${digest[0]!}.${Math.max(2, digest[1]!)}`
+}
