@@ -147,9 +147,10 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
         assert.strictEqual(controller.isHeld(), name !== first)
       }
 
-      // Stopping the leader hands over to one of the others.
-      const stopAt = yield* Clock.currentTimeMillis
+      // Stopping the leader hands over to one of the others. (Counted from the end of its shutdown:
+      // a run it began while stopping is its last, not a second leader.)
       yield* replicas.get(first)!.shutdown
+      const stopAt = yield* Clock.currentTimeMillis
       yield* eventually(Effect.suspend(() => ensure(reconciledBy(stopAt).size === 1 && !reconciledBy(stopAt).has(first), "no hand-over yet")))
       const second = [...reconciledBy(stopAt)][0]!
 
