@@ -82,7 +82,8 @@ export const admit = Effect.fnUntraced(function*(
   object: KubeObject.KubeObject,
   old: KubeObject.KubeObject | undefined,
   fieldValidation: FieldValidation,
-  hooks?: Hooks
+  hooks?: Hooks,
+  subresource?: string
 ) {
   const name = KubeObject.meta(object).name ?? ""
   const decoded = yield* decode(schemas, resource, object, fieldValidation)
@@ -109,7 +110,7 @@ export const admit = Effect.fnUntraced(function*(
       ? []
       : ObjectMetaValidation.validateBuiltinMeta(current.metadata, { group: resource.type.group, resource: resource.type.plural, namespaced: resource.type.namespaced })),
     ...(old === undefined ? [] : Metadata.validateFinalizers(old, current)),
-    ...(resource.validate?.(current, old) ?? []),
+    ...(resource.validate?.(current, old, subresource) ?? []),
     ...(resource.type.custom ? schemas.validate(resource, current, old) : [])
   ]
   if (causes.length > 0) return yield* Status.invalid(resource.type, name, causes)

@@ -21,7 +21,8 @@ import { type KubeObject } from "@kubefx/schema/internal"
 /** Validation of one kind: the causes of a 422, none when the object is valid. */
 export type Validator = (
   object: KubeObject.KubeObject,
-  old: KubeObject.KubeObject | undefined
+  old: KubeObject.KubeObject | undefined,
+  subresource?: string | undefined
 ) => ReadonlyArray<Status.StatusCause>
 
 const byGroupKind: Readonly<Record<string, Validator>> = {

@@ -95,6 +95,12 @@ export const resourceList = (registry: Registry.Registry, group: string, version
     ...(group === "" && type.plural === "namespaces"
       ? [{ name: "namespaces/finalize", singularName: "", namespaced: false, kind: "Namespace", verbs: ["update"] }]
       : []),
+    ...(group === "" && type.plural === "pods"
+      ? [
+        { name: "pods/ephemeralcontainers", singularName: "", namespaced: true, kind: "Pod", verbs: ["get", "patch", "update"] },
+        { name: "pods/log", singularName: "", namespaced: true, kind: "Pod", verbs: ["get"] }
+      ]
+      : []),
     ...(group === "" && type.plural === "serviceaccounts" ? [TokenRequests.discovery] : [])
   ])
   return {

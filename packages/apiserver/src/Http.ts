@@ -45,7 +45,7 @@ export interface Context {
   readonly address: () => string
   readonly patch: (
     target: Rest.Target,
-    subresource: "status" | undefined,
+    subresource: Rest.Subresource | undefined,
     contentType: string,
     body: string,
     options: PatchOptions
@@ -441,7 +441,8 @@ const resourceRequest = Effect.fnUntraced(function*(
   if (sub !== undefined) {
     const served = (sub === "status" && type.subresources.status) ||
       (sub === "scale" && type.subresources.scale !== undefined) ||
-      (sub === "finalize" && resource.storage === "namespaces")
+      (sub === "finalize" && resource.storage === "namespaces") ||
+      (sub === "ephemeralcontainers" && resource.storage === "pods")
     if (!served) return yield* Status.pathNotFound()
     if (!["GET", "PUT", "PATCH"].includes(request.method) || (sub === "finalize" && request.method !== "PUT")) {
       return yield* Status.methodNotAllowed(request.method)
@@ -551,7 +552,7 @@ const resourceRequest = Effect.fnUntraced(function*(
       if (sub === "finalize") return yield* respond(200, yield* context.finalizeNamespace(name, body))
       const written = sub === "scale"
         ? yield* Rest.update(env, target, "scale", options, (current) => Effect.succeed(Scale.fromScale(resource, current, body)))
-        : yield* Rest.replace(env, target, sub === "status" ? "status" : undefined, body, options)
+        : yield* Rest.replace(env, target, sub === "status" || sub === "ephemeralcontainers" ? sub : undefined, body, options)
       const object = sub === "scale" ? Scale.toScale(resource, written.object) : written.object
       return yield* respond(written.created ? 201 : 200, object, warningHeader(written.warnings))
     }
@@ -564,7 +565,7 @@ const resourceRequest = Effect.fnUntraced(function*(
         const written = yield* scalePatch(context, target, contentType, body, { ...options, force })
         return yield* respond(200, Scale.toScale(resource, written.object), warningHeader(written.warnings))
       }
-      const written = yield* context.patch(target, sub === "status" ? "status" : undefined, contentType, body, {
+      const written = yield* context.patch(target, sub === "status" || sub === "ephemeralcontainers" ? sub : undefined, contentType, body, {
         ...options,
         force
       })

@@ -99,7 +99,7 @@ const keepOwnership = (_: KubeObject.KubeObject, next: KubeObject.KubeObject) =>
 export const patch = (
   env: Rest.Env,
   target: Rest.Target,
-  subresource: "status" | undefined,
+  subresource: Rest.Subresource | undefined,
   contentType: string,
   body: string,
   options: Options
@@ -128,7 +128,7 @@ export const patch = (
 const apply = Effect.fnUntraced(function*(
   env: Rest.Env,
   target: Rest.Target,
-  subresource: "status" | undefined,
+  subresource: Rest.Subresource | undefined,
   body: string,
   options: Options
 ) {

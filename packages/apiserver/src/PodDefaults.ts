@@ -122,6 +122,7 @@ export const spec = (podSpec: Json): Json => ({
   ...serviceAccount(podSpec),
   ...(Array.isArray(podSpec.containers) ? { containers: KubeObject.records(podSpec.containers).map(container) } : {}),
   ...(Array.isArray(podSpec.initContainers) ? { initContainers: KubeObject.records(podSpec.initContainers).map(container) } : {}),
+  ...(Array.isArray(podSpec.ephemeralContainers) ? { ephemeralContainers: KubeObject.records(podSpec.ephemeralContainers).map(container) } : {}),
   ...(Array.isArray(podSpec.volumes) ? { volumes: KubeObject.records(podSpec.volumes).map(volume) } : {})
 })
 

@@ -126,9 +126,43 @@ export const running = (pod: KubeObject.KubeObject, now: string, podIP: string):
           ? status(pod, c, { running: { startedAt: now } }, true)
           : status(pod, c, { terminated: { containerID: containerId(pod, String(c.name ?? "")), exitCode: 0, finishedAt: now, reason: "Completed", startedAt: now } }, true))
     }),
-    containerStatuses: list(spec.containers).map((c) => status(pod, c, { running: { startedAt: now } }, true))
+    containerStatuses: list(spec.containers).map((c) => status(pod, c, { running: { startedAt: now } }, true)),
+    ...ephemeralStatuses(pod, now)
   }
 }
+
+// Ephemeral containers run once started and are never ready (no probe may say so).
+const ephemeralStatuses = (pod: KubeObject.KubeObject, now: string) => {
+  const ephemeral = list(record(pod.spec).ephemeralContainers)
+  if (ephemeral.length === 0) return {}
+  const known = new Map(list(record(pod.status).ephemeralContainerStatuses).map((c) => [c.name, c]))
+  return { ephemeralContainerStatuses: ephemeral.map((c) => known.get(c.name) ?? status(pod, c, { running: { startedAt: now } }, false)) }
+}
+
+/**
+ * Whether a running Pod has an ephemeral container its status does not show yet (`kubectl debug`
+ * added one).
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.ephemeralPending({ spec: { ephemeralContainers: [{ name: "debugger" }] }, status: { phase: "Running" } }) // true
+ */
+export const ephemeralPending = (pod: KubeObject.KubeObject): boolean =>
+  record(pod.status).phase === "Running" &&
+  list(record(pod.spec).ephemeralContainers).length > list(record(pod.status).ephemeralContainerStatuses).length
+
+/**
+ * A running Pod's status with its ephemeral containers started.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * const pod = { metadata: { uid: "u" }, spec: { ephemeralContainers: [{ name: "debugger", image: "busybox" }] }, status: { phase: "Running" } }
+ * PodRuns.withEphemeral(pod, "2026-01-01T00:00:00Z").ephemeralContainerStatuses[0].state // { running: { startedAt: "2026-01-01T00:00:00Z" } }
+ */
+export const withEphemeral = (pod: KubeObject.KubeObject, now: string): Record<string, unknown> => ({
+  ...record(pod.status),
+  ...ephemeralStatuses(pod, now)
+})
 
 /**
  * The Pod's IP: from the cluster's pod range, the same for the same Pod.

@@ -168,3 +168,47 @@ export const validateUpdate = (spec: Json, old: Json): Causes => {
       "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
     )]
 }
+
+// Go's zero value: kubectl debug sends `resources: {}`, which is not setting them.
+const isZero = (value: unknown): boolean =>
+  value === undefined || value === null || value === "" || value === 0 || value === false ||
+  (Array.isArray(value) ? value.length === 0 : KubeObject.isObject(value) && Object.values(value).every(isZero))
+
+// What an ephemeral container may not set: it runs once, for debugging, beside the pod's own.
+const notForEphemeral = ["ports", "lifecycle", "livenessProbe", "readinessProbe", "startupProbe", "resources", "resizePolicy", "restartPolicy"] as const
+
+/**
+ * What a write of a Pod's `ephemeralcontainers` subresource may do (1.32's
+ * ValidatePodEphemeralContainersUpdate): add ephemeral containers, named apart from every other
+ * container, setting none of what only the pod's own containers may (ports, probes, lifecycle,
+ * resources), aimed at a container that exists; never change or remove one.
+ *
+ * @example
+ * import * as PodValidation from "./PodValidation.ts"
+ * const old = { containers: [{ name: "web", image: "nginx" }] }
+ * PodValidation.validateEphemeralUpdate({ ...old, ephemeralContainers: [{ name: "debug", image: "busybox", ports: [{ containerPort: 80 }] }] }, old)[0].message
+ * // "Forbidden: cannot be set for an Ephemeral Container"
+ */
+export const validateEphemeralUpdate = (spec: Json, old: Json): Causes => {
+  const causes: Array<Status.StatusCause> = []
+  const volumeNames = new Set(KubeObject.records(spec.volumes).map((v) => KubeObject.text(v.name)))
+  const seen = new Set([...KubeObject.records(spec.containers), ...KubeObject.records(spec.initContainers)].map((c) => KubeObject.text(c.name)))
+  const targets = new Set([...KubeObject.records(spec.containers), ...KubeObject.records(spec.initContainers)].map((c) => KubeObject.text(c.name)))
+  KubeObject.records(spec.ephemeralContainers).forEach((c, i) => {
+    const at = `spec.ephemeralContainers[${i}]`
+    causes.push(...container({ ...c, ports: undefined, resources: undefined }, at, seen, volumeNames))
+    for (const field of notForEphemeral) {
+      if (!isZero(c[field])) causes.push(FieldErrors.forbidden(`${at}.${field}`, "cannot be set for an Ephemeral Container"))
+    }
+    const target = KubeObject.text(c.targetContainerName)
+    if (target !== "" && !targets.has(target)) causes.push(FieldErrors.notFound(`${at}.targetContainerName`, target))
+  })
+  const now = new Map(KubeObject.records(spec.ephemeralContainers).map((c) => [KubeObject.text(c.name), c]))
+  for (const before of KubeObject.records(old.ephemeralContainers)) {
+    const name = KubeObject.text(before.name)
+    const after = now.get(name)
+    if (after === undefined) causes.push(FieldErrors.forbidden("spec.ephemeralContainers", `existing ephemeral containers "${name}" may not be removed\n`))
+    else if (!KubeObject.equals(after, before)) causes.push(FieldErrors.forbidden("spec.ephemeralContainers", `existing ephemeral containers "${name}" may not be changed\n`))
+  }
+  return causes
+}

@@ -44,10 +44,11 @@ export interface Resource {
   readonly defaults?: (object: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined) => KubeObject.KubeObject
   /** Finalizers the server adds when the object is deleted (a CRD's instance cleanup). */
   readonly deleteFinalizers?: ReadonlyArray<string>
-  /** Kind-specific validation of a create or update (422 causes). */
+  /** Kind-specific validation of a create or update, of the object or of one of its subresources (422 causes). */
   readonly validate?: (
     object: KubeObject.KubeObject,
-    old: KubeObject.KubeObject | undefined
+    old: KubeObject.KubeObject | undefined,
+    subresource?: string | undefined
   ) => ReadonlyArray<Status.StatusCause>
   /** The `kubectl get` columns of a built-in kind (custom resources use their printer columns). */
   readonly printer?: Printers.Printer

@@ -85,6 +85,9 @@ export interface Listed {
 
 export type PropagationPolicy = "Background" | "Foreground" | "Orphan"
 
+/** The subresources whose writes replace or patch part of the object: a Pod's `ephemeralcontainers`, any `status`. */
+export type Subresource = "status" | "ephemeralcontainers"
+
 export interface DeleteOptions {
   readonly propagationPolicy: PropagationPolicy | undefined
   readonly preconditions: { readonly uid?: string; readonly resourceVersion?: string } | undefined
@@ -533,7 +536,7 @@ export const create = Effect.fnUntraced(function*(
 export const update = Effect.fnUntraced(function*(
   env: Env,
   target: Target,
-  subresource: "status" | "scale" | undefined,
+  subresource: Subresource | "scale" | undefined,
   options: WriteOptions,
   intend: (current: KubeObject.KubeObject) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>,
   managed?: (
@@ -571,6 +574,13 @@ export const update = Effect.fnUntraced(function*(
       next = KubeObject.withMeta({ ...current }, { managedFields: KubeObject.meta(intended).managedFields })
       if (intended.status === undefined) delete next.status
       else next.status = intended.status
+    } else if (subresource === "ephemeralcontainers") {
+      // Only the pod's ephemeral containers come from the client.
+      const spec = { ...KubeObject.record(current.spec) }
+      const ephemeral = KubeObject.record(intended.spec).ephemeralContainers
+      if (ephemeral === undefined) delete spec.ephemeralContainers
+      else spec.ephemeralContainers = ephemeral
+      next = KubeObject.withMeta({ ...current, spec }, { managedFields: KubeObject.meta(intended).managedFields })
     } else if (resource.type.subresources.status) {
       if (current.status === undefined) delete next.status
       else next.status = current.status
@@ -579,7 +589,7 @@ export const update = Effect.fnUntraced(function*(
     next = KubeObject.withMeta(next, { resourceVersion: KubeObject.meta(current).resourceVersion })
     if (resource.prepareUpdate !== undefined && subresource !== "status") next = resource.prepareUpdate(next, current)
     const hooks = admissionHooks(env, target, subresource, "UPDATE", current, options)
-    const admitted = yield* Admission.admit(env.schemas, resource, next, current, options.fieldValidation, hooks)
+    const admitted = yield* Admission.admit(env.schemas, resource, next, current, options.fieldValidation, hooks, subresource)
     yield* noEscalation(env, resource, admitted.object, options)
     next = Metadata.nextGeneration(resource, current, admitted.object)
     next = managed === undefined
@@ -616,7 +626,7 @@ export const update = Effect.fnUntraced(function*(
 export const replace = (
   env: Env,
   target: Target,
-  subresource: "status" | undefined,
+  subresource: Subresource | undefined,
   body: KubeObject.KubeObject,
   options: WriteOptions
 ): Effect.Effect<Written, Status.ApiError> =>

@@ -147,7 +147,11 @@ const observed = (object: KubeObject.KubeObject) =>
 
 // What of a workload is still to do: a rollout to observe, a Job to start, suspend or resume.
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
-  kind === "Job" ? JobRuns.stage(object) === "new" : kind === "Pod" ? PodRuns.pending(object) && !PodRuns.scheduled(object) : !observed(object)
+  kind === "Job"
+    ? JobRuns.stage(object) === "new"
+    : kind === "Pod"
+    ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object)
+    : !observed(object)
 
 // A Job running with no pod active: admission refused its pods.
 const refusedJob = (object: KubeObject.KubeObject) => JobRuns.stage(object) === "running" && count(record(object.status).active) === 0
@@ -230,6 +234,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     // until deleted: nothing here knows when its processes would end.)
     const handlePod = (key: Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
+        if (PodRuns.ephemeralPending(pod)) return yield* writeStatus(key, (current) => PodRuns.withEphemeral(current, KubeObject.timestamp()))
         if (!PodRuns.pending(pod)) return
         if (key.phase === "observe") {
           if (PodRuns.scheduled(pod)) return

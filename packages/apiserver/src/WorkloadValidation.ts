@@ -13,7 +13,7 @@ import { KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
-type Validator = (object: Json, old: Json | undefined) => Causes
+type Validator = (object: Json, old: Json | undefined, subresource?: string | undefined) => Causes
 
 /**
  * `field >= 0` for an optional count.
@@ -212,10 +212,15 @@ export const podTemplate: Validator = (object) => PodValidation.validateSpec(Kub
  * import * as WorkloadValidation from "./WorkloadValidation.ts"
  * WorkloadValidation.pod({ spec: { containers: [{ name: "a" }] } }, undefined)[0].field // "spec.containers[0].image"
  */
-export const pod: Validator = (object, old) => {
+export const pod: Validator = (object, old, subresource) => {
   const spec = KubeObject.record(object.spec)
+  if (subresource === "ephemeralcontainers" && old !== undefined) {
+    return [...PodValidation.validateSpec(spec, "spec"), ...PodValidation.validateEphemeralUpdate(spec, KubeObject.record(old.spec))]
+  }
   return [
     ...PodValidation.validateSpec(spec, "spec"),
-    ...(old === undefined ? [] : PodValidation.validateUpdate(spec, KubeObject.record(PodDefaults.pod(old, old).spec)))
+    ...(old === undefined
+      ? KubeObject.records(spec.ephemeralContainers).length === 0 ? [] : [FieldErrors.forbidden("spec.ephemeralContainers", "cannot be set on create")]
+      : PodValidation.validateUpdate(spec, KubeObject.record(PodDefaults.pod(old, old).spec)))
   ]
 }

@@ -286,6 +286,33 @@ describe("kubectl", () => {
     expect(conflicted.stderr).toContain('conflict with "kubectl-patch"')
   })
 
+  it("kubectl debug adds an ephemeral container through pods/ephemeralcontainers, which only adds", async () => {
+    await ok("run", "debugged", "--image=nginx", "--restart=Never")
+    const debugged = await kubectl("debug", "debugged", "--image=busybox", "--profile=general")
+    expect(debugged.code, debugged.stderr).toBe(0)
+    expect(debugged.stdout + debugged.stderr).toMatch(/Defaulting debug container name to debugger-[a-z0-9]{5}\./)
+    const [ephemeral] = JSON.parse(await ok("get", "pod", "debugged", "-o", "jsonpath={.spec.ephemeralContainers}"))
+    expect(ephemeral).toMatchObject({ image: "busybox", imagePullPolicy: "Always", terminationMessagePath: "/dev/termination-log" })
+    const aimless = await kubectl("debug", "debugged", "--image=busybox", "--profile=general", "--target=nope")
+    expect(aimless.code).toBe(1)
+    expect(aimless.stderr).toContain('spec.ephemeralContainers[1].targetContainerName: Not found: "nope"')
+    // An existing ephemeral container is never changed: not through the subresource, not through the pod.
+    const path = "/api/v1/namespaces/default/pods/debugged"
+    const changed = [{ ...ephemeral, image: "alpine" }]
+    const merge = { "content-type": "application/merge-patch+json" }
+    const viaSubresource = await server.request("PATCH", `${path}/ephemeralcontainers`, { body: { spec: { ephemeralContainers: changed } }, headers: merge })
+    expect(viaSubresource.status).toBe(422)
+    expect(viaSubresource.json.details.causes[0].message).toBe(`Forbidden: existing ephemeral containers "${ephemeral.name}" may not be changed\n`)
+    const viaPod = await server.request("PATCH", path, { body: { spec: { ephemeralContainers: changed } }, headers: merge })
+    expect(viaPod.status).toBe(422)
+    expect(viaPod.json.details.causes[0].message).toMatch(/^Forbidden: pod updates may not change fields other than/)
+    const created = await server.request("POST", "/api/v1/namespaces/default/pods", {
+      body: { apiVersion: "v1", kind: "Pod", metadata: { name: "born-debugged" }, spec: { containers: [{ name: "a", image: "nginx" }], ephemeralContainers: [{ name: "d", image: "busybox" }] } }
+    })
+    expect(created.status).toBe(422)
+    expect(created.json.message).toBe('Pod "born-debugged" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create')
+  })
+
   it("applies server-side over a client-side apply an object too large for the last-applied annotation, dropping the annotation", async () => {
     const configMap = (data: Record<string, string>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "grown", namespace: "default" }, data })
     const path = file("grown.json", configMap({ small: "1" }))

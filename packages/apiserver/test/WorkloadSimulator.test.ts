@@ -248,6 +248,14 @@ describe("WorkloadSimulator", () => {
     ])
     expect(running.status.containerStatuses[0].imageID).toMatch(/^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/)
     expect(running.status.initContainerStatuses[0]).toMatchObject({ name: "setup", ready: true, started: false, state: { terminated: { exitCode: 0, reason: "Completed" } } })
+    // An ephemeral container kubectl debug adds starts, never ready.
+    const debugged = await simulated.request("PATCH", `${pods}/runner/ephemeralcontainers`, {
+      body: { spec: { ephemeralContainers: [{ name: "debugger", image: "busybox" }] } },
+      headers: { "content-type": "application/strategic-merge-patch+json" }
+    })
+    expect(debugged.status, debugged.text).toBe(200)
+    const started = await until(simulated, `${pods}/runner`, (p) => p.status?.ephemeralContainerStatuses !== undefined)
+    expect(started.status.ephemeralContainerStatuses).toEqual([expect.objectContaining({ name: "debugger", ready: false, started: true, state: { running: expect.anything() } })])
     // kubectl reads it as a cluster's: ready and running.
     expect((await simulated.request("GET", `${pods}/runner`, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })).json.rows[0].cells.slice(1, 3)).toEqual(["2/2", "Running"])
   })
