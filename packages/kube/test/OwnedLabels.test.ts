@@ -166,4 +166,27 @@ describe("labels and selectors, declared", () => {
     )
     assert.doesNotThrow(() => Controller.define({ ...options, labelSelector: "tier in (web,api),!legacy", watches: watching("app=web") }))
   })
+
+  plain("refuses a finalizer the API server would refuse: on a built-in kind, one without a domain and a path", () => {
+    const cleaning = (options: { readonly name?: string; readonly finalizer?: string; readonly custom?: boolean }) => {
+      const common = {
+        name: options.name ?? "cleaner",
+        finalizer: options.finalizer,
+        reconcile: () => Effect.succeed(Outcome.done),
+        cleanup: () => Effect.succeed(Outcome.done)
+      }
+      return options.custom === true ? Controller.define({ ...common, for: Widget }) : Controller.define({ ...common, for: Builtins.ConfigMap })
+    }
+    assert.throws(
+      () => cleaning({ finalizer: "cleanup" }),
+      /^controller cleaner: finalizer "cleanup": a finalizer on the built-in kind ConfigMap needs a domain and a path \(as example\.com\/cleanup\)$/
+    )
+    assert.throws(() => cleaning({ finalizer: "example.com/clean up" }), /^controller cleaner: finalizer "example.com\/clean up": name part must consist of/)
+    // The default, <group or kubefx.dev>/<controller name>, follows the controller's name.
+    assert.throws(() => cleaning({ name: "my cleaner" }), /^controller my cleaner: finalizer "kubefx.dev\/my cleaner": name part must consist of/)
+    assert.doesNotThrow(() => cleaning({}))
+    assert.doesNotThrow(() => cleaning({ finalizer: "example.com/cleanup" }))
+    // A custom resource's unqualified finalizer is only warned about by the server.
+    assert.doesNotThrow(() => cleaning({ finalizer: "cleanup", custom: true }))
+  })
 })

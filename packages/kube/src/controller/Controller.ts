@@ -690,9 +690,22 @@ const checkSelectors = (name: string, options: Options<any, any, any>): void => 
   }
 }
 
+// And a finalizer it would refuse, which would fail every first reconcile: not a qualified name, or,
+// on a built-in kind, a name without a path that is not one of kube's own.
+const standardFinalizers = new Set(["kubernetes", "orphan", "foregroundDeletion"])
+const checkFinalizer = (name: string, resource: Resource.Resource<any>, finalizer: string | undefined): void => {
+  if (finalizer === undefined) return
+  const problems = [...NameRules.qualifiedName(finalizer)]
+  if (resource.custom === undefined && !finalizer.includes("/") && !standardFinalizers.has(finalizer)) {
+    problems.push(`a finalizer on the built-in kind ${resource.kind} needs a domain and a path (as example.com/${finalizer})`)
+  }
+  if (problems.length > 0) throw new Error(`controller ${name}: finalizer ${JSON.stringify(finalizer)}: ${problems.join("; ")}`)
+}
+
 const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<A, E, R>): Definition<A, E, R> => {
   checkOwnedLabels(options.name, options.ownedLabels ?? {})
   checkSelectors(options.name, options)
+  checkFinalizer(options.name, options.for, options.cleanup === undefined ? undefined : options.finalizer ?? defaultFinalizer(options.for.group, options.name))
   const self: Definition<A, E, R> = {
     ...Pipeable.Prototype,
     _tag: "ControllerDefinition",
