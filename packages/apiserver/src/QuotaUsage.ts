@@ -49,8 +49,15 @@ const summed = (containers: ReadonlyArray<Obj>, kind: "requests" | "limits"): Ma
   return out
 }
 
-// kube's PodRequests/PodLimits: the containers' sum, an init container's value when larger, plus overhead.
-const podResources = (spec: Obj, kind: "requests" | "limits"): Map<string, string> => {
+/**
+ * kube's PodRequests/PodLimits: the containers' sum, an init container's value when larger, plus
+ * the pod's overhead (which LimitRanger's simpler sum leaves out: `overhead: false`).
+ *
+ * @example
+ * import * as QuotaUsage from "./QuotaUsage.ts"
+ * QuotaUsage.podResources({ containers: [{ resources: { requests: { cpu: "100m" } } }, { resources: { requests: { cpu: "1" } } }] }, "requests").get("cpu") // "1100m"
+ */
+export const podResources = (spec: Obj, kind: "requests" | "limits", options: { readonly overhead: boolean } = { overhead: true }): Map<string, string> => {
   const totals = new Map<string, string>()
   for (const [name, values] of summed(KubeObject.records(spec.containers), kind)) totals.set(name, QuantityMath.sum(values))
   for (const init of KubeObject.records(spec.initContainers)) {
@@ -60,7 +67,7 @@ const podResources = (spec: Obj, kind: "requests" | "limits"): Map<string, strin
     }
   }
   // The pod's overhead adds to every request, and to a limit the pod has.
-  for (const [name, quantity] of Object.entries(record(spec.overhead))) {
+  for (const [name, quantity] of Object.entries(options.overhead ? record(spec.overhead) : {})) {
     const current = totals.get(name)
     if (current !== undefined) totals.set(name, QuantityMath.sum([current, quantity]))
     else if (kind === "requests") totals.set(name, QuantityMath.goString(quantity))

@@ -10,6 +10,7 @@ import * as AdmissionPolicies from "./AdmissionPolicies.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
 import * as Lists from "./Lists.ts"
+import * as LimitRanger from "./LimitRanger.ts"
 import * as Metadata from "./Metadata.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as QuotaUsage from "./QuotaUsage.ts"
@@ -345,10 +346,11 @@ const equivalentsOf = (env: Env, resource: Registry.Resource): Webhooks.Attribut
 }
 
 /**
- * The admission plugins a write reaches: the ServiceAccount plugin on a pod's creation, then the
- * mutating webhooks; past the object's own validation, PodSecurity for pods, workloads and
- * namespaces, the bound ValidatingAdmissionPolicies, the validating webhooks, and last the
- * namespace's ResourceQuotas on a creation. Webhooks run when any webhook configuration exists.
+ * The admission plugins a write reaches: LimitRanger's defaults and the ServiceAccount plugin on a
+ * pod's creation, then the mutating webhooks; past the object's own validation, LimitRanger's
+ * bounds for pods and claims, PodSecurity for pods, workloads and namespaces, the bound
+ * ValidatingAdmissionPolicies, the validating webhooks, and last the namespace's ResourceQuotas on
+ * a creation. Webhooks run when any webhook configuration exists.
  */
 const admissionHooks = (
   env: Env,
@@ -364,7 +366,8 @@ const admissionHooks = (
   const serviceAccount = ServiceAccountAdmission.applies(target.resource, subresource, operation)
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
   const quota = operation === "CREATE" && subresource === undefined && namespace !== undefined && env.store.count("resourcequotas", namespace) > 0
-  if (!webhooks && !policies && !podSecurity && !serviceAccount && !quota) return undefined
+  const limits = namespace !== undefined && LimitRanger.applies(target.resource, subresource, operation) && env.store.count("limitranges", namespace) > 0
+  if (!webhooks && !policies && !podSecurity && !serviceAccount && !quota && !limits) return undefined
   const scale = subresource === "scale"
   // A scale write reaches webhooks and policies as kube sends it: the scale subresource, on the
   // autoscaling/v1 Scale view of the object.
@@ -384,8 +387,14 @@ const admissionHooks = (
     podSecurity
       ? PodSecurityAdmission.admit(env.store, { operation, resource: target.resource, subresource, namespace, name: target.name, object, oldObject })
       : Effect.succeed([])
-  const plugins = (object: KubeObject.KubeObject) =>
-    serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", target.name, object) : Effect.succeed(object)
+  // kube's mutating plugins in its order: LimitRanger, then ServiceAccount.
+  const plugins = (given: KubeObject.KubeObject) => {
+    // LimitRanger sees the pod with its API defaults (requests from limits), as kube decodes it.
+    const object = limits && target.resource.type.plural === "pods"
+      ? LimitRanger.withNamespaceDefaults(env.store, namespace!, target.resource.defaults?.(given, oldObject) ?? given)
+      : given
+    return serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", target.name, object) : Effect.succeed(object)
+  }
   return {
     mutate: (given) =>
       Effect.flatMap(plugins(given), (object) =>
@@ -398,6 +407,7 @@ const admissionHooks = (
           : Effect.succeed({ object, warnings: [] })),
     validate: (object) =>
       Effect.gen(function*() {
+        if (limits) yield* LimitRanger.admit(env.store, target.resource, namespace!, target.name, object)
         const warnings = [...yield* podSecurityWarnings(object)]
         if (policies) warnings.push(...yield* AdmissionPolicies.validate(env.store, env.registry, attributes(object)))
         if (webhooks) warnings.push(...yield* Webhooks.validate(env.store, attributes(object)))
