@@ -91,7 +91,9 @@ export const admit = Effect.fnUntraced(function*(
   let owned: KubeObject.KubeObject | undefined
   const warnings = [...decoded.warnings]
   if (hooks !== undefined) {
-    // Mutating webhooks see the defaulted object; what they return is decoded and defaulted again.
+    // Mutating admission sees the object as kube decodes it, defaulted (a Service without the
+    // addresses kube allocates only after admission); what it returns is decoded and defaulted again.
+    if (resource.defaults !== undefined && !resource.type.custom && resource.storage !== "services") current = resource.defaults(current, old)
     const mutated = yield* hooks.mutate(current)
     warnings.push(...mutated.warnings)
     if (mutated.object !== current) {

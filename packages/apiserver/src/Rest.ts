@@ -389,10 +389,7 @@ const admissionHooks = (
       : Effect.succeed([])
   // kube's mutating plugins in its order: LimitRanger, then ServiceAccount.
   const plugins = (given: KubeObject.KubeObject) => {
-    // LimitRanger sees the pod with its API defaults (requests from limits), as kube decodes it.
-    const object = limits && target.resource.type.plural === "pods"
-      ? LimitRanger.withNamespaceDefaults(env.store, namespace!, target.resource.defaults?.(given, oldObject) ?? given)
-      : given
+    const object = limits && target.resource.type.plural === "pods" ? LimitRanger.withNamespaceDefaults(env.store, namespace!, given) : given
     return serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", target.name, object) : Effect.succeed(object)
   }
   return {

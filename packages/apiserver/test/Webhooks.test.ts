@@ -185,6 +185,28 @@ describe("mutating webhooks", () => {
   })
 })
 
+describe("what mutating webhooks are sent", () => {
+  it("a built-in object as kube decodes it, with its API defaults; a Service without the addresses allocated after admission", async () => {
+    await configure("Mutating", "mutate-defaults", [
+      webhook("defaults.example.com", { path: "/allow", namespace: "wh-mutate", resources: ["pods", "services"], objectSelector: { matchLabels: { seen: "defaults" } } })
+    ])
+    const pod = await server.request("POST", "/api/v1/namespaces/wh-mutate/pods", {
+      body: { metadata: { name: "defaulted", labels: { seen: "defaults" } }, spec: { containers: [{ name: "app", image: "busybox" }] } }
+    })
+    expect(pod.status, pod.text).toBe(201)
+    const sent = reviewsOf("/allow", "defaulted")[0]!.review.request.object as unknown as { spec: Record<string, any> }
+    expect(sent.spec).toMatchObject({ restartPolicy: "Always", dnsPolicy: "ClusterFirst", terminationGracePeriodSeconds: 30 })
+    expect(sent.spec.containers[0]).toMatchObject({ imagePullPolicy: "Always", terminationMessagePath: "/dev/termination-log" })
+    const service = await server.request("POST", "/api/v1/namespaces/wh-mutate/services", {
+      body: { metadata: { name: "addressed", labels: { seen: "defaults" } }, spec: { ports: [{ port: 80 }] } }
+    })
+    expect(service.status, service.text).toBe(201)
+    expect(service.json.spec.clusterIP).toMatch(/^10\./)
+    const sentService = reviewsOf("/allow", "addressed")[0]!.review.request.object as unknown as { spec: Record<string, unknown> }
+    expect(sentService.spec).not.toHaveProperty("clusterIP")
+  })
+})
+
 describe("webhooks that fail", () => {
   it("failurePolicy Fail: a webhook that is down fails the request with 1.32's 500", async () => {
     const down = "https://127.0.0.1:1/down"
