@@ -3,21 +3,12 @@
  * wide` lists each with 1.32's names, scope, verbs and categories, and `kubectl get` (plain and
  * `-o wide`) prints 1.32's columns with cells computed from the objects' spec and status.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as BuiltinStructures from "../src/BuiltinStructures.ts"
 import * as Structure from "../src/Structure.ts"
-import * as Testing from "../src/Testing.ts"
 import * as Kubectl from "./kubectl.ts"
 
-let server: Testing.TestServer
-const { file, killAll, ok } = Kubectl.forServer(() => server)
-beforeAll(async () => {
-  server = await Testing.start()
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { file, ok, server } = Kubectl.withServer()
 
 /** A kubectl table as rows of cells, cut at the header's column starts (cells may be empty or hold spaces). */
 const table = (out: string): ReadonlyArray<Readonly<Record<string, string>>> => {
@@ -87,10 +78,10 @@ describe("discovery of the built-in kinds", () => {
   })
 
   it("serves autoscaling/v2 and v1, listing the preferred v2 first", async () => {
-    const group = await server.request("GET", "/apis/autoscaling")
+    const group = await server().request("GET", "/apis/autoscaling")
     expect(group.json.versions.map((v: { version: string }) => v.version)).toEqual(["v2", "v1"])
     expect(group.json.preferredVersion.version).toBe("v2")
-    const v1 = await server.request("GET", "/apis/autoscaling/v1")
+    const v1 = await server().request("GET", "/apis/autoscaling/v1")
     expect(v1.json.resources.map((r: { name: string }) => r.name)).toEqual(["horizontalpodautoscalers", "horizontalpodautoscalers/status"])
   })
 
@@ -433,7 +424,7 @@ describe("kubectl get prints 1.32's columns", () => {
 
 describe("merge structures of the built-in kinds", () => {
   const smp = (path: string, body: unknown) =>
-    server.request("PATCH", path, { body, headers: { "content-type": "application/strategic-merge-patch+json" } })
+    server().request("PATCH", path, { body, headers: { "content-type": "application/strategic-merge-patch+json" } })
 
   it("merges webhooks by name and replaces a binding's subjects whole under strategic merge patch", async () => {
     const path = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/policy"
@@ -456,7 +447,7 @@ describe("merge structures of the built-in kinds", () => {
     expect(cj.status).toBe(200)
     const containers = cj.json.spec.jobTemplate.spec.template.spec.containers
     expect(containers.map((c: { name: string; image: string; env: unknown }) => [c.name, c.image, c.env])).toEqual([["migrate", "acme/migrate:7", [{ name: "MODE", value: "full" }]]])
-    const node = await server.request("PATCH", "/api/v1/nodes/node-1/status", {
+    const node = await server().request("PATCH", "/api/v1/nodes/node-1/status", {
       body: { status: { addresses: [{ type: "Hostname", address: "node-1" }] } },
       headers: { "content-type": "application/strategic-merge-patch+json" }
     })

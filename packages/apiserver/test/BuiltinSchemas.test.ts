@@ -3,12 +3,11 @@
  * server applies to every write of them: wrong types refused with Go's wording, unknown fields
  * reported per fieldValidation and dropped; over HTTP and with the real kubectl.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as BuiltinSchemas from "../src/BuiltinSchemas.ts"
 import * as Builtins from "../src/Builtins.ts"
 import * as Decoding from "../src/Decoding.ts"
 import * as GoTime from "../src/GoTime.ts"
-import * as Testing from "../src/Testing.ts"
 import * as Kubectl from "./kubectl.ts"
 import { Quantity } from "@kubefx/schema/internal"
 import type { JsonSchemaProps } from "@kubefx/schema"
@@ -187,15 +186,7 @@ describe("decoding", () => {
   })
 })
 
-let server: Testing.TestServer
-const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server)
-beforeAll(async () => {
-  server = await Testing.start()
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { file, kubectl, ok, server } = Kubectl.withServer()
 
 const deployment = (name: string, container: Record<string, unknown> = {}, spec: Record<string, unknown> = {}) => ({
   apiVersion: "apps/v1",
@@ -218,7 +209,7 @@ const cannot = (k: string, message: string) => `${k} in version "v1" cannot be h
 describe("writes of built-in kinds over HTTP", () => {
   it("Strict refuses unknown fields with 1.32's strict decoding error, all of them in document order", async () => {
     const body = { ...deployment("strict", { imagePullpolicy: "Always" }), extra: 1 }
-    const reply = await server.request("POST", `${deployments}?fieldValidation=Strict`, { body })
+    const reply = await server().request("POST", `${deployments}?fieldValidation=Strict`, { body })
     expect(reply.status).toBe(400)
     expect(reply.json).toMatchObject({
       kind: "Status",
@@ -229,30 +220,30 @@ describe("writes of built-in kinds over HTTP", () => {
         'strict decoding error: unknown field "spec.template.spec.containers[0].imagePullpolicy", unknown field "extra"'
       )
     })
-    expect((await server.request("GET", `${deployments}/strict`)).status).toBe(404)
+    expect((await server().request("GET", `${deployments}/strict`)).status).toBe(404)
   })
 
   it("Warn (the default) answers a warning per unknown field and stores the object without them", async () => {
     const body = deployment("warned", { imagePullpolicy: "Always" })
-    const reply = await server.request("POST", deployments, { body: { ...body, metadata: { name: "warned", foo: "x" } } })
+    const reply = await server().request("POST", deployments, { body: { ...body, metadata: { name: "warned", foo: "x" } } })
     expect(reply.status).toBe(201)
     expect(reply.headers.get("warning")).toBe(
       '299 - "unknown field \\"metadata.foo\\"", 299 - "unknown field \\"spec.template.spec.containers[0].imagePullpolicy\\""'
     )
-    const stored = (await server.request("GET", `${deployments}/warned`)).json
+    const stored = (await server().request("GET", `${deployments}/warned`)).json
     expect(stored.metadata.foo).toBeUndefined()
     expect(stored.spec.template.spec.containers[0]).toEqual(expect.not.objectContaining({ imagePullpolicy: expect.anything() }))
     expect(stored.spec.template.spec.containers[0].image).toBe("nginx")
   })
 
   it("Ignore drops unknown fields silently, and so does an update", async () => {
-    const created = await server.request("POST", `${configMaps}?fieldValidation=Ignore`, {
+    const created = await server().request("POST", `${configMaps}?fieldValidation=Ignore`, {
       body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ignored" }, data: { a: "1" }, spec: { x: 1 } }
     })
     expect(created.status).toBe(201)
     expect(created.headers.get("warning")).toBeNull()
     expect(created.json.spec).toBeUndefined()
-    const updated = await server.request("PUT", `${configMaps}/ignored?fieldValidation=Strict`, {
+    const updated = await server().request("PUT", `${configMaps}/ignored?fieldValidation=Strict`, {
       body: { ...created.json, data: { a: "2" }, stringData: { b: "c" } }
     })
     expect(updated.status).toBe(400)
@@ -261,7 +252,7 @@ describe("writes of built-in kinds over HTTP", () => {
 
   it("refuses a value of the wrong type with a 400 whatever fieldValidation says", async () => {
     for (const validation of ["Strict", "Warn", "Ignore"]) {
-      const reply = await server.request("POST", `${deployments}?fieldValidation=${validation}`, {
+      const reply = await server().request("POST", `${deployments}?fieldValidation=${validation}`, {
         body: deployment(`typed-${validation.toLowerCase()}`, {}, { replicas: "three" })
       })
       expect(reply.status).toBe(400)
@@ -273,7 +264,7 @@ describe("writes of built-in kinds over HTTP", () => {
   })
 
   it("refuses a ConfigMap whose data values are not strings, as 1.32 does", async () => {
-    const reply = await server.request("POST", configMaps, {
+    const reply = await server().request("POST", configMaps, {
       body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "numbers" }, data: { port: 8080, debug: true } }
     })
     expect(reply.status).toBe(400)
@@ -293,15 +284,15 @@ describe("writes of built-in kinds over HTTP", () => {
       regarding: { kind: "Pod", name: "p", namespace: "default" },
       note: "hello"
     }
-    const strict = await server.request("POST", "/apis/events.k8s.io/v1/namespaces/default/events?fieldValidation=Strict", {
+    const strict = await server().request("POST", "/apis/events.k8s.io/v1/namespaces/default/events?fieldValidation=Strict", {
       body: { ...eventsV1, message: "core's name" }
     })
     expect(strict.json.message).toBe(cannot("Event", 'strict decoding error: unknown field "message"'))
-    const created = await server.request("POST", "/apis/events.k8s.io/v1/namespaces/default/events?fieldValidation=Strict", { body: eventsV1 })
+    const created = await server().request("POST", "/apis/events.k8s.io/v1/namespaces/default/events?fieldValidation=Strict", { body: eventsV1 })
     expect(created.status).toBe(201)
-    const core = await server.request("GET", "/api/v1/namespaces/default/events/ev1")
+    const core = await server().request("GET", "/api/v1/namespaces/default/events/ev1")
     expect(core.json.message).toBe("hello")
-    const coreStrict = await server.request("POST", "/api/v1/namespaces/default/events?fieldValidation=Strict", {
+    const coreStrict = await server().request("POST", "/api/v1/namespaces/default/events?fieldValidation=Strict", {
       body: { apiVersion: "v1", kind: "Event", metadata: { name: "ev2" }, involvedObject: { name: "p" }, note: "x" }
     })
     expect(coreStrict.json.message).toBe(cannot("Event", 'strict decoding error: unknown field "note"'))
@@ -315,9 +306,9 @@ describe("writes of built-in kinds over HTTP", () => {
       spec: { holderIdentity: "a", leaseDurationSeconds: 15, renewTime }
     })
     const leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
-    const good = await server.request("POST", leases, { body: lease("micro", "2024-05-01T10:00:00.123456Z") })
+    const good = await server().request("POST", leases, { body: lease("micro", "2024-05-01T10:00:00.123456Z") })
     expect(good.json.spec.renewTime).toBe("2024-05-01T10:00:00.123456Z")
-    const bad = await server.request("POST", leases, { body: lease("seconds", "2024-05-01T10:00:00Z") })
+    const bad = await server().request("POST", leases, { body: lease("seconds", "2024-05-01T10:00:00Z") })
     expect(bad.status).toBe(400)
     expect(bad.json.message).toBe(cannot(
       "Lease",
@@ -326,17 +317,17 @@ describe("writes of built-in kinds over HTTP", () => {
   })
 
   it("accepts numeric quantities and refuses malformed ones and non-base64 Secret data", async () => {
-    const numeric = await server.request("POST", `${deployments}?fieldValidation=Strict`, {
+    const numeric = await server().request("POST", `${deployments}?fieldValidation=Strict`, {
       body: deployment("quantities", { resources: { limits: { cpu: 1, memory: "128Mi" }, requests: { cpu: 0.5 } } })
     })
     expect(numeric.status).toBe(201)
     // Stored as resource.Quantity writes them: strings, in canonical form.
     expect(numeric.json.spec.template.spec.containers[0].resources).toEqual({ limits: { cpu: "1", memory: "128Mi" }, requests: { cpu: "500m" } })
-    const malformed = await server.request("POST", deployments, {
+    const malformed = await server().request("POST", deployments, {
       body: deployment("bad-quantity", { resources: { limits: { memory: "lots" } } })
     })
     expect(malformed.json.message).toBe(cannot("Deployment", Quantity.formatWrong))
-    const secret = await server.request("POST", "/api/v1/namespaces/default/secrets", {
+    const secret = await server().request("POST", "/api/v1/namespaces/default/secrets", {
       body: { apiVersion: "v1", kind: "Secret", metadata: { name: "plain" }, data: { password: "not base64!" } }
     })
     expect(secret.status).toBe(400)
@@ -393,10 +384,10 @@ describe("writes of built-in kinds over HTTP", () => {
         }]
       }
     }
-    const created = await server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldValidation=Strict", { body: crd })
+    const created = await server().request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldValidation=Strict", { body: crd })
     expect(created.status, created.text).toBe(201)
     expect(created.headers.get("warning")).toBeNull()
-    const stored = await server.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/bigs.deep.example.com")
+    const stored = await server().request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/bigs.deep.example.com")
     expect(stored.json.spec.versions[0].schema).toEqual(crd.spec.versions[0]!.schema)
   })
 })
@@ -408,7 +399,7 @@ describe("kubectl against built-in strict decoding", () => {
     const run = await kubectl("apply", "-f", file("typo.json", typo()))
     expect(run.code).toBe(1)
     expect(run.stderr).toContain(
-      'Error from server (BadRequest): error when creating "' + `${server.dir}/typo.json` +
+      'Error from server (BadRequest): error when creating "' + `${server().dir}/typo.json` +
         '": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.template.spec.containers[0].imagePullpolicy"'
     )
     expect((await kubectl("get", "deploy", "typo")).code).toBe(1)

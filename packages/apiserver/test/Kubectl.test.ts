@@ -2,20 +2,11 @@
  * Conformance with the real kubectl binary, driven through the kubeconfig the server writes.
  */
 import { writeFileSync } from "node:fs"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Testing from "../src/Testing.ts"
+import { describe, expect, it } from "vitest"
 import { configMap, crontab, crontabCrd } from "./fixtures.ts"
 import * as Kubectl from "./kubectl.ts"
 
-let server: Testing.TestServer
-const { background, file, kubectl, killAll, ok } = Kubectl.forServer(() => server)
-beforeAll(async () => {
-  server = await Testing.start()
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { background, file, kubectl, ok, server } = Kubectl.withServer()
 
 describe("kubectl", () => {
   it("installs a CRD and waits for condition=Established", async () => {
@@ -179,20 +170,20 @@ describe("kubectl", () => {
     await ok("create", "-f", file("held.json", configMap("held", {}, { finalizers: ["example.com/hold"] })))
     const deletion = background("delete", "cm", "held", "--wait=true", "--timeout=30s")
     for (let i = 0; i < 100; i++) {
-      const cm = await server.request("GET", "/api/v1/namespaces/default/configmaps/held")
+      const cm = await server().request("GET", "/api/v1/namespaces/default/configmaps/held")
       if (cm.json.metadata?.deletionTimestamp !== undefined) break
       await new Promise((r) => setTimeout(r, 50))
     }
-    expect((await server.request("GET", "/api/v1/namespaces/default/configmaps/held")).json.metadata.deletionTimestamp).toBeTruthy()
+    expect((await server().request("GET", "/api/v1/namespaces/default/configmaps/held")).json.metadata.deletionTimestamp).toBeTruthy()
     await ok("patch", "cm", "held", "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]')
     expect(await deletion.exited).toBe(0)
-    expect((await server.request("GET", "/api/v1/namespaces/default/configmaps/held")).status).toBe(404)
+    expect((await server().request("GET", "/api/v1/namespaces/default/configmaps/held")).status).toBe(404)
   })
 
   it("waits for a jsonpath condition", async () => {
     const waiting = background("wait", "--for=jsonpath={.status.phase}=Ready", "crontab/ssa", "--timeout=30s")
     await new Promise((r) => setTimeout(r, 300))
-    await server.request("PATCH", "/apis/stable.example.com/v1/namespaces/default/crontabs/ssa/status", {
+    await server().request("PATCH", "/apis/stable.example.com/v1/namespaces/default/crontabs/ssa/status", {
       body: { status: { phase: "Ready" } },
       headers: { "content-type": "application/merge-patch+json" }
     })
@@ -231,12 +222,12 @@ describe("kubectl", () => {
       metadata: { name: "pair" },
       spec: { initContainers: [{ name: "setup", image: "busybox" }], containers: [{ name: "a", image: "nginx" }, { name: "b", image: "nginx" }] }
     }))
-    const unnamed = await server.request("GET", "/api/v1/namespaces/default/pods/pair/log")
+    const unnamed = await server().request("GET", "/api/v1/namespaces/default/pods/pair/log")
     expect(unnamed.status).toBe(400)
     expect(unnamed.json.message).toBe("a container name must be specified for pod pair, choose one of: [setup a b]")
-    expect((await server.request("GET", "/api/v1/namespaces/default/pods/pair/log?container=setup")).status).toBe(200)
-    expect((await server.request("GET", "/api/v1/namespaces/default/pods/pair/log?container=c")).json.message).toBe("container c is not valid for pod pair")
-    expect((await server.request("GET", "/api/v1/namespaces/default/pods/gone/log")).status).toBe(404)
+    expect((await server().request("GET", "/api/v1/namespaces/default/pods/pair/log?container=setup")).status).toBe(200)
+    expect((await server().request("GET", "/api/v1/namespaces/default/pods/pair/log?container=c")).json.message).toBe("container c is not valid for pod pair")
+    expect((await server().request("GET", "/api/v1/namespaces/default/pods/gone/log")).status).toBe(404)
   })
 
   it("stores quantities in their canonical form, and a manifest that spells them otherwise applies without a change", async () => {
@@ -300,13 +291,13 @@ describe("kubectl", () => {
     const path = "/api/v1/namespaces/default/pods/debugged"
     const changed = [{ ...ephemeral, image: "alpine" }]
     const merge = { "content-type": "application/merge-patch+json" }
-    const viaSubresource = await server.request("PATCH", `${path}/ephemeralcontainers`, { body: { spec: { ephemeralContainers: changed } }, headers: merge })
+    const viaSubresource = await server().request("PATCH", `${path}/ephemeralcontainers`, { body: { spec: { ephemeralContainers: changed } }, headers: merge })
     expect(viaSubresource.status).toBe(422)
     expect(viaSubresource.json.details.causes[0].message).toBe(`Forbidden: existing ephemeral containers "${ephemeral.name}" may not be changed\n`)
-    const viaPod = await server.request("PATCH", path, { body: { spec: { ephemeralContainers: changed } }, headers: merge })
+    const viaPod = await server().request("PATCH", path, { body: { spec: { ephemeralContainers: changed } }, headers: merge })
     expect(viaPod.status).toBe(422)
     expect(viaPod.json.details.causes[0].message).toMatch(/^Forbidden: pod updates may not change fields other than/)
-    const created = await server.request("POST", "/api/v1/namespaces/default/pods", {
+    const created = await server().request("POST", "/api/v1/namespaces/default/pods", {
       body: { apiVersion: "v1", kind: "Pod", metadata: { name: "born-debugged" }, spec: { containers: [{ name: "a", image: "nginx" }], ephemeralContainers: [{ name: "d", image: "busybox" }] } }
     })
     expect(created.status).toBe(422)

@@ -4,26 +4,19 @@
  * makes of `/openapi/v2` when it applies a kind the server does not serve.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import * as Protobuf from "../src/Protobuf.ts"
-import * as Testing from "../src/Testing.ts"
 import { crontabCrd, installCrd } from "./fixtures.ts"
 import * as Kubectl from "./kubectl.ts"
 
-let server: Testing.TestServer
-const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server)
+const { file, kubectl, ok, server } = Kubectl.withServer()
 beforeAll(async () => {
-  server = await Testing.start()
-  await installCrd(server, crontabCrd())
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
+  await installCrd(server(), crontabCrd())
 })
 
 // Raw requests that do not follow redirects.
 const get = (path: string, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.token}`, ...headers }, redirect: "manual" })
+  fetch(`${server().url}${path}`, { headers: { authorization: `Bearer ${server().token}`, ...headers }, redirect: "manual" })
 
 const documentUrl = async (path: string): Promise<string> => {
   const index = await (await get("/openapi/v3")).json() as { paths: Record<string, { serverRelativeURL: string }> }
@@ -71,10 +64,10 @@ describe("/openapi/v3", () => {
     const crd = crontabCrd()
     const changed = structuredClone(crd) as any
     changed.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.extra = { type: "string", description: "Added later." }
-    const current = await server.request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
+    const current = await server().request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
     changed.metadata.resourceVersion = current.json.metadata.resourceVersion
-    expect((await server.request("PUT", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, { body: changed })).status).toBe(200)
-    await Effect.runPromise(server.settled)
+    expect((await server().request("PUT", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, { body: changed })).status).toBe(200)
+    await Effect.runPromise(server().settled)
     const after = await documentUrl("apis/stable.example.com/v1")
     expect(after).not.toBe(before)
     const redirected = await get(before)
@@ -103,7 +96,7 @@ describe("/openapi/v2", () => {
     expect(reply.headers.get("vary")).toBe("Accept")
     expect(await reply.json()).toEqual({ swagger: "2.0", info: { title: "Kubernetes", version: "v1.32.0" }, paths: {}, definitions: {} })
     expect((await get("/openapi/v2/apps")).status).toBe(404)
-    expect((await fetch(`${server.url}/openapi/v2`, { method: "POST", headers: { authorization: `Bearer ${server.token}` } })).status).toBe(405)
+    expect((await fetch(`${server().url}/openapi/v2`, { method: "POST", headers: { authorization: `Bearer ${server().token}` } })).status).toBe(405)
   })
 
   it("serves the same document as gnostic protobuf, under the current media type name, with the JSON's ETag", async () => {

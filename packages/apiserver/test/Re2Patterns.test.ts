@@ -5,20 +5,11 @@
  * 1.32 words it.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Testing from "../src/Testing.ts"
+import { describe, expect, it } from "vitest"
 import * as Kubectl from "./kubectl.ts"
 import { FieldCauses, OpenApiValidation } from "@kubefx/schema/internal"
 
-let server: Testing.TestServer
-const { file, kubectl, killAll, ok } = Kubectl.forServer(() => server)
-beforeAll(async () => {
-  server = await Testing.start()
-})
-afterAll(async () => {
-  killAll()
-  await server.close()
-})
+const { file, kubectl, ok, server } = Kubectl.withServer()
 
 const patterns = {
   // Case-sensitive prefix, case-insensitive rest: the flag group sits mid-pattern.
@@ -60,13 +51,13 @@ const rule = (name: string, spec: Record<string, string>) => ({
   spec
 })
 
-const create = (body: unknown) => server.request("POST", "/apis/re2.example.com/v1/namespaces/default/alertrules", { body })
+const create = (body: unknown) => server().request("POST", "/apis/re2.example.com/v1/namespaces/default/alertrules", { body })
 
 describe("RE2 patterns", () => {
   it("installs a CRD whose patterns use RE2-only syntax with kubectl", async () => {
     expect(await ok("apply", "-f", file("rules-crd.json", rules))).toBe("customresourcedefinition.apiextensions.k8s.io/alertrules.re2.example.com created\n")
     await ok("wait", "--for=condition=Established", "crd/alertrules.re2.example.com", "--timeout=20s")
-    await Effect.runPromise(server.settled)
+    await Effect.runPromise(server().settled)
   })
 
   it("accepts values the patterns match, as Go matches them", async () => {
@@ -123,7 +114,7 @@ describe("RE2 patterns", () => {
     ["[[:word:]", "error parsing regexp: missing closing ]: `[[:word:]`"]
   ])("refuses a CRD with the pattern %s, which RE2 rejects", async (pattern, error) => {
     const bad = crd("broken", { x: { type: "string", pattern } })
-    const reply = await server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: bad })
+    const reply = await server().request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: bad })
     expect(reply.status).toBe(422)
     expect(reply.json.message).toBe(
       `CustomResourceDefinition.apiextensions.k8s.io "brokens.re2.example.com" is invalid: ` +
