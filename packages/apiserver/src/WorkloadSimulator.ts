@@ -1,13 +1,16 @@
 /**
- * An opt-in stand-in for the Deployment and StatefulSet controllers and the kubelet, so that
- * readiness can be shown without running pods. Every spec change of a Deployment or StatefulSet is
- * a rollout: the new generation is observed at once (no replica updated yet, the previous ready
- * ones kept), and after `delay` every replica is updated, ready and available with an `Available`
- * condition. A newer change restarts the rollout. A workload whose pods admission would refuse (its
- * ServiceAccount missing, or its namespace's Pod Security level) never rolls out: it keeps no ready
- * replica and, as the real controllers report the refused pod creations, gets a `ReplicaFailure`
- * condition (reason `FailedCreate`) with the refusal, until a spec change, the ServiceAccount's
- * creation or a relabelled namespace lets its pods in. A Job's pods start at once and end after
+ * An opt-in stand-in for kube-controller-manager's workload controllers and the kubelet, so that
+ * workloads roll out and report readiness without running anything. A Deployment rolls out as
+ * 1.32's controller does: a ReplicaSet per pod template (`<name>-<pod-template-hash>`, numbered by
+ * `deployment.kubernetes.io/revision`, old ones kept to `revisionHistoryLimit`; an earlier template
+ * takes its ReplicaSet back as the newest revision), scaled up as old ones scale down by the
+ * rolling update's surge and unavailable allowance (or Recreate), each ReplicaSet making and
+ * deleting its Pods, and the statuses counted from the Pods. A StatefulSet's status alone is
+ * simulated: every spec change is observed at once, and after `delay` every replica is ready. A
+ * workload whose pods admission refuses (its ServiceAccount missing, or its namespace's Pod Security
+ * level) gets a `ReplicaFailure` condition (reason `FailedCreate`) with the refusal and no ready
+ * replica, until a spec change, the ServiceAccount's creation or a relabelled namespace lets its
+ * pods in. A Job's pods start at once and end after
  * `delay`: the Job completes (or fails at its backoff limit, when `jobOutcome` says so), is
  * suspended and resumed as its spec says, and is deleted `ttlSecondsAfterFinished` after it ended;
  * a Job whose pods admission refuses keeps none active. A Pod is scheduled at once and running,
@@ -21,6 +24,7 @@ import * as Metadata from "./Metadata.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
+import * as Rollouts from "./Rollouts.ts"
 import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -28,16 +32,17 @@ import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 export interface Options {
-  /** How long a rollout takes until every replica is ready and available, and a Job's pods run; default 1 second. */
+  /** How long a Pod takes to run and turn Ready, a StatefulSet's rollout, and a Job's pods run; default 1 second. */
   readonly delay?: Duration.Input
   /** How a Job ends once its pods ran; default every Job completes. */
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
 }
 
-type Kind = "Deployment" | "StatefulSet" | "Job" | "Pod"
+type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "Job" | "Pod"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
+  ["replicasets.apps", "ReplicaSet"],
   ["statefulsets.apps", "StatefulSet"],
   ["jobs.batch", "Job"],
   ["pods", "Pod"]
@@ -93,20 +98,15 @@ const withConditions = (
 }
 
 /**
- * The status a workload has once its current generation is observed (`ready: false`: a rollout
+ * The status a StatefulSet has once its current generation is observed (`ready: false`: a rollout
  * started, no replica updated yet) or rolled out (`ready: true`); with `refused`, the message of a
- * refused pod creation, its rollout is stuck there.
+ * refused pod creation, its rollout is stuck there. (A Deployment's comes from its ReplicaSets.)
  *
  * @example
  * import * as WorkloadSimulator from "./WorkloadSimulator.ts"
- * WorkloadSimulator.status("Deployment", { metadata: { generation: 2 }, spec: { replicas: 3 } }, true).availableReplicas // 3
+ * WorkloadSimulator.status({ metadata: { generation: 2 }, spec: { replicas: 3 } }, true).availableReplicas // 3
  */
-export const status = (
-  kind: "Deployment" | "StatefulSet",
-  object: KubeObject.KubeObject,
-  ready: boolean,
-  refused?: string
-): Record<string, unknown> => {
+export const status = (object: KubeObject.KubeObject, ready: boolean, refused?: string): Record<string, unknown> => {
   const previous = record(object.status)
   const spec = record(object.spec)
   const replicas = spec.replicas === undefined ? 1 : count(spec.replicas)
@@ -114,17 +114,9 @@ export const status = (
   const readyReplicas = ready ? replicas : Math.min(count(previous.readyReplicas), replicas)
   const conditions: Array<WorkloadCondition> = [
     available >= replicas
-      ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: `${kind} has minimum availability.` }
-      : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: `${kind} does not have minimum availability.` }
+      ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "StatefulSet has minimum availability." }
+      : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "StatefulSet does not have minimum availability." }
   ]
-  if (kind === "Deployment") {
-    conditions.push({
-      type: "Progressing",
-      status: "True",
-      reason: ready ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
-      message: ready ? "rollout complete (simulated)" : "rollout in progress (simulated)"
-    })
-  }
   if (refused !== undefined) conditions.push({ type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: refused })
   return {
     ...previous,
@@ -133,7 +125,7 @@ export const status = (
     updatedReplicas: ready ? replicas : 0,
     readyReplicas,
     availableReplicas: available,
-    ...(kind === "Deployment" ? { unavailableReplicas: replicas - available } : { currentReplicas: ready ? replicas : readyReplicas }),
+    currentReplicas: ready ? replicas : readyReplicas,
     conditions: withConditions(previous.conditions, conditions, refused === undefined ? ["ReplicaFailure"] : [])
   }
 }
@@ -147,7 +139,9 @@ const observed = (object: KubeObject.KubeObject) =>
 
 // What of a workload is still to do: a rollout to observe, a Job to start, suspend or resume.
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
-  kind === "Job"
+  kind === "Deployment" || kind === "ReplicaSet"
+    ? true
+    : kind === "Job"
     ? JobRuns.stage(object) === "new"
     : kind === "Pod"
     ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object)
@@ -197,13 +191,15 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (object === undefined) return
         if (kind === "Job") return yield* handleJob(key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
+        if (kind === "Deployment") return yield* handleDeployment(key, object)
+        if (kind === "ReplicaSet") return yield* handleReplicaSet(key, object)
         if (key.phase === "observe") {
           if (observed(object)) return
-          yield* writeStatus(key, (current) => status(kind, current, false))
+          yield* writeStatus(key, (current) => status(current, false))
           yield* completeAfter(key, delay)
         } else if (observed(object)) {
           const refused = yield* refusal(key, kind, object)
-          yield* writeStatus(key, (current) => status(kind, current, refused === undefined, refused))
+          yield* writeStatus(key, (current) => status(current, refused === undefined, refused))
         }
       })
 
@@ -228,6 +224,120 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         yield* writeStatus(key, (current) => JobRuns.finished(current, KubeObject.timestamp(), outcome))
         const ended = env.store.get(key.storage, key.namespace, key.name)
         if (ended !== undefined) yield* expireAfter(key, ended)
+      })
+
+    // What an object's controller reference names, among the objects of `storage` in its namespace.
+    const controlled = (storage: string, namespace: string, owner: KubeObject.KubeObject) => {
+      const uid = KubeObject.meta(owner).uid
+      return env.store.list(storage, namespace).filter((o) =>
+        KubeObject.meta(o).deletionTimestamp === undefined &&
+        (KubeObject.meta(o).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === uid))
+    }
+    const writeSpec = (storage: string, object: KubeObject.KubeObject, next: (current: KubeObject.KubeObject) => KubeObject.KubeObject) => {
+      const m = KubeObject.meta(object)
+      const at = target({ phase: "observe", storage, namespace: m.namespace ?? "", name: m.name ?? "" })
+      if (at === undefined) return Effect.void
+      return Rest.update(env, at, undefined, writeOptions, (current) => Effect.succeed(next(current))).pipe(
+        Effect.asVoid,
+        Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
+      )
+    }
+
+    // kube-controller-manager's Deployment controller: the ReplicaSet of the current template
+    // (made, or taken back with a new revision), scaled up as old ones scale down by the rollout's
+    // rules, old ones beyond revisionHistoryLimit deleted, and the status from them.
+    const handleDeployment = (key: Key, deployment: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+      Effect.gen(function*() {
+        if (KubeObject.meta(deployment).deletionTimestamp !== undefined) return
+        const spec = record(deployment.spec)
+        const owned = controlled("replicasets.apps", key.namespace, deployment)
+        const newest = owned.reduce((n, rs) => Math.max(n, Rollouts.revision(rs)), 0)
+        let fresh = owned.find((rs) => Rollouts.runsTemplate(rs, spec.template))
+        if (fresh === undefined) {
+          const replicaSets = env.registry.byStorage("replicasets.apps")[0]
+          if (replicaSets === undefined) return
+          const made = yield* Effect.result(Rest.create(env, replicaSets, key.namespace, Rollouts.replicaSetFor(deployment, newest + 1), writeOptions))
+          if (made._tag === "Failure") return
+          fresh = made.success.object
+        } else if (Rollouts.revision(fresh) < newest) {
+          // A rollback to an earlier template: its ReplicaSet becomes the newest revision.
+          yield* writeSpec("replicasets.apps", fresh, (current) =>
+            KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, [Rollouts.revisionAnnotation]: String(newest + 1) } }))
+          fresh = env.store.get("replicasets.apps", key.namespace, KubeObject.meta(fresh).name ?? "") ?? fresh
+        }
+        const old = owned.filter((rs) => KubeObject.meta(rs).uid !== KubeObject.meta(fresh!).uid)
+        const available = (rs: KubeObject.KubeObject) => count(record(rs.status).availableReplicas)
+        const plan = Rollouts.scale(deployment, { available: available(fresh) }, old.map((rs) => ({ replicas: count(record(rs.spec).replicas), available: available(rs) })))
+        const scaleTo = (rs: KubeObject.KubeObject, replicas: number) =>
+          count(record(rs.spec).replicas) === replicas
+            ? Effect.void
+            : writeSpec("replicasets.apps", rs, (current) => ({ ...current, spec: { ...record(current.spec), replicas } }))
+        yield* scaleTo(fresh, plan.newReplicas)
+        yield* Effect.forEach(old, (rs, i) => scaleTo(rs, plan.oldReplicas[i]!), { discard: true })
+        const revisionNow = String(Rollouts.revision(env.store.get("replicasets.apps", key.namespace, KubeObject.meta(fresh).name ?? "") ?? fresh))
+        if (KubeObject.meta(deployment).annotations?.[Rollouts.revisionAnnotation] !== revisionNow) {
+          yield* writeSpec("deployments.apps", deployment, (current) =>
+            KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, [Rollouts.revisionAnnotation]: revisionNow } }))
+        }
+        // Old ReplicaSets with no pods left, beyond the history kept, oldest first.
+        const limit = typeof spec.revisionHistoryLimit === "number" ? spec.revisionHistoryLimit : 10
+        const retired = old.filter((rs) => count(record(rs.spec).replicas) === 0 && count(record(rs.status).replicas) === 0)
+          .sort((a, b) => Rollouts.revision(a) - Rollouts.revision(b))
+        const replicaSets = env.registry.byStorage("replicasets.apps")[0]
+        if (replicaSets !== undefined) {
+          for (const rs of retired.slice(0, Math.max(0, retired.length - limit))) {
+            yield* Effect.ignore(Rest.remove(env, { resource: replicaSets, namespace: key.namespace, name: KubeObject.meta(rs).name ?? "" }, { propagationPolicy: "Background", preconditions: undefined, dryRun: false }))
+          }
+        }
+        const all = controlled("replicasets.apps", key.namespace, deployment)
+        const current = all.find((rs) => KubeObject.meta(rs).uid === KubeObject.meta(fresh!).uid) ?? fresh
+        yield* writeStatus(key, (now) => Rollouts.deploymentStatus(now, current, all))
+      })
+
+    // kube-controller-manager's ReplicaSet controller: as many pods as its replicas (made from its
+    // template, or the newest not-ready ones deleted), and the status from them.
+    const handleReplicaSet = (key: Key, replicaSet: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+      Effect.gen(function*() {
+        if (KubeObject.meta(replicaSet).deletionTimestamp !== undefined) return
+        const spec = record(replicaSet.spec)
+        const pods = env.registry.byStorage("pods")[0]
+        if (pods === undefined) return
+        let own = controlled("pods", key.namespace, replicaSet)
+        const wanted = typeof spec.replicas === "number" ? spec.replicas : 1
+        let refused: string | undefined
+        const template = record(spec.template)
+        for (let i = own.length; i < wanted && refused === undefined; i++) {
+          const m = KubeObject.meta(replicaSet)
+          const body = {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: {
+              ...record(template.metadata),
+              generateName: `${key.name}-`,
+              ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true }]
+            },
+            spec: record(template.spec)
+          }
+          const made = yield* Effect.result(Rest.create(env, pods, key.namespace, body, writeOptions))
+          if (made._tag === "Failure") refused = made.failure.message
+        }
+        if (own.length > wanted) {
+          // Not-ready pods go first, then the newest.
+          const order = [...own].sort((a, b) => {
+            const ready = (p: KubeObject.KubeObject) => (record(p.status).phase === "Running" ? 1 : 0)
+            return ready(a) - ready(b) || String(KubeObject.meta(b).creationTimestamp).localeCompare(String(KubeObject.meta(a).creationTimestamp))
+          })
+          for (const pod of order.slice(0, own.length - wanted)) {
+            const m = KubeObject.meta(pod)
+            yield* Effect.ignore(Rest.remove(env, { resource: pods, namespace: key.namespace, name: m.name ?? "" }, { propagationPolicy: undefined, preconditions: { uid: m.uid ?? "" }, dryRun: false }))
+          }
+        }
+        own = controlled("pods", key.namespace, replicaSet)
+        const counts = Rollouts.podCounts(replicaSet, own, Date.now())
+        yield* writeStatus(key, (current) => Rollouts.replicaSetStatus(current, counts, refused))
+        // A pod waiting out minReadySeconds becomes available without an event: look again then.
+        const minReady = count(spec.minReadySeconds)
+        if (minReady > 0 && counts.available < counts.ready) yield* completeAfter(key, Duration.seconds(minReady))
       })
 
     // A Pod is scheduled when seen, and runs, every container ready, after the delay. (It runs
@@ -292,9 +402,11 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
       for (const [storage, kind] of kinds) {
         for (const object of env.store.list(storage, namespace)) {
           const name = String(KubeObject.meta(object).name)
-          if (kind === "Pod") continue
+          if (kind === "Pod" || kind === "Deployment") continue
           if (kind === "Job") {
             if (refusedJob(object)) worker.enqueue({ phase: "observe", storage, namespace, name })
+          } else if (kind === "ReplicaSet") {
+            if (refusedBefore(object)) worker.enqueue({ phase: "observe", storage, namespace, name })
           } else if (observed(object) && refusedBefore(object)) {
             worker.enqueue({ phase: "complete", storage, namespace, name })
           }
@@ -315,7 +427,16 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
       if (event.storage === "namespaces") return relabelled(event)
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
       const kind = kinds.get(event.storage)
-      if (event.type === "DELETED" || kind === undefined || !pending(kind, event.object)) return
+      if (kind === undefined) return
+      // A ReplicaSet's change is its Deployment's to look at, a pod's its ReplicaSet's.
+      const owner = (KubeObject.meta(event.object).ownerReferences ?? []).find((ref) => ref.controller === true)
+      if (kind === "ReplicaSet" && owner?.kind === "Deployment") {
+        worker.enqueue({ phase: "observe", storage: "deployments.apps", namespace: event.namespace, name: String(owner.name) })
+      }
+      if (kind === "Pod" && owner?.kind === "ReplicaSet") {
+        worker.enqueue({ phase: "observe", storage: "replicasets.apps", namespace: event.namespace, name: String(owner.name) })
+      }
+      if (event.type === "DELETED" || !pending(kind, event.object)) return
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
     }
     for (const [storage, kind] of kinds) {

@@ -50,39 +50,70 @@ const until = async (server: Testing.TestServer, path: string, check: (body: any
 const condition = (body: any, type: string) => body.status?.conditions?.find((c: any) => c.type === type)
 
 describe("WorkloadSimulator", () => {
-  it("observes a new Deployment at once, then makes every replica ready and available with Available=True", async () => {
-    const path = "/apis/apps/v1/namespaces/default/deployments"
-    expect((await simulated.request("POST", path, { body: deployment("web", 3) })).status).toBe(201)
-    const observed = await until(simulated, `${path}/web`, (d) => d.status?.observedGeneration === 1)
-    // Zero counts are left out, as kube-apiserver writes DeploymentStatus (omitempty).
-    expect(observed.status).toMatchObject({ replicas: 3 })
-    expect(observed.status).not.toHaveProperty("updatedReplicas")
-    expect(observed.status).not.toHaveProperty("availableReplicas")
-    expect(condition(observed, "Available")).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable" })
+  const deployments = "/apis/apps/v1/namespaces/default/deployments"
+  const replicaSetsOf = async (name: string) =>
+    (await simulated.request("GET", `/apis/apps/v1/namespaces/default/replicasets`)).json.items
+      .filter((rs: any) => rs.metadata.ownerReferences?.[0]?.name === name)
+      .sort((a: any, b: any) => Number(a.metadata.annotations["deployment.kubernetes.io/revision"]) - Number(b.metadata.annotations["deployment.kubernetes.io/revision"]))
+  const podsOf = async (replicaSet: string) =>
+    (await simulated.request("GET", "/api/v1/namespaces/default/pods")).json.items.filter((p: any) => p.metadata.ownerReferences?.[0]?.name === replicaSet)
 
-    const ready = await until(simulated, `${path}/web`, (d) => d.status?.availableReplicas === 3)
+  it("rolls a Deployment out through a ReplicaSet whose pods run, as 1.32's controllers report it", async () => {
+    expect((await simulated.request("POST", deployments, { body: deployment("web", 3) })).status).toBe(201)
+    const started = await until(simulated, `${deployments}/web`, (d) => d.status?.updatedReplicas === 3)
+    expect(started.status).toMatchObject({ observedGeneration: 1, replicas: 3 })
+    expect(started.status).not.toHaveProperty("availableReplicas")
+    expect(condition(started, "Available")).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." })
+    const [rs] = await replicaSetsOf("web")
+    const hash = rs.metadata.labels["pod-template-hash"]
+    expect(rs.metadata.name).toBe(`web-${hash}`)
+    expect(rs.metadata.annotations).toMatchObject({ "deployment.kubernetes.io/revision": "1", "deployment.kubernetes.io/desired-replicas": "3" })
+    expect(rs.spec.selector.matchLabels).toEqual({ app: "web", "pod-template-hash": hash })
+    expect(rs.metadata.ownerReferences[0]).toMatchObject({ kind: "Deployment", name: "web", controller: true })
+    const pods = await podsOf(rs.metadata.name)
+    expect(pods).toHaveLength(3)
+    for (const pod of pods) {
+      expect(pod.metadata.name).toMatch(new RegExp(`^web-${hash}-[a-z0-9]{5}$`))
+      expect(pod.metadata.labels).toEqual({ app: "web", "pod-template-hash": hash })
+    }
+
+    const ready = await until(simulated, `${deployments}/web`, (d) => d.status?.availableReplicas === 3)
     expect(ready.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3 })
     expect(ready.status).not.toHaveProperty("unavailableReplicas")
+    expect(ready.metadata.annotations["deployment.kubernetes.io/revision"]).toBe("1")
     expect(condition(ready, "Available")).toMatchObject({ status: "True", reason: "MinimumReplicasAvailable" })
-    expect(condition(ready, "Progressing")).toMatchObject({ status: "True", reason: "NewReplicaSetAvailable" })
+    expect(condition(ready, "Progressing")).toMatchObject({ status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "web-${hash}" has successfully progressed.` })
     expect(ready.metadata.managedFields.some((f: any) => f.manager === "kubefx-workload-simulator" && f.subresource === "status")).toBe(true)
+    expect((await simulated.request("GET", `/apis/apps/v1/namespaces/default/replicasets/${rs.metadata.name}`)).json.status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3, fullyLabeledReplicas: 3 })
   })
 
-  it("rolls out again after a spec change, keeping the replicas that were ready meanwhile", async () => {
-    const path = "/apis/apps/v1/namespaces/default/deployments"
-    await simulated.request("POST", path, { body: deployment("scaled", 2) })
-    await until(simulated, `${path}/scaled`, (d) => d.status?.availableReplicas === 2)
-    const patched = await simulated.request("PATCH", `${path}/scaled`, {
-      body: { spec: { replicas: 4 } },
-      headers: { "content-type": "application/merge-patch+json" }
-    })
-    expect(patched.json.metadata.generation).toBe(2)
-    const rolling = await until(simulated, `${path}/scaled`, (d) => d.status?.observedGeneration === 2)
-    expect(rolling.status).toMatchObject({ replicas: 4, availableReplicas: 2 })
-    expect(rolling.status).not.toHaveProperty("updatedReplicas")
-    expect(condition(rolling, "Available")?.status).toBe("False")
-    const done = await until(simulated, `${path}/scaled`, (d) => d.status?.availableReplicas === 4)
-    expect(done.status).toMatchObject({ observedGeneration: 2, updatedReplicas: 4 })
+  it("rolls a new template out through a new ReplicaSet, keeps the old one as history, and rolls back to it", async () => {
+    await simulated.request("POST", deployments, { body: deployment("rolled", 2) })
+    await until(simulated, `${deployments}/rolled`, (d) => d.status?.availableReplicas === 2)
+    // Scaling keeps the ReplicaSet.
+    const merge = { "content-type": "application/merge-patch+json" }
+    await simulated.request("PATCH", `${deployments}/rolled`, { body: { spec: { replicas: 4 } }, headers: merge })
+    await until(simulated, `${deployments}/rolled`, (d) => d.status?.observedGeneration === 2 && d.status?.availableReplicas === 4)
+    expect(await replicaSetsOf("rolled")).toHaveLength(1)
+    // A new image is a new ReplicaSet, revision 2; the old one ends with no pods, kept.
+    const image = (name: string) => ({ spec: { template: { spec: { containers: [{ name: "web", image: name }] } } } })
+    await simulated.request("PATCH", `${deployments}/rolled`, { body: image("nginx:1.27"), headers: merge })
+    const rolled = await until(simulated, `${deployments}/rolled`, (d) =>
+      d.status?.observedGeneration === 3 && d.status?.updatedReplicas === 4 && d.status?.availableReplicas === 4 && d.status?.replicas === 4)
+    expect(rolled.metadata.annotations["deployment.kubernetes.io/revision"]).toBe("2")
+    const [first, second] = await replicaSetsOf("rolled")
+    expect(first.spec.replicas).toBe(0)
+    expect(second.spec.template.spec.containers[0].image).toBe("nginx:1.27")
+    expect(await podsOf(first.metadata.name)).toHaveLength(0)
+    expect(await podsOf(second.metadata.name)).toHaveLength(4)
+    // The first template again: its ReplicaSet comes back as revision 3, no new one is made.
+    await simulated.request("PATCH", `${deployments}/rolled`, { body: image("nginx"), headers: merge })
+    await until(simulated, `${deployments}/rolled`, (d) => d.metadata.annotations?.["deployment.kubernetes.io/revision"] === "3" && d.status?.availableReplicas === 4 && d.status?.replicas === 4)
+    const back = await replicaSetsOf("rolled")
+    expect(back.map((r: any) => [r.metadata.name, r.metadata.annotations["deployment.kubernetes.io/revision"], r.spec.replicas])).toEqual([
+      [second.metadata.name, "2", 0],
+      [first.metadata.name, "3", 4]
+    ])
   })
 
   it("does the same for StatefulSets", async () => {
@@ -110,7 +141,7 @@ describe("WorkloadSimulator", () => {
     const stuck = await until(simulated, `${path}/root`, (d) => condition(d, "ReplicaFailure") !== undefined)
     expect(condition(stuck, "ReplicaFailure")).toMatchObject({ status: "True", reason: "FailedCreate" })
     expect(condition(stuck, "ReplicaFailure").message).toMatch(
-      /^pods "root-[a-z0-9]{5}" is forbidden: violates PodSecurity "baseline:latest": privileged \(container "web" must not set securityContext.privileged=true\)$/
+      /^pods "root-[a-z0-9]+-[a-z0-9]{5}" is forbidden: violates PodSecurity "baseline:latest": privileged \(container "web" must not set securityContext.privileged=true\)$/
     )
     expect(condition(stuck, "Available")).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable" })
     expect(stuck.status).not.toHaveProperty("readyReplicas")
@@ -131,7 +162,7 @@ describe("WorkloadSimulator", () => {
     expect((await simulated.request("POST", path, { body: builder })).status).toBe(201)
     const stuck = await until(simulated, `${path}/builder`, (d) => condition(d, "ReplicaFailure") !== undefined)
     expect(condition(stuck, "ReplicaFailure").message).toMatch(
-      /^pods "builder-[a-z0-9]{5}" is forbidden: error looking up service account default\/builder: serviceaccount "builder" not found$/
+      /^pods "builder-[a-z0-9]+-[a-z0-9]{5}" is forbidden: error looking up service account default\/builder: serviceaccount "builder" not found$/
     )
     const account = await simulated.request("POST", "/api/v1/namespaces/default/serviceaccounts", { body: { metadata: { name: "builder" } } })
     expect(account.status).toBe(201)

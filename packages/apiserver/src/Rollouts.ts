@@ -1,0 +1,287 @@
+/**
+ * What 1.32's Deployment and ReplicaSet controllers make of a Deployment, as pure functions for the
+ * workload simulator: the ReplicaSet of its pod template (named by the template's hash, labelled
+ * `pod-template-hash`, numbered by `deployment.kubernetes.io/revision`), how many pods each of its
+ * ReplicaSets should run as a rollout goes, and the statuses both report from their pods.
+ */
+import { KubeObject } from "@kubefx/schema/internal"
+
+type Obj = Readonly<Record<string, unknown>>
+
+const record = KubeObject.record
+const count = (value: unknown, otherwise = 0): number => (typeof value === "number" && Number.isFinite(value) ? value : otherwise)
+
+export const hashLabel = "pod-template-hash"
+export const revisionAnnotation = "deployment.kubernetes.io/revision"
+
+const alphanums = "bcdfghjklmnpqrstvwxz2456789"
+
+// Keys sorted at every level, so equal templates hash alike whatever their key order.
+const stable = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(stable).join(",")}]`
+    : KubeObject.isObject(value)
+    ? `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${stable(value[key])}`).join(",")}}`
+    : JSON.stringify(value) ?? "null"
+
+/**
+ * The pod template's hash as kube spells it (FNV-32a, its decimal digits mapped onto kube's safe
+ * alphabet); the value of `pod-template-hash` and the end of the ReplicaSet's name.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.templateHash({ spec: { containers: [{ name: "web", image: "nginx" }] } }) === Rollouts.templateHash({ spec: { containers: [{ image: "nginx", name: "web" }] } }) // true
+ */
+export const templateHash = (template: unknown): string => {
+  let hash = 0x811c9dc5
+  const text = stable(template)
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
+  return [...String(hash)].map((digit) => alphanums[digit.charCodeAt(0) % alphanums.length]).join("")
+}
+
+const withoutHash = (template: unknown): Obj => {
+  const t = record(template)
+  const m = record(t.metadata)
+  const { [hashLabel]: _, ...labels } = record(m.labels)
+  return { ...t, metadata: { ...m, labels } }
+}
+
+/**
+ * Whether a ReplicaSet runs the Deployment's current pod template (its hash label aside).
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * const template = { metadata: { labels: { app: "web" } }, spec: { containers: [] } }
+ * Rollouts.runsTemplate({ spec: { template: { ...template, metadata: { labels: { app: "web", "pod-template-hash": "x" } } } } }, template) // true
+ */
+export const runsTemplate = (replicaSet: KubeObject.KubeObject, template: unknown): boolean =>
+  stable(withoutHash(record(replicaSet.spec).template)) === stable(withoutHash(template))
+
+/**
+ * A ReplicaSet's revision (0 when it has none).
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.revision({ metadata: { annotations: { "deployment.kubernetes.io/revision": "3" } } }) // 3
+ */
+export const revision = (replicaSet: KubeObject.KubeObject): number => {
+  const value = Number(KubeObject.meta(replicaSet).annotations?.[revisionAnnotation] ?? "0")
+  return Number.isInteger(value) ? value : 0
+}
+
+/**
+ * The ReplicaSet a Deployment makes for its current template: `<name>-<hash>`, owned by it, its
+ * selector and template labels extended by the hash, at the given revision, with no replicas yet.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * const web = { metadata: { name: "web", namespace: "default", uid: "u" }, spec: { replicas: 2, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [] } } } }
+ * Rollouts.replicaSetFor(web, 1).metadata // { name: "web-" + its hash, ... }
+ */
+export const replicaSetFor = (deployment: KubeObject.KubeObject, revisionNumber: number): KubeObject.KubeObject => {
+  const spec = record(deployment.spec)
+  const template = record(spec.template)
+  const hash = templateHash(template)
+  const m = KubeObject.meta(deployment)
+  const selector = record(spec.selector)
+  const templateMeta = record(template.metadata)
+  const replicas = count(spec.replicas, 1)
+  return {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: {
+      name: `${m.name ?? ""}-${hash}`,
+      namespace: m.namespace,
+      labels: { ...record(templateMeta.labels), [hashLabel]: hash },
+      annotations: {
+        "deployment.kubernetes.io/desired-replicas": String(replicas),
+        "deployment.kubernetes.io/max-replicas": String(replicas + surge(deployment)),
+        [revisionAnnotation]: String(revisionNumber)
+      },
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true }]
+    },
+    spec: {
+      replicas: 0,
+      minReadySeconds: count(spec.minReadySeconds),
+      selector: { ...selector, matchLabels: { ...record(selector.matchLabels), [hashLabel]: hash } },
+      template: { ...template, metadata: { ...templateMeta, labels: { ...record(templateMeta.labels), [hashLabel]: hash } } }
+    }
+  }
+}
+
+// maxSurge and maxUnavailable of a rolling update, resolved against the replicas as kube rounds them.
+const resolve = (value: unknown, replicas: number, up: boolean): number => {
+  if (typeof value === "number") return value
+  const percent = Number(String(value ?? "25%").replace("%", ""))
+  const exact = (percent * replicas) / 100
+  return up ? Math.ceil(exact) : Math.floor(exact)
+}
+
+const surge = (deployment: KubeObject.KubeObject): number => {
+  const spec = record(deployment.spec)
+  const strategy = record(spec.strategy)
+  return strategy.type === "Recreate" ? 0 : resolve(record(strategy.rollingUpdate).maxSurge, count(spec.replicas, 1), true)
+}
+
+/**
+ * How many pods the new ReplicaSet and each old one should run now: a rolling update brings the
+ * new one up to the desired replicas plus the surge and takes old ones down as new pods become
+ * available, keeping the desired replicas less the unavailable allowance; Recreate first takes
+ * every old pod away.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * const deployment = { spec: { replicas: 4 } }
+ * Rollouts.scale(deployment, { available: 0 }, [{ replicas: 4, available: 4 }]) // { newReplicas: 2, oldReplicas: [3] }
+ */
+export const scale = (
+  deployment: KubeObject.KubeObject,
+  fresh: { readonly available: number },
+  old: ReadonlyArray<{ readonly replicas: number; readonly available: number }>
+): { readonly newReplicas: number; readonly oldReplicas: ReadonlyArray<number> } => {
+  const spec = record(deployment.spec)
+  const desired = count(spec.replicas, 1)
+  const strategy = record(spec.strategy)
+  const oldPods = old.reduce((n, rs) => n + rs.replicas, 0)
+  if (strategy.type === "Recreate") {
+    return { newReplicas: oldPods > 0 ? 0 : desired, oldReplicas: old.map(() => 0) }
+  }
+  const unavailable = resolve(record(strategy.rollingUpdate).maxUnavailable, desired, false)
+  // Old pods kept: enough that the available pods stay at least desired - maxUnavailable.
+  let keep = Math.max(0, desired - unavailable - fresh.available)
+  const oldReplicas = old.map((rs) => {
+    const kept = Math.min(rs.replicas, Math.min(keep, rs.available))
+    keep -= kept
+    return kept
+  })
+  const newReplicas = Math.min(desired, Math.max(0, desired + surge(deployment) - oldReplicas.reduce((n, r) => n + r, 0)))
+  return { newReplicas, oldReplicas }
+}
+
+/** What a ReplicaSet's pods are, as its status counts them. */
+export interface PodCounts {
+  readonly replicas: number
+  readonly fullyLabeled: number
+  readonly ready: number
+  readonly available: number
+}
+
+const podReady = (pod: KubeObject.KubeObject): { readonly ready: boolean; readonly since: string | undefined } => {
+  const condition = KubeObject.records(record(pod.status).conditions).find((c) => c.type === "Ready")
+  return { ready: condition?.status === "True", since: typeof condition?.lastTransitionTime === "string" ? condition.lastTransitionTime : undefined }
+}
+
+/**
+ * A ReplicaSet's pods as its status counts them: all, those with every template label, the ready,
+ * and the available (ready for `minReadySeconds`).
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.podCounts({ spec: { template: { metadata: { labels: { app: "web" } } } } }, [], 0).replicas // 0
+ */
+export const podCounts = (replicaSet: KubeObject.KubeObject, pods: ReadonlyArray<KubeObject.KubeObject>, now: number): PodCounts => {
+  const spec = record(replicaSet.spec)
+  const labels = Object.entries(record(record(record(spec.template).metadata).labels))
+  const minReady = count(spec.minReadySeconds) * 1000
+  let fullyLabeled = 0
+  let ready = 0
+  let available = 0
+  for (const pod of pods) {
+    const own = KubeObject.meta(pod).labels ?? {}
+    if (labels.every(([key, value]) => own[key] === value)) fullyLabeled++
+    const state = podReady(pod)
+    if (!state.ready) continue
+    ready++
+    if (minReady === 0 || (state.since !== undefined && Date.parse(state.since) + minReady <= now)) available++
+  }
+  return { replicas: pods.length, fullyLabeled, ready, available }
+}
+
+/**
+ * A ReplicaSet's status from its pods; `refused`, the message of a pod creation admission refused.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.replicaSetStatus({ metadata: { generation: 1 } }, { replicas: 2, fullyLabeled: 2, ready: 1, available: 1 }, undefined).readyReplicas // 1
+ */
+export const replicaSetStatus = (replicaSet: KubeObject.KubeObject, pods: PodCounts, refused: string | undefined): Record<string, unknown> => ({
+  replicas: pods.replicas,
+  fullyLabeledReplicas: pods.fullyLabeled,
+  readyReplicas: pods.ready,
+  availableReplicas: pods.available,
+  observedGeneration: KubeObject.meta(replicaSet).generation ?? 1,
+  ...(refused === undefined ? {} : {
+    conditions: [{ type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: refused, lastTransitionTime: keptTime(replicaSet, "ReplicaFailure") }]
+  })
+})
+
+const keptTime = (object: KubeObject.KubeObject, type: string): string => {
+  const before = KubeObject.records(record(object.status).conditions).find((c) => c.type === type)
+  return typeof before?.lastTransitionTime === "string" ? before.lastTransitionTime : KubeObject.timestamp()
+}
+
+interface Condition {
+  readonly type: string
+  readonly status: "True" | "False"
+  readonly reason: string
+  readonly message: string
+}
+
+// A condition that says what it said keeps its times; one that changed is stamped now.
+const conditions = (object: KubeObject.KubeObject, next: ReadonlyArray<Condition>): ReadonlyArray<unknown> => {
+  const now = KubeObject.timestamp()
+  const old = KubeObject.records(record(object.status).conditions)
+  return next.map((condition) => {
+    const before = old.find((c) => c.type === condition.type)
+    if (before !== undefined && before.status === condition.status && before.reason === condition.reason && before.message === condition.message) return before
+    const transition = before?.status === condition.status && typeof before.lastTransitionTime === "string" ? before.lastTransitionTime : now
+    return { ...condition, lastUpdateTime: now, lastTransitionTime: transition }
+  })
+}
+
+/**
+ * A Deployment's status from its ReplicaSets, as 1.32's controller reports it: pods of every
+ * ReplicaSet, the new one's as updated, the ready and available, `Available` against the
+ * unavailable allowance, `Progressing` naming the new ReplicaSet, and a `ReplicaFailure` it reports.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * const web = { metadata: { generation: 1 }, spec: { replicas: 1 } }
+ * const rs = { metadata: { name: "web-abc" }, spec: { replicas: 1 }, status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } }
+ * Rollouts.deploymentStatus(web, rs, [rs]).availableReplicas // 1
+ */
+export const deploymentStatus = (
+  deployment: KubeObject.KubeObject,
+  fresh: KubeObject.KubeObject,
+  all: ReadonlyArray<KubeObject.KubeObject>
+): Record<string, unknown> => {
+  const spec = record(deployment.spec)
+  const desired = count(spec.replicas, 1)
+  const sum = (field: string) => all.reduce((n, rs) => n + count(record(rs.status)[field]), 0)
+  const replicas = sum("replicas")
+  const updated = count(record(fresh.status).replicas)
+  const available = sum("availableReplicas")
+  const allowance = record(spec.strategy).type === "Recreate" ? 0 : resolve(record(record(spec.strategy).rollingUpdate).maxUnavailable, desired, false)
+  const target = all.reduce((n, rs) => n + count(record(rs.spec).replicas), 0)
+  const name = KubeObject.meta(fresh).name ?? ""
+  const done = updated === desired && replicas === desired && available === desired && count(record(fresh.status).availableReplicas) === desired
+  const failure = KubeObject.records(record(fresh.status).conditions).find((c) => c.type === "ReplicaFailure" && c.status === "True")
+  const next: Array<Condition> = [
+    available >= desired - allowance
+      ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." }
+      : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." },
+    done
+      ? { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "${name}" has successfully progressed.` }
+      : { type: "Progressing", status: "True", reason: "ReplicaSetUpdated", message: `ReplicaSet "${name}" is progressing.` },
+    ...(failure === undefined ? [] : [{ type: "ReplicaFailure", status: "True" as const, reason: "FailedCreate", message: String(failure.message ?? "") }])
+  ]
+  return {
+    observedGeneration: KubeObject.meta(deployment).generation ?? 1,
+    replicas,
+    updatedReplicas: updated,
+    readyReplicas: sum("readyReplicas"),
+    availableReplicas: available,
+    unavailableReplicas: Math.max(0, target - available),
+    conditions: conditions(deployment, next)
+  }
+}
