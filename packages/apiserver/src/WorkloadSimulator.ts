@@ -19,12 +19,12 @@
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
+import * as DeploymentSimulation from "./DeploymentSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as Metadata from "./Metadata.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
-import * as Rollouts from "./Rollouts.ts"
 import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -184,6 +184,13 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         Effect.sleep(after).pipe(Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" }))))
       )
 
+    const controllers: DeploymentSimulation.Context = {
+      env,
+      writeOptions,
+      writeStatus: (key, next) => writeStatus({ phase: "observe", ...key }, next),
+      again: (key, after) => completeAfter({ phase: "complete", ...key }, after)
+    }
+
     const handle = (key: Key): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
         const kind = kinds.get(key.storage)!
@@ -191,8 +198,8 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (object === undefined) return
         if (kind === "Job") return yield* handleJob(key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
-        if (kind === "Deployment") return yield* handleDeployment(key, object)
-        if (kind === "ReplicaSet") return yield* handleReplicaSet(key, object)
+        if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
+        if (kind === "ReplicaSet") return yield* DeploymentSimulation.replicaSet(controllers, key, object)
         if (key.phase === "observe") {
           if (observed(object)) return
           yield* writeStatus(key, (current) => status(current, false))
@@ -224,120 +231,6 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         yield* writeStatus(key, (current) => JobRuns.finished(current, KubeObject.timestamp(), outcome))
         const ended = env.store.get(key.storage, key.namespace, key.name)
         if (ended !== undefined) yield* expireAfter(key, ended)
-      })
-
-    // What an object's controller reference names, among the objects of `storage` in its namespace.
-    const controlled = (storage: string, namespace: string, owner: KubeObject.KubeObject) => {
-      const uid = KubeObject.meta(owner).uid
-      return env.store.list(storage, namespace).filter((o) =>
-        KubeObject.meta(o).deletionTimestamp === undefined &&
-        (KubeObject.meta(o).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === uid))
-    }
-    const writeSpec = (storage: string, object: KubeObject.KubeObject, next: (current: KubeObject.KubeObject) => KubeObject.KubeObject) => {
-      const m = KubeObject.meta(object)
-      const at = target({ phase: "observe", storage, namespace: m.namespace ?? "", name: m.name ?? "" })
-      if (at === undefined) return Effect.void
-      return Rest.update(env, at, undefined, writeOptions, (current) => Effect.succeed(next(current))).pipe(
-        Effect.asVoid,
-        Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
-      )
-    }
-
-    // kube-controller-manager's Deployment controller: the ReplicaSet of the current template
-    // (made, or taken back with a new revision), scaled up as old ones scale down by the rollout's
-    // rules, old ones beyond revisionHistoryLimit deleted, and the status from them.
-    const handleDeployment = (key: Key, deployment: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
-      Effect.gen(function*() {
-        if (KubeObject.meta(deployment).deletionTimestamp !== undefined) return
-        const spec = record(deployment.spec)
-        const owned = controlled("replicasets.apps", key.namespace, deployment)
-        const newest = owned.reduce((n, rs) => Math.max(n, Rollouts.revision(rs)), 0)
-        let fresh = owned.find((rs) => Rollouts.runsTemplate(rs, spec.template))
-        if (fresh === undefined) {
-          const replicaSets = env.registry.byStorage("replicasets.apps")[0]
-          if (replicaSets === undefined) return
-          const made = yield* Effect.result(Rest.create(env, replicaSets, key.namespace, Rollouts.replicaSetFor(deployment, newest + 1), writeOptions))
-          if (made._tag === "Failure") return
-          fresh = made.success.object
-        } else if (Rollouts.revision(fresh) < newest) {
-          // A rollback to an earlier template: its ReplicaSet becomes the newest revision.
-          yield* writeSpec("replicasets.apps", fresh, (current) =>
-            KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, [Rollouts.revisionAnnotation]: String(newest + 1) } }))
-          fresh = env.store.get("replicasets.apps", key.namespace, KubeObject.meta(fresh).name ?? "") ?? fresh
-        }
-        const old = owned.filter((rs) => KubeObject.meta(rs).uid !== KubeObject.meta(fresh!).uid)
-        const available = (rs: KubeObject.KubeObject) => count(record(rs.status).availableReplicas)
-        const plan = Rollouts.scale(deployment, { available: available(fresh) }, old.map((rs) => ({ replicas: count(record(rs.spec).replicas), available: available(rs) })))
-        const scaleTo = (rs: KubeObject.KubeObject, replicas: number) =>
-          count(record(rs.spec).replicas) === replicas
-            ? Effect.void
-            : writeSpec("replicasets.apps", rs, (current) => ({ ...current, spec: { ...record(current.spec), replicas } }))
-        yield* scaleTo(fresh, plan.newReplicas)
-        yield* Effect.forEach(old, (rs, i) => scaleTo(rs, plan.oldReplicas[i]!), { discard: true })
-        const revisionNow = String(Rollouts.revision(env.store.get("replicasets.apps", key.namespace, KubeObject.meta(fresh).name ?? "") ?? fresh))
-        if (KubeObject.meta(deployment).annotations?.[Rollouts.revisionAnnotation] !== revisionNow) {
-          yield* writeSpec("deployments.apps", deployment, (current) =>
-            KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, [Rollouts.revisionAnnotation]: revisionNow } }))
-        }
-        // Old ReplicaSets with no pods left, beyond the history kept, oldest first.
-        const limit = typeof spec.revisionHistoryLimit === "number" ? spec.revisionHistoryLimit : 10
-        const retired = old.filter((rs) => count(record(rs.spec).replicas) === 0 && count(record(rs.status).replicas) === 0)
-          .sort((a, b) => Rollouts.revision(a) - Rollouts.revision(b))
-        const replicaSets = env.registry.byStorage("replicasets.apps")[0]
-        if (replicaSets !== undefined) {
-          for (const rs of retired.slice(0, Math.max(0, retired.length - limit))) {
-            yield* Effect.ignore(Rest.remove(env, { resource: replicaSets, namespace: key.namespace, name: KubeObject.meta(rs).name ?? "" }, { propagationPolicy: "Background", preconditions: undefined, dryRun: false }))
-          }
-        }
-        const all = controlled("replicasets.apps", key.namespace, deployment)
-        const current = all.find((rs) => KubeObject.meta(rs).uid === KubeObject.meta(fresh!).uid) ?? fresh
-        yield* writeStatus(key, (now) => Rollouts.deploymentStatus(now, current, all))
-      })
-
-    // kube-controller-manager's ReplicaSet controller: as many pods as its replicas (made from its
-    // template, or the newest not-ready ones deleted), and the status from them.
-    const handleReplicaSet = (key: Key, replicaSet: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
-      Effect.gen(function*() {
-        if (KubeObject.meta(replicaSet).deletionTimestamp !== undefined) return
-        const spec = record(replicaSet.spec)
-        const pods = env.registry.byStorage("pods")[0]
-        if (pods === undefined) return
-        let own = controlled("pods", key.namespace, replicaSet)
-        const wanted = typeof spec.replicas === "number" ? spec.replicas : 1
-        let refused: string | undefined
-        const template = record(spec.template)
-        for (let i = own.length; i < wanted && refused === undefined; i++) {
-          const m = KubeObject.meta(replicaSet)
-          const body = {
-            apiVersion: "v1",
-            kind: "Pod",
-            metadata: {
-              ...record(template.metadata),
-              generateName: `${key.name}-`,
-              ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true }]
-            },
-            spec: record(template.spec)
-          }
-          const made = yield* Effect.result(Rest.create(env, pods, key.namespace, body, writeOptions))
-          if (made._tag === "Failure") refused = made.failure.message
-        }
-        if (own.length > wanted) {
-          // Not-ready pods go first, then the newest.
-          const order = [...own].sort((a, b) => {
-            const ready = (p: KubeObject.KubeObject) => (record(p.status).phase === "Running" ? 1 : 0)
-            return ready(a) - ready(b) || String(KubeObject.meta(b).creationTimestamp).localeCompare(String(KubeObject.meta(a).creationTimestamp))
-          })
-          for (const pod of order.slice(0, own.length - wanted)) {
-            const m = KubeObject.meta(pod)
-            yield* Effect.ignore(Rest.remove(env, { resource: pods, namespace: key.namespace, name: m.name ?? "" }, { propagationPolicy: undefined, preconditions: { uid: m.uid ?? "" }, dryRun: false }))
-          }
-        }
-        own = controlled("pods", key.namespace, replicaSet)
-        const counts = Rollouts.podCounts(replicaSet, own, Date.now())
-        yield* writeStatus(key, (current) => Rollouts.replicaSetStatus(current, counts, refused))
-        // A pod waiting out minReadySeconds becomes available without an event: look again then.
-        const minReady = count(spec.minReadySeconds)
-        if (minReady > 0 && counts.available < counts.ready) yield* completeAfter(key, Duration.seconds(minReady))
       })
 
     // A Pod is scheduled when seen, and runs, every container ready, after the delay. (It runs
