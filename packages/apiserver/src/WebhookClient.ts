@@ -19,13 +19,18 @@ export type Resolver = (namespace: string, name: string, port: number) => Result
 export const noServices: Resolver = (_, name) => Result.fail(`service "${name}" not found`)
 
 const record = KubeObject.record
+
+// Only an endpoint on this machine's loopback is dialled: a Pod's address (the workload
+// simulator's 10.244.x.y) has nothing listening, as its process does not run.
+const loopback = (address: unknown): address is string =>
+  typeof address === "string" && (address.startsWith("127.") || address === "::1")
 const list = (value: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> => (Array.isArray(value) ? value.map(record) : [])
 
 /**
  * kube-apiserver's cluster-IP service resolver over the store: the Service must exist, have a
- * cluster IP and the port; its first ready endpoint (EndpointSlices labelled with its name, then
- * its Endpoints) on the port's name is the address dialled. Without one, a cluster's kube-proxy
- * refuses the connection to the cluster IP, and so does this.
+ * cluster IP and the port; its first ready loopback endpoint (EndpointSlices labelled with its
+ * name, then its Endpoints) on the port's name is the address dialled. Without one, the connection
+ * to the cluster IP is refused, as a cluster's kube-proxy refuses it when nothing serves.
  *
  * @example
  * import * as WebhookClient from "./WebhookClient.ts"
@@ -45,14 +50,14 @@ export const resolver = (store: Store.Store): Resolver => (namespace, name, port
   for (const slice of store.list("endpointslices.discovery.k8s.io", namespace)) {
     if (KubeObject.meta(slice).labels?.["kubernetes.io/service-name"] !== name) continue
     const target = list(slice.ports).find(named)
-    const endpoint = list(slice.endpoints).find((e) => record(e.conditions).ready !== false && list(e.addresses).length > 0)
-    const address = Array.isArray(endpoint?.addresses) ? endpoint.addresses[0] : undefined
+    const endpoint = list(slice.endpoints).find((e) => record(e.conditions).ready !== false && Array.isArray(e.addresses) && e.addresses.some(loopback))
+    const address = Array.isArray(endpoint?.addresses) ? endpoint.addresses.find(loopback) : undefined
     if (target !== undefined && typeof address === "string") return Result.succeed({ host: address, port: target.port as number })
   }
   const endpoints = store.get("endpoints", namespace, name)
   for (const subset of list(endpoints?.subsets)) {
     const target = list(subset.ports).find(named)
-    const address = list(subset.addresses)[0]?.ip
+    const address = list(subset.addresses).map((a) => a.ip).find(loopback)
     if (target !== undefined && typeof address === "string") return Result.succeed({ host: address, port: target.port as number })
   }
   return Result.fail(`dial tcp ${String(spec.clusterIP ?? "")}:${port}: connect: connection refused`)

@@ -25,6 +25,7 @@ import * as Metadata from "./Metadata.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
+import * as ServiceEndpoints from "./ServiceEndpoints.ts"
 import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -38,14 +39,15 @@ export interface Options {
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
 }
 
-type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "Job" | "Pod"
+type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "Job" | "Pod" | "Service"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
   ["replicasets.apps", "ReplicaSet"],
   ["statefulsets.apps", "StatefulSet"],
   ["jobs.batch", "Job"],
-  ["pods", "Pod"]
+  ["pods", "Pod"],
+  ["services", "Service"]
 ])
 
 interface Key {
@@ -141,6 +143,8 @@ const observed = (object: KubeObject.KubeObject) =>
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
   kind === "Deployment" || kind === "ReplicaSet"
     ? true
+    : kind === "Service"
+    ? ServiceEndpoints.kept(object)
     : kind === "Job"
     ? JobRuns.stage(object) === "new"
     : kind === "Pod"
@@ -195,9 +199,14 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
       Effect.gen(function*() {
         const kind = kinds.get(key.storage)!
         const object = env.store.get(key.storage, key.namespace, key.name)
-        if (object === undefined) return
+        if (object === undefined) {
+          // A managed Service gone: its Endpoints go too.
+          if (kind === "Service" && key.phase === "complete") yield* forgetEndpoints(key.namespace, key.name)
+          return
+        }
         if (kind === "Job") return yield* handleJob(key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
+        if (kind === "Service") return yield* keepEndpoints(key, object)
         if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
         if (kind === "ReplicaSet") return yield* DeploymentSimulation.replicaSet(controllers, key, object)
         if (key.phase === "observe") {
@@ -232,6 +241,42 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         const ended = env.store.get(key.storage, key.namespace, key.name)
         if (ended !== undefined) yield* expireAfter(key, ended)
       })
+
+    // kube-controller-manager's endpoints and EndpointSlice controllers: a Service's Endpoints and
+    // its slice hold the addresses of the Pods it selects.
+    const keepEndpoints = (key: Key, service: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+      Effect.gen(function*() {
+        if (!ServiceEndpoints.kept(service)) return
+        const pods = env.store.list("pods", key.namespace).filter((pod) => ServiceEndpoints.selects(service, pod))
+        const endpoints = env.registry.byStorage("endpoints")[0]
+        const slices = env.registry.byStorage("endpointslices.discovery.k8s.io")[0]
+        if (endpoints === undefined || slices === undefined) return
+        const wanted = ServiceEndpoints.endpoints(service, pods)
+        const stored = env.store.get("endpoints", key.namespace, key.name)
+        if (stored === undefined) yield* Effect.ignore(Rest.create(env, endpoints, key.namespace, wanted, writeOptions))
+        else if (!KubeObject.equals(stored.subsets, wanted.subsets)) {
+          yield* Effect.ignore(Rest.update(env, { resource: endpoints, namespace: key.namespace, name: key.name }, undefined, writeOptions, (current) => {
+            const { subsets: _, ...rest } = current
+            return Effect.succeed(wanted.subsets === undefined ? rest : { ...rest, subsets: wanted.subsets })
+          }))
+        }
+        const slice = ServiceEndpoints.slice(service, pods)
+        const own = env.store.list("endpointslices.discovery.k8s.io", key.namespace).filter((s) =>
+          KubeObject.meta(s).labels?.[ServiceEndpoints.serviceNameLabel] === key.name &&
+          KubeObject.meta(s).labels?.[ServiceEndpoints.managedByLabel] === ServiceEndpoints.managedBy)
+        const first = own[0]
+        if (first === undefined) return yield* Effect.ignore(Rest.create(env, slices, key.namespace, slice, writeOptions))
+        if (KubeObject.equals(first.endpoints, slice.endpoints) && KubeObject.equals(first.ports, slice.ports)) return
+        yield* Effect.ignore(Rest.update(env, { resource: slices, namespace: key.namespace, name: KubeObject.meta(first).name ?? "" }, undefined, writeOptions, (current) =>
+          Effect.succeed({ ...current, endpoints: slice.endpoints, ports: slice.ports })))
+      })
+    // A Service's Endpoints go with it (its slices are owned, and collected).
+    const forgetEndpoints = (namespace: string, name: string) => {
+      const endpoints = env.registry.byStorage("endpoints")[0]
+      return endpoints === undefined
+        ? Effect.void
+        : Effect.ignore(Rest.remove(env, { resource: endpoints, namespace, name }, { propagationPolicy: undefined, preconditions: undefined, dryRun: false }))
+    }
 
     // A Pod is scheduled when seen, and runs, every container ready, after the delay. (It runs
     // until deleted: nothing here knows when its processes would end.)
@@ -321,6 +366,20 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
       const kind = kinds.get(event.storage)
       if (kind === undefined) return
+      if (kind === "Service" && event.type === "DELETED") {
+        if (ServiceEndpoints.kept(event.object)) {
+          worker.enqueue({ phase: "complete", storage: "services", namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
+        }
+        return
+      }
+      // A Pod's change is every Service's that selects it, before or after.
+      if (kind === "Pod") {
+        for (const service of env.store.list("services", event.namespace)) {
+          if (ServiceEndpoints.selects(service, event.object) || (event.prev !== undefined && ServiceEndpoints.selects(service, event.prev))) {
+            worker.enqueue({ phase: "observe", storage: "services", namespace: event.namespace, name: String(KubeObject.meta(service).name) })
+          }
+        }
+      }
       // A ReplicaSet's change is its Deployment's to look at, a pod's its ReplicaSet's.
       const owner = (KubeObject.meta(event.object).ownerReferences ?? []).find((ref) => ref.controller === true)
       if (kind === "ReplicaSet" && owner?.kind === "Deployment") {

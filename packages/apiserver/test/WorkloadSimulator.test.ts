@@ -116,6 +116,38 @@ describe("WorkloadSimulator", () => {
     ])
   })
 
+  it("keeps a selecting Service's Endpoints and EndpointSlice with the addresses of its ready Pods", async () => {
+    const served = deployment("served", 2)
+    served.spec.template.spec.containers[0] = { name: "web", image: "nginx", ports: [{ name: "http", containerPort: 8080 }] } as any
+    await simulated.request("POST", deployments, { body: served })
+    const service = await simulated.request("POST", "/api/v1/namespaces/default/services", {
+      body: { metadata: { name: "served" }, spec: { selector: { app: "served" }, ports: [{ name: "web", port: 80, targetPort: "http" }] } }
+    })
+    expect(service.status).toBe(201)
+    const endpoints = await until(simulated, "/api/v1/namespaces/default/endpoints/served", (e) => e.subsets?.[0]?.addresses?.length === 2)
+    expect(endpoints.subsets[0].ports).toEqual([{ name: "web", port: 8080, protocol: "TCP" }])
+    const pods = (await simulated.request("GET", "/api/v1/namespaces/default/pods?labelSelector=app%3Dserved")).json.items
+    expect(endpoints.subsets[0].addresses.map((a: any) => a.ip).sort()).toEqual(pods.map((p: any) => p.status.podIP).sort())
+    expect(endpoints.subsets[0].addresses[0].targetRef).toMatchObject({ kind: "Pod", namespace: "default" })
+    const [slice] = (await simulated.request("GET", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dserved")).json.items
+    expect(slice.metadata.name).toMatch(/^served-[a-z0-9]{5}$/)
+    expect(slice.metadata.labels["endpointslice.kubernetes.io/managed-by"]).toBe("endpointslice-controller.k8s.io")
+    expect(slice.metadata.ownerReferences[0]).toMatchObject({ kind: "Service", name: "served", controller: true })
+    expect(slice.endpoints.map((e: any) => e.conditions)).toEqual([{ ready: true, serving: true, terminating: false }, { ready: true, serving: true, terminating: false }])
+    expect(slice.ports).toEqual([{ name: "web", port: 8080, protocol: "TCP" }])
+    // No Pod left, no address; the Service gone, its Endpoints go.
+    await simulated.request("PATCH", `${deployments}/served`, { body: { spec: { replicas: 0 } }, headers: { "content-type": "application/merge-patch+json" } })
+    const emptied = await until(simulated, "/api/v1/namespaces/default/endpoints/served", (e) => e.subsets === undefined)
+    expect(emptied.metadata.name).toBe("served")
+    expect((await simulated.request("DELETE", "/api/v1/namespaces/default/services/served")).status).toBe(200)
+    let status = 200
+    for (let i = 0; i < 100 && status !== 404; i++) {
+      status = (await simulated.request("GET", "/api/v1/namespaces/default/endpoints/served")).status
+      if (status !== 404) await new Promise((r) => setTimeout(r, 25))
+    }
+    expect(status).toBe(404)
+  })
+
   it("does the same for StatefulSets", async () => {
     const path = "/apis/apps/v1/namespaces/default/statefulsets"
     const body = { ...deployment("db", 2), kind: "StatefulSet", spec: { ...deployment("db", 2).spec, serviceName: "db" } }
