@@ -65,14 +65,17 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
     const spec = record(deployment.spec)
     const owned = controlled(ctx.env, "replicasets.apps", key.namespace, deployment)
     const newest = owned.reduce((n, rs) => Math.max(n, Rollouts.revision(rs)), 0)
-    let fresh = owned.find((rs) => Rollouts.runsTemplate(rs, spec.template))
+    const paused = spec.paused === true
+    // A paused Deployment rolls nothing out: its newest ReplicaSet stays the one it scales.
+    let fresh = owned.find((rs) => Rollouts.runsTemplate(rs, spec.template)) ??
+      (paused ? owned.find((rs) => Rollouts.revision(rs) === newest) : undefined)
     if (fresh === undefined) {
       const replicaSets = ctx.env.registry.byStorage("replicasets.apps")[0]
       if (replicaSets === undefined) return
       const made = yield* Effect.result(Rest.create(ctx.env, replicaSets, key.namespace, Rollouts.replicaSetFor(deployment, newest + 1), ctx.writeOptions))
       if (made._tag === "Failure") return
       fresh = made.success.object
-    } else if (Rollouts.revision(fresh) < newest) {
+    } else if (!paused && Rollouts.revision(fresh) < newest) {
       // A rollback to an earlier template: its ReplicaSet becomes the newest revision.
       yield* writeSpec(ctx, "replicasets.apps", fresh, (current) =>
         KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, [Rollouts.revisionAnnotation]: String(newest + 1) } }))

@@ -222,7 +222,7 @@ const keptTime = (object: KubeObject.KubeObject, type: string): string => {
 
 interface Condition {
   readonly type: string
-  readonly status: "True" | "False"
+  readonly status: "True" | "False" | "Unknown"
   readonly reason: string
   readonly message: string
 }
@@ -259,7 +259,8 @@ export const deploymentStatus = (
   const desired = count(spec.replicas, 1)
   const sum = (field: string) => all.reduce((n, rs) => n + count(record(rs.status)[field]), 0)
   const replicas = sum("replicas")
-  const updated = count(record(fresh.status).replicas)
+  // A paused Deployment's newest ReplicaSet may not run its template: then none is updated.
+  const updated = runsTemplate(fresh, spec.template) ? count(record(fresh.status).replicas) : 0
   const available = sum("availableReplicas")
   const allowance = record(spec.strategy).type === "Recreate" ? 0 : resolve(record(record(spec.strategy).rollingUpdate).maxUnavailable, desired, false)
   const target = all.reduce((n, rs) => n + count(record(rs.spec).replicas), 0)
@@ -270,7 +271,9 @@ export const deploymentStatus = (
     available >= desired - allowance
       ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." }
       : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." },
-    done
+    spec.paused === true
+      ? { type: "Progressing", status: "Unknown", reason: "DeploymentPaused", message: "Deployment is paused" }
+      : done
       ? { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "${name}" has successfully progressed.` }
       : { type: "Progressing", status: "True", reason: "ReplicaSetUpdated", message: `ReplicaSet "${name}" is progressing.` },
     ...(failure === undefined ? [] : [{ type: "ReplicaFailure", status: "True" as const, reason: "FailedCreate", message: String(failure.message ?? "") }])

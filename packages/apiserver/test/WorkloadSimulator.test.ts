@@ -106,8 +106,15 @@ describe("WorkloadSimulator", () => {
     expect(second.spec.template.spec.containers[0].image).toBe("nginx:1.27")
     expect(await podsOf(first.metadata.name)).toHaveLength(0)
     expect(await podsOf(second.metadata.name)).toHaveLength(4)
-    // The first template again: its ReplicaSet comes back as revision 3, no new one is made.
-    await simulated.request("PATCH", `${deployments}/rolled`, { body: image("nginx"), headers: merge })
+    // Paused, a new template rolls nothing out until resumed.
+    await simulated.request("PATCH", `${deployments}/rolled`, { body: { spec: { paused: true, ...image("nginx:1.28").spec } }, headers: merge })
+    const paused = await until(simulated, `${deployments}/rolled`, (d) => condition(d, "Progressing")?.reason === "DeploymentPaused")
+    expect(condition(paused, "Progressing")).toMatchObject({ status: "Unknown", message: "Deployment is paused" })
+    expect(paused.status).toMatchObject({ availableReplicas: 4 })
+    expect(paused.status).not.toHaveProperty("updatedReplicas")
+    expect(await replicaSetsOf("rolled")).toHaveLength(2)
+    // The first template again, resumed: its ReplicaSet comes back as revision 3, no new one is made.
+    await simulated.request("PATCH", `${deployments}/rolled`, { body: { spec: { paused: false, ...image("nginx").spec } }, headers: merge })
     await until(simulated, `${deployments}/rolled`, (d) => d.metadata.annotations?.["deployment.kubernetes.io/revision"] === "3" && d.status?.availableReplicas === 4 && d.status?.replicas === 4)
     const back = await replicaSetsOf("rolled")
     expect(back.map((r: any) => [r.metadata.name, r.metadata.annotations["deployment.kubernetes.io/revision"], r.spec.replicas])).toEqual([
