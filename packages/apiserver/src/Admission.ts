@@ -91,9 +91,9 @@ export const admit = Effect.fnUntraced(function*(
   let owned: KubeObject.KubeObject | undefined
   const warnings = [...decoded.warnings]
   if (hooks !== undefined) {
-    // Mutating admission sees the object as kube decodes it, defaulted (a Service without the
-    // addresses kube allocates only after admission); what it returns is decoded and defaulted again.
-    if (resource.defaults !== undefined && !resource.type.custom && resource.storage !== "services") current = resource.defaults(current, old)
+    // Mutating admission sees the object as kube decodes it, defaulted (not yet allocated); what it
+    // returns is decoded and defaulted again.
+    if (resource.defaults !== undefined && !resource.type.custom) current = resource.defaults(current, old)
     const mutated = yield* hooks.mutate(current)
     warnings.push(...mutated.warnings)
     if (mutated.object !== current) {
@@ -101,10 +101,13 @@ export const admit = Effect.fnUntraced(function*(
       current = (yield* decode(schemas, resource, mutated.object, "Ignore")).object
     }
   }
-  if (resource.defaults !== undefined) {
-    current = resource.defaults(current, old)
-    if (owned !== undefined) owned = resource.defaults(owned, old)
+  // Defaults, then what the registry allocates (admission is past).
+  const settle = (object: KubeObject.KubeObject) => {
+    const defaulted = resource.defaults === undefined ? object : resource.defaults(object, old)
+    return resource.allocate === undefined ? defaulted : resource.allocate(defaulted, old)
   }
+  current = settle(current)
+  if (owned !== undefined) owned = settle(owned)
   const causes = [
     ...Metadata.validateMeta(current),
     // A CRD checks its own metadata (its name has a rule of its own); a custom resource's schema does.

@@ -15,6 +15,7 @@ import * as Namespaces from "./Namespaces.ts"
 import * as Printers from "./Printers.ts"
 import type * as Registry from "./Registry.ts"
 import type * as ResourceType from "./ResourceType.ts"
+import * as ServiceDefaults from "./ServiceDefaults.ts"
 import * as Structure from "./Structure.ts"
 
 const allVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -124,7 +125,7 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       categories: ["all"],
       status: true,
       fields: ["spec.clusterIP", "spec.type"]
-    }),
+    }, { allocate: ServiceDefaults.allocated }),
     builtin({ group: "", kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"] }),
     builtin({
       group: "",

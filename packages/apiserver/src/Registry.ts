@@ -42,6 +42,11 @@ export interface Resource {
    * defaulters when it decodes a write (a Service's type, a Pod's restartPolicy...).
    */
   readonly defaults?: (object: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined) => KubeObject.KubeObject
+  /**
+   * What the registry assigns once admission is past, over the defaults (a Service's cluster IP
+   * and node ports): admission never sees it.
+   */
+  readonly allocate?: (object: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined) => KubeObject.KubeObject
   /** Finalizers the server adds when the object is deleted (a CRD's instance cleanup). */
   readonly deleteFinalizers?: ReadonlyArray<string>
   /** Kind-specific validation of a create or update, of the object or of one of its subresources (422 causes). */

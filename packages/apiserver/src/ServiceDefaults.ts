@@ -57,8 +57,9 @@ const needsClusterIP = (spec: Json) => spec.type !== "ExternalName"
 const needsNodePorts = (spec: Json) =>
   spec.type === "NodePort" || (spec.type === "LoadBalancer" && spec.allocateLoadBalancerNodePorts !== false)
 
-// 1.32 carries a port's node port over an update by the port's name (patchAllocatedValues).
-const ports = (spec: Json, oldSpec: Json | undefined, seed: string): ReadonlyArray<Json> => {
+// 1.32 carries a port's node port over an update by the port's name (patchAllocatedValues); the
+// ports' node ports are allocated only with `allocate`.
+const ports = (spec: Json, oldSpec: Json | undefined, seed: string, allocate: boolean): ReadonlyArray<Json> => {
   const keep = oldSpec !== undefined && needsNodePorts(oldSpec) && needsNodePorts(spec)
   const used = new Set(KubeObject.records(spec.ports).map((p) => p.nodePort).filter((n) => n !== undefined && n !== 0))
   return KubeObject.records(spec.ports).map((p, i) => {
@@ -69,7 +70,7 @@ const ports = (spec: Json, oldSpec: Json | undefined, seed: string): ReadonlyArr
       ? previous
       : nodePort(seed, i)
     const targetPort = p.targetPort === undefined || p.targetPort === 0 || p.targetPort === "" ? p.port : p.targetPort
-    return { ...p, protocol: p.protocol ?? "TCP", targetPort, ...(needsNodePorts(spec) ? { nodePort: allocated } : {}) }
+    return { ...p, protocol: p.protocol ?? "TCP", targetPort, ...(allocate && needsNodePorts(spec) ? { nodePort: allocated } : {}) }
   })
 }
 
@@ -85,11 +86,13 @@ const addresses = (spec: Json, oldSpec: Json | undefined, seed: string): Json =>
   return { clusterIP: ip, clusterIPs: ips ?? [ip] }
 }
 
-const families = (spec: Json, ip: string): Json => {
-  // Headless Services without a selector are dual-stack when they can be.
-  const policy = spec.ipFamilyPolicy ?? (ip === "None" && Object.keys(KubeObject.record(spec.selector)).length === 0 ? "RequireDualStack" : "SingleStack")
-  return { ipFamilies: spec.ipFamilies ?? ["IPv4"], ipFamilyPolicy: policy }
-}
+// Headless Services without a selector are dual-stack when they can be (a decode-time default).
+const dualStack = (spec: Json, ip: unknown): boolean => ip === "None" && Object.keys(KubeObject.record(spec.selector)).length === 0
+
+const families = (spec: Json, ip: string): Json => ({
+  ipFamilies: spec.ipFamilies ?? ["IPv4"],
+  ipFamilyPolicy: spec.ipFamilyPolicy ?? (dualStack(spec, ip) ? "RequireDualStack" : "SingleStack")
+})
 
 const affinity = (spec: Json): Json => {
   const sessionAffinity = spec.sessionAffinity ?? "None"
@@ -101,26 +104,44 @@ const affinity = (spec: Json): Json => {
 const compact = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined))
 
 /**
- * A Service with 1.32's defaults and allocations; `old` is the stored Service on update.
+ * A Service with 1.32's defaults, as kube-apiserver sets them when it decodes a write, before
+ * admission: its type, ports' protocols and targets, traffic and affinity policies; not yet the
+ * addresses and node ports {@link allocated} adds after admission. `old` is the stored Service on
+ * update.
  *
  * @example
  * import * as ServiceDefaults from "./ServiceDefaults.ts"
  * const svc = ServiceDefaults.service({ metadata: { name: "web", namespace: "default" }, spec: { ports: [{ port: 80 }] } }, undefined)
  * svc.spec.type // "ClusterIP"
+ * svc.spec.clusterIP // undefined
  */
-export const service = (object: Json, old: Json | undefined): Json => {
+export const service = (object: Json, old: Json | undefined): Json => withDefaults(object, old, false)
+
+/**
+ * The Service with its defaults and what the registry allocates once admission is past: a cluster
+ * IP (and `clusterIPs`, IP families), node ports, a health check node port; on update the
+ * allocated values the write omits, carried over.
+ *
+ * @example
+ * import * as ServiceDefaults from "./ServiceDefaults.ts"
+ * ServiceDefaults.allocated({ metadata: { name: "web", namespace: "default" }, spec: { ports: [{ port: 80 }] } }, undefined).spec.clusterIP
+ * // ServiceDefaults.clusterIP("default/web")
+ */
+export const allocated = (object: Json, old: Json | undefined): Json => withDefaults(object, old, true)
+
+const withDefaults = (object: Json, old: Json | undefined, allocate: boolean): Json => {
   const given = KubeObject.record(object.spec)
   const type = given.type ?? "ClusterIP"
   const spec: Json = { ...given, type }
   const oldSpec = old === undefined ? undefined : KubeObject.record(old.spec)
   const m = KubeObject.meta(object)
   const seed = `${m.namespace}/${m.name}`
-  const base = { ...spec, ...affinity(spec), ...(Array.isArray(spec.ports) ? { ports: ports(spec, oldSpec, seed) } : {}) }
+  const base = { ...spec, ...affinity(spec), ...(Array.isArray(spec.ports) ? { ports: ports(spec, oldSpec, seed, allocate) } : {}) }
   if (type === "ExternalName") return { ...object, spec: compact(base) }
-  const ips = addresses(spec, oldSpec, seed)
+  const ips = allocate ? addresses(spec, oldSpec, seed) : {}
   const external = type === "NodePort" || type === "LoadBalancer" || (type === "ClusterIP" && KubeObject.records(spec.externalIPs).length > 0)
   const externalTrafficPolicy = external ? spec.externalTrafficPolicy ?? "Cluster" : spec.externalTrafficPolicy
-  const healthCheck = type === "LoadBalancer" && externalTrafficPolicy === "Local"
+  const healthCheck = allocate && type === "LoadBalancer" && externalTrafficPolicy === "Local"
     ? { healthCheckNodePort: spec.healthCheckNodePort ?? oldSpec?.healthCheckNodePort ?? nodePort(seed, 1000) }
     : {}
   return {
@@ -128,7 +149,9 @@ export const service = (object: Json, old: Json | undefined): Json => {
     spec: compact({
       ...base,
       ...ips,
-      ...families(spec, String(ips.clusterIP)),
+      ...(allocate
+        ? families(spec, String(ips.clusterIP))
+        : dualStack(spec, spec.clusterIP) && spec.ipFamilyPolicy === undefined ? { ipFamilyPolicy: "RequireDualStack" } : {}),
       internalTrafficPolicy: spec.internalTrafficPolicy ?? "Cluster",
       externalTrafficPolicy,
       ...healthCheck,

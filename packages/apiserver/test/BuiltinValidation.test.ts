@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as BuiltinDefaults from "../src/BuiltinDefaults.ts"
+import * as Builtins from "../src/Builtins.ts"
 import * as BuiltinValidation from "../src/BuiltinValidation.ts"
 import * as Cron from "../src/Cron.ts"
 import * as Testing from "../src/Testing.ts"
@@ -15,7 +16,12 @@ type Json = KubeObject.KubeObject
 /** The `field: message` lines 1.32 prints for a write of `object` (defaulted first). */
 const problems = (group: string, kind: string, object: Json, old?: Json): ReadonlyArray<string> => {
   const defaults = BuiltinDefaults.lookup(group, kind)
-  const admit = (o: Json, before: Json | undefined) => (defaults === undefined ? o : defaults(o, before))
+  // Defaults, then (a Service's addresses) what the registry allocates, as Admission settles a write.
+  const allocate = Builtins.make().find((r) => r.type.group === group && r.type.kind === kind)?.allocate
+  const admit = (o: Json, before: Json | undefined) => {
+    const defaulted = defaults === undefined ? o : defaults(o, before)
+    return allocate === undefined ? defaulted : allocate(defaulted, before)
+  }
   const storedOld = old === undefined ? undefined : admit(old, undefined)
   return BuiltinValidation.lookup(group, kind)!(admit(object, storedOld), storedOld).map((c) => `${c.field}: ${c.message}`)
 }

@@ -141,9 +141,11 @@ describe("workloads", () => {
 
 describe("Services", () => {
   const svc = (spec: Json) => ({ metadata: { name: "web", namespace: "shop" }, spec })
+  // A write's defaults, then what the registry allocates once admission is past.
+  const stored = (object: Json, old?: Json): any => ServiceDefaults.allocated(defaults("", "Service", object, old), old)
 
   it("allocates addresses and node ports, and keeps them across updates that omit them", () => {
-    const created = defaults("", "Service", svc({ type: "NodePort", ports: [{ name: "http", port: 80 }] }))
+    const created = stored(svc({ type: "NodePort", ports: [{ name: "http", port: 80 }] }))
     expect(created.spec.clusterIP).toBe(ServiceDefaults.clusterIP("shop/web"))
     expect(ServiceDefaults.inServiceRange(created.spec.clusterIP)).toBe(true)
     expect(created.spec).toMatchObject({ clusterIPs: [created.spec.clusterIP], ipFamilies: ["IPv4"], ipFamilyPolicy: "SingleStack", externalTrafficPolicy: "Cluster", internalTrafficPolicy: "Cluster" })
@@ -151,23 +153,23 @@ describe("Services", () => {
     expect(port).toMatchObject({ protocol: "TCP", targetPort: 80 })
     expect(port.nodePort).toBeGreaterThanOrEqual(30000)
     expect(port.nodePort).toBeLessThanOrEqual(32767)
-    const updated = defaults("", "Service", svc({ type: "NodePort", ports: [{ name: "http", port: 8080 }] }), created)
+    const updated = stored(svc({ type: "NodePort", ports: [{ name: "http", port: 8080 }] }), created)
     expect(updated.spec.clusterIP).toBe(created.spec.clusterIP)
     expect(updated.spec.ports[0].nodePort).toBe(port.nodePort)
   })
 
   it("handles headless, ExternalName, LoadBalancer and ClientIP affinity as 1.32 does", () => {
-    expect(defaults("", "Service", svc({ clusterIP: "None" })).spec).toMatchObject({ clusterIPs: ["None"], ipFamilyPolicy: "RequireDualStack" })
-    expect(defaults("", "Service", svc({ clusterIP: "None", selector: { app: "web" } })).spec.ipFamilyPolicy).toBe("SingleStack")
-    expect(defaults("", "Service", svc({ type: "ExternalName", externalName: "db.example.com" })).spec).toEqual({
+    expect(stored(svc({ clusterIP: "None" })).spec).toMatchObject({ clusterIPs: ["None"], ipFamilyPolicy: "RequireDualStack" })
+    expect(stored(svc({ clusterIP: "None", selector: { app: "web" } })).spec.ipFamilyPolicy).toBe("SingleStack")
+    expect(stored(svc({ type: "ExternalName", externalName: "db.example.com" })).spec).toEqual({
       type: "ExternalName",
       externalName: "db.example.com",
       sessionAffinity: "None"
     })
-    const lb = defaults("", "Service", svc({ type: "LoadBalancer", externalTrafficPolicy: "Local", ports: [{ port: 443 }] }))
+    const lb = stored(svc({ type: "LoadBalancer", externalTrafficPolicy: "Local", ports: [{ port: 443 }] }))
     expect(lb.spec.allocateLoadBalancerNodePorts).toBe(true)
     expect(lb.spec.healthCheckNodePort).toBeGreaterThanOrEqual(30000)
-    expect(defaults("", "Service", svc({ sessionAffinity: "ClientIP" })).spec.sessionAffinityConfig).toEqual({ clientIP: { timeoutSeconds: 10800 } })
+    expect(stored(svc({ sessionAffinity: "ClientIP" })).spec.sessionAffinityConfig).toEqual({ clientIP: { timeoutSeconds: 10800 } })
   })
 })
 
