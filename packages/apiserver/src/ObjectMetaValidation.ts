@@ -59,9 +59,6 @@ export const nameRule = (group: string, resource: string): NameValidator => {
   return nameIsDnsSubdomain
 }
 
-// The finalizers a built-in kind may name without a path.
-const standardFinalizers = new Set(["kubernetes", "orphan", "foregroundDeletion"])
-
 // Groups whose kinds validate their metadata with apimachinery's rules alone, not core's (which
 // also refuses finalizer names without a path).
 const apimachineryMetaGroups = new Set(["admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "coordination.k8s.io"])
@@ -85,7 +82,7 @@ export const validateBuiltinMeta = (
   if (apimachineryMetaGroups.has(kind.group)) return causes
   const finalizers = KubeObject.isObject(metadata) && Array.isArray(metadata.finalizers) ? metadata.finalizers : []
   finalizers.forEach((finalizer, i) => {
-    if (typeof finalizer === "string" && !finalizer.includes("/") && !standardFinalizers.has(finalizer)) {
+    if (typeof finalizer === "string" && !NameRules.isKubeFinalizerName(finalizer)) {
       causes.push(FieldCauses.invalid(`metadata.finalizers[${i}]`, finalizer, "name is neither a standard finalizer name nor is it fully qualified"))
     }
   })
@@ -109,7 +106,7 @@ export const finalizerWarnings = (metadata: unknown, oldMetadata: unknown): Read
   for (const finalizer of [...names(metadata)].filter((f) => !before.has(f)).sort()) {
     const at = `metadata.finalizers: ${FieldCauses.goQuote(finalizer)}`
     for (const message of NameRules.qualifiedName(finalizer)) warnings.push(`${at}: ${message}`)
-    if (finalizer.includes("/") || standardFinalizers.has(finalizer)) continue
+    if (NameRules.isKubeFinalizerName(finalizer)) continue
     warnings.push(finalizer.includes(".")
       ? `${at}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`
       : `${at}: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`)

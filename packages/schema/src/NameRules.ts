@@ -117,6 +117,21 @@ export const qualifiedName = (value: string): ReadonlyArray<string> => {
   return errors
 }
 
+// The finalizers kube's own kinds may name without a path.
+const standardFinalizers: ReadonlySet<string> = new Set(["kubernetes", "orphan", "foregroundDeletion"])
+
+/**
+ * Whether a finalizer name is one core kinds accept (validateKubeFinalizerName): fully qualified
+ * (a path after a domain), or one of kube's own (`orphan`, `foregroundDeletion`, `kubernetes`).
+ * Custom resources accept any qualified name, with a warning for the others.
+ *
+ * @example
+ * import * as NameRules from "./NameRules.ts"
+ * NameRules.isKubeFinalizerName("example.com/cleanup") // true
+ * NameRules.isKubeFinalizerName("cleanup") // false
+ */
+export const isKubeFinalizerName = (name: string): boolean => name.includes("/") || standardFinalizers.has(name)
+
 /**
  * IsValidLabelValue.
  *

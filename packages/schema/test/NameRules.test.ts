@@ -15,6 +15,11 @@ describe("NameRules", () => {
     expect(NameRules.qualifiedName("example.com/app")).toEqual([])
   })
 
+  it("isKubeFinalizerName: a path, or one of kube's own finalizers", () => {
+    expect(["example.com/cleanup", "orphan", "foregroundDeletion", "kubernetes"].map(NameRules.isKubeFinalizerName)).toEqual([true, true, true, true])
+    expect(["cleanup", "kubefx.dev", "Orphan"].map(NameRules.isKubeFinalizerName)).toEqual([false, false, false])
+  })
+
   it("qualifiedName: a name part over 63 characters is reported by length only when it matches", () => {
     expect(NameRules.qualifiedName("a".repeat(64))).toEqual(["name part must be no more than 63 characters"])
   })

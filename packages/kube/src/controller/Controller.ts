@@ -692,11 +692,10 @@ const checkSelectors = (name: string, options: Options<any, any, any>): void => 
 
 // And a finalizer it would refuse, which would fail every first reconcile: not a qualified name, or,
 // on a built-in kind, a name without a path that is not one of kube's own.
-const standardFinalizers = new Set(["kubernetes", "orphan", "foregroundDeletion"])
 const checkFinalizer = (name: string, resource: Resource.Resource<any>, finalizer: string | undefined): void => {
   if (finalizer === undefined) return
   const problems = [...NameRules.qualifiedName(finalizer)]
-  if (resource.custom === undefined && !finalizer.includes("/") && !standardFinalizers.has(finalizer)) {
+  if (resource.custom === undefined && !NameRules.isKubeFinalizerName(finalizer)) {
     problems.push(`a finalizer on the built-in kind ${resource.kind} needs a domain and a path (as example.com/${finalizer})`)
   }
   if (problems.length > 0) throw new Error(`controller ${name}: finalizer ${JSON.stringify(finalizer)}: ${problems.join("; ")}`)
