@@ -119,6 +119,19 @@ const stringRecord = (u: unknown): ReadonlyArray<readonly [string, string]> =>
 
 const utf8Length = (s: string): number => Buffer.byteLength(s, "utf8")
 
+// ValidateAnnotationsSize: keys and values together, in bytes.
+const annotationsLimit = 256 * 1024
+
+/**
+ * Whether annotations are past the 256 KiB (keys and values, in UTF-8 bytes) kube allows.
+ *
+ * @example
+ * import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
+ * ObjectMetaValidation.annotationsTooLarge({ note: "x".repeat(300 * 1024) }) // true
+ */
+export const annotationsTooLarge = (annotations: unknown): boolean =>
+  stringRecord(annotations).reduce((n, [k, v]) => n + utf8Length(k) + utf8Length(v), 0) > annotationsLimit
+
 const ownerReferenceCauses = (refs: unknown, path: string): ReadonlyArray<FieldCauses.Cause> => {
   if (!Array.isArray(refs)) return []
   const causes: Array<FieldCauses.Cause> = []
@@ -190,8 +203,8 @@ export const validateObjectMeta = (
   for (const [k] of annotationEntries) {
     for (const msg of NameRules.qualifiedName(k.toLowerCase())) causes.push(FieldCauses.invalid(annotations, k, msg))
   }
-  if (annotationEntries.reduce((n, [k, v]) => n + utf8Length(k) + utf8Length(v), 0) > 256 * 1024) {
-    causes.push(FieldCauses.tooLong(annotations, 256 * 1024))
+  if (annotationsTooLarge(m.annotations)) {
+    causes.push(FieldCauses.tooLong(annotations, annotationsLimit))
   }
   causes.push(...ownerReferenceCauses(m.ownerReferences, FieldCauses.child(path, "ownerReferences")))
   const finalizers = Array.isArray(m.finalizers) ? m.finalizers.filter((f): f is string => typeof f === "string") : []

@@ -17,6 +17,7 @@ import { Result, Schema } from "effect"
 import * as JsYaml from "js-yaml"
 import * as FieldSet from "./FieldSet.ts"
 import * as ManagedFields from "./ManagedFields.ts"
+import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
 import * as Structure from "./Structure.ts"
 import { Json } from "@kubefx/schema/internal"
 
@@ -411,13 +412,8 @@ const withLastApplied = (result: Json.JsonObject, applied: Json.JsonObject): Jso
     : { ...applied, metadata: appliedAnnotations === undefined ? appliedMeta : { ...appliedMeta, annotations: otherAnnotations } }
   const { [lastAppliedAnnotation]: _current, ...kept } = resultAnnotations
   const annotations = { ...kept, [lastAppliedAnnotation]: `${JSON.stringify(sortedKeys(configuration))}\n` }
-  return { ...result, metadata: { ...resultMeta, annotations: annotationsSize(annotations) > annotationsLimit ? kept : annotations } }
+  return { ...result, metadata: { ...resultMeta, annotations: ObjectMetaValidation.annotationsTooLarge(annotations) ? kept : annotations } }
 }
-
-const annotationsLimit = 256 * 1024
-
-const annotationsSize = (annotations: Json.JsonObject): number =>
-  Object.entries(annotations).reduce((n, [key, value]) => n + Buffer.byteLength(key) + (typeof value === "string" ? Buffer.byteLength(value) : 0), 0)
 
 /**
  * Decodes an apply body, JSON or YAML, into the configuration object.
