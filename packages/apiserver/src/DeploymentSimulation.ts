@@ -28,7 +28,7 @@ export interface Context {
 }
 
 const record = KubeObject.record
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0)
+const count = KubeObject.number
 
 // What an object's controller reference names, among the objects of `storage` in its namespace.
 const controlled = (env: Rest.Env, storage: string, namespace: string, owner: KubeObject.KubeObject) => {
@@ -96,7 +96,7 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
         KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, [Rollouts.revisionAnnotation]: revisionNow } }))
     }
     // Old ReplicaSets with no pods left, beyond the history kept, oldest first.
-    const limit = typeof spec.revisionHistoryLimit === "number" ? spec.revisionHistoryLimit : 10
+    const limit = count(spec.revisionHistoryLimit, 10)
     const retired = old.filter((rs) => count(record(rs.spec).replicas) === 0 && count(record(rs.status).replicas) === 0)
       .sort((a, b) => Rollouts.revision(a) - Rollouts.revision(b))
     const replicaSets = ctx.env.registry.byStorage("replicasets.apps")[0]
@@ -128,7 +128,7 @@ export const replicaSet = (ctx: Context, key: Key, replicaSet: KubeObject.KubeOb
     const pods = ctx.env.registry.byStorage("pods")[0]
     if (pods === undefined) return
     let own = controlled(ctx.env, "pods", key.namespace, replicaSet)
-    const wanted = typeof spec.replicas === "number" ? spec.replicas : 1
+    const wanted = count(spec.replicas, 1)
     let refused: string | undefined
     const template = record(spec.template)
     for (let i = own.length; i < wanted && refused === undefined; i++) {

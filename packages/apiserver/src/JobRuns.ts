@@ -12,8 +12,8 @@ export type Outcome = "Complete" | "Failed"
 /** Where a Job stands, as its spec and status tell. */
 export type Stage = "new" | "suspended" | "running" | "finished"
 
-const record = (value: unknown): Readonly<Record<string, unknown>> => (KubeObject.isObject(value) ? value : {})
-const count = (value: unknown, otherwise: number): number => (typeof value === "number" && Number.isFinite(value) ? value : otherwise)
+const record = KubeObject.record
+const count = KubeObject.number
 
 const conditions = (job: KubeObject.KubeObject): ReadonlyArray<Readonly<Record<string, unknown>>> => {
   const list = record(job.status).conditions

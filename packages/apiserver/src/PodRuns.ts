@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto"
 import { KubeObject } from "@kubefx/schema/internal"
 
-const record = (value: unknown): Readonly<Record<string, unknown>> => (KubeObject.isObject(value) ? value : {})
-const list = (value: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> => (Array.isArray(value) ? value.map(record) : [])
+const record = KubeObject.record
+const list = KubeObject.records
 
 /**
  * Whether the simulator has something to do for the Pod: one not yet running, nor ended, nor

@@ -9,7 +9,7 @@ import { KubeObject } from "@kubefx/schema/internal"
 type Obj = Readonly<Record<string, unknown>>
 
 const record = KubeObject.record
-const count = (value: unknown, otherwise = 0): number => (typeof value === "number" && Number.isFinite(value) ? value : otherwise)
+const count = KubeObject.number
 
 export const hashLabel = "pod-template-hash"
 export const revisionAnnotation = "deployment.kubernetes.io/revision"

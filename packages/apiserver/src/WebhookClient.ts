@@ -24,7 +24,7 @@ const record = KubeObject.record
 // simulator's 10.244.x.y) has nothing listening, as its process does not run.
 const loopback = (address: unknown): address is string =>
   typeof address === "string" && (address.startsWith("127.") || address === "::1")
-const list = (value: unknown): ReadonlyArray<Readonly<Record<string, unknown>>> => (Array.isArray(value) ? value.map(record) : [])
+const list = KubeObject.records
 
 /**
  * kube-apiserver's cluster-IP service resolver over the store: the Service must exist, have a

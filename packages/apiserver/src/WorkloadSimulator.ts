@@ -65,9 +65,8 @@ const writeOptions: Rest.WriteOptions = {
   fieldValidation: "Ignore"
 }
 
-const record = (value: unknown): Readonly<Record<string, unknown>> => (KubeObject.isObject(value) ? value : {})
-
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0)
+const record = KubeObject.record
+const count = KubeObject.number
 
 interface WorkloadCondition {
   readonly type: string

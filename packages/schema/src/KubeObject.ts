@@ -92,6 +92,17 @@ export const records = (u: unknown): ReadonlyArray<KubeObject> => (Array.isArray
 export const text = (u: unknown): string => (typeof u === "string" ? u : "")
 
 /**
+ * A field read as a number: itself when it is a finite one, else `otherwise` (default 0), as a
+ * count or replica number is read when it may be left out.
+ *
+ * @example
+ * import * as KubeObject from "./KubeObject.ts"
+ * KubeObject.number(3) // 3
+ * KubeObject.number(undefined, 1) // 1
+ */
+export const number = (u: unknown, otherwise = 0): number => (typeof u === "number" && Number.isFinite(u) ? u : otherwise)
+
+/**
  * The object's metadata, or an empty record when it has none.
  *
  * @example
