@@ -4,6 +4,7 @@
  * running, finished), and the status it gets when its pods start, when it is suspended, and when
  * it completes or fails.
  */
+import * as StatusConditions from "./StatusConditions.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 /** How a simulated Job ends: its pods succeed, or fail until its backoff limit. */
@@ -15,10 +16,7 @@ export type Stage = "new" | "suspended" | "running" | "finished"
 const record = KubeObject.record
 const count = KubeObject.number
 
-const conditions = (job: KubeObject.KubeObject): ReadonlyArray<Readonly<Record<string, unknown>>> => {
-  const list = record(job.status).conditions
-  return Array.isArray(list) ? list.map(record) : []
-}
+const conditions = (job: KubeObject.KubeObject) => KubeObject.records(record(job.status).conditions)
 
 const holds = (job: KubeObject.KubeObject, type: string) => conditions(job).some((c) => c.type === type && c.status === "True")
 
@@ -43,22 +41,9 @@ const pods = (job: KubeObject.KubeObject): number => {
   return spec.completions === undefined || spec.completions === null ? parallelism : Math.min(parallelism, count(spec.completions, 1))
 }
 
-// A condition's times move only when its status does; the others keep theirs.
-const withCondition = (
-  job: KubeObject.KubeObject,
-  now: string,
-  ...next: ReadonlyArray<{ readonly type: string; readonly status: "True" | "False"; readonly reason: string; readonly message: string }>
-): ReadonlyArray<unknown> => {
-  const old = conditions(job)
-  return [
-    ...old.filter((c) => !next.some((n) => n.type === c.type)),
-    ...next.map((condition) => {
-      const before = old.find((c) => c.type === condition.type)
-      const same = before?.status === condition.status && typeof before.lastTransitionTime === "string"
-      return { ...condition, lastProbeTime: now, lastTransitionTime: same ? before.lastTransitionTime : now }
-    })
-  ]
-}
+// The conditions with `next` stated; the others stay.
+const withCondition = (job: KubeObject.KubeObject, now: string, ...next: ReadonlyArray<StatusConditions.Condition>) =>
+  StatusConditions.set(record(job.status).conditions, next, { stamp: "lastProbeTime", keep: () => true, now })
 
 const counters = { ready: 0, terminating: 0, uncountedTerminatedPods: {} }
 

@@ -4,6 +4,7 @@
  * `pod-template-hash`, numbered by `deployment.kubernetes.io/revision`), how many pods each of its
  * ReplicaSets should run as a rollout goes, and the statuses both report from their pods.
  */
+import * as StatusConditions from "./StatusConditions.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 type Obj = Readonly<Record<string, unknown>>
@@ -220,25 +221,6 @@ const keptTime = (object: KubeObject.KubeObject, type: string): string => {
   return typeof before?.lastTransitionTime === "string" ? before.lastTransitionTime : KubeObject.timestamp()
 }
 
-interface Condition {
-  readonly type: string
-  readonly status: "True" | "False" | "Unknown"
-  readonly reason: string
-  readonly message: string
-}
-
-// A condition that says what it said keeps its times; one that changed is stamped now.
-const conditions = (object: KubeObject.KubeObject, next: ReadonlyArray<Condition>): ReadonlyArray<unknown> => {
-  const now = KubeObject.timestamp()
-  const old = KubeObject.records(record(object.status).conditions)
-  return next.map((condition) => {
-    const before = old.find((c) => c.type === condition.type)
-    if (before !== undefined && before.status === condition.status && before.reason === condition.reason && before.message === condition.message) return before
-    const transition = before?.status === condition.status && typeof before.lastTransitionTime === "string" ? before.lastTransitionTime : now
-    return { ...condition, lastUpdateTime: now, lastTransitionTime: transition }
-  })
-}
-
 /**
  * A Deployment's status from its ReplicaSets, as 1.32's controller reports it: pods of every
  * ReplicaSet, the new one's as updated, the ready and available, `Available` against the
@@ -267,7 +249,7 @@ export const deploymentStatus = (
   const name = KubeObject.meta(fresh).name ?? ""
   const done = updated === desired && replicas === desired && available === desired && count(record(fresh.status).availableReplicas) === desired
   const failure = KubeObject.records(record(fresh.status).conditions).find((c) => c.type === "ReplicaFailure" && c.status === "True")
-  const next: Array<Condition> = [
+  const next: Array<StatusConditions.Condition> = [
     available >= desired - allowance
       ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." }
       : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." },
@@ -285,6 +267,6 @@ export const deploymentStatus = (
     readyReplicas: sum("readyReplicas"),
     availableReplicas: available,
     unavailableReplicas: Math.max(0, target - available),
-    conditions: conditions(deployment, next)
+    conditions: StatusConditions.set(record(deployment.status).conditions, next, { stamp: "lastUpdateTime", keep: () => false })
   }
 }

@@ -25,9 +25,10 @@ import * as Metadata from "./Metadata.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
-import * as ServiceEndpoints from "./ServiceEndpoints.ts"
 import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
+import * as ServiceEndpoints from "./ServiceEndpoints.ts"
 import type * as Status from "./Status.ts"
+import * as StatusConditions from "./StatusConditions.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -68,36 +69,6 @@ const writeOptions: Rest.WriteOptions = {
 const record = KubeObject.record
 const count = KubeObject.number
 
-interface WorkloadCondition {
-  readonly type: string
-  readonly status: "True" | "False"
-  readonly reason: string
-  readonly message: string
-}
-
-// Transition time moves only when the status does, as the real controllers keep it; a condition
-// type listed in `dropped` goes.
-const withConditions = (
-  previous: unknown,
-  next: ReadonlyArray<WorkloadCondition>,
-  dropped: ReadonlyArray<string>
-): ReadonlyArray<unknown> => {
-  const now = KubeObject.timestamp()
-  const old = Array.isArray(previous) ? previous.map(record) : []
-  const kept = old.filter((condition) =>
-    !next.some((c) => c.type === condition.type) && !dropped.includes(String(condition.type)))
-  return [
-    ...kept,
-    ...next.map((condition) => {
-      const before = old.find((c) => c.type === condition.type)
-      const lastTransitionTime = before?.status === condition.status && typeof before.lastTransitionTime === "string"
-        ? before.lastTransitionTime
-        : now
-      return { ...condition, lastUpdateTime: now, lastTransitionTime }
-    })
-  ]
-}
-
 /**
  * The status a StatefulSet has once its current generation is observed (`ready: false`: a rollout
  * started, no replica updated yet) or rolled out (`ready: true`); with `refused`, the message of a
@@ -113,7 +84,7 @@ export const status = (object: KubeObject.KubeObject, ready: boolean, refused?: 
   const replicas = spec.replicas === undefined ? 1 : count(spec.replicas)
   const available = ready ? replicas : Math.min(count(previous.availableReplicas), replicas)
   const readyReplicas = ready ? replicas : Math.min(count(previous.readyReplicas), replicas)
-  const conditions: Array<WorkloadCondition> = [
+  const conditions: Array<StatusConditions.Condition> = [
     available >= replicas
       ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "StatefulSet has minimum availability." }
       : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "StatefulSet does not have minimum availability." }
@@ -127,7 +98,7 @@ export const status = (object: KubeObject.KubeObject, ready: boolean, refused?: 
     readyReplicas,
     availableReplicas: available,
     currentReplicas: ready ? replicas : readyReplicas,
-    conditions: withConditions(previous.conditions, conditions, refused === undefined ? ["ReplicaFailure"] : [])
+    conditions: StatusConditions.set(previous.conditions, conditions, { stamp: "lastUpdateTime", keep: (type) => refused !== undefined || type !== "ReplicaFailure" })
   }
 }
 
