@@ -192,8 +192,9 @@ const notForEphemeral = ["ports", "lifecycle", "livenessProbe", "readinessProbe"
 export const validateEphemeralUpdate = (spec: Json, old: Json): Causes => {
   const causes: Array<Status.StatusCause> = []
   const volumeNames = new Set(KubeObject.records(spec.volumes).map((v) => KubeObject.text(v.name)))
-  const seen = new Set([...KubeObject.records(spec.containers), ...KubeObject.records(spec.initContainers)].map((c) => KubeObject.text(c.name)))
-  const targets = new Set([...KubeObject.records(spec.containers), ...KubeObject.records(spec.initContainers)].map((c) => KubeObject.text(c.name)))
+  // The pod's own containers are targets; ephemeral ones are named apart from them and each other.
+  const targets: ReadonlySet<string> = new Set([...KubeObject.records(spec.containers), ...KubeObject.records(spec.initContainers)].map((c) => KubeObject.text(c.name)))
+  const seen = new Set(targets)
   KubeObject.records(spec.ephemeralContainers).forEach((c, i) => {
     const at = `spec.ephemeralContainers[${i}]`
     causes.push(...container({ ...c, ports: undefined, resources: undefined }, at, seen, volumeNames))
