@@ -21,8 +21,15 @@ export interface Key {
 export interface Context {
   readonly env: Rest.Env
   readonly writeOptions: Rest.WriteOptions
-  /** Writes the status of the object `key` names, as `next` makes it from the stored object. */
-  readonly writeStatus: (key: Key, next: (current: KubeObject.KubeObject) => Record<string, unknown>) => Effect.Effect<void, Status.ApiError>
+  /**
+   * Writes the object `key` names (or its status), as `next` makes it from the stored one; one
+   * gone or changed meanwhile is left to its next event.
+   */
+  readonly update: (
+    key: Key,
+    subresource: "status" | undefined,
+    next: (current: KubeObject.KubeObject) => KubeObject.KubeObject
+  ) => Effect.Effect<void, Status.ApiError>
   /** Looks at `key` again after `after`. */
   readonly again: (key: Key, after: Duration.Duration) => Effect.Effect<void>
 }
@@ -39,14 +46,10 @@ const controlled = (env: Rest.Env, storage: string, namespace: string, owner: Ku
 }
 const writeSpec = (ctx: Context, storage: string, object: KubeObject.KubeObject, next: (current: KubeObject.KubeObject) => KubeObject.KubeObject) => {
   const m = KubeObject.meta(object)
-  const resource = ctx.env.registry.byStorage(storage)[0]
-  if (resource === undefined) return Effect.void
-  const at: Rest.Target = { resource, namespace: m.namespace ?? "", name: m.name ?? "" }
-  return Rest.update(ctx.env, at, undefined, ctx.writeOptions, (current) => Effect.succeed(next(current))).pipe(
-    Effect.asVoid,
-    Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
-  )
+  return ctx.update({ storage, namespace: m.namespace ?? "", name: m.name ?? "" }, undefined, next)
 }
+const writeStatus = (ctx: Context, key: Key, next: (current: KubeObject.KubeObject) => Record<string, unknown>) =>
+  ctx.update(key, "status", (current) => ({ ...current, status: next(current) }))
 
 /**
  * kube-controller-manager's Deployment controller, one look at a Deployment: the ReplicaSet of its
@@ -107,7 +110,7 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
     }
     const all = controlled(ctx.env, "replicasets.apps", key.namespace, deployment)
     const current = all.find((rs) => KubeObject.meta(rs).uid === KubeObject.meta(fresh!).uid) ?? fresh
-    yield* ctx.writeStatus(key, (now) => Rollouts.deploymentStatus(now, current, all))
+    yield* writeStatus(ctx, key, (now) => Rollouts.deploymentStatus(now, current, all))
   })
 
 /**
@@ -159,7 +162,7 @@ export const replicaSet = (ctx: Context, key: Key, replicaSet: KubeObject.KubeOb
     }
     own = controlled(ctx.env, "pods", key.namespace, replicaSet)
     const counts = Rollouts.podCounts(replicaSet, own, Date.now())
-    yield* ctx.writeStatus(key, (current) => Rollouts.replicaSetStatus(current, counts, refused))
+    yield* writeStatus(ctx, key, (current) => Rollouts.replicaSetStatus(current, counts, refused))
     // A pod waiting out minReadySeconds becomes available without an event: look again then.
     const minReady = count(spec.minReadySeconds)
     if (minReady > 0 && counts.available < counts.ready) yield* ctx.again(key, Duration.seconds(minReady))

@@ -139,18 +139,21 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     const { env } = server
     const rollouts = yield* FiberMap.make<string>()
 
-    const target = (key: Key): Rest.Target | undefined => {
+    const target = (key: DeploymentSimulation.Key): Rest.Target | undefined => {
       const resource = env.registry.byStorage(key.storage)[0]
       return resource === undefined ? undefined : { resource, namespace: key.namespace, name: key.name }
     }
-    const writeStatus = (key: Key, next: (current: KubeObject.KubeObject) => Record<string, unknown>) => {
+    // One gone or changed meanwhile is left to its next event.
+    const update: DeploymentSimulation.Context["update"] = (key, subresource, next) => {
       const at = target(key)
       if (at === undefined) return Effect.void
-      return Rest.update(env, at, "status", writeOptions, (current) => Effect.succeed({ ...current, status: next(current) })).pipe(
+      return Rest.update(env, at, subresource, writeOptions, (current) => Effect.succeed(next(current))).pipe(
         Effect.asVoid,
-        Effect.catchIf((error: Status.ApiError) => error.code === 404, () => Effect.void)
+        Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
       )
     }
+    const writeStatus = (key: Key, next: (current: KubeObject.KubeObject) => Record<string, unknown>) =>
+      update(key, "status", (current) => ({ ...current, status: next(current) }))
     const completeAfter = (key: Key, after: Duration.Duration) =>
       FiberMap.run(
         rollouts,
@@ -161,7 +164,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     const controllers: DeploymentSimulation.Context = {
       env,
       writeOptions,
-      writeStatus: (key, next) => writeStatus({ phase: "observe", ...key }, next),
+      update,
       again: (key, after) => completeAfter({ phase: "complete", ...key }, after)
     }
 
@@ -225,10 +228,10 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         const stored = env.store.get("endpoints", key.namespace, key.name)
         if (stored === undefined) yield* Effect.ignore(Rest.create(env, endpoints, key.namespace, wanted, writeOptions))
         else if (!KubeObject.equals(stored.subsets, wanted.subsets)) {
-          yield* Effect.ignore(Rest.update(env, { resource: endpoints, namespace: key.namespace, name: key.name }, undefined, writeOptions, (current) => {
+          yield* update({ storage: "endpoints", namespace: key.namespace, name: key.name }, undefined, (current) => {
             const { subsets: _, ...rest } = current
-            return Effect.succeed(wanted.subsets === undefined ? rest : { ...rest, subsets: wanted.subsets })
-          }))
+            return wanted.subsets === undefined ? rest : { ...rest, subsets: wanted.subsets }
+          })
         }
         const slice = ServiceEndpoints.slice(service, pods)
         const own = env.store.list("endpointslices.discovery.k8s.io", key.namespace).filter((s) =>
@@ -237,8 +240,8 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         const first = own[0]
         if (first === undefined) return yield* Effect.ignore(Rest.create(env, slices, key.namespace, slice, writeOptions))
         if (KubeObject.equals(first.endpoints, slice.endpoints) && KubeObject.equals(first.ports, slice.ports)) return
-        yield* Effect.ignore(Rest.update(env, { resource: slices, namespace: key.namespace, name: KubeObject.meta(first).name ?? "" }, undefined, writeOptions, (current) =>
-          Effect.succeed({ ...current, endpoints: slice.endpoints, ports: slice.ports })))
+        yield* update({ storage: "endpointslices.discovery.k8s.io", namespace: key.namespace, name: KubeObject.meta(first).name ?? "" }, undefined, (current) =>
+          ({ ...current, endpoints: slice.endpoints, ports: slice.ports }))
       })
     // A Service's Endpoints go with it (its slices are owned, and collected).
     const forgetEndpoints = (namespace: string, name: string) => {
