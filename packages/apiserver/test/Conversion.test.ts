@@ -4,6 +4,7 @@
  * the other version, round trips are lossless, and a conversion webhook that fails gives 1.32's
  * error.
  */
+import { Effect } from "effect"
 import { createServer, type Server } from "node:https"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -12,7 +13,8 @@ import * as Testing from "../src/Testing.ts"
 import { createNamespace, installCrd, watch } from "./fixtures.ts"
 
 const group = "convert.example.com"
-const certificate = Certificate.selfSigned(["127.0.0.1"])
+// Also for the Service the conversion webhook is reached through in one test.
+const certificate = Certificate.selfSigned(["127.0.0.1", "convert.gizmos.svc"])
 
 interface Review {
   readonly request: { readonly uid: string; readonly desiredAPIVersion: string; readonly objects: ReadonlyArray<any> }
@@ -206,6 +208,38 @@ describe("conversion webhook", () => {
     })
     expect(admissions.filter((a) => a.name === "big").length).toBe(1)
     expect((await server.request("DELETE", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/gizmo-sizes")).status).toBe(200)
+  })
+
+  it("a conversion webhook configured by a Service is called at the Service's EndpointSlice", async () => {
+    const port = Number(new URL(webhookUrl).port)
+    expect((await server.request("POST", "/api/v1/namespaces/gizmos/services", {
+      body: { metadata: { name: "convert" }, spec: { ports: [{ name: "https", port: 443, targetPort: port }] } }
+    })).status).toBe(201)
+    expect((await server.request("POST", "/apis/discovery.k8s.io/v1/namespaces/gizmos/endpointslices", {
+      body: {
+        metadata: { name: "convert-local", labels: { "kubernetes.io/service-name": "convert" } },
+        addressType: "IPv4",
+        ports: [{ name: "https", port }],
+        endpoints: [{ addresses: ["127.0.0.1"] }]
+      }
+    })).status).toBe(201)
+    const configure = async (clientConfig: Record<string, unknown>) => {
+      const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.${group}`
+      const patched = await server.request("PATCH", path, {
+        body: { spec: { conversion: { webhook: { clientConfig: { url: null, service: null, ...clientConfig } } } } },
+        headers: { "content-type": "application/merge-patch+json" }
+      })
+      expect(patched.status, patched.text).toBe(200)
+      await Effect.runPromise(server.settled)
+    }
+    const caBundle = Buffer.from(certificate.cert).toString("base64")
+    await configure({ service: { name: "convert", namespace: "gizmos", path: "/convert", port: 443 }, caBundle })
+    const before = calls.length
+    const created = await server.request("POST", v2, { body: { apiVersion: `${group}/v2`, kind: "Gizmo", metadata: { name: "served" }, spec: { dimensions: { size: 3 }, unit: "cm" } } })
+    expect(created.status, created.text).toBe(201)
+    expect((await server.request("GET", `${v2}/served`)).json.spec).toMatchObject({ dimensions: { size: 3 } })
+    expect(calls.length).toBeGreaterThan(before)
+    await configure({ url: `${webhookUrl}/convert`, caBundle })
   })
 
   it("a webhook that fails, or cannot be reached, fails the request with 1.32's error", async () => {
