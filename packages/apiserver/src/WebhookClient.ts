@@ -9,6 +9,7 @@
  */
 import { Effect, Result } from "effect"
 import { request as httpsRequest } from "node:https"
+import * as ServiceEndpoints from "./ServiceEndpoints.ts"
 import type * as Store from "./Store.ts"
 import { Json, KubeObject } from "@kubefx/schema/internal"
 
@@ -48,7 +49,7 @@ export const resolver = (store: Store.Store): Resolver => (namespace, name, port
   const portName = typeof servicePort.name === "string" ? servicePort.name : ""
   const named = (p: Readonly<Record<string, unknown>>) => (typeof p.name === "string" ? p.name : "") === portName && typeof p.port === "number"
   for (const slice of store.list("endpointslices.discovery.k8s.io", namespace)) {
-    if (KubeObject.meta(slice).labels?.["kubernetes.io/service-name"] !== name) continue
+    if (KubeObject.meta(slice).labels?.[ServiceEndpoints.serviceNameLabel] !== name) continue
     const target = list(slice.ports).find(named)
     const endpoint = list(slice.endpoints).find((e) => record(e.conditions).ready !== false && Array.isArray(e.addresses) && e.addresses.some(loopback))
     const address = Array.isArray(endpoint?.addresses) ? endpoint.addresses.find(loopback) : undefined
