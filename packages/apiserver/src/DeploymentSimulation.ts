@@ -7,49 +7,18 @@
 import { Duration, Effect } from "effect"
 import * as Rest from "./Rest.ts"
 import * as Rollouts from "./Rollouts.ts"
+import * as SimulatedController from "./SimulatedController.ts"
 import type * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
-/** An object the simulator looks at. */
-export interface Key {
-  readonly storage: string
-  readonly namespace: string
-  readonly name: string
-}
-
-/** What the controllers write with, and how they ask to be run again. */
-export interface Context {
-  readonly env: Rest.Env
-  readonly writeOptions: Rest.WriteOptions
-  /**
-   * Writes the object `key` names (or its status), as `next` makes it from the stored one; one
-   * gone or changed meanwhile is left to its next event.
-   */
-  readonly update: (
-    key: Key,
-    subresource: "status" | undefined,
-    next: (current: KubeObject.KubeObject) => KubeObject.KubeObject
-  ) => Effect.Effect<void, Status.ApiError>
-  /** Looks at `key` again after `after`. */
-  readonly again: (key: Key, after: Duration.Duration) => Effect.Effect<void>
-}
+type Context = SimulatedController.Context
+type Key = SimulatedController.Key
 
 const record = KubeObject.record
 const count = KubeObject.number
-
-// What an object's controller reference names, among the objects of `storage` in its namespace.
-const controlled = (env: Rest.Env, storage: string, namespace: string, owner: KubeObject.KubeObject) => {
-  const uid = KubeObject.meta(owner).uid
-  return env.store.list(storage, namespace).filter((o) =>
-    KubeObject.meta(o).deletionTimestamp === undefined &&
-    (KubeObject.meta(o).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === uid))
-}
-const writeSpec = (ctx: Context, storage: string, object: KubeObject.KubeObject, next: (current: KubeObject.KubeObject) => KubeObject.KubeObject) => {
-  const m = KubeObject.meta(object)
-  return ctx.update({ storage, namespace: m.namespace ?? "", name: m.name ?? "" }, undefined, next)
-}
-const writeStatus = (ctx: Context, key: Key, next: (current: KubeObject.KubeObject) => Record<string, unknown>) =>
-  ctx.update(key, "status", (current) => ({ ...current, status: next(current) }))
+const controlled = SimulatedController.controlled
+const writeSpec = SimulatedController.writeObject
+const writeStatus = SimulatedController.writeStatus
 
 /**
  * kube-controller-manager's Deployment controller, one look at a Deployment: the ReplicaSet of its
@@ -58,7 +27,7 @@ const writeStatus = (ctx: Context, key: Key, next: (current: KubeObject.KubeObje
  *
  * @example
  * import * as DeploymentSimulation from "./DeploymentSimulation.ts"
- * declare const ctx: DeploymentSimulation.Context
+ * declare const ctx: import("./SimulatedController.ts").Context
  * declare const web: import("@kubefx/schema/internal").KubeObject.KubeObject
  * const looked = DeploymentSimulation.deployment(ctx, { storage: "deployments.apps", namespace: "default", name: "web" }, web)
  */
@@ -120,7 +89,7 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
  *
  * @example
  * import * as DeploymentSimulation from "./DeploymentSimulation.ts"
- * declare const ctx: DeploymentSimulation.Context
+ * declare const ctx: import("./SimulatedController.ts").Context
  * declare const rs: import("@kubefx/schema/internal").KubeObject.KubeObject
  * const looked = DeploymentSimulation.replicaSet(ctx, { storage: "replicasets.apps", namespace: "default", name: "web-abc" }, rs)
  */

@@ -37,8 +37,19 @@ export const templateHash = (template: unknown): string => {
   let hash = 0x811c9dc5
   const text = stable(template)
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
-  return [...String(hash)].map((digit) => alphanums[digit.charCodeAt(0) % alphanums.length]).join("")
+  return safeEncode(String(hash))
 }
+
+/**
+ * Text in kube's safe alphabet (no vowels, no digits or letters that read alike), as its names'
+ * hashes are spelled: each character mapped by its code.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.safeEncode("0123") // "4567"
+ */
+export const safeEncode = (text: string): string =>
+  [...text].map((c) => alphanums[c.charCodeAt(0) % alphanums.length]).join("")
 
 const withoutHash = (template: unknown): Obj => {
   const t = record(template)
@@ -167,9 +178,20 @@ export interface PodCounts {
   readonly available: number
 }
 
-const podReady = (pod: KubeObject.KubeObject): { readonly ready: boolean; readonly since: string | undefined } => {
+/**
+ * Whether a Pod is ready, and has been for `minReadySeconds` at `now` (milliseconds).
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * const pod = { status: { conditions: [{ type: "Ready", status: "True", lastTransitionTime: "2026-01-01T00:00:00Z" }] } }
+ * Rollouts.podAvailable(pod, 10, Date.parse("2026-01-01T00:00:05Z")) // false
+ */
+export const podAvailable = (pod: KubeObject.KubeObject, minReadySeconds: number, now: number): boolean => {
   const condition = KubeObject.records(record(pod.status).conditions).find((c) => c.type === "Ready")
-  return { ready: condition?.status === "True", since: typeof condition?.lastTransitionTime === "string" ? condition.lastTransitionTime : undefined }
+  if (condition?.status !== "True") return false
+  if (minReadySeconds <= 0) return true
+  const since = typeof condition.lastTransitionTime === "string" ? Date.parse(condition.lastTransitionTime) : Number.NaN
+  return !Number.isNaN(since) && since + minReadySeconds * 1000 <= now
 }
 
 /**
@@ -183,17 +205,16 @@ const podReady = (pod: KubeObject.KubeObject): { readonly ready: boolean; readon
 export const podCounts = (replicaSet: KubeObject.KubeObject, pods: ReadonlyArray<KubeObject.KubeObject>, now: number): PodCounts => {
   const spec = record(replicaSet.spec)
   const labels = Object.entries(record(record(record(spec.template).metadata).labels))
-  const minReady = count(spec.minReadySeconds) * 1000
+  const minReady = count(spec.minReadySeconds)
   let fullyLabeled = 0
   let ready = 0
   let available = 0
   for (const pod of pods) {
     const own = KubeObject.meta(pod).labels ?? {}
     if (labels.every(([key, value]) => own[key] === value)) fullyLabeled++
-    const state = podReady(pod)
-    if (!state.ready) continue
+    if (!podAvailable(pod, 0, now)) continue
     ready++
-    if (minReady === 0 || (state.since !== undefined && Date.parse(state.since) + minReady <= now)) available++
+    if (podAvailable(pod, minReady, now)) available++
   }
   return { replicas: pods.length, fullyLabeled, ready, available }
 }

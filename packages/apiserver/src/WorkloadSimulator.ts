@@ -5,11 +5,13 @@
  * `deployment.kubernetes.io/revision`, old ones kept to `revisionHistoryLimit`; an earlier template
  * takes its ReplicaSet back as the newest revision), scaled up as old ones scale down by the
  * rolling update's surge and unavailable allowance (or Recreate), each ReplicaSet making and
- * deleting its Pods, and the statuses counted from the Pods. A StatefulSet's status alone is
- * simulated: every spec change is observed at once, and after `delay` every replica is ready. A
- * workload whose pods admission refuses (its ServiceAccount missing, or its namespace's Pod Security
- * level) gets a `ReplicaFailure` condition (reason `FailedCreate`) with the refusal and no ready
- * replica, until a spec change, the ServiceAccount's creation or a relabelled namespace lets its
+ * deleting its Pods, and the statuses counted from the Pods. A StatefulSet's Pods are made as
+ * 1.32's controller makes them (`<name>-<ordinal>`, their claims from `volumeClaimTemplates`, one at
+ * a time in order or in parallel, updated highest ordinal first above the partition, revisions kept
+ * as ControllerRevisions), with the controller's events. A Deployment's ReplicaSet whose pods
+ * admission refuses (its ServiceAccount missing, or its namespace's Pod Security level) gets a
+ * `ReplicaFailure` condition (reason `FailedCreate`) with the refusal, and a StatefulSet a
+ * `FailedCreate` event, until the ServiceAccount's creation or a relabelled namespace lets its
  * pods in. A Job's pods start at once and end after
  * `delay`: the Job completes (or fails at its backoff limit, when `jobOutcome` says so), is
  * suspended and resumed as its spec says, and is deleted `ttlSecondsAfterFinished` after it ended;
@@ -25,16 +27,17 @@ import * as Metadata from "./Metadata.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
+import * as StatefulSetSimulation from "./StatefulSetSimulation.ts"
+import * as SimulatedController from "./SimulatedController.ts"
 import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import * as ServiceEndpoints from "./ServiceEndpoints.ts"
 import type * as Status from "./Status.ts"
-import * as StatusConditions from "./StatusConditions.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 export interface Options {
-  /** How long a Pod takes to run and turn Ready, a StatefulSet's rollout, and a Job's pods run; default 1 second. */
+  /** How long a Pod takes to run and turn Ready, and a Job's pods run; default 1 second. */
   readonly delay?: Duration.Input
   /** How a Job ends once its pods ran; default every Job completes. */
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
@@ -69,57 +72,18 @@ const writeOptions: Rest.WriteOptions = {
 const record = KubeObject.record
 const count = KubeObject.number
 
-/**
- * The status a StatefulSet has once its current generation is observed (`ready: false`: a rollout
- * started, no replica updated yet) or rolled out (`ready: true`); with `refused`, the message of a
- * refused pod creation, its rollout is stuck there. (A Deployment's comes from its ReplicaSets.)
- *
- * @example
- * import * as WorkloadSimulator from "./WorkloadSimulator.ts"
- * WorkloadSimulator.status({ metadata: { generation: 2 }, spec: { replicas: 3 } }, true).availableReplicas // 3
- */
-export const status = (object: KubeObject.KubeObject, ready: boolean, refused?: string): Record<string, unknown> => {
-  const previous = record(object.status)
-  const spec = record(object.spec)
-  const replicas = spec.replicas === undefined ? 1 : count(spec.replicas)
-  const available = ready ? replicas : Math.min(count(previous.availableReplicas), replicas)
-  const readyReplicas = ready ? replicas : Math.min(count(previous.readyReplicas), replicas)
-  const conditions: Array<StatusConditions.Condition> = [
-    available >= replicas
-      ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "StatefulSet has minimum availability." }
-      : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "StatefulSet does not have minimum availability." }
-  ]
-  if (refused !== undefined) conditions.push({ type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: refused })
-  return {
-    ...previous,
-    observedGeneration: KubeObject.meta(object).generation ?? 1,
-    replicas,
-    updatedReplicas: ready ? replicas : 0,
-    readyReplicas,
-    availableReplicas: available,
-    currentReplicas: ready ? replicas : readyReplicas,
-    conditions: StatusConditions.set(previous.conditions, conditions, { stamp: "lastUpdateTime", keep: (type) => refused !== undefined || type !== "ReplicaFailure" })
-  }
-}
-
 const refusedBefore = (object: KubeObject.KubeObject) =>
-  Array.isArray(record(object.status).conditions) &&
-  (record(object.status).conditions as ReadonlyArray<unknown>).some((c) => record(c).type === "ReplicaFailure" && record(c).status === "True")
-
-const observed = (object: KubeObject.KubeObject) =>
-  record(object.status).observedGeneration === (KubeObject.meta(object).generation ?? 1)
+  KubeObject.records(record(object.status).conditions).some((c) => c.type === "ReplicaFailure" && c.status === "True")
 
 // What of a workload is still to do: a rollout to observe, a Job to start, suspend or resume.
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
-  kind === "Deployment" || kind === "ReplicaSet"
+  kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet"
     ? true
     : kind === "Service"
     ? ServiceEndpoints.kept(object)
     : kind === "Job"
     ? JobRuns.stage(object) === "new"
-    : kind === "Pod"
-    ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object)
-    : !observed(object)
+    : (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object)
 
 // A Job running with no pod active: admission refused its pods.
 const refusedJob = (object: KubeObject.KubeObject) => JobRuns.stage(object) === "running" && count(record(object.status).active) === 0
@@ -139,12 +103,12 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     const { env } = server
     const rollouts = yield* FiberMap.make<string>()
 
-    const target = (key: DeploymentSimulation.Key): Rest.Target | undefined => {
+    const target = (key: SimulatedController.Key): Rest.Target | undefined => {
       const resource = env.registry.byStorage(key.storage)[0]
       return resource === undefined ? undefined : { resource, namespace: key.namespace, name: key.name }
     }
     // One gone or changed meanwhile is left to its next event.
-    const update: DeploymentSimulation.Context["update"] = (key, subresource, next) => {
+    const update: SimulatedController.Context["update"] = (key, subresource, next) => {
       const at = target(key)
       if (at === undefined) return Effect.void
       return Rest.update(env, at, subresource, writeOptions, (current) => Effect.succeed(next(current))).pipe(
@@ -161,7 +125,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         Effect.sleep(after).pipe(Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" }))))
       )
 
-    const controllers: DeploymentSimulation.Context = {
+    const controllers: SimulatedController.Context = {
       env,
       writeOptions,
       update,
@@ -182,14 +146,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (kind === "Service") return yield* keepEndpoints(key, object)
         if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
         if (kind === "ReplicaSet") return yield* DeploymentSimulation.replicaSet(controllers, key, object)
-        if (key.phase === "observe") {
-          if (observed(object)) return
-          yield* writeStatus(key, (current) => status(current, false))
-          yield* completeAfter(key, delay)
-        } else if (observed(object)) {
-          const refused = yield* refusal(key, kind, object)
-          yield* writeStatus(key, (current) => status(current, refused === undefined, refused))
-        }
+        return yield* StatefulSetSimulation.statefulSet(controllers, key, object)
       })
 
     // A Job is started (or suspended, or resumed) when seen, and ended once its pods ran.
@@ -202,7 +159,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
             yield* FiberMap.remove(rollouts, objectId(key))
             return yield* writeStatus(key, (current) => JobRuns.suspended(current, KubeObject.timestamp()))
           }
-          const refused = (yield* refusal(key, "Job", job)) !== undefined
+          const refused = (yield* refusal(key, job)) !== undefined
           yield* writeStatus(key, (current) => JobRuns.started(current, KubeObject.timestamp(), refused))
           if (!refused) yield* completeAfter(key, delay)
           return
@@ -283,9 +240,9 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     // What admission answers the creation of one of the workload's pods, if it refuses it: its
     // ServiceAccount missing, or its namespace's Pod Security level.
     const pods = env.registry.byStorage("pods")[0]
-    const refusal = (key: Key, kind: Kind, object: KubeObject.KubeObject) => {
+    const refusal = (key: Key, object: KubeObject.KubeObject) => {
       const template = record(record(object.spec).template)
-      const name = kind === "StatefulSet" ? `${key.name}-0` : Metadata.generateName(`${key.name}-`)
+      const name = Metadata.generateName(`${key.name}-`)
       const pod = { apiVersion: "v1", kind: "Pod", metadata: { ...record(template.metadata), name }, spec: record(template.spec) }
       if (pods === undefined) return Effect.succeed(undefined)
       return ServiceAccountAdmission.admit(env.store, key.namespace, name, pod).pipe(
@@ -313,13 +270,9 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
       for (const [storage, kind] of kinds) {
         for (const object of env.store.list(storage, namespace)) {
           const name = String(KubeObject.meta(object).name)
-          if (kind === "Pod" || kind === "Deployment") continue
-          if (kind === "Job") {
-            if (refusedJob(object)) worker.enqueue({ phase: "observe", storage, namespace, name })
-          } else if (kind === "ReplicaSet") {
-            if (refusedBefore(object)) worker.enqueue({ phase: "observe", storage, namespace, name })
-          } else if (observed(object) && refusedBefore(object)) {
-            worker.enqueue({ phase: "complete", storage, namespace, name })
+          // A StatefulSet stuck on a refused pod says so only in events: each is looked at again.
+          if ((kind === "Job" && refusedJob(object)) || (kind === "ReplicaSet" && refusedBefore(object)) || kind === "StatefulSet") {
+            worker.enqueue({ phase: "observe", storage, namespace, name })
           }
         }
       }
@@ -353,13 +306,14 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           }
         }
       }
-      // A ReplicaSet's change is its Deployment's to look at, a pod's its ReplicaSet's.
+      // A ReplicaSet's change is its Deployment's to look at, a pod's its ReplicaSet's or StatefulSet's.
       const owner = (KubeObject.meta(event.object).ownerReferences ?? []).find((ref) => ref.controller === true)
       if (kind === "ReplicaSet" && owner?.kind === "Deployment") {
         worker.enqueue({ phase: "observe", storage: "deployments.apps", namespace: event.namespace, name: String(owner.name) })
       }
-      if (kind === "Pod" && owner?.kind === "ReplicaSet") {
-        worker.enqueue({ phase: "observe", storage: "replicasets.apps", namespace: event.namespace, name: String(owner.name) })
+      if (kind === "Pod" && (owner?.kind === "ReplicaSet" || owner?.kind === "StatefulSet")) {
+        const storage = owner.kind === "ReplicaSet" ? "replicasets.apps" : "statefulsets.apps"
+        worker.enqueue({ phase: "observe", storage, namespace: event.namespace, name: String(owner.name) })
       }
       if (event.type === "DELETED" || !pending(kind, event.object)) return
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })

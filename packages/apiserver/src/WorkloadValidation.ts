@@ -25,17 +25,23 @@ type Validator = (object: Json, old: Json | undefined, subresource?: string | un
 export const nonNegative = (value: unknown, field: string): Causes =>
   typeof value === "number" && value < 0 ? [FieldErrors.invalid(field, String(value), "must be greater than or equal to 0")] : []
 
+// The restart policy and deadline a controller's pods must have; `owner` names the kind in kube's message.
+const controlledPods = (podSpec: Json, path: string, owner: string): Causes => [
+  ...PodValidation.alwaysRestart(podSpec, `${path}.template.spec`),
+  ...(podSpec.activeDeadlineSeconds === undefined
+    ? []
+    : [FieldErrors.forbidden(`${path}.template.spec.activeDeadlineSeconds`, `activeDeadlineSeconds in ${owner} is not Supported`)])
+]
+
 const template = (spec: Json, path: string): Causes => {
-  const t = KubeObject.record(spec.template)
-  const podSpec = KubeObject.record(t.spec)
-  return [
-    ...PodValidation.validateSpec(podSpec, `${path}.template.spec`),
-    ...PodValidation.alwaysRestart(podSpec, `${path}.template.spec`),
-    ...(podSpec.activeDeadlineSeconds === undefined
-      ? []
-      : [FieldErrors.forbidden(`${path}.template.spec.activeDeadlineSeconds`, "activeDeadlineSeconds in ReplicaSet is not Supported")])
-  ]
+  const podSpec = KubeObject.record(KubeObject.record(spec.template).spec)
+  return [...PodValidation.validateSpec(podSpec, `${path}.template.spec`), ...controlledPods(podSpec, path, "ReplicaSet")]
 }
+
+// 1.32 does not validate a StatefulSet's pod spec (its volume mounts may name claim templates): a
+// pod it refuses is the controller's `FailedCreate` event.
+const statefulSetTemplate = (spec: Json): Causes =>
+  controlledPods(KubeObject.record(KubeObject.record(spec.template).spec), "spec", "StatefulSet")
 
 const immutableSelector = (object: Json, old: Json | undefined): Causes => {
   if (old === undefined) return []
@@ -131,7 +137,7 @@ export const statefulSet: Validator = (object, old) => {
   const causes: Array<Status.StatusCause> = [
     ...counts(spec),
     ...SelectorValidation.selectsTemplate(spec, "spec", "statefulset"),
-    ...template(spec, "spec")
+    ...statefulSetTemplate(spec)
   ]
   if (policy !== undefined && policy !== "OrderedReady" && policy !== "Parallel") {
     causes.push(FieldErrors.notSupported("spec.podManagementPolicy", policy, ["OrderedReady", "Parallel"]))

@@ -117,6 +117,20 @@ describe("workloads", () => {
     ])
   })
 
+  it("leaves a StatefulSet's pod spec to pod creation, as 1.32 does, but for its restart policy and deadline", () => {
+    const mounted = { ...podSpec, containers: [{ ...container, volumeMounts: [{ name: "data", mountPath: "/data" }] }] }
+    const sts = workload({ serviceName: "web", volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { resources: { requests: { storage: "1Gi" } } } }] })
+    const withPods = (spec: Record<string, unknown>) => ({ ...sts, spec: { ...sts.spec, template: { ...sts.spec.template, spec } } })
+    expect(problems("apps", "StatefulSet", withPods(mounted))).toEqual([])
+    expect(problems("apps", "Deployment", { ...withPods(mounted), spec: { ...withPods(mounted).spec, volumeClaimTemplates: undefined } })).toEqual([
+      'spec.template.spec.containers[0].volumeMounts[0].name: Not found: "data"'
+    ])
+    expect(problems("apps", "StatefulSet", withPods({ ...podSpec, restartPolicy: "Never", activeDeadlineSeconds: 5 }))).toEqual([
+      'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
+      "spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in StatefulSet is not Supported"
+    ])
+  })
+
   it("defaults a ReplicationController's selector from its template, and requires one otherwise", () => {
     const rc = { metadata: { name: "rc" }, spec: { template: { metadata: { labels: { app: "a" } }, spec: podSpec } } }
     expect(problems("", "ReplicationController", rc)).toEqual([])

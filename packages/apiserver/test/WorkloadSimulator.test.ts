@@ -1,6 +1,6 @@
 /**
- * The workload simulator: Deployments and StatefulSets get a rollout that completes after the
- * configured delay, restarted by each spec change; Jobs run for that long and complete or fail;
+ * The workload simulator: Deployments roll out through ReplicaSets and Pods (StatefulSets in
+ * StatefulSetSimulation.test); Jobs run for that long and complete or fail;
  * Pods are scheduled, then run with every container ready;
  * without it nothing touches their status.
  */
@@ -153,15 +153,6 @@ describe("WorkloadSimulator", () => {
       if (status !== 404) await new Promise((r) => setTimeout(r, 25))
     }
     expect(status).toBe(404)
-  })
-
-  it("does the same for StatefulSets", async () => {
-    const path = "/apis/apps/v1/namespaces/default/statefulsets"
-    const body = { ...deployment("db", 2), kind: "StatefulSet", spec: { ...deployment("db", 2).spec, serviceName: "db" } }
-    expect((await simulated.request("POST", path, { body })).status).toBe(201)
-    const ready = await until(simulated, `${path}/db`, (s) => s.status?.readyReplicas === 2)
-    expect(ready.status).toMatchObject({ observedGeneration: 1, replicas: 2, updatedReplicas: 2, currentReplicas: 2, availableReplicas: 2 })
-    expect(condition(ready, "Available")?.status).toBe("True")
   })
 
   it("never rolls out a workload whose pods the namespace's Pod Security level refuses, until it lets them in", async () => {
