@@ -2,9 +2,11 @@
  * The workload simulator's Deployment and ReplicaSet controllers, as kube-controller-manager's run
  * them: a Deployment's ReplicaSet per pod template, scaled through a rollout (the arithmetic is
  * {@link Rollouts}'), and each ReplicaSet's Pods, made from its template and deleted beyond its
- * replicas; the statuses counted from them.
+ * replicas; the statuses counted from them, and the controllers' events (`ScalingReplicaSet`,
+ * `SuccessfulCreate`, `FailedCreate`, `SuccessfulDelete`).
  */
 import { Duration, Effect } from "effect"
+import * as ControllerEvents from "./ControllerEvents.ts"
 import * as Rest from "./Rest.ts"
 import * as Rollouts from "./Rollouts.ts"
 import * as SimulatedController from "./SimulatedController.ts"
@@ -56,10 +58,14 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
     const old = owned.filter((rs) => KubeObject.meta(rs).uid !== KubeObject.meta(fresh!).uid)
     const available = (rs: KubeObject.KubeObject) => count(record(rs.status).availableReplicas)
     const plan = Rollouts.scale(deployment, { available: available(fresh) }, old.map((rs) => ({ replicas: count(record(rs.spec).replicas), available: available(rs) })))
-    const scaleTo = (rs: KubeObject.KubeObject, replicas: number) =>
-      count(record(rs.spec).replicas) === replicas
-        ? Effect.void
-        : writeSpec(ctx, "replicasets.apps", rs, (current) => ({ ...current, spec: { ...record(current.spec), replicas } }))
+    const scaleTo = (rs: KubeObject.KubeObject, replicas: number) => {
+      const from = count(record(rs.spec).replicas)
+      if (from === replicas) return Effect.void
+      const message = `Scaled ${replicas > from ? "up" : "down"} replica set ${KubeObject.meta(rs).name ?? ""} from ${from} to ${replicas}`
+      return writeSpec(ctx, "replicasets.apps", rs, (current) => ({ ...current, spec: { ...record(current.spec), replicas } })).pipe(
+        Effect.andThen(ControllerEvents.record(ctx.env, ctx.writeOptions, deployment, "deployment-controller", { type: "Normal", reason: "ScalingReplicaSet", message }))
+      )
+    }
     yield* scaleTo(fresh, plan.newReplicas)
     yield* Effect.forEach(old, (rs, i) => scaleTo(rs, plan.oldReplicas[i]!), { discard: true })
     const revisionNow = String(Rollouts.revision(ctx.env.store.get("replicasets.apps", key.namespace, KubeObject.meta(fresh).name ?? "") ?? fresh))
@@ -99,6 +105,7 @@ export const replicaSet = (ctx: Context, key: Key, replicaSet: KubeObject.KubeOb
     const spec = record(replicaSet.spec)
     const pods = ctx.env.registry.byStorage("pods")[0]
     if (pods === undefined) return
+    const event = (recorded: ControllerEvents.Event) => ControllerEvents.record(ctx.env, ctx.writeOptions, replicaSet, "replicaset-controller", recorded)
     let own = controlled(ctx.env, "pods", key.namespace, replicaSet)
     const wanted = count(spec.replicas, 1)
     let refused: string | undefined
@@ -117,6 +124,9 @@ export const replicaSet = (ctx: Context, key: Key, replicaSet: KubeObject.KubeOb
       }
       const made = yield* Effect.result(Rest.create(ctx.env, pods, key.namespace, body, ctx.writeOptions))
       if (made._tag === "Failure") refused = made.failure.message
+      yield* event(made._tag === "Failure"
+        ? { type: "Warning", reason: "FailedCreate", message: `Error creating: ${made.failure.message}` }
+        : { type: "Normal", reason: "SuccessfulCreate", message: `Created pod: ${KubeObject.meta(made.success.object).name ?? ""}` })
     }
     if (own.length > wanted) {
       // Not-ready pods go first, then the newest.
@@ -126,7 +136,8 @@ export const replicaSet = (ctx: Context, key: Key, replicaSet: KubeObject.KubeOb
       })
       for (const pod of order.slice(0, own.length - wanted)) {
         const m = KubeObject.meta(pod)
-        yield* Effect.ignore(Rest.remove(ctx.env, { resource: pods, namespace: key.namespace, name: m.name ?? "" }, { propagationPolicy: undefined, preconditions: { uid: m.uid ?? "" }, dryRun: false }))
+        const removed = yield* Effect.result(Rest.remove(ctx.env, { resource: pods, namespace: key.namespace, name: m.name ?? "" }, { propagationPolicy: undefined, preconditions: { uid: m.uid ?? "" }, dryRun: false }))
+        if (removed._tag === "Success") yield* event({ type: "Normal", reason: "SuccessfulDelete", message: `Deleted pod: ${m.name ?? ""}` })
       }
     }
     own = controlled(ctx.env, "pods", key.namespace, replicaSet)

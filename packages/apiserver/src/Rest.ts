@@ -350,7 +350,9 @@ const equivalentsOf = (env: Env, resource: Registry.Resource): Webhooks.Attribut
  * pod's creation, then the mutating webhooks; past the object's own validation, LimitRanger's
  * bounds for pods and claims, PodSecurity for pods, workloads and namespaces, the bound
  * ValidatingAdmissionPolicies, the validating webhooks, and last the namespace's ResourceQuotas on
- * a creation. Webhooks run when any webhook configuration exists.
+ * a creation. Webhooks run when any webhook configuration exists. A creation by `generateName`
+ * (`generated`) is mutated before kube names it: mutating plugins and webhooks see no name (a
+ * refusal names the prefix), validating ones the generated name.
  */
 const admissionHooks = (
   env: Env,
@@ -358,7 +360,8 @@ const admissionHooks = (
   subresource: string | undefined,
   operation: "CREATE" | "UPDATE",
   oldObject: KubeObject.KubeObject | undefined,
-  options: WriteOptions
+  options: WriteOptions,
+  generated?: string
 ): Admission.Hooks | undefined => {
   const webhooks = Webhooks.configured(env.store)
   const policies = AdmissionPolicies.configured(env.store)
@@ -371,11 +374,11 @@ const admissionHooks = (
   const scale = subresource === "scale"
   // A scale write reaches webhooks and policies as kube sends it: the scale subresource, on the
   // autoscaling/v1 Scale view of the object.
-  const attributes = (object: KubeObject.KubeObject): Webhooks.Attributes => ({
+  const attributes = (object: KubeObject.KubeObject, name = target.name): Webhooks.Attributes => ({
     operation,
     resource: target.resource,
     subresource,
-    name: target.name,
+    name,
     namespace,
     object: scale ? Scale.toScale(target.resource, object) : object,
     oldObject: scale && oldObject !== undefined ? Scale.toScale(target.resource, oldObject) : oldObject,
@@ -390,18 +393,32 @@ const admissionHooks = (
   // kube's mutating plugins in its order: LimitRanger, then ServiceAccount.
   const plugins = (given: KubeObject.KubeObject) => {
     const object = limits && target.resource.type.plural === "pods" ? LimitRanger.withNamespaceDefaults(env.store, namespace!, given) : given
-    return serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", target.name, object) : Effect.succeed(object)
+    return serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", generated ?? target.name, object) : Effect.succeed(object)
+  }
+  const unnamed = (object: KubeObject.KubeObject): KubeObject.KubeObject => {
+    const { name: _, ...metadata } = KubeObject.record(object.metadata)
+    return { ...object, metadata }
   }
   return {
-    mutate: (given) =>
-      Effect.flatMap(plugins(given), (object) =>
+    mutate: (named) => {
+      const given = generated === undefined ? named : unnamed(named)
+      return Effect.flatMap(plugins(given), (object) =>
         webhooks
-          ? Effect.map(Webhooks.mutate(env.store, attributes(object)), (mutated) => ({
+          ? Effect.map(Webhooks.mutate(env.store, attributes(object, generated === undefined ? target.name : "")), (mutated) => ({
             // A webhook's patch of a Scale changes the object's replicas.
             object: mutated.object === undefined ? object : scale ? Scale.fromScale(target.resource, object, mutated.object) : mutated.object,
             warnings: mutated.warnings
           }))
-          : Effect.succeed({ object, warnings: [] })),
+          : Effect.succeed({ object, warnings: [] })).pipe(
+          // Then kube names it (what no mutation changed stays the object it was given).
+          Effect.map((mutated) =>
+            generated === undefined ? mutated : {
+              ...mutated,
+              object: mutated.object === given ? named : KubeObject.withMeta(mutated.object, { name: target.name })
+            }
+          )
+        )
+    },
     validate: (object) =>
       Effect.gen(function*() {
         if (limits) yield* LimitRanger.admit(env.store, target.resource, namespace!, target.name, object)
@@ -506,7 +523,8 @@ export const create = Effect.fnUntraced(function*(
   )
   if (resource.type.subresources.status) delete object.status
   if (resource.prepareCreate !== undefined) object = resource.prepareCreate(object)
-  const hooks = admissionHooks(env, { resource, namespace, name }, undefined, "CREATE", undefined, options)
+  const generated = name === m.name ? undefined : String(m.generateName)
+  const hooks = admissionHooks(env, { resource, namespace, name }, undefined, "CREATE", undefined, options, generated)
   const admitted = yield* Admission.admit(env.schemas, resource, object, undefined, options.fieldValidation, hooks)
   yield* noEscalation(env, resource, admitted.object, options)
   const created = Admission.withZeroStatus(resource, admitted.object)

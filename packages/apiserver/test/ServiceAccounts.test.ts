@@ -74,6 +74,12 @@ describe("ServiceAccount admission of pods", () => {
       'Error from server (Forbidden): error when creating "' + file("builder.json", pod("builder", { serviceAccountName: "builder" })) +
         '": pods "builder" is forbidden: error looking up service account default/builder: serviceaccount "builder" not found'
     )
+    // A pod named by generateName is refused before kube names it: the message names the prefix.
+    const generated = await kubectl("create", "-f", file("generated.json", { ...pod("", { serviceAccountName: "builder" }), metadata: { generateName: "builder-", namespace: "default" } }))
+    expect(generated.stderr.trim()).toBe(
+      'Error from server (Forbidden): error when creating "' + file("generated.json", { ...pod("", { serviceAccountName: "builder" }), metadata: { generateName: "builder-", namespace: "default" } }) +
+        '": pods "builder-" is forbidden: error looking up service account default/builder: serviceaccount "builder" not found'
+    )
     await ok("apply", "-f", file("sa.json", {
       apiVersion: "v1",
       kind: "ServiceAccount",

@@ -79,7 +79,7 @@ beforeAll(async () => {
   webhookUrl = `https://127.0.0.1:${(webhooks.address() as AddressInfo).port}`
   server = await Testing.start()
   await installCrd(server)
-  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale", "service"]) await createNamespace(server, `wh-${ns}`)
+  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale", "service", "generated"]) await createNamespace(server, `wh-${ns}`)
 })
 afterAll(async () => {
   await server.close()
@@ -204,6 +204,24 @@ describe("what mutating webhooks are sent", () => {
     expect(service.json.spec.clusterIP).toMatch(/^10\./)
     const sentService = reviewsOf("/allow", "addressed")[0]!.review.request.object as unknown as { spec: Record<string, unknown> }
     expect(sentService.spec).not.toHaveProperty("clusterIP")
+  })
+})
+
+describe("a creation by generateName", () => {
+  it("reaches mutating webhooks before kube names it, and validating ones named, as kube calls them", async () => {
+    await configure("Mutating", "generated-mutating", [webhook("named-later.example.com", { path: "/label", namespace: "wh-generated" })])
+    await configure("Validating", "generated-validating", [webhook("named.example.com", { path: "/no-red", namespace: "wh-generated" })])
+    const created = await server.request("POST", cms("generated"), { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "gen-" } } })
+    expect(created.status, created.text).toBe(201)
+    const name = created.json.metadata.name as string
+    expect(name).toMatch(/^gen-[a-z0-9]{5}$/)
+    expect(created.json.metadata.labels).toEqual({ mutated: "yes" })
+    const mutating = received.filter((r) => r.path === "/label" && r.review.request.namespace === "wh-generated")
+    expect(mutating).toHaveLength(1)
+    expect(mutating[0]!.review.request.name).toBe("")
+    expect(mutating[0]!.review.request.object?.metadata).toMatchObject({ generateName: "gen-" })
+    expect(mutating[0]!.review.request.object?.metadata).not.toHaveProperty("name")
+    expect(reviewsOf("/no-red", name)[0]!.review.request.object?.metadata).toMatchObject({ name, generateName: "gen-", labels: { mutated: "yes" } })
   })
 })
 

@@ -55,6 +55,8 @@ describe("WorkloadSimulator", () => {
     (await simulated.request("GET", `/apis/apps/v1/namespaces/default/replicasets`)).json.items
       .filter((rs: any) => rs.metadata.ownerReferences?.[0]?.name === name)
       .sort((a: any, b: any) => Number(a.metadata.annotations["deployment.kubernetes.io/revision"]) - Number(b.metadata.annotations["deployment.kubernetes.io/revision"]))
+  const eventsAbout = async (kind: string, name: string) =>
+    (await simulated.request("GET", "/api/v1/namespaces/default/events")).json.items.filter((e: any) => e.involvedObject.kind === kind && e.involvedObject.name === name)
   const podsOf = async (replicaSet: string) =>
     (await simulated.request("GET", "/api/v1/namespaces/default/pods")).json.items.filter((p: any) => p.metadata.ownerReferences?.[0]?.name === replicaSet)
 
@@ -85,6 +87,12 @@ describe("WorkloadSimulator", () => {
     expect(condition(ready, "Progressing")).toMatchObject({ status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "web-${hash}" has successfully progressed.` })
     expect(ready.metadata.managedFields.some((f: any) => f.manager === "kubefx-workload-simulator" && f.subresource === "status")).toBe(true)
     expect((await simulated.request("GET", `/apis/apps/v1/namespaces/default/replicasets/${rs.metadata.name}`)).json.status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3, fullyLabeledReplicas: 3 })
+    // The controllers' events, as `kubectl describe` shows them.
+    expect((await eventsAbout("Deployment", "web")).map((e: any) => [e.reason, e.message, e.source.component])).toEqual([
+      ["ScalingReplicaSet", `Scaled up replica set web-${hash} from 0 to 3`, "deployment-controller"]
+    ])
+    const created = (await eventsAbout("ReplicaSet", rs.metadata.name)).map((e: any) => `${e.reason} ${e.message}`).sort()
+    expect(created).toEqual(pods.map((p: any) => `SuccessfulCreate Created pod: ${p.metadata.name}`).sort())
   })
 
   it("rolls a new template out through a new ReplicaSet, keeps the old one as history, and rolls back to it", async () => {
@@ -192,8 +200,13 @@ describe("WorkloadSimulator", () => {
     expect((await simulated.request("POST", path, { body: builder })).status).toBe(201)
     const stuck = await until(simulated, `${path}/builder`, (d) => condition(d, "ReplicaFailure") !== undefined)
     expect(condition(stuck, "ReplicaFailure").message).toMatch(
-      /^pods "builder-[a-z0-9]+-[a-z0-9]{5}" is forbidden: error looking up service account default\/builder: serviceaccount "builder" not found$/
+      /^pods "builder-[a-z0-9]+-" is forbidden: error looking up service account default\/builder: serviceaccount "builder" not found$/
     )
+    // Refused before kube names the pod: the message names its prefix, as the ReplicaSet's event does.
+    const [rs] = await replicaSetsOf("builder")
+    const failed = (await eventsAbout("ReplicaSet", rs.metadata.name)).filter((e: any) => e.reason === "FailedCreate")
+    expect(failed[0]).toMatchObject({ type: "Warning", source: { component: "replicaset-controller" } })
+    expect(failed[0].message).toBe(`Error creating: pods "${rs.metadata.name}-" is forbidden: error looking up service account default/builder: serviceaccount "builder" not found`)
     const account = await simulated.request("POST", "/api/v1/namespaces/default/serviceaccounts", { body: { metadata: { name: "builder" } } })
     expect(account.status).toBe(201)
     const ready = await until(simulated, `${path}/builder`, (d) => d.status?.availableReplicas === 1)
