@@ -1,8 +1,7 @@
 /**
- * A Job's status as kube-controller-manager 1.32's Job controller writes it, for the workload
- * simulator, which runs a Job's pods without running them: where the Job stands (new, suspended,
- * running, finished), and the status it gets when its pods start, when it is suspended, and when
- * it completes or fails.
+ * What kube-controller-manager 1.32's Job controller makes of a Job, as pure functions for the
+ * workload simulator: where the Job stands (new, suspended, running, finished), the pods it makes,
+ * how many more it wants, when it ends, and the status it writes.
  */
 import * as StatusConditions from "./StatusConditions.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -35,35 +34,187 @@ export const stage = (job: KubeObject.KubeObject): Stage => {
 }
 
 /** How many pods run at once: `parallelism` (default 1), no more than `completions`. */
-const pods = (job: KubeObject.KubeObject): number => {
+const parallelism = (job: KubeObject.KubeObject): number => {
   const spec = record(job.spec)
-  const parallelism = count(spec.parallelism, 1)
-  return spec.completions === undefined || spec.completions === null ? parallelism : Math.min(parallelism, count(spec.completions, 1))
+  const wanted = count(spec.parallelism, 1)
+  return spec.completions === undefined || spec.completions === null ? wanted : Math.min(wanted, count(spec.completions, 1))
+}
+
+const completionsOf = (job: KubeObject.KubeObject): number | undefined => {
+  const completions = record(job.spec).completions
+  return completions === undefined || completions === null ? undefined : count(completions, 1)
+}
+
+const indexed = (job: KubeObject.KubeObject) => record(job.spec).completionMode === "Indexed"
+
+export const trackingFinalizer = "batch.kubernetes.io/job-tracking"
+export const indexAnnotation = "batch.kubernetes.io/job-completion-index"
+
+/**
+ * The completion index of an Indexed Job's pod (undefined for any other pod).
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.indexOf({ metadata: { annotations: { "batch.kubernetes.io/job-completion-index": "2" } } }) // 2
+ */
+export const indexOf = (pod: KubeObject.KubeObject): number | undefined => {
+  const text = KubeObject.meta(pod).annotations?.[indexAnnotation]
+  const value = Number(text)
+  return text !== undefined && Number.isInteger(value) && value >= 0 ? value : undefined
+}
+
+/**
+ * Completed indexes as a Job's status spells them (`0-3,5`), and back.
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.formatIndexes(new Set([5, 0, 1, 2, 3])) // "0-3,5"
+ * [...JobRuns.parseIndexes("0-2,7")] // [0, 1, 2, 7]
+ */
+export const formatIndexes = (indexes: ReadonlySet<number>): string => {
+  const sorted = [...indexes].sort((a, b) => a - b)
+  const ranges: Array<string> = []
+  for (let i = 0; i < sorted.length;) {
+    let j = i
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++
+    ranges.push(j === i ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`)
+    i = j + 1
+  }
+  return ranges.join(",")
+}
+
+/** The inverse of {@link formatIndexes}. */
+export const parseIndexes = (text: unknown): Set<number> => {
+  const indexes = new Set<number>()
+  for (const part of typeof text === "string" && text !== "" ? text.split(",") : []) {
+    const [from, to] = part.split("-").map(Number)
+    for (let i = from!; i <= (to ?? from!); i++) if (Number.isInteger(i)) indexes.add(i)
+  }
+  return indexes
+}
+
+/**
+ * A pod the Job makes, as 1.32's Job controller makes it: from its template (whose labels name the
+ * Job), `<job>-` (an Indexed Job's `<job>-<index>-`, with its index as annotation, label, hostname
+ * and `JOB_COMPLETION_INDEX`), held by the tracking finalizer until the Job counts it, owned.
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.podFor({ metadata: { name: "backup", uid: "u" }, spec: { template: { spec: { containers: [] } } } }, undefined).metadata.generateName // "backup-"
+ */
+export const podFor = (job: KubeObject.KubeObject, index: number | undefined): KubeObject.KubeObject & { readonly metadata: Record<string, unknown> } => {
+  const m = KubeObject.meta(job)
+  const template = record(record(job.spec).template)
+  const templateMeta = record(template.metadata)
+  const templateSpec = record(template.spec)
+  const name = m.name ?? ""
+  const byIndex = index === undefined ? undefined : {
+    annotations: { ...record(templateMeta.annotations), [indexAnnotation]: String(index) },
+    labels: { ...record(templateMeta.labels), [indexAnnotation]: String(index) }
+  }
+  const indexEnv = {
+    name: "JOB_COMPLETION_INDEX",
+    valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: `metadata.annotations['${indexAnnotation}']` } }
+  }
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      ...templateMeta,
+      ...byIndex,
+      generateName: index === undefined ? `${name}-` : `${name}-${index}-`,
+      finalizers: [trackingFinalizer],
+      ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name, uid: m.uid, controller: true, blockOwnerDeletion: true }]
+    },
+    spec: index === undefined ? templateSpec : {
+      ...templateSpec,
+      hostname: templateSpec.hostname ?? `${name}-${index}`,
+      containers: KubeObject.records(templateSpec.containers).map((c) => ({ ...c, env: [...KubeObject.records(c.env), indexEnv] }))
+    }
+  }
+}
+
+/** What a Job's pods come to: those running (or waiting), ready, being deleted, and those counted. */
+export interface Tally {
+  readonly active: number
+  readonly ready: number
+  readonly terminating: number
+  readonly succeeded: number
+  readonly failed: number
+  /** An Indexed Job's succeeded indexes. */
+  readonly completed: ReadonlySet<number>
+}
+
+/**
+ * The pods to make next (their indexes, undefined for a Job that is not Indexed): up to its
+ * parallelism, no more than the completions left; none once a Job without completions had a pod
+ * succeed.
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.toCreate({ spec: { completions: 3, parallelism: 2 } }, { active: 1, ready: 0, terminating: 0, succeeded: 1, failed: 0, completed: new Set() }, new Set()) // [undefined]
+ */
+export const toCreate = (job: KubeObject.KubeObject, tally: Tally, activeIndexes: ReadonlySet<number>): ReadonlyArray<number | undefined> => {
+  const completions = completionsOf(job)
+  const room = parallelism(job) - tally.active
+  if (room <= 0) return []
+  if (indexed(job) && completions !== undefined) {
+    const free: Array<number> = []
+    for (let i = 0; i < completions && free.length < room; i++) if (!tally.completed.has(i) && !activeIndexes.has(i)) free.push(i)
+    return free
+  }
+  const left = completions === undefined ? (tally.succeeded > 0 ? 0 : room) : Math.min(room, completions - tally.succeeded - tally.active)
+  return Array.from({ length: Math.max(0, left) }, () => undefined)
+}
+
+/**
+ * How the Job ends, if it does now: `Failed` past its backoff limit, `Complete` with its completions
+ * succeeded (without completions: once a pod succeeded and none is active).
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.ending({ spec: { backoffLimit: 1 } }, { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 2, completed: new Set() }) // "Failed"
+ */
+export const ending = (job: KubeObject.KubeObject, tally: Tally): Outcome | undefined => {
+  if (tally.failed > count(record(job.spec).backoffLimit, 6)) return "Failed"
+  const completions = completionsOf(job)
+  const succeeded = indexed(job) ? tally.completed.size : tally.succeeded
+  if (completions === undefined ? succeeded > 0 && tally.active === 0 : succeeded >= completions) return "Complete"
+  return undefined
 }
 
 // The conditions with `next` stated; the others stay.
 const withCondition = (job: KubeObject.KubeObject, now: string, ...next: ReadonlyArray<StatusConditions.Condition>) =>
   StatusConditions.set(record(job.status).conditions, next, { stamp: "lastProbeTime", keep: () => true, now })
 
-const counters = { ready: 0, terminating: 0, uncountedTerminatedPods: {} }
+// The counters 1.32 always writes, and those it omits at zero.
+const counted = (tally: Tally) => ({
+  ...(tally.active > 0 ? { active: tally.active } : {}),
+  ...(tally.succeeded > 0 ? { succeeded: tally.succeeded } : {}),
+  ...(tally.failed > 0 ? { failed: tally.failed } : {}),
+  ready: tally.ready,
+  terminating: tally.terminating,
+  uncountedTerminatedPods: {}
+})
+
+const omitCounters = ({ active: _, succeeded: __, failed: ___, ...status }: Record<string, unknown>) => status
 
 /**
- * The status of a Job whose pods start: its start time (now, also on resuming), its pods active,
- * none ready yet; `refused` (admission refused its pods) leaves none active, as the Job controller
- * leaves a Job whose pod creations fail.
+ * The status of a Job whose pods run: its start time (set when it starts and when it resumes), its
+ * pods counted; an Indexed Job's completed indexes.
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
- * JobRuns.started({ spec: { parallelism: 2, completions: 5 } }, "2026-01-01T00:00:00Z", false).active // 2
+ * JobRuns.running({ spec: {} }, "2026-01-01T00:00:00Z", { active: 2, ready: 0, terminating: 0, succeeded: 0, failed: 0, completed: new Set() }).active // 2
  */
-export const started = (job: KubeObject.KubeObject, now: string, refused: boolean): Record<string, unknown> => {
+export const running = (job: KubeObject.KubeObject, now: string, tally: Tally): Record<string, unknown> => {
   const status = record(job.status)
   const resumed = holds(job, "Suspended")
   return {
-    ...status,
+    ...omitCounters(status),
     startTime: resumed || typeof status.startTime !== "string" ? now : status.startTime,
-    active: refused ? 0 : pods(job),
-    ...counters,
+    ...counted(tally),
+    ...(tally.completed.size > 0 ? { completedIndexes: formatIndexes(tally.completed) } : {}),
     ...(resumed ? { conditions: withCondition(job, now, { type: "Suspended", status: "False", reason: "JobResumed", message: "Job resumed" }) } : {})
   }
 }
@@ -75,40 +226,36 @@ export const started = (job: KubeObject.KubeObject, now: string, refused: boolea
  * import * as JobRuns from "./JobRuns.ts"
  * JobRuns.suspended({ spec: { suspend: true } }, "2026-01-01T00:00:00Z").conditions // [{ type: "Suspended", status: "True", reason: "JobSuspended", ... }]
  */
-export const suspended = (job: KubeObject.KubeObject, now: string): Record<string, unknown> => ({
-  ...record(job.status),
-  active: 0,
-  ...counters,
-  conditions: withCondition(job, now, { type: "Suspended", status: "True", reason: "JobSuspended", message: "Job suspended" })
-})
+export const suspended = (job: KubeObject.KubeObject, now: string): Record<string, unknown> => {
+  const { active: _, ...status } = record(job.status)
+  return {
+    ...status,
+    ready: 0,
+    terminating: 0,
+    uncountedTerminatedPods: {},
+    conditions: withCondition(job, now, { type: "Suspended", status: "True", reason: "JobSuspended", message: "Job suspended" })
+  }
+}
 
 /**
- * The status of a Job whose pods ended: `Complete` with every completion succeeded (and, for an
- * Indexed Job, its completed indexes), or `Failed` with its backoff limit's worth of failed pods
- * and one more. 1.32 states the criterion first (`SuccessCriteriaMet`, `FailureTarget`), then the end.
+ * The status of a Job that ended: `Complete` (its completion time, an Indexed Job's completed
+ * indexes) or `Failed`, its pods counted. 1.32 states the criterion first (`SuccessCriteriaMet`,
+ * `FailureTarget`), then the end.
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
- * JobRuns.finished({ spec: { completions: 3 } }, "2026-01-01T00:00:00Z", "Complete").succeeded // 3
- * JobRuns.finished({ spec: {} }, "2026-01-01T00:00:00Z", "Failed").failed // 7
+ * JobRuns.finished({ spec: { completions: 3 } }, "2026-01-01T00:00:00Z", "Complete", { active: 0, ready: 0, terminating: 0, succeeded: 3, failed: 0, completed: new Set() }).succeeded // 3
  */
-export const finished = (job: KubeObject.KubeObject, now: string, outcome: Outcome): Record<string, unknown> => {
-  const spec = record(job.spec)
-  const status: Record<string, unknown> = { ...record(job.status), active: 0, ...counters }
+export const finished = (job: KubeObject.KubeObject, now: string, outcome: Outcome, tally: Tally): Record<string, unknown> => {
+  const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }) }
   if (outcome === "Failed") {
     const reason = { status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" } as const
-    return {
-      ...status,
-      failed: count(status.failed, 0) + count(spec.backoffLimit, 6) + 1,
-      conditions: withCondition(job, now, { type: "FailureTarget", ...reason }, { type: "Failed", ...reason })
-    }
+    return { ...status, conditions: withCondition(job, now, { type: "FailureTarget", ...reason }, { type: "Failed", ...reason }) }
   }
-  const completions = spec.completions === undefined || spec.completions === null ? pods(job) : count(spec.completions, 1)
   const reason = { status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods" } as const
   return {
     ...status,
-    succeeded: completions,
-    ...(spec.completionMode === "Indexed" && completions > 0 ? { completedIndexes: completions === 1 ? "0" : `0-${completions - 1}` } : {}),
+    ...(tally.completed.size > 0 ? { completedIndexes: formatIndexes(tally.completed) } : {}),
     completionTime: now,
     conditions: withCondition(job, now, { type: "SuccessCriteriaMet", ...reason }, { type: "Complete", ...reason })
   }

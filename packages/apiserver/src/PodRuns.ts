@@ -131,6 +131,46 @@ export const running = (pod: KubeObject.KubeObject, now: string, podIP: string):
   }
 }
 
+/**
+ * The status a kubelet reports once a Pod's containers exited (a Job's pod, whose restart policy
+ * lets it end): `Succeeded` with every container `Completed` (exit code 0), or `Failed` with them in
+ * `Error` (exit code 1); not ready, its sandbox gone.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * const pod = { metadata: { uid: "u" }, spec: { containers: [{ name: "work", image: "busybox" }] }, status: { phase: "Running", startTime: "2026-01-01T00:00:00Z" } }
+ * PodRuns.ended(pod, "2026-01-01T00:00:05Z", true).containerStatuses[0].state.terminated.reason // "Completed"
+ */
+export const ended = (pod: KubeObject.KubeObject, now: string, succeeded: boolean): Record<string, unknown> => {
+  const previous = record(pod.status)
+  const reason = succeeded ? "PodCompleted" : "PodFailed"
+  const since = (type: string) => list(previous.conditions).find((c) => c.type === type)?.lastTransitionTime ?? now
+  const notReady = (type: string) => ({ type, status: "False", lastProbeTime: null, lastTransitionTime: now, reason })
+  return {
+    ...previous,
+    phase: succeeded ? "Succeeded" : "Failed",
+    conditions: [
+      { ...condition("PodReadyToStartContainers", now), status: "False" },
+      { ...condition("Initialized", now), lastTransitionTime: since("Initialized"), reason: "PodCompleted" },
+      notReady("Ready"),
+      notReady("ContainersReady"),
+      { ...condition("PodScheduled", now), lastTransitionTime: since("PodScheduled") }
+    ],
+    containerStatuses: list(record(pod.spec).containers).map((c) => {
+      const startedAt = list(previous.containerStatuses).find((s) => s.name === c.name)
+      const began = record(record(startedAt?.state).running).startedAt ?? now
+      const terminated = {
+        containerID: containerId(pod, String(c.name ?? "")),
+        exitCode: succeeded ? 0 : 1,
+        finishedAt: now,
+        reason: succeeded ? "Completed" : "Error",
+        startedAt: began
+      }
+      return status(pod, c, { terminated }, false)
+    })
+  }
+}
+
 // Ephemeral containers run once started and are never ready (no probe may say so).
 const ephemeralStatuses = (pod: KubeObject.KubeObject, now: string) => {
   const ephemeral = list(record(pod.spec).ephemeralContainers)

@@ -12,24 +12,23 @@
  * admission refuses (its ServiceAccount missing, or its namespace's Pod Security level) gets a
  * `ReplicaFailure` condition (reason `FailedCreate`) with the refusal, and a StatefulSet a
  * `FailedCreate` event, until the ServiceAccount's creation or a relabelled namespace lets its
- * pods in. A Job's pods start at once and end after
- * `delay`: the Job completes (or fails at its backoff limit, when `jobOutcome` says so), is
- * suspended and resumed as its spec says, and is deleted `ttlSecondsAfterFinished` after it ended;
- * a Job whose pods admission refuses keeps none active. A Pod is scheduled at once and running,
- * every container started and ready, after `delay`, until it is deleted. Off unless passed in
+ * pods in. A Job's Pods are made as 1.32's Job controller makes them (from its template, up to its
+ * parallelism, tracked by a finalizer until counted) and each ends `delay` after it runs, as
+ * `jobOutcome` says: the Job completes, or its failed pods are replaced until its backoff limit
+ * fails it; it is suspended (its active pods deleted) and resumed as its spec says, and deleted
+ * `ttlSecondsAfterFinished` after it ended. Any other Pod is scheduled at once and running, every
+ * container started and ready, after `delay`, until it is deleted. Off unless passed in
  * `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
 import * as DeploymentSimulation from "./DeploymentSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
-import * as Metadata from "./Metadata.ts"
+import * as JobSimulation from "./JobSimulation.ts"
 import * as PodRuns from "./PodRuns.ts"
-import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
 import * as Rest from "./Rest.ts"
 import * as StatefulSetSimulation from "./StatefulSetSimulation.ts"
 import * as SimulatedController from "./SimulatedController.ts"
-import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import * as ServiceEndpoints from "./ServiceEndpoints.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -37,7 +36,7 @@ import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 export interface Options {
-  /** How long a Pod takes to run and turn Ready, and a Job's pods run; default 1 second. */
+  /** How long a Pod takes to run and turn Ready, and a Job's pod to end once running; default 1 second. */
   readonly delay?: Duration.Input
   /** How a Job ends once its pods ran; default every Job completes. */
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
@@ -61,6 +60,9 @@ interface Key {
   readonly name: string
 }
 
+// The controllers that look at their pods' changes.
+const podOwners: ReadonlyMap<string, string> = new Map([["ReplicaSet", "replicasets.apps"], ["StatefulSet", "statefulsets.apps"], ["Job", "jobs.batch"]])
+
 const objectId = (key: Key) => `${key.storage}|${key.namespace}|${key.name}`
 
 const writeOptions: Rest.WriteOptions = {
@@ -82,7 +84,7 @@ const pending = (kind: Kind, object: KubeObject.KubeObject) =>
     : kind === "Service"
     ? ServiceEndpoints.kept(object)
     : kind === "Job"
-    ? JobRuns.stage(object) === "new"
+    ? true
     : (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object)
 
 // A Job running with no pod active: admission refused its pods.
@@ -149,27 +151,12 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         return yield* StatefulSetSimulation.statefulSet(controllers, key, object)
       })
 
-    // A Job is started (or suspended, or resumed) when seen, and ended once its pods ran.
+    // The Job controller's look, then a finished Job's time to live.
     const handleJob = (key: Key, job: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
-        const stage = JobRuns.stage(job)
-        if (key.phase === "observe") {
-          if (stage !== "new" && !refusedJob(job)) return
-          if (record(job.spec).suspend === true) {
-            yield* FiberMap.remove(rollouts, objectId(key))
-            return yield* writeStatus(key, (current) => JobRuns.suspended(current, KubeObject.timestamp()))
-          }
-          const refused = (yield* refusal(key, job)) !== undefined
-          yield* writeStatus(key, (current) => JobRuns.started(current, KubeObject.timestamp(), refused))
-          if (!refused) yield* completeAfter(key, delay)
-          return
-        }
-        if (stage === "finished") return yield* expireAfter(key, job)
-        if (stage !== "running" || refusedJob(job)) return
-        const outcome = options.jobOutcome?.(job) ?? "Complete"
-        yield* writeStatus(key, (current) => JobRuns.finished(current, KubeObject.timestamp(), outcome))
-        const ended = env.store.get(key.storage, key.namespace, key.name)
-        if (ended !== undefined) yield* expireAfter(key, ended)
+        yield* JobSimulation.job(controllers, key, job)
+        const now = env.store.get(key.storage, key.namespace, key.name)
+        if (now !== undefined && JobRuns.stage(now) === "finished") yield* expireAfter(key, now)
       })
 
     // kube-controller-manager's endpoints and EndpointSlice controllers: a Service's Endpoints and
@@ -208,11 +195,23 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         : Effect.ignore(Rest.remove(env, { resource: endpoints, namespace, name }, { propagationPolicy: undefined, preconditions: undefined, dryRun: false }))
     }
 
-    // A Pod is scheduled when seen, and runs, every container ready, after the delay. (It runs
-    // until deleted: nothing here knows when its processes would end.)
+    // A Pod is scheduled when seen, and runs, every container ready, after the delay; a Job's pod
+    // ends after the delay again, as the Job's outcome says. (Any other runs until deleted: nothing
+    // here knows when its processes would end.)
+    const jobOf = (pod: KubeObject.KubeObject) => {
+      const owner = (KubeObject.meta(pod).ownerReferences ?? []).find((ref) => ref.controller === true && ref.kind === "Job")
+      const job = owner === undefined ? undefined : env.store.get("jobs.batch", KubeObject.meta(pod).namespace ?? "", String(owner.name))
+      return job !== undefined && KubeObject.meta(job).uid === owner?.uid ? job : undefined
+    }
     const handlePod = (key: Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
         if (PodRuns.ephemeralPending(pod)) return yield* writeStatus(key, (current) => PodRuns.withEphemeral(current, KubeObject.timestamp()))
+        const job = jobOf(pod)
+        const running = record(pod.status).phase === "Running" && KubeObject.meta(pod).deletionTimestamp === undefined
+        if (key.phase === "complete" && running && job !== undefined) {
+          const succeeded = (options.jobOutcome?.(job) ?? "Complete") === "Complete"
+          return yield* writeStatus(key, (current) => PodRuns.ended(current, KubeObject.timestamp(), succeeded))
+        }
         if (!PodRuns.pending(pod)) return
         if (key.phase === "observe") {
           if (PodRuns.scheduled(pod)) return
@@ -220,6 +219,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           return yield* completeAfter(key, delay)
         }
         yield* writeStatus(key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
+        if (job !== undefined) yield* completeAfter(key, delay)
       })
 
     // kube's TTL-after-finished controller: a finished Job with `ttlSecondsAfterFinished` is
@@ -235,30 +235,6 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
       )
       return FiberMap.run(rollouts, objectId(key), Effect.sleep(Duration.millis(left)).pipe(Effect.andThen(remove)))
-    }
-
-    // What admission answers the creation of one of the workload's pods, if it refuses it: its
-    // ServiceAccount missing, or its namespace's Pod Security level.
-    const pods = env.registry.byStorage("pods")[0]
-    const refusal = (key: Key, object: KubeObject.KubeObject) => {
-      const template = record(record(object.spec).template)
-      const name = Metadata.generateName(`${key.name}-`)
-      const pod = { apiVersion: "v1", kind: "Pod", metadata: { ...record(template.metadata), name }, spec: record(template.spec) }
-      if (pods === undefined) return Effect.succeed(undefined)
-      return ServiceAccountAdmission.admit(env.store, key.namespace, name, pod).pipe(
-        Effect.flatMap((admitted) =>
-          PodSecurityAdmission.admit(env.store, {
-            operation: "CREATE",
-            resource: pods,
-            subresource: undefined,
-            namespace: key.namespace,
-            name,
-            object: admitted,
-            oldObject: undefined
-          })
-        ),
-        Effect.match({ onFailure: (error) => error.message, onSuccess: () => undefined })
-      )
     }
 
     const worker: Worker.Worker<Key> = yield* Worker.make("workload-simulator", handle, (key) => `${key.phase}|${objectId(key)}`)
@@ -306,15 +282,13 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           }
         }
       }
-      // A ReplicaSet's change is its Deployment's to look at, a pod's its ReplicaSet's or StatefulSet's.
+      // A ReplicaSet's change is its Deployment's to look at, a pod's its controller's.
       const owner = (KubeObject.meta(event.object).ownerReferences ?? []).find((ref) => ref.controller === true)
       if (kind === "ReplicaSet" && owner?.kind === "Deployment") {
         worker.enqueue({ phase: "observe", storage: "deployments.apps", namespace: event.namespace, name: String(owner.name) })
       }
-      if (kind === "Pod" && (owner?.kind === "ReplicaSet" || owner?.kind === "StatefulSet")) {
-        const storage = owner.kind === "ReplicaSet" ? "replicasets.apps" : "statefulsets.apps"
-        worker.enqueue({ phase: "observe", storage, namespace: event.namespace, name: String(owner.name) })
-      }
+      const ownerStorage = kind === "Pod" ? podOwners.get(owner?.kind ?? "") : undefined
+      if (ownerStorage !== undefined) worker.enqueue({ phase: "observe", storage: ownerStorage, namespace: event.namespace, name: String(owner!.name) })
       if (event.type === "DELETED" || !pending(kind, event.object)) return
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
     }
@@ -323,10 +297,10 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         const m = KubeObject.meta(object)
         const key: Key = { phase: "observe", storage, namespace: m.namespace ?? "", name: m.name ?? "" }
         if (pending(kind, object)) worker.enqueue(key)
-        // A Job that ended before the server restarted still expires; a running one still ends.
-        else if (kind === "Job" && JobRuns.stage(object) === "finished") worker.enqueue({ ...key, phase: "complete" })
-        else if (kind === "Job" && JobRuns.stage(object) === "running") yield* completeAfter(key, delay)
-        else if (kind === "Pod" && PodRuns.pending(object)) yield* completeAfter(key, delay)
+        // Pods that were starting still run; a Job's running pods still end.
+        else if (kind === "Pod" && (PodRuns.pending(object) || (record(object.status).phase === "Running" && jobOf(object) !== undefined))) {
+          yield* completeAfter(key, delay)
+        }
       }
     }
     const unsubscribe = env.store.subscribe(onEvent)

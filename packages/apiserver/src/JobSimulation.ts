@@ -1,0 +1,129 @@
+/**
+ * The workload simulator's Job controller, as kube-controller-manager's runs it: a Job's Pods made
+ * from its template up to its parallelism, the finished ones counted (and let go of the tracking
+ * finalizer), failed ones replaced until the backoff limit, the Job ended (`Complete` or `Failed`),
+ * suspended and resumed, with the controller's events. The arithmetic is {@link JobRuns}'.
+ */
+import { Effect } from "effect"
+import * as ControllerEvents from "./ControllerEvents.ts"
+import * as JobRuns from "./JobRuns.ts"
+import * as Rest from "./Rest.ts"
+import * as SimulatedController from "./SimulatedController.ts"
+import type * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+const record = KubeObject.record
+const count = KubeObject.number
+const component = "job-controller"
+
+const phase = (pod: KubeObject.KubeObject) => record(pod.status).phase
+const done = (pod: KubeObject.KubeObject) => phase(pod) === "Succeeded" || phase(pod) === "Failed"
+const tracked = (pod: KubeObject.KubeObject) => (KubeObject.meta(pod).finalizers ?? []).includes(JobRuns.trackingFinalizer)
+const ready = (pod: KubeObject.KubeObject) =>
+  phase(pod) === "Running" && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "Ready" && c.status === "True")
+
+/**
+ * Lets go of a pod the Job counted (or no longer wants): its tracking finalizer removed.
+ *
+ * @example
+ * import * as JobSimulation from "./JobSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const pod: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const released = JobSimulation.release(ctx, pod)
+ */
+export const release = (ctx: SimulatedController.Context, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+  tracked(pod)
+    ? SimulatedController.writeObject(ctx, "pods", pod, (current) =>
+      KubeObject.withMeta(current, { finalizers: (KubeObject.meta(current).finalizers ?? []).filter((f) => f !== JobRuns.trackingFinalizer) }))
+    : Effect.void
+
+/**
+ * kube-controller-manager's Job controller, one look at a Job: the pods that finished counted, the
+ * Job ended when its completions succeeded or its failures passed the backoff limit (its active pods
+ * deleted), suspended (its pods deleted) or resumed, missing pods made, and its status written.
+ *
+ * @example
+ * import * as JobSimulation from "./JobSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const backup: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const looked = JobSimulation.job(ctx, { storage: "jobs.batch", namespace: "default", name: "backup" }, backup)
+ */
+export const job = (
+  ctx: SimulatedController.Context,
+  key: SimulatedController.Key,
+  job: KubeObject.KubeObject
+): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    const { env } = ctx
+    const pods = env.registry.byStorage("pods")[0]
+    if (KubeObject.meta(job).deletionTimestamp !== undefined || pods === undefined) return
+    const event = (recorded: ControllerEvents.Event) => ControllerEvents.record(env, ctx.writeOptions, job, component, recorded)
+    const own = SimulatedController.controlled(env, "pods", key.namespace, job)
+    const remove = (pod: KubeObject.KubeObject) =>
+      Effect.gen(function*() {
+        yield* release(ctx, pod)
+        const removed = yield* Effect.result(Rest.remove(env, { resource: pods, namespace: key.namespace, name: KubeObject.meta(pod).name ?? "" }, {
+          propagationPolicy: undefined,
+          preconditions: undefined,
+          dryRun: false
+        }))
+        if (removed._tag === "Success") yield* event({ type: "Normal", reason: "SuccessfulDelete", message: `Deleted pod: ${KubeObject.meta(pod).name ?? ""}` })
+      })
+    const now = KubeObject.timestamp()
+    const stage = JobRuns.stage(job)
+    if (stage === "finished") {
+      // What ended with the Job: its pods let go, the active ones deleted.
+      for (const pod of own) yield* done(pod) ? release(ctx, pod) : remove(pod)
+      return
+    }
+    if (record(job.spec).suspend === true) {
+      for (const pod of own.filter((p) => !done(p))) yield* remove(pod)
+      if (stage === "suspended") return
+      yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.suspended(current, now))
+      return yield* event({ type: "Normal", reason: "Suspended", message: "Job suspended" })
+    }
+
+    // The pods that finished since the last look are counted, then let go.
+    const status = record(job.status)
+    const counting = own.filter((p) => done(p) && tracked(p))
+    const completed = JobRuns.parseIndexes(status.completedIndexes)
+    for (const pod of counting) {
+      const index = JobRuns.indexOf(pod)
+      if (phase(pod) === "Succeeded" && index !== undefined) completed.add(index)
+    }
+    const active = own.filter((p) => !done(p))
+    const succeededNow = counting.filter((p) => phase(p) === "Succeeded").length
+    const tally = (activeCount: number): JobRuns.Tally => ({
+      active: activeCount,
+      ready: active.filter(ready).length,
+      terminating: 0,
+      succeeded: count(status.succeeded) + succeededNow,
+      failed: count(status.failed) + counting.length - succeededNow,
+      completed
+    })
+    const ending = JobRuns.ending(job, tally(active.length))
+    if (ending !== undefined) {
+      yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.finished(current, now, ending, tally(0)))
+      for (const pod of counting) yield* release(ctx, pod)
+      for (const pod of active) yield* remove(pod)
+      return yield* event(ending === "Complete"
+        ? { type: "Normal", reason: "Completed", message: "Job completed" }
+        : { type: "Warning", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" })
+    }
+
+    const resumed = stage !== "running" && KubeObject.records(status.conditions).some((c) => c.type === "Suspended" && c.status === "True")
+    let made = 0
+    const activeIndexes = new Set(active.map(JobRuns.indexOf).filter((i): i is number => i !== undefined))
+    for (const index of JobRuns.toCreate(job, tally(active.length), activeIndexes)) {
+      const created = yield* Effect.result(Rest.create(env, pods, key.namespace, JobRuns.podFor(job, index), ctx.writeOptions))
+      if (created._tag === "Failure") {
+        yield* event({ type: "Warning", reason: "FailedCreate", message: `Error creating: ${created.failure.message}` })
+        break
+      }
+      made++
+      yield* event({ type: "Normal", reason: "SuccessfulCreate", message: `Created pod: ${KubeObject.meta(created.success.object).name ?? ""}` })
+    }
+    yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.running(current, now, tally(active.length + made)))
+    for (const pod of counting) yield* release(ctx, pod)
+    if (resumed) yield* event({ type: "Normal", reason: "Resumed", message: "Job resumed" })
+  })

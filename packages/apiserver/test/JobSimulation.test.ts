@@ -1,0 +1,143 @@
+/**
+ * The workload simulator's Job controller against the server: a Job's pods are objects, made from
+ * its template, tracked by a finalizer until counted, ended as the Job's outcome says, replaced
+ * until the backoff limit, deleted when it is suspended, with the controller's events.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+let server: Testing.TestServer
+beforeAll(async () => {
+  server = await Testing.start({
+    controllers: [WorkloadSimulator.make({
+      delay: "150 millis",
+      jobOutcome: (job) => KubeObject.meta(job).labels?.["outcome"] === "fail" ? "Failed" : "Complete"
+    })]
+  })
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+const jobs = "/apis/batch/v1/namespaces/default/jobs"
+const merge = { "content-type": "application/merge-patch+json" }
+const job = (name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}) => ({
+  apiVersion: "batch/v1",
+  kind: "Job",
+  metadata: { name, labels },
+  spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "work", image: "busybox" }] } }, ...spec }
+})
+
+const podsOf = async (name: string) =>
+  ((await server.request("GET", `/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D${name}`)).json.items as Array<any>)
+    .sort((a, b) => a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp) || a.metadata.name.localeCompare(b.metadata.name))
+const eventsOf = async (name: string) =>
+  ((await server.request("GET", "/api/v1/namespaces/default/events")).json.items as Array<any>)
+    .filter((e) => e.involvedObject.kind === "Job" && e.involvedObject.name === name)
+const condition = (body: any, type: string) => body.status?.conditions?.find((c: any) => c.type === type && c.status === "True")
+
+const until = async (name: string, check: (job: any, pods: Array<any>) => boolean, invariant: (pods: Array<any>) => void = () => {}) => {
+  let last: unknown
+  for (let i = 0; i < 300; i++) {
+    const body = (await server.request("GET", `${jobs}/${name}`)).json
+    const pods = await podsOf(name)
+    invariant(pods)
+    last = { status: body.status, pods: pods.map((p) => [p.metadata.name, p.status?.phase, p.metadata.finalizers]) }
+    if (check(body, pods)) return { job: body, pods }
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`timed out on ${name}: ${JSON.stringify(last)}`)
+}
+
+describe("JobSimulation", () => {
+  it("runs a Job's pods as objects, one at a time at parallelism 1, tracked until counted", async () => {
+    expect((await server.request("POST", jobs, { body: job("migrate", { completions: 2 }) })).status).toBe(201)
+    // Never more pods running than the parallelism; each tracked by the finalizer while it runs.
+    const atMostOne = (pods: Array<any>) => {
+      const running = pods.filter((p) => p.status?.phase !== "Succeeded")
+      expect(running.length).toBeLessThanOrEqual(1)
+      for (const pod of running) expect(pod.metadata.finalizers).toEqual(["batch.kubernetes.io/job-tracking"])
+    }
+    const { job: done, pods } = await until("migrate", (j, p) => condition(j, "Complete") !== undefined && p.every((x) => x.metadata.finalizers === undefined), atMostOne)
+    expect(done.status).toMatchObject({ succeeded: 2, ready: 0, terminating: 0, uncountedTerminatedPods: {} })
+    expect(pods).toHaveLength(2)
+    for (const pod of pods) {
+      expect(pod.metadata.name).toMatch(/^migrate-[a-z0-9]{5}$/)
+      expect(pod.metadata.labels).toMatchObject({ "batch.kubernetes.io/job-name": "migrate", "job-name": "migrate", "batch.kubernetes.io/controller-uid": done.metadata.uid })
+      expect(pod.metadata.ownerReferences).toEqual([expect.objectContaining({ apiVersion: "batch/v1", kind: "Job", name: "migrate", controller: true, blockOwnerDeletion: true })])
+      expect(pod.status.phase).toBe("Succeeded")
+      expect(pod.status.containerStatuses[0]).toMatchObject({ name: "work", ready: false, started: false, state: { terminated: { exitCode: 0, reason: "Completed" } } })
+      expect(pod.status.conditions.find((c: any) => c.type === "Ready")).toMatchObject({ status: "False", reason: "PodCompleted" })
+    }
+    const recorded = (await eventsOf("migrate")).map((e) => [e.reason, e.message, e.source.component])
+    expect(recorded).toEqual(expect.arrayContaining([
+      ["SuccessfulCreate", `Created pod: ${pods[0].metadata.name}`, "job-controller"],
+      ["SuccessfulCreate", `Created pod: ${pods[1].metadata.name}`, "job-controller"],
+      ["Completed", "Job completed", "job-controller"]
+    ]))
+  })
+
+  it("gives an Indexed Job's pods their index: name, annotation, label, hostname and JOB_COMPLETION_INDEX", async () => {
+    await server.request("POST", jobs, { body: job("shards", { completions: 3, parallelism: 3, completionMode: "Indexed" }) })
+    const { job: done, pods } = await until("shards", (j) => condition(j, "Complete") !== undefined)
+    expect(done.status.completedIndexes).toBe("0-2")
+    const byIndex = pods.map((p) => Number(p.metadata.annotations["batch.kubernetes.io/job-completion-index"])).sort()
+    expect(byIndex).toEqual([0, 1, 2])
+    for (const pod of pods) {
+      const index = pod.metadata.annotations["batch.kubernetes.io/job-completion-index"]
+      expect(pod.metadata.name).toMatch(new RegExp(`^shards-${index}-[a-z0-9]{5}$`))
+      expect(pod.metadata.labels["batch.kubernetes.io/job-completion-index"]).toBe(index)
+      expect(pod.spec.hostname).toBe(`shards-${index}`)
+      expect(pod.spec.containers[0].env).toContainEqual({
+        name: "JOB_COMPLETION_INDEX",
+        valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } }
+      })
+    }
+  })
+
+  it("replaces failed pods until the backoff limit, then fails the Job", async () => {
+    await server.request("POST", jobs, { body: job("flaky", { backoffLimit: 1 }, { outcome: "fail" }) })
+    const { job: failed, pods } = await until("flaky", (j, p) => condition(j, "Failed") !== undefined && p.every((x) => x.metadata.finalizers === undefined))
+    expect(failed.status).toMatchObject({ failed: 2, ready: 0, terminating: 0 })
+    expect(failed.status).not.toHaveProperty("succeeded")
+    expect(pods).toHaveLength(2)
+    for (const pod of pods) {
+      expect(pod.status.phase).toBe("Failed")
+      expect(pod.status.containerStatuses[0].state.terminated).toMatchObject({ exitCode: 1, reason: "Error" })
+    }
+    expect((await eventsOf("flaky")).map((e) => [e.type, e.reason, e.message])).toContainEqual(
+      ["Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit"]
+    )
+  })
+
+  it("deletes a suspended Job's active pods and makes new ones when it resumes", async () => {
+    // Pods there never run: the suspension always finds them active.
+    const stalled = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "1 hour" })] })
+    try {
+      const get = async (path: string) => (await stalled.request("GET", path)).json
+      const podNames = async () =>
+        ((await get("/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dbatch")).items as Array<any>).map((p) => p.metadata.name).sort()
+      const wait = async (check: () => Promise<boolean>) => {
+        for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 25))
+        expect(await check()).toBe(true)
+      }
+      await stalled.request("POST", jobs, { body: job("batch", { parallelism: 2, completions: 4 }) })
+      await wait(async () => (await get(`${jobs}/batch`)).status?.active === 2 && (await podNames()).length === 2)
+      const first = await podNames()
+      await stalled.request("PATCH", `${jobs}/batch`, { body: { spec: { suspend: true } }, headers: merge })
+      await wait(async () => condition(await get(`${jobs}/batch`), "Suspended") !== undefined && (await podNames()).length === 0)
+      expect((await get(`${jobs}/batch`)).status).not.toHaveProperty("active")
+      const events = async () => ((await get("/api/v1/namespaces/default/events")).items as Array<any>).filter((e) => e.involvedObject.name === "batch")
+      expect((await events()).filter((e) => e.reason === "SuccessfulDelete").map((e) => e.message).sort()).toEqual(first.map((name) => `Deleted pod: ${name}`))
+      expect((await events()).map((e) => e.reason)).toContain("Suspended")
+      await stalled.request("PATCH", `${jobs}/batch`, { body: { spec: { suspend: false } }, headers: merge })
+      await wait(async () => (await get(`${jobs}/batch`)).status?.active === 2 && (await podNames()).length === 2)
+      expect((await podNames()).some((name) => first.includes(name))).toBe(false)
+      expect((await events()).map((e) => e.reason)).toContain("Resumed")
+    } finally {
+      await stalled.close()
+    }
+  })
+})
