@@ -23,6 +23,17 @@ const ready = (pod: KubeObject.KubeObject) =>
   phase(pod) === "Running" && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "Ready" && c.status === "True")
 
 /**
+ * Whether a pod being deleted is still held by a Job's tracking finalizer, which the Job controller
+ * removes.
+ *
+ * @example
+ * import * as JobSimulation from "./JobSimulation.ts"
+ * JobSimulation.heldWhileDeleted({ metadata: { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["batch.kubernetes.io/job-tracking"] } }) // true
+ */
+export const heldWhileDeleted = (pod: KubeObject.KubeObject): boolean =>
+  KubeObject.meta(pod).deletionTimestamp !== undefined && tracked(pod)
+
+/**
  * Lets go of a pod the Job counted (or no longer wants): its tracking finalizer removed.
  *
  * @example

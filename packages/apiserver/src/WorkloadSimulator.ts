@@ -77,7 +77,8 @@ const count = KubeObject.number
 const refusedBefore = (object: KubeObject.KubeObject) =>
   KubeObject.records(record(object.status).conditions).some((c) => c.type === "ReplicaFailure" && c.status === "True")
 
-// What of a workload is still to do: a rollout to observe, a Job to start, suspend or resume.
+// What the simulator looks at: workloads on every change; Services it keeps the endpoints of; Pods
+// to start, and a Job's pod being deleted.
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
   kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet"
     ? true
@@ -85,7 +86,7 @@ const pending = (kind: Kind, object: KubeObject.KubeObject) =>
     ? ServiceEndpoints.kept(object)
     : kind === "Job"
     ? true
-    : (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object)
+    : (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object) || JobSimulation.heldWhileDeleted(object)
 
 // A Job running with no pod active: admission refused its pods.
 const refusedJob = (object: KubeObject.KubeObject) => JobRuns.stage(object) === "running" && count(record(object.status).active) === 0
@@ -205,6 +206,8 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     }
     const handlePod = (key: Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
+        // A Job's pod being deleted (its Job gone, or by anyone) is let go, as the Job controller does.
+        if (KubeObject.meta(pod).deletionTimestamp !== undefined) return yield* JobSimulation.release(controllers, pod)
         if (PodRuns.ephemeralPending(pod)) return yield* writeStatus(key, (current) => PodRuns.withEphemeral(current, KubeObject.timestamp()))
         const job = jobOf(pod)
         const running = record(pod.status).phase === "Running" && KubeObject.meta(pod).deletionTimestamp === undefined

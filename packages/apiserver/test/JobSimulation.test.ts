@@ -112,7 +112,7 @@ describe("JobSimulation", () => {
     )
   })
 
-  it("deletes a suspended Job's active pods and makes new ones when it resumes", async () => {
+  it("deletes a suspended Job's active pods, makes new ones when it resumes, and lets them go when it is deleted", async () => {
     // Pods there never run: the suspension always finds them active.
     const stalled = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "1 hour" })] })
     try {
@@ -136,6 +136,9 @@ describe("JobSimulation", () => {
       await wait(async () => (await get(`${jobs}/batch`)).status?.active === 2 && (await podNames()).length === 2)
       expect((await podNames()).some((name) => first.includes(name))).toBe(false)
       expect((await events()).map((e) => e.reason)).toContain("Resumed")
+      // Deleting the Job collects its pods: each is let go of its tracking finalizer, not left terminating.
+      expect((await stalled.request("DELETE", `${jobs}/batch`, { body: { propagationPolicy: "Background" } })).status).toBe(200)
+      await wait(async () => (await podNames()).length === 0)
     } finally {
       await stalled.close()
     }
