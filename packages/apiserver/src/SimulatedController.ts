@@ -33,7 +33,7 @@ export interface Context {
 
 /**
  * The objects of `storage` in `namespace` whose controller reference names `owner`, those being
- * deleted left out.
+ * deleted left out unless `terminating`.
  *
  * @example
  * import * as SimulatedController from "./SimulatedController.ts"
@@ -41,10 +41,16 @@ export interface Context {
  * declare const web: import("@kubefx/schema/internal").KubeObject.KubeObject
  * const replicaSets = SimulatedController.controlled(env, "replicasets.apps", "default", web)
  */
-export const controlled = (env: Rest.Env, storage: string, namespace: string, owner: KubeObject.KubeObject): Array<KubeObject.KubeObject> => {
+export const controlled = (
+  env: Rest.Env,
+  storage: string,
+  namespace: string,
+  owner: KubeObject.KubeObject,
+  terminating = false
+): Array<KubeObject.KubeObject> => {
   const uid = KubeObject.meta(owner).uid
   return env.store.list(storage, namespace).filter((o) =>
-    KubeObject.meta(o).deletionTimestamp === undefined &&
+    (terminating || KubeObject.meta(o).deletionTimestamp === undefined) &&
     (KubeObject.meta(o).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === uid))
 }
 

@@ -62,7 +62,8 @@ export const statefulSet = (
     const currentRevision = owned().find((r) => nameOf(r) === currentName)
 
     // One step of the rollout.
-    const members = () => SimulatedController.controlled(env, "pods", key.namespace, set)
+    // Pods being deleted (held by a finalizer) count: an ordered rollout waits for them to go.
+    const members = () => SimulatedController.controlled(env, "pods", key.namespace, set, true)
     const step = StatefulSets.next(set, members(), updateName, Date.now())
     for (const { ordinal, revision } of step.create) {
       const template = revision === "current" && currentRevision !== undefined

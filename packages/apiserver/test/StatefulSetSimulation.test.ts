@@ -204,6 +204,22 @@ describe("StatefulSetSimulation", () => {
     expect(await gone("data-shrunk-0")).toBe(404)
   })
 
+  it("waits for a pod held by a finalizer to go before making its ordinal again", async () => {
+    await simulated.request("POST", sets(), { body: statefulSet("held", 1) })
+    const first = (await until(simulated, "held", (s) => s.status?.readyReplicas === 1)).pods[0]
+    const pod = "/api/v1/namespaces/default/pods/held-0"
+    await simulated.request("PATCH", pod, { body: { metadata: { finalizers: ["example.com/hold"] } }, headers: merge })
+    expect((await simulated.request("DELETE", pod)).status).toBe(200)
+    await new Promise((r) => setTimeout(r, 400))
+    const terminating = (await simulated.request("GET", pod)).json
+    expect(terminating.metadata.uid).toBe(first.metadata.uid)
+    expect(terminating.metadata.deletionTimestamp).toBeDefined()
+    expect((await events(simulated, "held")).filter((e) => e.type === "Warning")).toEqual([])
+    await simulated.request("PATCH", pod, { body: { metadata: { finalizers: null } }, headers: merge })
+    const again = await until(simulated, "held", (s, pods) => pods.length === 1 && pods[0].metadata.uid !== first.metadata.uid && s.status?.readyReplicas === 1)
+    expect(again.pods[0].metadata.name).toBe("held-0")
+  })
+
   it("records a refused pod as a FailedCreate event and makes it once the namespace lets it in", async () => {
     const labels = (level: string | null) => ({ body: { metadata: { labels: { "pod-security.kubernetes.io/enforce": level } } }, headers: merge })
     await simulated.request("POST", "/api/v1/namespaces", { body: { metadata: { name: "guarded" } } })
