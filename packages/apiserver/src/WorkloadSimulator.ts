@@ -16,12 +16,14 @@
  * parallelism, tracked by a finalizer until counted) and each ends `delay` after it runs, as
  * `jobOutcome` says: the Job completes, or its failed pods are replaced until its backoff limit
  * fails it; it is suspended (its active pods deleted) and resumed as its spec says, and deleted
- * `ttlSecondsAfterFinished` after it ended. Any other Pod is scheduled at once and running, every
+ * `ttlSecondsAfterFinished` after it ended. A CronJob makes a Job at each schedule time, as its
+ * concurrency policy allows, and keeps its finished Jobs to the history limits. Any other Pod is scheduled at once and running, every
  * container started and ready, after `delay`, until it is deleted. Off unless passed in
  * `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
+import * as CronJobSimulation from "./CronJobSimulation.ts"
 import * as DeploymentSimulation from "./DeploymentSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
@@ -42,12 +44,13 @@ export interface Options {
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
 }
 
-type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "Job" | "Pod" | "Service"
+type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "CronJob" | "Job" | "Pod" | "Service"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
   ["replicasets.apps", "ReplicaSet"],
   ["statefulsets.apps", "StatefulSet"],
+  ["cronjobs.batch", "CronJob"],
   ["jobs.batch", "Job"],
   ["pods", "Pod"],
   ["services", "Service"]
@@ -60,8 +63,12 @@ interface Key {
   readonly name: string
 }
 
-// The controllers that look at their pods' changes.
-const podOwners: ReadonlyMap<string, string> = new Map([["ReplicaSet", "replicasets.apps"], ["StatefulSet", "statefulsets.apps"], ["Job", "jobs.batch"]])
+// The controllers that look at what they own changing: by owned kind, the owner kinds' storage.
+const owners: ReadonlyMap<Kind, ReadonlyMap<string, string>> = new Map([
+  ["ReplicaSet", new Map([["Deployment", "deployments.apps"]])],
+  ["Job", new Map([["CronJob", "cronjobs.batch"]])],
+  ["Pod", new Map([["ReplicaSet", "replicasets.apps"], ["StatefulSet", "statefulsets.apps"], ["Job", "jobs.batch"]])]
+])
 
 const objectId = (key: Key) => `${key.storage}|${key.namespace}|${key.name}`
 
@@ -80,7 +87,7 @@ const refusedBefore = (object: KubeObject.KubeObject) =>
 // What the simulator looks at: workloads on every change; Services it keeps the endpoints of; Pods
 // to start, and a Job's pod being deleted.
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
-  kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet"
+  kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet" || kind === "CronJob"
     ? true
     : kind === "Service"
     ? ServiceEndpoints.kept(object)
@@ -145,6 +152,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           return
         }
         if (kind === "Job") return yield* handleJob(key, object)
+        if (kind === "CronJob") return yield* CronJobSimulation.cronJob(controllers, key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
         if (kind === "Service") return yield* keepEndpoints(key, object)
         if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
@@ -285,12 +293,9 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           }
         }
       }
-      // A ReplicaSet's change is its Deployment's to look at, a pod's its controller's.
+      // A ReplicaSet's change is its Deployment's to look at, a Job's its CronJob's, a pod's its controller's.
       const owner = (KubeObject.meta(event.object).ownerReferences ?? []).find((ref) => ref.controller === true)
-      if (kind === "ReplicaSet" && owner?.kind === "Deployment") {
-        worker.enqueue({ phase: "observe", storage: "deployments.apps", namespace: event.namespace, name: String(owner.name) })
-      }
-      const ownerStorage = kind === "Pod" ? podOwners.get(owner?.kind ?? "") : undefined
+      const ownerStorage = owner === undefined ? undefined : owners.get(kind)?.get(owner.kind)
       if (ownerStorage !== undefined) worker.enqueue({ phase: "observe", storage: ownerStorage, namespace: event.namespace, name: String(owner!.name) })
       if (event.type === "DELETED" || !pending(kind, event.object)) return
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
