@@ -6,6 +6,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as Aggregation from "./Aggregation.ts"
+import * as ApiServices from "./ApiServices.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
 import * as BootstrapPolicy from "./BootstrapPolicy.ts"
@@ -173,6 +174,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     // A cluster's namespaces have their default ServiceAccount by the time it is used.
     yield* serviceAccounts.idle
     const quotas = yield* ResourceQuotas.make(env)
+    const apiServices = yield* ApiServices.make(env)
 
     const openapi = ServedOpenApi.make(registry)
     const certificate = identity.certificate
@@ -229,11 +231,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       registry,
       env,
       // One controller's writes can queue work for another: wait until all are idle at once.
-      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle, serviceAccounts.idle, quotas.idle], { discard: true }).pipe(
+      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle, serviceAccounts.idle, quotas.idle, apiServices.idle], { discard: true }).pipe(
         Effect.andThen(Effect.yieldNow),
         Effect.repeat({
           until: () =>
-            crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + quotas.pending() === 0
+            crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + quotas.pending() +
+                apiServices.pending() === 0
         })
       ),
       close

@@ -4,6 +4,7 @@
  * keyed by `group/Kind` ("" for the core group). Kinds with many defaults have their own module.
  */
 import * as AdmissionDefaults from "./AdmissionDefaults.ts"
+import * as ApiServiceValidation from "./ApiServiceValidation.ts"
 import * as PodDefaults from "./PodDefaults.ts"
 import * as ServiceDefaults from "./ServiceDefaults.ts"
 import * as WorkloadDefaults from "./WorkloadDefaults.ts"
@@ -123,7 +124,8 @@ const byGroupKind: Readonly<Record<string, Defaulter>> = {
   "admissionregistration.k8s.io/ValidatingAdmissionPolicy": AdmissionDefaults.policy,
   "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": AdmissionDefaults.binding,
   "autoscaling/HorizontalPodAutoscaler": autoscaler,
-  "scheduling.k8s.io/PriorityClass": priorityClass
+  "scheduling.k8s.io/PriorityClass": priorityClass,
+  "apiregistration.k8s.io/APIService": ApiServiceValidation.defaults
 }
 
 /**

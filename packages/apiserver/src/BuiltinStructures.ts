@@ -155,6 +155,7 @@ const byGroupKind: Readonly<Record<string, Structure>> = {
     status: obj({ conditions })
   }),
   "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": kind({ spec: obj({ validationActions: setList }) }),
+  "apiregistration.k8s.io/APIService": kind({ status: obj({ conditions }) }),
   "apiextensions.k8s.io/CustomResourceDefinition": kind({
     spec: obj({ versions: mapList(["name"]) }),
     status: obj({ conditions })

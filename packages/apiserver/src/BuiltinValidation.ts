@@ -4,6 +4,7 @@
  * own module; this is the table Builtins reads.
  */
 import * as AdmissionValidation from "./AdmissionValidation.ts"
+import * as ApiServiceValidation from "./ApiServiceValidation.ts"
 import * as ConfigValidation from "./ConfigValidation.ts"
 import * as EndpointValidation from "./EndpointValidation.ts"
 import * as JobValidation from "./JobValidation.ts"
@@ -53,6 +54,7 @@ const byGroupKind: Readonly<Record<string, Validator>> = {
   "policy/PodDisruptionBudget": ScalingValidation.disruptionBudget,
   "autoscaling/HorizontalPodAutoscaler": ScalingValidation.autoscaler,
   "scheduling.k8s.io/PriorityClass": SchedulingValidation.priorityClass,
+  "apiregistration.k8s.io/APIService": ApiServiceValidation.validate,
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": AdmissionValidation.webhooks(false),
   "admissionregistration.k8s.io/MutatingWebhookConfiguration": AdmissionValidation.webhooks(true),
   "admissionregistration.k8s.io/ValidatingAdmissionPolicy": AdmissionValidation.policy,

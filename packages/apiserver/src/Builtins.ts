@@ -253,6 +253,7 @@ const more: ReadonlyArray<Spec> = [
   { group: "rbac.authorization.k8s.io", kind: "Role", plural: "roles" },
   { group: "scheduling.k8s.io", kind: "PriorityClass", plural: "priorityclasses", namespaced: false, shortNames: ["pc"] },
   { group: "storage.k8s.io", kind: "StorageClass", plural: "storageclasses", namespaced: false, shortNames: ["sc"] },
+  { group: "apiregistration.k8s.io", kind: "APIService", plural: "apiservices", namespaced: false, categories: ["api-extensions"], ...withStatus },
   { ...admission, kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations" },
   { ...admission, kind: "ValidatingAdmissionPolicy", plural: "validatingadmissionpolicies", ...withStatus },
   { ...admission, kind: "ValidatingAdmissionPolicyBinding", plural: "validatingadmissionpolicybindings" },

@@ -27,7 +27,7 @@ const groupBody = (group: Registry.GroupVersions) => ({
 })
 
 /**
- * `GET /apis`.
+ * `GET /apis`: the groups served here, then those served by APIServices from Services (`remote`).
  *
  * @example
  * import * as Discovery from "./Discovery.ts"
@@ -35,14 +35,14 @@ const groupBody = (group: Registry.GroupVersions) => ({
  * import * as Builtins from "./Builtins.ts"
  * Discovery.groupList(Registry.make(Builtins.make())).groups.map((g) => g.name).includes("apps") // true
  */
-export const groupList = (registry: Registry.Registry) => ({
+export const groupList = (registry: Registry.Registry, remote: ReadonlyArray<Registry.GroupVersions> = []) => ({
   kind: "APIGroupList",
   apiVersion: "v1",
-  groups: registry.groups().map(groupBody)
+  groups: [...registry.groups(), ...remote].map(groupBody)
 })
 
 /**
- * `GET /apis/<group>`, or undefined when the group is not served.
+ * `GET /apis/<group>`, or undefined when the group is not served here nor by an APIService (`remote`).
  *
  * @example
  * import * as Discovery from "./Discovery.ts"
@@ -50,8 +50,8 @@ export const groupList = (registry: Registry.Registry) => ({
  * import * as Builtins from "./Builtins.ts"
  * Discovery.group(Registry.make(Builtins.make()), "apps")?.preferredVersion.version // "v1"
  */
-export const group = (registry: Registry.Registry, name: string) => {
-  const found = registry.groups().find((g) => g.name === name)
+export const group = (registry: Registry.Registry, name: string, remote: ReadonlyArray<Registry.GroupVersions> = []) => {
+  const found = registry.groups().find((g) => g.name === name) ?? remote.find((g) => g.name === name)
   return found === undefined ? undefined : { kind: "APIGroup", apiVersion: "v1", ...groupBody(found) }
 }
 

@@ -7,6 +7,7 @@
 import { ByteSize, Cause, Effect, type Layer, Result, Schema, Stream } from "effect"
 import { HttpIncomingMessage, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Admission from "./Admission.ts"
+import * as ApiServices from "./ApiServices.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
 import * as Discovery from "./Discovery.ts"
@@ -307,16 +308,26 @@ export const routes = (context: Context): Layer.Layer<never, never, HttpRouter.H
     for (const probe of ["/healthz", "/livez", "/readyz"] as const) yield* on(probe, () => Effect.succeed(HttpServerResponse.text("ok")))
     yield* on("/version", discovery(() => Discovery.version))
     yield* on("/api", discovery(() => Discovery.apiVersions(context.address())))
-    yield* on("/apis", discovery(() => Discovery.groupList(registry)))
-    yield* on("/apis/:group", discovery(({ path }) => path._tag === "Group" ? Discovery.group(registry, path.group) : undefined))
+    const remoteGroups = () => ApiServices.remoteGroups(context.env.store, registry)
+    yield* on("/apis", discovery(() => Discovery.groupList(registry, remoteGroups())))
+    yield* on("/apis/:group", discovery(({ path }) => path._tag === "Group" ? Discovery.group(registry, path.group, remoteGroups()) : undefined))
     // A wildcard route also matches its prefix alone: a group version's resource list, or a resource path.
     const resources = discovery(({ path }) => path._tag === "Resources" ? Discovery.resourceList(registry, path.group, path.version) : undefined)
+    // A group version an APIService serves from a Service is that server's; unavailable, it is
+    // kube-aggregator's plain 503.
+    const aggregated = (call: Call) => {
+      const { path } = call
+      if ((path._tag !== "Resource" && path._tag !== "Resources") || registry.groupVersion(path.group, path.version).length > 0) return undefined
+      return ApiServices.remote(context.env.store, path.group, path.version) === undefined
+        ? undefined
+        : Effect.succeed(HttpServerResponse.text("service unavailable\n", { status: 503, headers: { "x-content-type-options": "nosniff" } }))
+    }
     const resource = (call: Call) =>
-      call.path._tag === "Resource"
+      aggregated(call) ?? (call.path._tag === "Resource"
         ? Effect.map(resourceRequest(context, call.request, call.path, call.query, call.user), (response) => deprecated(call.path, response))
         : call.path._tag === "Resources"
         ? resources(call)
-        : Effect.fail(Status.pathNotFound())
+        : Effect.fail(Status.pathNotFound()))
     // Every answer from a deprecated version carries its warning (kubectl prints it), as 1.32 does.
     const deprecated = (path: Call["path"], response: HttpServerResponse.HttpServerResponse) => {
       const warning = path._tag === "Resource" ? registry.lookup(path.group, path.version, path.plural)?.deprecationWarning : undefined

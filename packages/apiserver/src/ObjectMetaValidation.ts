@@ -55,7 +55,7 @@ const pathSegmentName: NameValidator = (name) => nameIsPathSegment(name, false)
  */
 export const nameRule = (group: string, resource: string): NameValidator => {
   if (group === "" && resource === "namespaces") return nameIsDnsLabel
-  if (group === "rbac.authorization.k8s.io" || (group === "" && resource === "persistentvolumes")) return pathSegmentName
+  if (group === "rbac.authorization.k8s.io" || group === "apiregistration.k8s.io" || (group === "" && resource === "persistentvolumes")) return pathSegmentName
   return nameIsDnsSubdomain
 }
 

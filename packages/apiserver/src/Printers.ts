@@ -390,6 +390,18 @@ const priorityClass = named([col("Value", "integer"), col("Global-Default", "boo
   str(o.preemptionPolicy)
 ])
 
+// kube-aggregator's columns: a local APIService's service is "Local"; availability with its reason.
+const apiService = named([col("Service"), col("Available"), ageColumn], (o) => {
+  const service = KubeObject.record(KubeObject.record(o.spec).service)
+  const available = list(KubeObject.record(o.status).conditions).find((c) => c.type === "Available")
+  const status = available === undefined
+    ? "Unknown"
+    : available.status !== "True" && typeof available.reason === "string" && available.reason !== ""
+    ? `${str(available.status)} (${available.reason})`
+    : str(available.status)
+  return [typeof service.name === "string" ? `${str(service.namespace)}/${service.name}` : "Local", status, age(o)]
+})
+
 const webhooks = named([col("Webhooks", "integer"), ageColumn], (o) => [list(o.webhooks).length, age(o)])
 
 const admissionPolicy = named([col("Validations", "integer"), col("ParamKind"), ageColumn], (o) => {
@@ -665,6 +677,7 @@ const printers: Readonly<Record<string, Printer>> = {
   "rbac.authorization.k8s.io/RoleBinding": binding,
   "rbac.authorization.k8s.io/ClusterRoleBinding": binding,
   "scheduling.k8s.io/PriorityClass": priorityClass,
+  "apiregistration.k8s.io/APIService": apiService,
   "storage.k8s.io/StorageClass": storageClass,
   "node.k8s.io/RuntimeClass": named([col("Handler"), ageColumn], (o) => [str(o.handler), age(o)]),
   "coordination.k8s.io/Lease": named([col("Holder"), ageColumn], (o) => [str(record(o.spec).holderIdentity), age(o)]),

@@ -45,6 +45,7 @@ const expectedResources: ReadonlyArray<readonly [string, string, string, string,
   ["validatingadmissionpolicybindings", "", "admissionregistration.k8s.io/v1", "false", "ValidatingAdmissionPolicyBinding", all, "api-extensions"],
   ["validatingwebhookconfigurations", "", "admissionregistration.k8s.io/v1", "false", "ValidatingWebhookConfiguration", all, "api-extensions"],
   ["customresourcedefinitions", "crd,crds", "apiextensions.k8s.io/v1", "false", "CustomResourceDefinition", all, "api-extensions"],
+  ["apiservices", "", "apiregistration.k8s.io/v1", "false", "APIService", all, "api-extensions"],
   ["controllerrevisions", "", "apps/v1", "true", "ControllerRevision", all, ""],
   ["daemonsets", "ds", "apps/v1", "true", "DaemonSet", all, "all"],
   ["deployments", "deploy", "apps/v1", "true", "Deployment", all, "all"],
@@ -85,9 +86,10 @@ describe("discovery of the built-in kinds", () => {
     expect(v1.json.resources.map((r: { name: string }) => r.name)).toEqual(["horizontalpodautoscalers", "horizontalpodautoscalers/status"])
   })
 
-  it("kubectl api-resources selects by category: api-extensions holds the admission kinds and CRDs", async () => {
+  it("kubectl api-resources selects by category: api-extensions holds the admission kinds, CRDs and APIServices", async () => {
     const names = table(await ok("api-resources", "--categories=api-extensions")).map((r) => r.NAME)
     expect([...names].sort()).toEqual([
+      "apiservices",
       "customresourcedefinitions",
       "mutatingwebhookconfigurations",
       "validatingadmissionpolicies",
