@@ -4,7 +4,7 @@
  * and the availability of every APIService backed by a Service, checked as kube-aggregator checks it
  * (the Service, its port, its endpoints, then a discovery request to it) and kept in its
  * `Available` condition. A remote group is listed in discovery; its requests are answered 503
- * while it is not available (nothing here proxies to an extension API server).
+ * while it is not available, and sent on by {@link AggregatorProxy} once it is.
  */
 import { Duration, Effect, Result } from "effect"
 import { request as httpsRequest } from "node:https"

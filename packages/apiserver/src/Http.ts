@@ -7,6 +7,7 @@
 import { ByteSize, Cause, Effect, type Layer, Result, Schema, Stream } from "effect"
 import { HttpIncomingMessage, HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Admission from "./Admission.ts"
+import * as AggregatorProxy from "./AggregatorProxy.ts"
 import * as ApiServices from "./ApiServices.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
@@ -313,14 +314,17 @@ export const routes = (context: Context): Layer.Layer<never, never, HttpRouter.H
     yield* on("/apis/:group", discovery(({ path }) => path._tag === "Group" ? Discovery.group(registry, path.group, remoteGroups()) : undefined))
     // A wildcard route also matches its prefix alone: a group version's resource list, or a resource path.
     const resources = discovery(({ path }) => path._tag === "Resources" ? Discovery.resourceList(registry, path.group, path.version) : undefined)
-    // A group version an APIService serves from a Service is that server's; unavailable, it is
-    // kube-aggregator's plain 503.
+    // A group version an APIService serves from a Service is that server's, the request sent on as
+    // kube-aggregator sends it; unavailable, it is kube-aggregator's plain 503.
     const aggregated = (call: Call) => {
-      const { path } = call
+      const { path, request } = call
       if ((path._tag !== "Resource" && path._tag !== "Resources") || registry.groupVersion(path.group, path.version).length > 0) return undefined
-      return ApiServices.remote(context.env.store, path.group, path.version) === undefined
-        ? undefined
-        : Effect.succeed(HttpServerResponse.text("service unavailable\n", { status: 503, headers: { "x-content-type-options": "nosniff" } }))
+      const apiService = ApiServices.remote(context.env.store, path.group, path.version)
+      if (apiService === undefined) return undefined
+      if (!ApiServices.available(apiService)) return Effect.succeed(AggregatorProxy.unavailable())
+      const body = request.method === "GET" || request.method === "HEAD" ? Effect.succeed(undefined) : readBytes(request)
+      return Effect.flatMap(body, (bytes) =>
+        AggregatorProxy.forward(context.env.store, apiService, { method: request.method, url: request.url, headers: request.headers, body: bytes, user: call.user }))
     }
     const resource = (call: Call) =>
       aggregated(call) ?? (call.path._tag === "Resource"

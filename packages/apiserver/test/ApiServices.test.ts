@@ -1,8 +1,8 @@
 /**
  * APIServices as a 1.32 cluster keeps them: a local one per group version served here (a CRD's as
  * its CRD comes and goes), kube-aggregator's validation, and a remote one's availability checked
- * step by step (its Service, port, endpoints, then a discovery request), its group in discovery
- * and its requests answered 503 while it is unavailable.
+ * step by step (its Service, port, endpoints, then a discovery request), its group in discovery,
+ * its requests answered 503 while it is unavailable and sent on to it once it is.
  */
 import { createServer, type Server } from "node:https"
 import type { AddressInfo } from "node:net"
@@ -19,8 +19,16 @@ let server: Testing.TestServer
 beforeAll(async () => {
   // An extension API server's discovery, on the loopback.
   backend = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
-    res.writeHead(req.url === "/apis/metrics.example.com/v1beta1" ? 200 : 404, { "content-type": "application/json" })
-    res.end(JSON.stringify({ kind: "APIResourceList", apiVersion: "v1", groupVersion: "metrics.example.com/v1beta1", resources: [] }))
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      if (req.url?.startsWith("/apis/metrics.example.com/v1beta1/echo")) {
+        res.writeHead(201, { "content-type": "application/json", "x-served-by": "backend" })
+        return res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }))
+      }
+      res.writeHead(req.url === "/apis/metrics.example.com/v1beta1" ? 200 : 404, { "content-type": "application/json" })
+      res.end(JSON.stringify({ kind: "APIResourceList", apiVersion: "v1", groupVersion: "metrics.example.com/v1beta1", resources: [] }))
+    })
   })
   await new Promise<void>((resolve) => backend.listen(0, "127.0.0.1", resolve))
   backendPort = (backend.address() as AddressInfo).port
@@ -85,7 +93,7 @@ describe("APIService validation", () => {
 })
 
 describe("a remote APIService", () => {
-  it("is unavailable until its Service, port, endpoints and discovery answer, as kube-aggregator checks them", async () => {
+  it("is unavailable until its Service, port, endpoints and discovery answer, as kube-aggregator checks them; then its requests go to it", async () => {
     expect((await server.request("POST", "/api/v1/namespaces", { body: { metadata: { name: "monitoring" } } })).status).toBe(201)
     const created = await server.request("POST", apiServices, {
       body: {
@@ -144,5 +152,15 @@ describe("a remote APIService", () => {
     const current = (await server.request("GET", "/api/v1/namespaces/monitoring/endpoints/metrics")).json
     await server.request("PUT", "/api/v1/namespaces/monitoring/endpoints/metrics", { body: { ...current, ...endpoints("127.0.0.1", backendPort) } })
     expect(available(await reason("Passed"))).toMatchObject({ status: "True", message: "all checks passed" })
+    // Available, its requests are sent on as the caller, without the caller's credentials.
+    const resources = await server.request("GET", "/apis/metrics.example.com/v1beta1")
+    expect([resources.status, resources.json.groupVersion]).toEqual([200, "metrics.example.com/v1beta1"])
+    const echoed = await server.request("POST", "/apis/metrics.example.com/v1beta1/echo?dryRun=All", { body: { hello: "world" } })
+    expect(echoed.status).toBe(201)
+    expect(echoed.headers.get("x-served-by")).toBe("backend")
+    expect(echoed.json).toMatchObject({ method: "POST", url: "/apis/metrics.example.com/v1beta1/echo?dryRun=All", body: JSON.stringify({ hello: "world" }) })
+    expect(echoed.json.headers).not.toHaveProperty("authorization")
+    expect(echoed.json.headers["x-remote-user"]).toBeTruthy()
+    expect(echoed.json.headers["x-remote-group"]).toContain("system:masters")
   })
 })
