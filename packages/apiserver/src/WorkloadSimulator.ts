@@ -17,12 +17,14 @@
  * `jobOutcome` says: the Job completes, or its failed pods are replaced until its backoff limit
  * fails it; it is suspended (its active pods deleted) and resumed as its spec says, and deleted
  * `ttlSecondsAfterFinished` after it ended. A CronJob makes a Job at each schedule time, as its
- * concurrency policy allows, and keeps its finished Jobs to the history limits. Any other Pod is scheduled at once and running, every
+ * concurrency policy allows, and keeps its finished Jobs to the history limits. An HPA holds its
+ * target within its bounds and reports that no metrics can be read. Any other Pod is scheduled at once and running, every
  * container started and ready, after `delay`, until it is deleted. Off unless passed in
  * `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
+import * as AutoscalerSimulation from "./AutoscalerSimulation.ts"
 import * as CronJobSimulation from "./CronJobSimulation.ts"
 import * as DeploymentSimulation from "./DeploymentSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
@@ -44,7 +46,7 @@ export interface Options {
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
 }
 
-type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "CronJob" | "Job" | "Pod" | "Service"
+type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "CronJob" | "Job" | "Pod" | "Service" | "HorizontalPodAutoscaler"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
@@ -53,7 +55,8 @@ const kinds: ReadonlyMap<string, Kind> = new Map([
   ["cronjobs.batch", "CronJob"],
   ["jobs.batch", "Job"],
   ["pods", "Pod"],
-  ["services", "Service"]
+  ["services", "Service"],
+  ["horizontalpodautoscalers.autoscaling", "HorizontalPodAutoscaler"]
 ])
 
 interface Key {
@@ -87,7 +90,7 @@ const refusedBefore = (object: KubeObject.KubeObject) =>
 // What the simulator looks at: workloads on every change; Services it keeps the endpoints of; Pods
 // to start, and a Job's pod being deleted.
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
-  kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet" || kind === "CronJob"
+  kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet" || kind === "CronJob" || kind === "HorizontalPodAutoscaler"
     ? true
     : kind === "Service"
     ? ServiceEndpoints.kept(object)
@@ -153,6 +156,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         }
         if (kind === "Job") return yield* handleJob(key, object)
         if (kind === "CronJob") return yield* CronJobSimulation.cronJob(controllers, key, object)
+        if (kind === "HorizontalPodAutoscaler") return yield* AutoscalerSimulation.autoscaler(controllers, key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
         if (kind === "Service") return yield* keepEndpoints(key, object)
         if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
@@ -290,6 +294,15 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         for (const service of env.store.list("services", event.namespace)) {
           if (ServiceEndpoints.selects(service, event.object) || (event.prev !== undefined && ServiceEndpoints.selects(service, event.prev))) {
             worker.enqueue({ phase: "observe", storage: "services", namespace: event.namespace, name: String(KubeObject.meta(service).name) })
+          }
+        }
+      }
+      // A scale target's change is its autoscalers' to look at.
+      if (event.storage !== "horizontalpodautoscalers.autoscaling") {
+        for (const hpa of env.store.list("horizontalpodautoscalers.autoscaling", event.namespace)) {
+          const ref = record(record(hpa.spec).scaleTargetRef)
+          if (ref.kind === event.object.kind && ref.name === KubeObject.meta(event.object).name) {
+            worker.enqueue({ phase: "observe", storage: "horizontalpodautoscalers.autoscaling", namespace: event.namespace, name: String(KubeObject.meta(hpa).name) })
           }
         }
       }

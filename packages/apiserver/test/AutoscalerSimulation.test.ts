@@ -1,0 +1,92 @@
+/**
+ * The workload simulator's HorizontalPodAutoscaler controller against the server, as a 1.32
+ * cluster without a metrics server runs it: the target held within minReplicas and maxReplicas,
+ * and otherwise the metric's failure in the HPA's conditions and events.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as AutoscalerRuns from "../src/AutoscalerRuns.ts"
+import * as Testing from "../src/Testing.ts"
+import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+
+let server: Testing.TestServer
+beforeAll(async () => {
+  server = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "100 millis" })] })
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+const deployments = "/apis/apps/v1/namespaces/default/deployments"
+const autoscalers = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
+const deployment = (name: string, replicas: number) => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+  }
+})
+const autoscaler = (name: string, target: string, minReplicas: number, maxReplicas: number) => ({
+  apiVersion: "autoscaling/v2",
+  kind: "HorizontalPodAutoscaler",
+  metadata: { name },
+  spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: target }, minReplicas, maxReplicas }
+})
+const condition = (hpa: any, type: string) => hpa.status?.conditions?.find((c: any) => c.type === type)
+const until = async (path: string, check: (body: any) => boolean) => {
+  let last: any
+  for (let i = 0; i < 200; i++) {
+    last = (await server.request("GET", path)).json
+    if (check(last)) return last
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`timed out on ${path}: ${JSON.stringify(last)}`)
+}
+const events = async (name: string) =>
+  ((await server.request("GET", "/api/v1/namespaces/default/events")).json.items as Array<any>)
+    .filter((e) => e.involvedObject.kind === "HorizontalPodAutoscaler" && e.involvedObject.name === name)
+
+describe("AutoscalerSimulation", () => {
+  it("scales a target below minReplicas up to it, then reports that no metrics can be read", async () => {
+    await server.request("POST", deployments, { body: deployment("api", 1) })
+    expect((await server.request("POST", autoscalers, { body: autoscaler("api", "api", 3, 5) })).status).toBe(201)
+    await until(`${deployments}/api`, (d) => d.spec.replicas === 3)
+    const settled = await until(`${autoscalers}/api`, (h) => h.status?.currentReplicas === 3 && condition(h, "ScalingActive") !== undefined)
+    expect(settled.status).toMatchObject({ desiredReplicas: 3, currentReplicas: 3 })
+    expect(settled.status.lastScaleTime).toBeDefined()
+    expect(condition(settled, "AbleToScale")).toMatchObject({ status: "True", reason: "SucceededGetScale" })
+    const cpu = "failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: " +
+      "the server could not find the requested resource (get pods.metrics.k8s.io)"
+    expect(condition(settled, "ScalingActive")).toMatchObject({
+      status: "False",
+      reason: "FailedGetResourceMetric",
+      message: `the HPA was unable to compute the replica count: ${cpu}`
+    })
+    const recorded = (await events("api")).map((e) => [e.type, e.reason, e.message, e.source.component])
+    expect(recorded).toContainEqual(["Normal", "SuccessfulRescale", "New size: 3; reason: Current number of replicas below Spec.MinReplicas", "horizontal-pod-autoscaler"])
+    expect(recorded).toContainEqual(["Warning", "FailedGetResourceMetric", cpu, "horizontal-pod-autoscaler"])
+  })
+
+  it("scales a target above maxReplicas down to it, and says when its target is missing", async () => {
+    await server.request("POST", deployments, { body: deployment("big", 6) })
+    await server.request("POST", autoscalers, { body: autoscaler("big", "big", 1, 4) })
+    await until(`${deployments}/big`, (d) => d.spec.replicas === 4)
+    await server.request("POST", autoscalers, { body: autoscaler("orphan", "nowhere", 1, 4) })
+    const orphan = await until(`${autoscalers}/orphan`, (h) => condition(h, "AbleToScale") !== undefined)
+    expect(condition(orphan, "AbleToScale")).toMatchObject({
+      status: "False",
+      reason: "FailedGetScale",
+      message: `the HPA controller was unable to get the target's current scale: deployments.apps "nowhere" not found`
+    })
+  })
+
+  it("leaves a target scaled to zero alone", () => {
+    const hpa = { spec: { minReplicas: 1, maxReplicas: 3 } }
+    expect(AutoscalerRuns.decide(hpa, 0, 0, "")).toMatchObject({
+      rescale: undefined,
+      conditions: [{ type: "ScalingActive", status: "False", reason: "ScalingDisabled" }]
+    })
+  })
+})
