@@ -18,7 +18,9 @@
  * fails it; it is suspended (its active pods deleted) and resumed as its spec says, and deleted
  * `ttlSecondsAfterFinished` after it ended. A CronJob makes a Job at each schedule time, as its
  * concurrency policy allows, and keeps its finished Jobs to the history limits. An HPA holds its
- * target within its bounds and reports that no metrics can be read. Any other Pod is scheduled at once and running, every
+ * target within its bounds and reports that no metrics can be read. A DaemonSet's generation is
+ * observed, its pods desired on the nodes it would run on and none scheduled (nothing runs on a
+ * node here). Any other Pod is scheduled at once and running, every
  * container started and ready, after `delay`, until it is deleted. Off unless passed in
  * `ApiServer.Options.controllers`.
  */
@@ -26,6 +28,7 @@ import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
 import * as AutoscalerSimulation from "./AutoscalerSimulation.ts"
 import * as CronJobSimulation from "./CronJobSimulation.ts"
+import * as DaemonSets from "./DaemonSets.ts"
 import * as DeploymentSimulation from "./DeploymentSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
@@ -46,12 +49,13 @@ export interface Options {
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
 }
 
-type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "CronJob" | "Job" | "Pod" | "Service" | "HorizontalPodAutoscaler"
+type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "CronJob" | "Job" | "Pod" | "Service" | "HorizontalPodAutoscaler"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
   ["replicasets.apps", "ReplicaSet"],
   ["statefulsets.apps", "StatefulSet"],
+  ["daemonsets.apps", "DaemonSet"],
   ["cronjobs.batch", "CronJob"],
   ["jobs.batch", "Job"],
   ["pods", "Pod"],
@@ -90,7 +94,8 @@ const refusedBefore = (object: KubeObject.KubeObject) =>
 // What the simulator looks at: workloads on every change; Services it keeps the endpoints of; Pods
 // to start, and a Job's pod being deleted.
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
-  kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet" || kind === "CronJob" || kind === "HorizontalPodAutoscaler"
+  kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet" || kind === "DaemonSet" || kind === "CronJob" ||
+    kind === "HorizontalPodAutoscaler"
     ? true
     : kind === "Service"
     ? ServiceEndpoints.kept(object)
@@ -157,6 +162,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (kind === "Job") return yield* handleJob(key, object)
         if (kind === "CronJob") return yield* CronJobSimulation.cronJob(controllers, key, object)
         if (kind === "HorizontalPodAutoscaler") return yield* AutoscalerSimulation.autoscaler(controllers, key, object)
+        if (kind === "DaemonSet") return yield* writeStatus(key, (current) => DaemonSets.status(current, env.store.list("nodes", undefined)))
         if (kind === "Pod") return yield* handlePod(key, object)
         if (kind === "Service") return yield* keepEndpoints(key, object)
         if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
@@ -281,6 +287,14 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     const onEvent = (event: Store.Event) => {
       if (event.storage === "namespaces") return relabelled(event)
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
+      // A node's change is every DaemonSet's.
+      if (event.storage === "nodes") {
+        for (const ds of env.store.list("daemonsets.apps", undefined)) {
+          const m = KubeObject.meta(ds)
+          worker.enqueue({ phase: "observe", storage: "daemonsets.apps", namespace: m.namespace ?? "", name: m.name ?? "" })
+        }
+        return
+      }
       const kind = kinds.get(event.storage)
       if (kind === undefined) return
       if (kind === "Service" && event.type === "DELETED") {
