@@ -30,6 +30,7 @@ import * as AutoscalerSimulation from "./AutoscalerSimulation.ts"
 import * as CronJobSimulation from "./CronJobSimulation.ts"
 import * as DaemonSets from "./DaemonSets.ts"
 import * as DeploymentSimulation from "./DeploymentSimulation.ts"
+import * as EndpointsSimulation from "./EndpointsSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
 import * as PodRuns from "./PodRuns.ts"
@@ -156,7 +157,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         const object = env.store.get(key.storage, key.namespace, key.name)
         if (object === undefined) {
           // A managed Service gone: its Endpoints go too.
-          if (kind === "Service" && key.phase === "complete") yield* forgetEndpoints(key.namespace, key.name)
+          if (kind === "Service" && key.phase === "complete") yield* EndpointsSimulation.forget(controllers, key.namespace, key.name)
           return
         }
         if (kind === "Job") return yield* handleJob(key, object)
@@ -164,7 +165,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (kind === "HorizontalPodAutoscaler") return yield* AutoscalerSimulation.autoscaler(controllers, key, object)
         if (kind === "DaemonSet") return yield* writeStatus(key, (current) => DaemonSets.status(current, env.store.list("nodes", undefined)))
         if (kind === "Pod") return yield* handlePod(key, object)
-        if (kind === "Service") return yield* keepEndpoints(key, object)
+        if (kind === "Service") return yield* EndpointsSimulation.endpoints(controllers, key, object)
         if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
         if (kind === "ReplicaSet") return yield* DeploymentSimulation.replicaSet(controllers, key, object)
         return yield* StatefulSetSimulation.statefulSet(controllers, key, object)
@@ -177,42 +178,6 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         const now = env.store.get(key.storage, key.namespace, key.name)
         if (now !== undefined && JobRuns.stage(now) === "finished") yield* expireAfter(key, now)
       })
-
-    // kube-controller-manager's endpoints and EndpointSlice controllers: a Service's Endpoints and
-    // its slice hold the addresses of the Pods it selects.
-    const keepEndpoints = (key: Key, service: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
-      Effect.gen(function*() {
-        if (!ServiceEndpoints.kept(service)) return
-        const pods = env.store.list("pods", key.namespace).filter((pod) => ServiceEndpoints.selects(service, pod))
-        const endpoints = env.registry.byStorage("endpoints")[0]
-        const slices = env.registry.byStorage("endpointslices.discovery.k8s.io")[0]
-        if (endpoints === undefined || slices === undefined) return
-        const wanted = ServiceEndpoints.endpoints(service, pods)
-        const stored = env.store.get("endpoints", key.namespace, key.name)
-        if (stored === undefined) yield* Effect.ignore(Rest.create(env, endpoints, key.namespace, wanted, writeOptions))
-        else if (!KubeObject.equals(stored.subsets, wanted.subsets)) {
-          yield* update({ storage: "endpoints", namespace: key.namespace, name: key.name }, undefined, (current) => {
-            const { subsets: _, ...rest } = current
-            return wanted.subsets === undefined ? rest : { ...rest, subsets: wanted.subsets }
-          })
-        }
-        const slice = ServiceEndpoints.slice(service, pods)
-        const own = env.store.list("endpointslices.discovery.k8s.io", key.namespace).filter((s) =>
-          KubeObject.meta(s).labels?.[ServiceEndpoints.serviceNameLabel] === key.name &&
-          KubeObject.meta(s).labels?.[ServiceEndpoints.managedByLabel] === ServiceEndpoints.managedBy)
-        const first = own[0]
-        if (first === undefined) return yield* Effect.ignore(Rest.create(env, slices, key.namespace, slice, writeOptions))
-        if (KubeObject.equals(first.endpoints, slice.endpoints) && KubeObject.equals(first.ports, slice.ports)) return
-        yield* update({ storage: "endpointslices.discovery.k8s.io", namespace: key.namespace, name: KubeObject.meta(first).name ?? "" }, undefined, (current) =>
-          ({ ...current, endpoints: slice.endpoints, ports: slice.ports }))
-      })
-    // A Service's Endpoints go with it (its slices are owned, and collected).
-    const forgetEndpoints = (namespace: string, name: string) => {
-      const endpoints = env.registry.byStorage("endpoints")[0]
-      return endpoints === undefined
-        ? Effect.void
-        : Effect.ignore(Rest.remove(env, { resource: endpoints, namespace, name }, { propagationPolicy: undefined, preconditions: undefined, dryRun: false }))
-    }
 
     // A Pod is scheduled when seen, and runs, every container ready, after the delay; a Job's pod
     // ends after the delay again, as the Job's outcome says. (Any other runs until deleted: nothing
