@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as ApiServiceValidation from "../src/ApiServiceValidation.ts"
 import * as Certificate from "../src/Certificate.ts"
 import * as Testing from "../src/Testing.ts"
-import { crontabCrd, group, installCrd } from "./fixtures.ts"
+import { crontabCrd, group, installCrd, poll } from "./fixtures.ts"
 
 const certificate = Certificate.selfSigned(["127.0.0.1", "metrics.monitoring.svc"])
 let backend: Server
@@ -42,15 +42,7 @@ afterAll(async () => {
 
 const apiServices = "/apis/apiregistration.k8s.io/v1/apiservices"
 const available = (apiService: any) => apiService?.status?.conditions?.find((c: any) => c.type === "Available")
-const until = async (path: string, check: (body: any) => boolean) => {
-  let last: any
-  for (let i = 0; i < 200; i++) {
-    last = (await server.request("GET", path)).json
-    if (check(last)) return last
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`timed out on ${path}: ${JSON.stringify(last)}`)
-}
+const until = (path: string, check: (body: any) => boolean) => poll(server, path, check)
 
 describe("local APIServices", () => {
   it("are there for every group version served here, and for a CRD's while it is served", async () => {

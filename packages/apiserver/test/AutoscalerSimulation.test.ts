@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AutoscalerRuns from "../src/AutoscalerRuns.ts"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+import { deployment, poll } from "./fixtures.ts"
 
 let server: Testing.TestServer
 beforeAll(async () => {
@@ -18,16 +19,6 @@ afterAll(async () => {
 
 const deployments = "/apis/apps/v1/namespaces/default/deployments"
 const autoscalers = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
-const deployment = (name: string, replicas: number) => ({
-  apiVersion: "apps/v1",
-  kind: "Deployment",
-  metadata: { name },
-  spec: {
-    replicas,
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
-  }
-})
 const autoscaler = (name: string, target: string, minReplicas: number, maxReplicas: number) => ({
   apiVersion: "autoscaling/v2",
   kind: "HorizontalPodAutoscaler",
@@ -35,15 +26,7 @@ const autoscaler = (name: string, target: string, minReplicas: number, maxReplic
   spec: { scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: target }, minReplicas, maxReplicas }
 })
 const condition = (hpa: any, type: string) => hpa.status?.conditions?.find((c: any) => c.type === type)
-const until = async (path: string, check: (body: any) => boolean) => {
-  let last: any
-  for (let i = 0; i < 200; i++) {
-    last = (await server.request("GET", path)).json
-    if (check(last)) return last
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`timed out on ${path}: ${JSON.stringify(last)}`)
-}
+const until = (path: string, check: (body: any) => boolean) => poll(server, path, check)
 const events = async (name: string) =>
   ((await server.request("GET", "/api/v1/namespaces/default/events")).json.items as Array<any>)
     .filter((e) => e.involvedObject.kind === "HorizontalPodAutoscaler" && e.involvedObject.name === name)

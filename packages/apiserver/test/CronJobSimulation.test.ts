@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { outcomeByLabel } from "./fixtures.ts"
 
 let server: Testing.TestServer
 // Jobs there never end: what the concurrency policies meet.
@@ -14,7 +14,7 @@ beforeAll(async () => {
   server = await Testing.start({
     controllers: [WorkloadSimulator.make({
       delay: "100 millis",
-      jobOutcome: (job) => KubeObject.meta(job).labels?.["outcome"] === "fail" ? "Failed" : "Complete"
+      jobOutcome: outcomeByLabel
     })]
   })
   stalled = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "1 hour" })] })

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as DaemonSets from "../src/DaemonSets.ts"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+import { poll } from "./fixtures.ts"
 
 let server: Testing.TestServer
 beforeAll(async () => {
@@ -43,15 +44,7 @@ describe("DaemonSets", () => {
   it("are observed by the simulator, none of their pods scheduled, the nodes counted", async () => {
     const path = "/apis/apps/v1/namespaces/default/daemonsets"
     expect((await server.request("POST", path, { body: daemonSet("logs") })).status).toBe(201)
-    const until = async (check: (ds: any) => boolean) => {
-      let last: any
-      for (let i = 0; i < 200; i++) {
-        last = (await server.request("GET", `${path}/logs`)).json
-        if (check(last)) return last
-        await new Promise((r) => setTimeout(r, 25))
-      }
-      throw new Error(JSON.stringify(last))
-    }
+    const until = (check: (ds: any) => boolean) => poll(server, `${path}/logs`, check)
     const empty = await until((ds) => ds.status?.observedGeneration === 1)
     expect(empty.status).toEqual({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0, observedGeneration: 1 })
     expect((await server.request("POST", "/api/v1/nodes", { body: { metadata: { name: "worker-1" } } })).status).toBe(201)

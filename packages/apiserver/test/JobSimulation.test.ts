@@ -6,14 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { outcomeByLabel } from "./fixtures.ts"
 
 let server: Testing.TestServer
 beforeAll(async () => {
   server = await Testing.start({
     controllers: [WorkloadSimulator.make({
       delay: "150 millis",
-      jobOutcome: (job) => KubeObject.meta(job).labels?.["outcome"] === "fail" ? "Failed" : "Complete"
+      jobOutcome: outcomeByLabel
     })]
   })
 })

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { deployment, outcomeByLabel, poll } from "./fixtures.ts"
 
 let simulated: Testing.TestServer
 let plain: Testing.TestServer
@@ -15,7 +15,7 @@ beforeAll(async () => {
   simulated = await Testing.start({
     controllers: [WorkloadSimulator.make({
       delay: "300 millis",
-      jobOutcome: (job) => KubeObject.meta(job).labels?.["outcome"] === "fail" ? "Failed" : "Complete"
+      jobOutcome: outcomeByLabel
     })]
   })
   plain = await Testing.start()
@@ -25,27 +25,7 @@ afterAll(async () => {
   await plain?.close()
 })
 
-const deployment = (name: string, replicas: number) => ({
-  apiVersion: "apps/v1",
-  kind: "Deployment",
-  metadata: { name },
-  spec: {
-    replicas,
-    selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
-  }
-})
-
-/** Polls `path` until `check` holds for its body, and returns the body. */
-const until = async (server: Testing.TestServer, path: string, check: (body: any) => boolean) => {
-  let last: unknown
-  for (let i = 0; i < 200; i++) {
-    last = (await server.request("GET", path)).json
-    if (check(last)) return last as any
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  throw new Error(`timed out on ${path}: ${JSON.stringify(last)}`)
-}
+const until = poll
 
 const condition = (body: any, type: string) => body.status?.conditions?.find((c: any) => c.type === type)
 

@@ -72,6 +72,33 @@ export const configMap = (name: string, data: Record<string, string> = {}, metad
   data
 })
 
+/** A workload simulator `jobOutcome`: a Job labelled `outcome: fail` fails, any other completes. */
+export const outcomeByLabel = (job: { readonly metadata?: unknown }): "Failed" | "Complete" =>
+  (job.metadata as { labels?: Record<string, string> } | undefined)?.labels?.["outcome"] === "fail" ? "Failed" : "Complete"
+
+/** An apps/v1 Deployment of `replicas` nginx pods labelled `app: <name>`. */
+export const deployment = (name: string, replicas: number) => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+  }
+})
+
+/** GETs `path` every 25 ms until `check` holds for its body (5 s at most), and returns the body. */
+export const poll = async (server: Testing.TestServer, path: string, check: (body: any) => boolean) => {
+  let last: unknown
+  for (let i = 0; i < 200; i++) {
+    last = (await server.request("GET", path)).json
+    if (check(last)) return last as any
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`timed out on ${path}: ${JSON.stringify(last)}`)
+}
+
 /** Creates the CRD and waits until the server serves its kind. */
 export const installCrd = async (server: Testing.TestServer, crd: object = crontabCrd()) => {
   const created = await server.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd })
