@@ -9,6 +9,7 @@ import * as BuiltinDefaults from "./BuiltinDefaults.ts"
 import * as BuiltinStructures from "./BuiltinStructures.ts"
 import * as BuiltinValidation from "./BuiltinValidation.ts"
 import * as Crds from "./Crds.ts"
+import * as DaemonSets from "./DaemonSets.ts"
 import * as Events from "./Events.ts"
 import * as HorizontalPodAutoscalers from "./HorizontalPodAutoscalers.ts"
 import * as Namespaces from "./Namespaces.ts"
@@ -198,6 +199,10 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       deleteFinalizers: Crds.deleteFinalizers
     }),
     ...more.map((spec) => builtin(spec)),
+    builtin({ group: "apps", kind: "DaemonSet", plural: "daemonsets", shortNames: ["ds"], ...workload }, {
+      prepareCreate: DaemonSets.prepareCreate,
+      prepareUpdate: DaemonSets.prepareUpdate
+    }),
     autoscalerV1(),
     ...AccessReviews.resources, ...AuthenticationReviews.resources
   ]
@@ -236,7 +241,6 @@ const more: ReadonlyArray<Spec> = [
   },
   { group: "", kind: "ResourceQuota", plural: "resourcequotas", shortNames: ["quota"], ...withStatus },
   { group: "apps", kind: "ControllerRevision", plural: "controllerrevisions" },
-  { group: "apps", kind: "DaemonSet", plural: "daemonsets", shortNames: ["ds"], ...workload },
   { group: "apps", kind: "ReplicaSet", plural: "replicasets", shortNames: ["rs"], ...workload, scale: true, fields: ["status.replicas"] },
   { ...autoscaler, version: "v2" },
   { group: "batch", kind: "CronJob", plural: "cronjobs", shortNames: ["cj"], ...workload },

@@ -4,6 +4,7 @@
  * and ready (init containers completed), a pod IP, and the images as the runtime reports them.
  */
 import { createHash } from "node:crypto"
+import * as SimulatedNode from "./SimulatedNode.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
@@ -115,8 +116,8 @@ export const running = (pod: KubeObject.KubeObject, now: string, podIP: string):
       condition("ContainersReady", now),
       { ...condition("PodScheduled", now), lastTransitionTime: scheduledAt }
     ],
-    hostIP: "172.18.0.2",
-    hostIPs: [{ ip: "172.18.0.2" }],
+    hostIP: SimulatedNode.address,
+    hostIPs: [{ ip: SimulatedNode.address }],
     podIP,
     podIPs: [{ ip: podIP }],
     startTime: typeof previous.startTime === "string" ? previous.startTime : now,

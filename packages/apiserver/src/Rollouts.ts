@@ -122,7 +122,15 @@ export const replicaSetFor = (deployment: KubeObject.KubeObject, revisionNumber:
 }
 
 // maxSurge and maxUnavailable of a rolling update, resolved against the replicas as kube rounds them.
-const resolve = (value: unknown, replicas: number, up: boolean): number => {
+/**
+ * An int-or-percent (`maxSurge`, `maxUnavailable`) as a count of `replicas`, a percentage rounded up
+ * or down (25% when unset).
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.resolve("25%", 10, true) // 3
+ */
+export const resolve = (value: unknown, replicas: number, up: boolean): number => {
   if (typeof value === "number") return value
   const percent = Number(String(value ?? "25%").replace("%", ""))
   const exact = (percent * replicas) / 100

@@ -18,9 +18,9 @@
  * fails it; it is suspended (its active pods deleted) and resumed as its spec says, and deleted
  * `ttlSecondsAfterFinished` after it ended. A CronJob makes a Job at each schedule time, as its
  * concurrency policy allows, and keeps its finished Jobs to the history limits. An HPA holds its
- * target within its bounds and reports that no metrics can be read. A DaemonSet's generation is
- * observed, its pods desired on the nodes it would run on and none scheduled (nothing runs on a
- * node here). Any other Pod is scheduled at once and running, every
+ * target within its bounds and reports that no metrics can be read. The simulator's kubelet
+ * registers a Node, `kubefx-node`, and a DaemonSet runs a pod for each node it should run on. Any
+ * other Pod is scheduled at once and running, every
  * container started and ready, after `delay`, until it is deleted. Off unless passed in
  * `ApiServer.Options.controllers`.
  */
@@ -28,7 +28,7 @@ import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
 import * as AutoscalerSimulation from "./AutoscalerSimulation.ts"
 import * as CronJobSimulation from "./CronJobSimulation.ts"
-import * as DaemonSets from "./DaemonSets.ts"
+import * as DaemonSetSimulation from "./DaemonSetSimulation.ts"
 import * as DeploymentSimulation from "./DeploymentSimulation.ts"
 import * as EndpointsSimulation from "./EndpointsSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
@@ -38,6 +38,7 @@ import * as Rest from "./Rest.ts"
 import * as StatefulSetSimulation from "./StatefulSetSimulation.ts"
 import * as SimulatedController from "./SimulatedController.ts"
 import * as ServiceEndpoints from "./ServiceEndpoints.ts"
+import * as SimulatedNode from "./SimulatedNode.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
@@ -75,7 +76,7 @@ interface Key {
 const owners: ReadonlyMap<Kind, ReadonlyMap<string, string>> = new Map([
   ["ReplicaSet", new Map([["Deployment", "deployments.apps"]])],
   ["Job", new Map([["CronJob", "cronjobs.batch"]])],
-  ["Pod", new Map([["ReplicaSet", "replicasets.apps"], ["StatefulSet", "statefulsets.apps"], ["Job", "jobs.batch"]])]
+  ["Pod", new Map([["ReplicaSet", "replicasets.apps"], ["StatefulSet", "statefulsets.apps"], ["DaemonSet", "daemonsets.apps"], ["Job", "jobs.batch"]])]
 ])
 
 const objectId = (key: Key) => `${key.storage}|${key.namespace}|${key.name}`
@@ -163,7 +164,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (kind === "Job") return yield* handleJob(key, object)
         if (kind === "CronJob") return yield* CronJobSimulation.cronJob(controllers, key, object)
         if (kind === "HorizontalPodAutoscaler") return yield* AutoscalerSimulation.autoscaler(controllers, key, object)
-        if (kind === "DaemonSet") return yield* writeStatus(key, (current) => DaemonSets.status(current, env.store.list("nodes", undefined)))
+        if (kind === "DaemonSet") return yield* DaemonSetSimulation.daemonSet(controllers, key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
         if (kind === "Service") return yield* EndpointsSimulation.endpoints(controllers, key, object)
         if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
@@ -302,6 +303,13 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           yield* completeAfter(key, delay)
         }
       }
+    }
+    // The kubelet registers its Node (kept when the server restarts with its data).
+    const nodes = env.registry.byStorage("nodes")[0]
+    if (nodes !== undefined && env.store.get("nodes", "", SimulatedNode.name) === undefined) {
+      yield* Effect.ignore(Rest.create(env, nodes, undefined, SimulatedNode.node(), writeOptions))
+      yield* Effect.ignore(update({ storage: "nodes", namespace: "", name: SimulatedNode.name }, "status", (current) =>
+        ({ ...current, status: SimulatedNode.status(KubeObject.timestamp()) })))
     }
     const unsubscribe = env.store.subscribe(onEvent)
     yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))

@@ -1,6 +1,6 @@
 /**
- * DaemonSets under the workload simulator: their generation observed and their pods desired on the
- * nodes they would run on (a node selector's, tolerating taints), none scheduled.
+ * DaemonSets under the workload simulator: a pod on each node they should run on (a node
+ * selector's, tolerating taints), the simulator's own node among them, rolled out to a new template.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as DaemonSets from "../src/DaemonSets.ts"
@@ -41,14 +41,45 @@ describe("DaemonSets", () => {
     expect(names({ tolerations: [{ operator: "Exists" }] })).toEqual(["ssd", "gpu", "cordoned", "hdd"])
   })
 
-  it("are observed by the simulator, none of their pods scheduled, the nodes counted", async () => {
+  it("run a pod on the simulator's node and on every other node, and roll a new template out", async () => {
+    const node = (await server.request("GET", "/api/v1/nodes/kubefx-node")).json
+    expect(node.metadata.labels).toMatchObject({ "kubernetes.io/hostname": "kubefx-node", "kubernetes.io/os": "linux" })
+    expect(node.status.conditions.find((c: any) => c.type === "Ready")).toMatchObject({ status: "True", reason: "KubeletReady" })
     const path = "/apis/apps/v1/namespaces/default/daemonsets"
-    expect((await server.request("POST", path, { body: daemonSet("logs") })).status).toBe(201)
+    const created = await server.request("POST", path, { body: daemonSet("logs") })
+    expect(created.status).toBe(201)
+    expect(created.json.metadata.annotations).toEqual({ "deprecated.daemonset.template.generation": "1" })
     const until = (check: (ds: any) => boolean) => poll(server, `${path}/logs`, check)
-    const empty = await until((ds) => ds.status?.observedGeneration === 1)
-    expect(empty.status).toEqual({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0, observedGeneration: 1 })
+    const running = await until((ds) => ds.status?.numberAvailable === 1)
+    expect(running.status).toEqual({
+      currentNumberScheduled: 1,
+      numberMisscheduled: 0,
+      desiredNumberScheduled: 1,
+      numberReady: 1,
+      observedGeneration: 1,
+      updatedNumberScheduled: 1,
+      numberAvailable: 1
+    })
+    const podsOf = async () => ((await server.request("GET", "/api/v1/namespaces/default/pods?labelSelector=app%3Dlogs")).json.items as Array<any>)
+    const [pod] = await podsOf()
+    expect(pod.metadata.name).toMatch(/^logs-[a-z0-9]{5}$/)
+    expect(pod.metadata.labels).toMatchObject({ app: "logs", "pod-template-generation": "1" })
+    expect(DaemonSets.nodeOf(pod)).toBe("kubefx-node")
+    expect(pod.spec.tolerations).toContainEqual({ key: "node.kubernetes.io/unschedulable", operator: "Exists", effect: "NoSchedule" })
+    // Another node: another pod.
     expect((await server.request("POST", "/api/v1/nodes", { body: { metadata: { name: "worker-1" } } })).status).toBe(201)
-    const counted = await until((ds) => ds.status?.desiredNumberScheduled === 1)
-    expect(counted.status).toMatchObject({ currentNumberScheduled: 0, numberReady: 0, numberUnavailable: 1 })
+    await until((ds) => ds.status?.desiredNumberScheduled === 2 && ds.status?.currentNumberScheduled === 2)
+    expect((await podsOf()).map((p) => DaemonSets.nodeOf(p)).sort()).toEqual(["kubefx-node", "worker-1"])
+    // A new image: every pod replaced, the template generation one more.
+    const patched = await server.request("PATCH", `${path}/logs`, {
+      body: { spec: { template: { spec: { containers: [{ name: "agent", image: "fluent-bit:3" }] } } } },
+      headers: { "content-type": "application/strategic-merge-patch+json" }
+    })
+    expect(patched.json.metadata.annotations["deprecated.daemonset.template.generation"]).toBe("2")
+    await until((ds) => ds.status?.observedGeneration === 2 && ds.status?.updatedNumberScheduled === 2 && ds.status?.numberAvailable === 2)
+    const rolled = await podsOf()
+    expect(rolled).toHaveLength(2)
+    expect(rolled.map((p) => p.spec.containers[0].image)).toEqual(["fluent-bit:3", "fluent-bit:3"])
+    expect(rolled.map((p) => p.metadata.labels["pod-template-generation"])).toEqual(["2", "2"])
   })
 })

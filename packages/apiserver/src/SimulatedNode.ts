@@ -1,0 +1,80 @@
+/**
+ * The Node the workload simulator's kubelet registers, as a 1.32 kubelet registers itself: Ready,
+ * with its addresses, capacity and system info, so that `kubectl get nodes` lists it and
+ * DaemonSets run a pod on it. (Its pods are not bound to it: the simulator's pods run on no node.)
+ */
+import { arch, cpus, release, totalmem } from "node:os"
+
+export const name = "kubefx-node"
+
+/** The address pods report as their host IP. */
+export const address = "172.18.0.2"
+
+const goArch = arch() === "x64" ? "amd64" : arch()
+
+/**
+ * The Node object as the kubelet creates it.
+ *
+ * @example
+ * import * as SimulatedNode from "./SimulatedNode.ts"
+ * SimulatedNode.node().metadata.labels["kubernetes.io/hostname"] // "kubefx-node"
+ */
+export const node = () => ({
+  apiVersion: "v1",
+  kind: "Node",
+  metadata: {
+    name,
+    labels: {
+      "beta.kubernetes.io/arch": goArch,
+      "beta.kubernetes.io/os": "linux",
+      "kubernetes.io/arch": goArch,
+      "kubernetes.io/hostname": name,
+      "kubernetes.io/os": "linux"
+    }
+  },
+  spec: { podCIDR: "10.244.0.0/16", podCIDRs: ["10.244.0.0/16"] }
+})
+
+/**
+ * The status the kubelet reports: Ready, no pressure, its capacity and system info.
+ *
+ * @example
+ * import * as SimulatedNode from "./SimulatedNode.ts"
+ * SimulatedNode.status("2026-01-01T00:00:00Z").conditions.find((c) => c.type === "Ready").status // "True"
+ */
+export const status = (now: string) => {
+  const capacity = {
+    cpu: String(cpus().length),
+    "ephemeral-storage": "102400000Ki",
+    "hugepages-1Gi": "0",
+    "hugepages-2Mi": "0",
+    memory: `${Math.floor(totalmem() / 1024)}Ki`,
+    pods: "110"
+  }
+  const condition = (type: string, value: string, reason: string, message: string) =>
+    ({ type, status: value, lastHeartbeatTime: now, lastTransitionTime: now, reason, message })
+  return {
+    addresses: [{ type: "InternalIP", address }, { type: "Hostname", address: name }],
+    allocatable: capacity,
+    capacity,
+    conditions: [
+      condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+      condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+      condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+      condition("Ready", "True", "KubeletReady", "kubelet is posting ready status")
+    ],
+    daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    nodeInfo: {
+      architecture: goArch,
+      bootID: "",
+      containerRuntimeVersion: "containerd://1.7.24",
+      kernelVersion: release(),
+      kubeProxyVersion: "v1.32.0",
+      kubeletVersion: "v1.32.0",
+      machineID: "",
+      operatingSystem: "linux",
+      osImage: "kubefx workload simulator",
+      systemUUID: ""
+    }
+  }
+}
