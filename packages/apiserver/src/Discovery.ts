@@ -97,8 +97,11 @@ export const resourceList = (registry: Registry.Registry, group: string, version
       : []),
     ...(group === "" && type.plural === "pods"
       ? [
+        { name: "pods/attach", singularName: "", namespaced: true, kind: "PodAttachOptions", verbs: ["create", "get"] },
         { name: "pods/ephemeralcontainers", singularName: "", namespaced: true, kind: "Pod", verbs: ["get", "patch", "update"] },
-        { name: "pods/log", singularName: "", namespaced: true, kind: "Pod", verbs: ["get"] }
+        { name: "pods/exec", singularName: "", namespaced: true, kind: "PodExecOptions", verbs: ["create", "get"] },
+        { name: "pods/log", singularName: "", namespaced: true, kind: "Pod", verbs: ["get"] },
+        { name: "pods/portforward", singularName: "", namespaced: true, kind: "PodPortForwardOptions", verbs: ["create", "get"] }
       ]
       : []),
     ...(group === "" && type.plural === "serviceaccounts" ? [TokenRequests.discovery] : [])

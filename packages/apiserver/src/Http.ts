@@ -15,6 +15,7 @@ import * as Discovery from "./Discovery.ts"
 import * as Faults from "./Faults.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as PartialMetadata from "./PartialMetadata.ts"
+import * as PodConnections from "./PodConnections.ts"
 import * as Paths from "./Paths.ts"
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
@@ -428,7 +429,10 @@ const resourceRequest = Effect.fnUntraced(function*(
   // Authorized before the resource is looked up, as kube-apiserver does: a user learns nothing of
   // what it may not reach, not even that it does not exist.
   const verb = verbOf(request.method, path, query)
-  const asked = path.subresource === "token" && request.method === "POST" ? "create" : verb
+  // POSTs to an object's subresource are creates: a TokenRequest, or a connection to a pod.
+  const asked = request.method === "POST" && (path.subresource === "token" || PodConnections.subresources.has(path.subresource ?? ""))
+    ? "create"
+    : verb
   const refused = asked === undefined ? undefined : refusal(context, user, {
     _tag: "Resource",
     verb: asked,
@@ -452,6 +456,10 @@ const resourceRequest = Effect.fnUntraced(function*(
   if (sub === "log" && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET") return yield* Status.methodNotAllowed(request.method)
     return yield* podLog(env, { resource, namespace: path.namespace, name: path.name ?? "" }, query.get("container") ?? "")
+  }
+  if (sub !== undefined && PodConnections.subresources.has(sub) && resource.storage === "pods" && path.namespace !== undefined) {
+    if (request.method !== "GET" && request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
+    return yield* PodConnections.connect(env, { resource, namespace: path.namespace, name: path.name ?? "" }, sub, query.get("container") ?? "")
   }
   if (sub !== undefined) {
     const served = (sub === "status" && type.subresources.status) ||
@@ -638,20 +646,7 @@ const metadataWatch = (representation: Negotiation.Representation): representati
  * it (named when the pod has several, and one of the pod's).
  */
 const podLog = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, container: string) {
-  const pod = yield* Rest.get(env, target)
-  const spec = KubeObject.record(pod.spec)
-  const names = (field: string) => KubeObject.records(spec[field]).map((c) => String(c.name ?? ""))
-  const containers = names("containers")
-  const all = [...names("initContainers"), ...containers, ...names("ephemeralContainers")]
-  if (container === "" && containers.length === 0) {
-    return yield* Status.badRequest(`a container name must be specified for pod ${target.name}`)
-  }
-  if (container === "" && containers.length > 1) {
-    return yield* Status.badRequest(`a container name must be specified for pod ${target.name}, choose one of: [${all.join(" ")}]`)
-  }
-  if (container !== "" && !all.includes(container)) {
-    return yield* Status.badRequest(`container ${container} is not valid for pod ${target.name}`)
-  }
+  yield* PodConnections.container(yield* Rest.get(env, target), container)
   return HttpServerResponse.text("", { status: 200, contentType: "text/plain" })
 })
 

@@ -1,0 +1,60 @@
+/**
+ * A Pod's connect subresources (`exec`, `attach`, `portforward`) as kube-apiserver answers them
+ * before it dials the kubelet: the container named (or the only one), then the node the pod runs
+ * on. No kubelet runs here, so every connection ends in kube's error for where it stopped: a pod
+ * on no node (the workload simulator's, or one never scheduled) `does not have a host assigned`; a
+ * pod bound to a node, the refused dial of its kubelet.
+ */
+import { Effect } from "effect"
+import * as Rest from "./Rest.ts"
+import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+/** The subresources kube-apiserver connects through to the kubelet. */
+export const subresources: ReadonlySet<string> = new Set(["exec", "attach", "portforward"])
+
+/**
+ * The container a log or exec request means, or kube's 400: one must be named when the pod has
+ * several, and it must be the pod's.
+ *
+ * @example
+ * import * as PodConnections from "./PodConnections.ts"
+ * PodConnections.container({ metadata: { name: "web" }, spec: { containers: [{ name: "app" }] } }, "") // Result: "app"
+ */
+export const container = (pod: KubeObject.KubeObject, asked: string): Effect.Effect<string, Status.ApiError> => {
+  const name = KubeObject.meta(pod).name ?? ""
+  const spec = KubeObject.record(pod.spec)
+  const names = (field: string) => KubeObject.records(spec[field]).map((c) => String(c.name ?? ""))
+  const containers = names("containers")
+  const all = [...names("initContainers"), ...containers, ...names("ephemeralContainers")]
+  if (asked === "" && containers.length === 0) return Effect.fail(Status.badRequest(`a container name must be specified for pod ${name}`))
+  if (asked === "" && containers.length > 1) {
+    return Effect.fail(Status.badRequest(`a container name must be specified for pod ${name}, choose one of: [${all.join(" ")}]`))
+  }
+  if (asked !== "" && !all.includes(asked)) return Effect.fail(Status.badRequest(`container ${asked} is not valid for pod ${name}`))
+  return Effect.succeed(asked === "" ? containers[0]! : asked)
+}
+
+/**
+ * kube-apiserver's answer to `exec`, `attach` or `portforward` of a Pod here: its container checked
+ * (not for `portforward`), then its node: none is `pod <name> does not have a host assigned`;
+ * otherwise the kubelet at the node's address refuses the connection.
+ *
+ * @example
+ * import * as PodConnections from "./PodConnections.ts"
+ * declare const env: import("./Rest.ts").Env
+ * declare const target: import("./Rest.ts").Target
+ * const refused = PodConnections.connect(env, target, "exec", "")
+ */
+export const connect = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, subresource: string, asked: string) {
+  const pod = yield* Rest.get(env, target)
+  if (subresource !== "portforward") yield* container(pod, asked)
+  const nodeName = KubeObject.record(pod.spec).nodeName
+  if (typeof nodeName !== "string" || nodeName === "") {
+    return yield* Status.badRequest(`pod ${target.name} does not have a host assigned`)
+  }
+  const node = env.store.get("nodes", "", nodeName)
+  const address = KubeObject.records(KubeObject.record(node?.status).addresses).find((a) => a.type === "InternalIP")?.address
+  if (typeof address !== "string") return yield* Status.badRequest(`nodes "${nodeName}" not found`)
+  return yield* Status.serverError(500, `error dialing backend: dial tcp ${address}:10250: connect: connection refused`)
+})
