@@ -4,7 +4,7 @@
  * until the scope closes or `close` runs.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Schema, Scope } from "effect"
 import * as Aggregation from "./Aggregation.ts"
 import * as ApiServices from "./ApiServices.ts"
 import * as Authentication from "./Authentication.ts"
@@ -12,6 +12,7 @@ import * as Authorization from "./Authorization.ts"
 import * as BootstrapPolicy from "./BootstrapPolicy.ts"
 import * as Builtins from "./Builtins.ts"
 import * as Crds from "./Crds.ts"
+import * as Events from "./Events.ts"
 import * as Faults from "./Faults.ts"
 import * as GarbageCollector from "./GarbageCollector.ts"
 import * as Http from "./Http.ts"
@@ -23,7 +24,7 @@ import * as Patching from "./Patching.ts"
 import * as Persistence from "./Persistence.ts"
 import * as Registry from "./Registry.ts"
 import * as ResourceQuotas from "./ResourceQuotas.ts"
-import type * as Rest from "./Rest.ts"
+import * as Rest from "./Rest.ts"
 import * as ServedOpenApi from "./ServedOpenApi.ts"
 import * as ServiceAccounts from "./ServiceAccounts.ts"
 import * as Status from "./Status.ts"
@@ -62,6 +63,8 @@ export interface Options {
    * (default 1,000 ms, about a cluster's; 0 empties it at once).
    */
   readonly namespaceCleanupDelayMs?: number
+  /** How long an Event lives after it was last written, as kube-apiserver's `--event-ttl` (default 1 hour). */
+  readonly eventTtlMs?: number
   /**
    * Extra in-process controllers started with the server and stopped with it (for example a
    * workload simulator that sets Deployments' readyReplicas). Each runs in the server's scope.
@@ -175,6 +178,23 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     yield* serviceAccounts.idle
     const quotas = yield* ResourceQuotas.make(env)
     const apiServices = yield* ApiServices.make(env)
+    // Events expire an hour after their last write (kube-apiserver's --event-ttl), so a long session
+    // of controllers' events does not grow without bound.
+    const eventTtl = options.eventTtlMs ?? 3_600_000
+    const events = registry.byStorage("events")[0]
+    if (events !== undefined) {
+      const sweep = Effect.suspend(() => {
+        const now = Date.now()
+        const expired = store.list("events", undefined).filter((event) => Events.lastWritten(event) + eventTtl <= now)
+        return Effect.forEach(expired, (event) =>
+          Effect.ignore(Rest.remove(env, { resource: events, namespace: KubeObject.meta(event).namespace, name: KubeObject.meta(event).name ?? "" }, {
+            propagationPolicy: undefined,
+            preconditions: { uid: KubeObject.meta(event).uid ?? "" },
+            dryRun: false
+          })), { discard: true })
+      })
+      yield* Effect.forkScoped(Effect.forever(Effect.sleep(Duration.millis(Math.min(60_000, eventTtl))).pipe(Effect.andThen(sweep))))
+    }
 
     const openapi = ServedOpenApi.make(registry)
     const certificate = identity.certificate

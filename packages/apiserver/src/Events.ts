@@ -72,3 +72,22 @@ export const validateEventsV1 = (event: KubeObject.KubeObject): ReadonlyArray<St
   }
   return causes
 }
+
+const times = (event: KubeObject.KubeObject): ReadonlyArray<unknown> => [
+  event.lastTimestamp,
+  event.eventTime,
+  KubeObject.record(event.series).lastObservedTime,
+  KubeObject.meta(event).creationTimestamp,
+  ...KubeObject.records(KubeObject.meta(event).managedFields).map((f) => f.time)
+]
+
+/**
+ * When an Event was last written (milliseconds): the latest of its times, as kube-apiserver renews
+ * an Event's time to live on every write.
+ *
+ * @example
+ * import * as Events from "./Events.ts"
+ * Events.lastWritten({ metadata: { creationTimestamp: "2026-01-01T00:00:00Z" }, lastTimestamp: "2026-01-01T00:05:00Z" }) === Date.parse("2026-01-01T00:05:00Z") // true
+ */
+export const lastWritten = (event: KubeObject.KubeObject): number =>
+  Math.max(0, ...times(event).map((t) => (typeof t === "string" ? Date.parse(t) : Number.NaN)).filter((t) => !Number.isNaN(t)))
