@@ -96,14 +96,11 @@ const refusedBefore = (object: KubeObject.KubeObject) =>
 // What the simulator looks at: workloads on every change; Services it keeps the endpoints of; Pods
 // to start, and a Job's pod being deleted.
 const pending = (kind: Kind, object: KubeObject.KubeObject) =>
-  kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet" || kind === "DaemonSet" || kind === "CronJob" ||
-    kind === "HorizontalPodAutoscaler"
-    ? true
-    : kind === "Service"
+  kind === "Service"
     ? ServiceEndpoints.kept(object)
-    : kind === "Job"
-    ? true
-    : (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object) || JobSimulation.heldWhileDeleted(object)
+    : kind === "Pod"
+    ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object) || JobSimulation.heldWhileDeleted(object)
+    : true
 
 // A Job running with no pod active: admission refused its pods.
 const refusedJob = (object: KubeObject.KubeObject) => JobRuns.stage(object) === "running" && count(record(object.status).active) === 0
