@@ -1,11 +1,13 @@
 /**
  * The workload simulator's DaemonSet controller, as kube-controller-manager's runs it: a pod on
  * each node that should run one (the simulator's own node, and any other Node stored), pods no
- * longer wanted deleted, outdated ones replaced within `maxUnavailable`, the status counted from
- * the pods, with the controller's events. The steps are {@link DaemonSets}'.
+ * longer wanted deleted, outdated ones replaced within `maxUnavailable`, its templates kept as
+ * ControllerRevisions, the status counted from the pods, with the controller's events. The steps
+ * are {@link DaemonSets}'.
  */
 import { Duration, Effect } from "effect"
 import * as ControllerEvents from "./ControllerEvents.ts"
+import * as ControllerRevisions from "./ControllerRevisions.ts"
 import * as DaemonSets from "./DaemonSets.ts"
 import * as Rest from "./Rest.ts"
 import * as Rollouts from "./Rollouts.ts"
@@ -36,6 +38,10 @@ export const daemonSet = (
     const event = (recorded: ControllerEvents.Event) => ControllerEvents.record(env, ctx.writeOptions, daemonSet, component, recorded)
     const nodes = env.store.list("nodes", undefined)
     const own = () => SimulatedController.controlled(env, "pods", key.namespace, daemonSet)
+    // The current template's revision, made or taken back as the newest (`kubectl rollout history`).
+    const hash = DaemonSets.hash(daemonSet)
+    const revisionName = `${key.name}-${hash}`
+    if ((yield* ControllerRevisions.ensure(ctx, key.namespace, daemonSet, revisionName, { [DaemonSets.revisionLabel]: hash })) === undefined) return
     const step = DaemonSets.next(daemonSet, nodes, own(), Date.now())
     for (const node of step.create) {
       const made = yield* Effect.result(Rest.create(env, pods, key.namespace, DaemonSets.podFor(daemonSet, node), ctx.writeOptions))
@@ -53,6 +59,9 @@ export const daemonSet = (
       }))
       if (removed._tag === "Success") yield* event({ type: "Normal", reason: "SuccessfulDelete", message: `Deleted pod: ${m.name ?? ""}` })
     }
+    // History beyond the limit, but for the revisions its pods run.
+    const running = new Set([hash, ...own().map((p) => KubeObject.meta(p).labels?.[DaemonSets.revisionLabel] ?? "")])
+    yield* ControllerRevisions.truncate(ctx, key.namespace, daemonSet, new Set([...running].map((h) => `${key.name}-${h}`)))
     const now = Date.now()
     yield* SimulatedController.writeStatus(ctx, key, (current) => DaemonSets.status(current, nodes, own(), now))
     // A pod waiting out minReadySeconds becomes available without an event: look again then.

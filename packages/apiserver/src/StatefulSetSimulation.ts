@@ -6,6 +6,7 @@
  */
 import { Duration, Effect } from "effect"
 import * as ControllerEvents from "./ControllerEvents.ts"
+import * as ControllerRevisions from "./ControllerRevisions.ts"
 import * as Rest from "./Rest.ts"
 import * as Rollouts from "./Rollouts.ts"
 import * as SimulatedController from "./SimulatedController.ts"
@@ -17,7 +18,6 @@ const record = KubeObject.record
 const count = KubeObject.number
 const component = "statefulset-controller"
 
-const revisionNumber = (revision: KubeObject.KubeObject) => count(revision.revision)
 const nameOf = (object: KubeObject.KubeObject) => KubeObject.meta(object).name ?? ""
 
 /**
@@ -38,28 +38,19 @@ export const statefulSet = (
 ): Effect.Effect<void, Status.ApiError> =>
   Effect.gen(function*() {
     const { env } = ctx
-    const revisions = env.registry.byStorage("controllerrevisions.apps")[0]
     const pods = env.registry.byStorage("pods")[0]
     const claims = env.registry.byStorage("persistentvolumeclaims")[0]
-    if (KubeObject.meta(set).deletionTimestamp !== undefined || revisions === undefined || pods === undefined) return
+    if (KubeObject.meta(set).deletionTimestamp !== undefined || pods === undefined) return
     const event = (type: "Normal" | "Warning", reason: string, message: string) =>
       ControllerEvents.record(env, ctx.writeOptions, set, component, { type, reason, message })
 
     // The update revision: the current template's, made or taken back as the newest.
-    const owned = () => SimulatedController.controlled(env, "controllerrevisions.apps", key.namespace, set)
-    const history = owned()
-    const newest = history.reduce((n, r) => Math.max(n, revisionNumber(r)), 0)
     const updateName = StatefulSets.revisionName(set)
-    const existing = history.find((r) => nameOf(r) === updateName)
-    if (existing === undefined) {
-      const made = yield* Effect.result(Rest.create(env, revisions, key.namespace, StatefulSets.controllerRevision(set, newest + 1), ctx.writeOptions))
-      if (made._tag === "Failure") return
-    } else if (revisionNumber(existing) < newest) {
-      yield* SimulatedController.writeObject(ctx, "controllerrevisions.apps", existing, (current) => ({ ...current, revision: newest + 1 }))
-    }
+    const history = yield* ControllerRevisions.ensure(ctx, key.namespace, set, updateName)
+    if (history === undefined) return
     const storedCurrent = record(set.status).currentRevision
     const currentName = typeof storedCurrent === "string" && history.some((r) => nameOf(r) === storedCurrent) ? storedCurrent : updateName
-    const currentRevision = owned().find((r) => nameOf(r) === currentName)
+    const currentRevision = history.find((r) => nameOf(r) === currentName)
 
     // One step of the rollout.
     // Pods being deleted (held by a finalizer) count: an ordered rollout waits for them to go.
@@ -67,7 +58,7 @@ export const statefulSet = (
     const step = StatefulSets.next(set, members(), updateName, Date.now())
     for (const { ordinal, revision } of step.create) {
       const template = revision === "current" && currentRevision !== undefined
-        ? StatefulSets.revisionTemplate(currentRevision)
+        ? ControllerRevisions.template(currentRevision)
         : record(record(set.spec).template)
       const body = StatefulSets.pod(set, ordinal, revision === "current" ? currentName : updateName, template)
       const podName = nameOf(body)
@@ -110,16 +101,8 @@ export const statefulSet = (
 
     // History beyond the limit, oldest first, but for revisions a pod runs or the status names.
     const running = members()
-    const live = new Set([updateName, currentName, ...running.map((p) => KubeObject.meta(p).labels?.[StatefulSets.revisionLabel] ?? "")])
-    const retired = owned().filter((r) => !live.has(nameOf(r))).sort((a, b) => revisionNumber(a) - revisionNumber(b))
-    const limit = count(record(set.spec).revisionHistoryLimit, 10)
-    for (const revision of retired.slice(0, Math.max(0, retired.length - limit))) {
-      yield* Effect.ignore(Rest.remove(env, { resource: revisions, namespace: key.namespace, name: nameOf(revision) }, {
-        propagationPolicy: undefined,
-        preconditions: undefined,
-        dryRun: false
-      }))
-    }
+    yield* ControllerRevisions.truncate(ctx, key.namespace, set,
+      new Set([updateName, currentName, ...running.map((p) => KubeObject.meta(p).labels?.[StatefulSets.revisionLabel] ?? "")]))
 
     const now = Date.now()
     yield* SimulatedController.writeStatus(ctx, key, (current) => StatefulSets.status(current, members(), currentName, updateName, now))

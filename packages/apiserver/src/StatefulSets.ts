@@ -5,6 +5,7 @@
  * or in parallel, highest ordinal first for scale-downs and updates, above the partition), and the
  * status it reports.
  */
+import * as ControllerRevisions from "./ControllerRevisions.ts"
 import * as Rollouts from "./Rollouts.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -45,20 +46,6 @@ const goJson = (value: unknown): string =>
     .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /**
- * What a revision holds: the patch that puts the StatefulSet's pod template back, as kube records it
- * (`{"spec":{"template":{...,"$patch":"replace"}}}`, the template's metadata with its null
- * creation time).
- *
- * @example
- * import * as StatefulSets from "./StatefulSets.ts"
- * StatefulSets.revisionData({ spec: { template: { metadata: { labels: { app: "db" } } } } }).spec.template.$patch // "replace"
- */
-export const revisionData = (set: KubeObject.KubeObject): { readonly spec: { readonly template: Record<string, unknown> } } => {
-  const template = record(record(set.spec).template)
-  return { spec: { template: { ...template, metadata: { creationTimestamp: null, ...record(template.metadata) }, $patch: "replace" } } }
-}
-
-/**
  * The name of the revision holding the StatefulSet's current template: `<name>-<hash>`, the hash
  * kube's (FNV-32 of the data's JSON and the collision count, in kube's safe alphabet).
  *
@@ -68,50 +55,10 @@ export const revisionData = (set: KubeObject.KubeObject): { readonly spec: { rea
  * StatefulSets.revisionName(db).startsWith("db-") // true
  */
 export const revisionName = (set: KubeObject.KubeObject): string => {
-  const bytes = new TextEncoder().encode(goJson(revisionData(set)) + String(count(record(set.status).collisionCount)))
+  const bytes = new TextEncoder().encode(goJson(ControllerRevisions.data(set)) + String(count(record(set.status).collisionCount)))
   let hash = 0x811c9dc5
   for (const byte of bytes) hash = (Math.imul(hash, 0x01000193) ^ byte) >>> 0
   return `${(KubeObject.meta(set).name ?? "").slice(0, 223)}-${Rollouts.safeEncode(String(hash))}`
-}
-
-/**
- * The ControllerRevision of the StatefulSet's current template at the given revision number:
- * labelled as its pods, annotated as the set, owned by it.
- *
- * @example
- * import * as StatefulSets from "./StatefulSets.ts"
- * const db = { metadata: { name: "db", namespace: "default", uid: "u" }, spec: { template: { metadata: { labels: { app: "db" } } } } }
- * StatefulSets.controllerRevision(db, 1).revision // 1
- */
-export const controllerRevision = (set: KubeObject.KubeObject, revision: number): KubeObject.KubeObject => {
-  const m = KubeObject.meta(set)
-  const labels = record(record(record(record(set.spec).template).metadata).labels)
-  return {
-    apiVersion: "apps/v1",
-    kind: "ControllerRevision",
-    metadata: {
-      name: revisionName(set),
-      namespace: m.namespace,
-      labels,
-      ...(m.annotations === undefined ? {} : { annotations: m.annotations }),
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "StatefulSet", name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true }]
-    },
-    data: revisionData(set),
-    revision
-  }
-}
-
-/**
- * The pod template a revision holds.
- *
- * @example
- * import * as StatefulSets from "./StatefulSets.ts"
- * StatefulSets.revisionTemplate({ data: { spec: { template: { $patch: "replace", spec: {} } } } }) // { spec: {} }
- */
-export const revisionTemplate = (revision: KubeObject.KubeObject): Record<string, unknown> => {
-  const { $patch: _, ...template } = record(record(record(revision.data).spec).template)
-  const { creationTimestamp: __, ...metadata } = record(template.metadata)
-  return { ...template, metadata }
 }
 
 const claimName = (claim: Readonly<Record<string, unknown>>, set: KubeObject.KubeObject, at: number) =>

@@ -81,5 +81,14 @@ describe("DaemonSets", () => {
     expect(rolled).toHaveLength(2)
     expect(rolled.map((p) => p.spec.containers[0].image)).toEqual(["fluent-bit:3", "fluent-bit:3"])
     expect(rolled.map((p) => p.metadata.labels["pod-template-generation"])).toEqual(["2", "2"])
+    // Each template a ControllerRevision (kubectl rollout history), the newest the current one.
+    const revisions = async () =>
+      ((await server.request("GET", "/apis/apps/v1/namespaces/default/controllerrevisions")).json.items as Array<any>)
+        .filter((r) => r.metadata.ownerReferences?.[0]?.name === "logs")
+        .map((r) => [r.metadata.name, r.revision, r.metadata.labels["controller-revision-hash"]])
+        .sort((a, b) => a[1] - b[1])
+    const [first, second] = await revisions()
+    expect(first![0]).toBe(`logs-${pod.metadata.labels["controller-revision-hash"]}`)
+    expect([second![0], second![1], second![2]]).toEqual([`logs-${rolled[0].metadata.labels["controller-revision-hash"]}`, 2, rolled[0].metadata.labels["controller-revision-hash"]])
   })
 })

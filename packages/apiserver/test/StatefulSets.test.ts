@@ -2,6 +2,7 @@
  * The StatefulSet controller's arithmetic: revision names, and the next step of a rollout.
  */
 import { describe, expect, it } from "vitest"
+import * as ControllerRevisions from "../src/ControllerRevisions.ts"
 import * as StatefulSets from "../src/StatefulSets.ts"
 
 const set = (spec: Record<string, unknown> = {}) => ({
@@ -23,7 +24,7 @@ describe("StatefulSets", () => {
     const reordered = set({ template: { spec: { containers: [{ image: "postgres:17", name: "db" }] }, metadata: { labels: { app: "db" } } } })
     expect(StatefulSets.revisionName(reordered)).toBe(a)
     expect(StatefulSets.revisionName(set({ template: { metadata: { labels: { app: "db" } }, spec: { containers: [{ name: "db", image: "postgres:18" }] } } }))).not.toBe(a)
-    expect(StatefulSets.revisionTemplate(StatefulSets.controllerRevision(set(), 1))).toEqual(set().spec.template)
+    expect(ControllerRevisions.template(ControllerRevisions.make(set(), StatefulSets.revisionName(set()), 1))).toEqual(set().spec.template)
   })
 
   it("creates from the start ordinal, and below the partition at the current revision", () => {
