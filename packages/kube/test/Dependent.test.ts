@@ -294,7 +294,7 @@ describe("Dependent", () => {
     assert.isFalse(Dependent.deploymentReady(deployment(1)))
   })
 
-  plain("statefulSetReady needs every replica updated and ready", () => {
+  plain("statefulSetReady needs every replica ready, and those at or above the partition updated", () => {
     const statefulSet = (status: NonNullable<Builtins.StatefulSet["status"]>): Builtins.StatefulSet => ({
       metadata: { name: "s", generation: 1 },
       spec: { replicas: 2, selector: {}, template: {} },
@@ -303,5 +303,12 @@ describe("Dependent", () => {
     assert.isTrue(Dependent.statefulSetReady(statefulSet({ observedGeneration: 1, readyReplicas: 2, updatedReplicas: 2 })))
     assert.isFalse(Dependent.statefulSetReady(statefulSet({ observedGeneration: 1, readyReplicas: 1, updatedReplicas: 2 })))
     assert.isFalse(Dependent.statefulSetReady(statefulSet({ observedGeneration: 0, readyReplicas: 2, updatedReplicas: 2 })))
+    // A partitioned rollout is done once the replicas at or above the partition are updated.
+    const partitioned = (partition: number, updatedReplicas: number): Builtins.StatefulSet => ({
+      ...statefulSet({ observedGeneration: 1, readyReplicas: 2, updatedReplicas }),
+      spec: { replicas: 2, selector: {}, template: {}, updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition } } }
+    })
+    assert.isTrue(Dependent.statefulSetReady(partitioned(1, 1)))
+    assert.isFalse(Dependent.statefulSetReady(partitioned(0, 1)))
   })
 })

@@ -181,6 +181,7 @@ const StatefulSetObject = kubeObject({
     serviceName: opt(Schema.String),
     template: PodTemplateSpec,
     podManagementPolicy: opt(Schema.String),
+    updateStrategy: opt(open({ type: opt(Schema.String), rollingUpdate: opt(open({ partition: opt(Schema.Int) })) })),
     volumeClaimTemplates: opt(Schema.Array(Schema.Unknown))
   })),
   status: opt(open({ ...workloadStatus, currentReplicas: opt(Schema.Int), currentRevision: opt(Schema.String), updateRevision: opt(Schema.String) }))

@@ -310,7 +310,9 @@ export const deploymentReady = (deployment: Builtins.Deployment): boolean => {
 }
 
 /**
- * Readiness of a StatefulSet: the current generation is observed and every replica is updated and ready.
+ * Readiness of a StatefulSet, as `kubectl rollout status` judges it: the current generation is
+ * observed, every replica is ready, and every replica at or above the rolling update's partition
+ * (all of them, without one) runs the updated revision.
  *
  * @example
  * import { Builtins, Dependent } from "@kubefx/kube"
@@ -319,9 +321,11 @@ export const deploymentReady = (deployment: Builtins.Deployment): boolean => {
 export const statefulSetReady = (statefulSet: Builtins.StatefulSet): boolean => {
   const status = statefulSet.status
   const replicas = statefulSet.spec?.replicas ?? 1
+  const strategy = statefulSet.spec?.updateStrategy
+  const partition = strategy?.type === "OnDelete" ? 0 : strategy?.rollingUpdate?.partition ?? 0
   return (status?.observedGeneration ?? 0) >= (statefulSet.metadata.generation ?? 0) &&
     (status?.readyReplicas ?? 0) >= replicas &&
-    (status?.updatedReplicas ?? 0) >= replicas
+    (status?.updatedReplicas ?? 0) >= replicas - partition
 }
 
 /**
