@@ -319,7 +319,12 @@ export const routes = (context: Context): Layer.Layer<never, never, HttpRouter.H
     // kube-aggregator sends it; unavailable, it is kube-aggregator's plain 503.
     const aggregated = (call: Call) => {
       const { path, request } = call
-      if ((path._tag !== "Resource" && path._tag !== "Resources") || registry.groupVersion(path.group, path.version).length > 0) return undefined
+      // Served here (a resource found by its map lookup, the common case): not aggregated.
+      if (path._tag !== "Resource" && path._tag !== "Resources") return undefined
+      const local = path._tag === "Resource"
+        ? registry.lookup(path.group, path.version, path.plural) !== undefined
+        : registry.groupVersion(path.group, path.version).length > 0
+      if (local) return undefined
       const apiService = ApiServices.remote(context.env.store, path.group, path.version)
       if (apiService === undefined) return undefined
       if (!ApiServices.available(apiService)) return Effect.succeed(AggregatorProxy.unavailable())
