@@ -5,7 +5,7 @@
  * ReplicaSets should run as a rollout goes, and the statuses both report from their pods.
  */
 import * as StatusConditions from "./StatusConditions.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { Json, KubeObject } from "@kubefx/schema/internal"
 
 type Obj = Readonly<Record<string, unknown>>
 
@@ -18,12 +18,7 @@ export const revisionAnnotation = "deployment.kubernetes.io/revision"
 const alphanums = "bcdfghjklmnpqrstvwxz2456789"
 
 // Keys sorted at every level, so equal templates hash alike whatever their key order.
-const stable = (value: unknown): string =>
-  Array.isArray(value)
-    ? `[${value.map(stable).join(",")}]`
-    : KubeObject.isObject(value)
-    ? `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${stable(value[key])}`).join(",")}}`
-    : JSON.stringify(value) ?? "null"
+const stable = (value: unknown): string => Json.canonical((value ?? null) as Json.Json)
 
 /**
  * The pod template's hash as kube spells it (FNV-32a, its decimal digits mapped onto kube's safe

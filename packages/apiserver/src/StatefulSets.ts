@@ -7,7 +7,7 @@
  */
 import * as ControllerRevisions from "./ControllerRevisions.ts"
 import * as Rollouts from "./Rollouts.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { Json, KubeObject } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
 const count = KubeObject.number
@@ -36,14 +36,9 @@ export const ordinal = (pod: KubeObject.KubeObject, set: string): number => {
 const startOrdinal = (set: KubeObject.KubeObject) => count(record(record(set.spec).ordinals).start)
 const replicasOf = (set: KubeObject.KubeObject) => count(record(set.spec).replicas, 1)
 
-// Go's encoding/json: keys sorted, HTML characters escaped.
+// Go's encoding/json of a map: keys sorted, HTML characters escaped.
 const goJson = (value: unknown): string =>
-  (Array.isArray(value)
-    ? `[${value.map(goJson).join(",")}]`
-    : KubeObject.isObject(value)
-    ? `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${goJson(value[key])}`).join(",")}}`
-    : JSON.stringify(value) ?? "null")
-    .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  Json.canonical(value as Json.Json).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /**
  * The name of the revision holding the StatefulSet's current template: `<name>-<hash>`, the hash
