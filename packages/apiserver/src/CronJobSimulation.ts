@@ -17,7 +17,6 @@ const record = KubeObject.record
 const count = KubeObject.number
 const component = "cronjob-controller"
 const nameOf = (object: KubeObject.KubeObject) => KubeObject.meta(object).name ?? ""
-const iso = (at: number) => new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z")
 
 /**
  * kube-controller-manager's CronJob controller, one look at a CronJob: its finished Jobs seen and
@@ -92,7 +91,7 @@ export const cronJob = (
         // A Job of that name already there (two times due in one minute) is left, the time not counted, as kube leaves it.
         if (made._tag === "Success") {
           active = [...active, made.success.object]
-          lastSchedule = iso(scheduled)
+          lastSchedule = KubeObject.timestamp(new Date(scheduled))
           yield* event({ type: "Normal", reason: "SuccessfulCreate", message: `Created job ${nameOf(body)}` })
         } else if (made.failure.code !== 409) {
           yield* event({ type: "Warning", reason: "FailedCreate", message: `Error creating job: ${made.failure.message}` })

@@ -66,8 +66,7 @@ export const nextAfter = (cronJob: KubeObject.KubeObject, now: number): number |
 
 // RFC 3339 in the CronJob's time zone, as Go's time.Format prints it.
 const rfc3339 = (at: number, zone: string | undefined): string => {
-  const utc = new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z")
-  if (zone === undefined) return utc
+  if (zone === undefined) return KubeObject.timestamp(new Date(at))
   const parts = Object.fromEntries(new Intl.DateTimeFormat("en-US", {
     timeZone: zone,
     hourCycle: "h23",
