@@ -11,6 +11,7 @@ import { request as httpsRequest } from "node:https"
 import type * as Registry from "./Registry.ts"
 import * as Rest from "./Rest.ts"
 import type * as Status from "./Status.ts"
+import * as StatusConditions from "./StatusConditions.ts"
 import type * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
 import * as Worker from "./Worker.ts"
@@ -272,15 +273,8 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
       if (apiService === undefined) return
       const verdict = yield* check(store, apiService)
       yield* Rest.update(env, { resource, namespace: undefined, name }, "status", writeOptions, (current) => {
-        const conditions = KubeObject.records(record(current.status).conditions)
-        const before = conditions.find((c) => c.type === "Available")
-        const same = before?.status === verdict.status && before?.reason === verdict.reason && before?.message === verdict.message
-        const stated = same ? before! : {
-          type: "Available",
-          ...verdict,
-          lastTransitionTime: before?.status === verdict.status && typeof before?.lastTransitionTime === "string" ? before.lastTransitionTime : KubeObject.timestamp()
-        }
-        return Effect.succeed({ ...current, status: { ...record(current.status), conditions: [...conditions.filter((c) => c.type !== "Available"), stated] } })
+        const conditions = StatusConditions.set(record(current.status).conditions, [{ type: "Available", ...verdict }], { keep: () => true })
+        return Effect.succeed({ ...current, status: { ...record(current.status), conditions } })
       }).pipe(Effect.asVoid, Effect.catchIf(settled, () => Effect.void))
     })
 

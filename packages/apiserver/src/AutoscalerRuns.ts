@@ -4,6 +4,7 @@
  * `maxReplicas` (a target scaled to zero left alone), and otherwise the metric's failure stated in
  * the HPA's conditions and events, as a cluster without a metrics server states it.
  */
+import * as StatusConditions from "./StatusConditions.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
@@ -120,15 +121,9 @@ export const decide = (hpa: KubeObject.KubeObject, specReplicas: number, current
  */
 export const status = (hpa: KubeObject.KubeObject, currentReplicas: number, decision: Decision, now: string): Record<string, unknown> => {
   const previous = record(hpa.status)
-  const conditions = KubeObject.records(previous.conditions)
-  const stated = decision.conditions.map((condition) => {
-    const before = conditions.find((c) => c.type === condition.type)
-    if (before !== undefined && before.status === condition.status && before.reason === condition.reason && before.message === condition.message) return before
-    return { ...condition, lastTransitionTime: before?.status === condition.status && typeof before.lastTransitionTime === "string" ? before.lastTransitionTime : now }
-  })
   const order = ["AbleToScale", "ScalingActive", "ScalingLimited"]
-  const merged = [...conditions.filter((c) => !decision.conditions.some((d) => d.type === c.type)), ...stated]
-    .sort((a, b) => order.indexOf(String(a.type)) - order.indexOf(String(b.type)))
+  const merged = [...StatusConditions.set(previous.conditions, decision.conditions, { keep: () => true, now })]
+    .sort((a, b) => order.indexOf(String(record(a).type)) - order.indexOf(String(record(b).type)))
   return {
     ...previous,
     ...(decision.rescale === undefined ? {} : { lastScaleTime: now }),

@@ -1,7 +1,7 @@
 /**
- * Status conditions as kube-controller-manager's controllers keep them: a condition stated as it
- * was keeps its times; a changed one is stamped (Deployments' `lastUpdateTime`, Jobs'
- * `lastProbeTime`) and keeps its `lastTransitionTime` unless its status changed.
+ * Status conditions as kube's controllers keep them: a condition stated as it was keeps its times;
+ * a changed one is stamped (Deployments' `lastUpdateTime`, Jobs' `lastProbeTime`; HPAs' and
+ * APIServices' have no such time) and keeps its `lastTransitionTime` unless its status changed.
  */
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -27,7 +27,8 @@ export const set = (
   previous: unknown,
   next: ReadonlyArray<Condition>,
   options: {
-    readonly stamp: "lastUpdateTime" | "lastProbeTime"
+    /** The time a changed condition is stamped with besides `lastTransitionTime`, for kinds that keep one. */
+    readonly stamp?: "lastUpdateTime" | "lastProbeTime" | undefined
     readonly keep: (type: string) => boolean
     readonly now?: string | undefined
   }
@@ -40,7 +41,7 @@ export const set = (
       const before = old.find((c) => c.type === condition.type)
       if (before !== undefined && before.status === condition.status && before.reason === condition.reason && before.message === condition.message) return before
       const transition = before?.status === condition.status && typeof before.lastTransitionTime === "string" ? before.lastTransitionTime : now
-      return { ...condition, [options.stamp]: now, lastTransitionTime: transition }
+      return { ...condition, ...(options.stamp === undefined ? {} : { [options.stamp]: now }), lastTransitionTime: transition }
     })
   ]
 }
