@@ -4,6 +4,7 @@
  * bundle, a remote one with a Service and a valid port (443 by default).
  */
 import * as FieldErrors from "./FieldErrors.ts"
+import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
 import type * as Status from "./Status.ts"
 import { KubeObject, NameRules } from "@kubefx/schema/internal"
 
@@ -37,7 +38,8 @@ export const validate = (object: KubeObject.KubeObject): Causes => {
   const name = KubeObject.meta(object).name ?? ""
   const required = `${version}.${group}`
   const causes: Array<Status.StatusCause> = []
-  if (name !== "" && !name.includes("/") && !name.includes("%") && name !== "." && name !== ".." && name !== required) {
+  // A name that is no path segment has that said by ObjectMeta's checks; one that is must be the required one.
+  if (name !== "" && ObjectMetaValidation.nameIsPathSegment(name, false).length === 0 && name !== required) {
     causes.push(FieldErrors.invalid("metadata.name", FieldErrors.quote(name), `must be \`spec.version+"."+spec.group\`: ${FieldErrors.quote(required)}`))
   }
   if (group === "" && version !== "v1") causes.push(FieldErrors.required("spec.group", "only v1 may have an empty group and it better be legacy kube"))

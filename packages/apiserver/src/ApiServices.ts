@@ -165,8 +165,7 @@ const discover = (apiService: KubeObject.KubeObject, dial: { readonly host: stri
     request.on("timeout", () => request.destroy(new Error("context deadline exceeded")))
     request.on("error", (error: NodeJS.ErrnoException) => {
       if (signal.aborted) return
-      const why = error.code === "ECONNREFUSED" ? `dial tcp ${dial.host}:${dial.port}: connect: connection refused` : error.message
-      resume(Effect.succeed(failed(`Get "${url}": ${why}`)))
+      resume(Effect.succeed(failed(WebhookClient.transportError(url, dial, error, "Get"))))
     })
     request.end()
     return Effect.sync(() => request.destroy())

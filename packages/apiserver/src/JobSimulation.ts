@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import * as ControllerEvents from "./ControllerEvents.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as Rest from "./Rest.ts"
+import * as Rollouts from "./Rollouts.ts"
 import * as SimulatedController from "./SimulatedController.ts"
 import type * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -19,8 +20,7 @@ const component = "job-controller"
 const phase = (pod: KubeObject.KubeObject) => record(pod.status).phase
 const done = (pod: KubeObject.KubeObject) => phase(pod) === "Succeeded" || phase(pod) === "Failed"
 const tracked = (pod: KubeObject.KubeObject) => (KubeObject.meta(pod).finalizers ?? []).includes(JobRuns.trackingFinalizer)
-const ready = (pod: KubeObject.KubeObject) =>
-  phase(pod) === "Running" && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "Ready" && c.status === "True")
+const ready = (pod: KubeObject.KubeObject) => phase(pod) === "Running" && Rollouts.podAvailable(pod, 0, 0)
 
 /**
  * Whether a pod being deleted is still held by a Job's tracking finalizer, which the Job controller

@@ -93,8 +93,21 @@ export const gvkOf = (object: KubeObject.KubeObject): string => {
   return `${group}/${version}, Kind=${String(object.kind ?? "")}`
 }
 
-/** Go's net/http wording for a failed POST to `url`, dialled at `dial` (host and port). */
-const transportError = (url: string, dial: { readonly host: string; readonly port: number }, error: NodeJS.ErrnoException): string => {
+/**
+ * Go's net/http wording for a failed request (`method`, `Post` by default) to `url`, dialled at
+ * `dial` (host and port).
+ *
+ * @example
+ * import * as WebhookClient from "./WebhookClient.ts"
+ * WebhookClient.transportError("https://10.96.0.9:443/x", { host: "10.96.0.9", port: 443 }, Object.assign(new Error("refused"), { code: "ECONNREFUSED" }), "Get")
+ * // 'Get "https://10.96.0.9:443/x": dial tcp 10.96.0.9:443: connect: connection refused'
+ */
+export const transportError = (
+  url: string,
+  dial: { readonly host: string; readonly port: number },
+  error: NodeJS.ErrnoException,
+  method = "Post"
+): string => {
   const target = new URL(url)
   const what = error.code === "ECONNREFUSED"
     ? `dial tcp ${dial.host}:${dial.port}: connect: connection refused`
@@ -105,7 +118,7 @@ const transportError = (url: string, dial: { readonly host: string; readonly por
     : error.code === "ERR_TLS_CERT_ALTNAME_INVALID"
     ? `tls: failed to verify certificate: x509: certificate is valid for other names, not ${target.hostname}`
     : error.message
-  return `Post "${url}": ${what}`
+  return `${method} "${url}": ${what}`
 }
 
 /**

@@ -133,8 +133,6 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
       )
     }
-    const writeStatus = (key: Key, next: (current: KubeObject.KubeObject) => Record<string, unknown>) =>
-      update(key, "status", (current) => ({ ...current, status: next(current) }))
     const completeAfter = (key: Key, after: Duration.Duration) =>
       FiberMap.run(
         rollouts,
@@ -189,20 +187,20 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
       Effect.gen(function*() {
         // A Job's pod being deleted (its Job gone, or by anyone) is let go, as the Job controller does.
         if (KubeObject.meta(pod).deletionTimestamp !== undefined) return yield* JobSimulation.release(controllers, pod)
-        if (PodRuns.ephemeralPending(pod)) return yield* writeStatus(key, (current) => PodRuns.withEphemeral(current, KubeObject.timestamp()))
+        if (PodRuns.ephemeralPending(pod)) return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.withEphemeral(current, KubeObject.timestamp()))
         const job = jobOf(pod)
         const running = record(pod.status).phase === "Running" && KubeObject.meta(pod).deletionTimestamp === undefined
         if (key.phase === "complete" && running && job !== undefined) {
           const succeeded = (options.jobOutcome?.(job) ?? "Complete") === "Complete"
-          return yield* writeStatus(key, (current) => PodRuns.ended(current, KubeObject.timestamp(), succeeded))
+          return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), succeeded))
         }
         if (!PodRuns.pending(pod)) return
         if (key.phase === "observe") {
           if (PodRuns.scheduled(pod)) return
-          yield* writeStatus(key, (current) => PodRuns.placed(current, KubeObject.timestamp()))
+          yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.placed(current, KubeObject.timestamp()))
           return yield* completeAfter(key, delay)
         }
-        yield* writeStatus(key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
+        yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
         if (job !== undefined) yield* completeAfter(key, delay)
       })
 
@@ -275,7 +273,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         }
       }
       // A scale target's change is its autoscalers' to look at.
-      if (event.storage !== "horizontalpodautoscalers.autoscaling") {
+      if (kind === "Deployment" || kind === "ReplicaSet" || kind === "StatefulSet") {
         for (const hpa of env.store.list("horizontalpodautoscalers.autoscaling", event.namespace)) {
           const ref = record(record(hpa.spec).scaleTargetRef)
           if (ref.kind === event.object.kind && ref.name === KubeObject.meta(event.object).name) {
