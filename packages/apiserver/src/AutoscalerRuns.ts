@@ -112,14 +112,14 @@ export const decide = (hpa: KubeObject.KubeObject, specReplicas: number, current
 }
 
 /**
- * The HPA's status after a look: the target's current replicas, the desired count, the rescale's
- * time, and the conditions stated (a changed one gets its transition time, the others stay).
+ * The HPA's status after a look: the target's current replicas (kept as they were when its scale
+ * could not be read), the desired count, the rescale's time, and the conditions stated.
  *
  * @example
  * import * as AutoscalerRuns from "./AutoscalerRuns.ts"
  * AutoscalerRuns.status({ status: {} }, 2, { rescale: 3, desired: 3, conditions: [], events: [] }, "2026-01-01T00:00:00Z").lastScaleTime // "2026-01-01T00:00:00Z"
  */
-export const status = (hpa: KubeObject.KubeObject, currentReplicas: number, decision: Decision, now: string): Record<string, unknown> => {
+export const status = (hpa: KubeObject.KubeObject, currentReplicas: number | undefined, decision: Decision, now: string): Record<string, unknown> => {
   const previous = record(hpa.status)
   const order = ["AbleToScale", "ScalingActive", "ScalingLimited"]
   const merged = [...StatusConditions.set(previous.conditions, decision.conditions, { keep: () => true, now })]
@@ -127,7 +127,7 @@ export const status = (hpa: KubeObject.KubeObject, currentReplicas: number, deci
   return {
     ...previous,
     ...(decision.rescale === undefined ? {} : { lastScaleTime: now }),
-    currentReplicas,
+    ...(currentReplicas === undefined ? {} : { currentReplicas }),
     desiredReplicas: decision.desired,
     conditions: merged
   }

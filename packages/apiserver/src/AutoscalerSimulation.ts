@@ -77,10 +77,7 @@ export const autoscaler = (
         conditions: [{ type: "AbleToScale", status: "False", reason: "FailedGetScale", message }],
         events: []
       }
-      yield* SimulatedController.writeStatus(ctx, key, (current) => {
-        const { currentReplicas: _, ...rest } = AutoscalerRuns.status(current, 0, failed, now)
-        return rest
-      })
+      yield* SimulatedController.writeStatus(ctx, key, (current) => AutoscalerRuns.status(current, undefined, failed, now))
       return yield* event({ type: "Warning", reason: "FailedGetScale", message: what })
     }
     const scale = Scale.toScale(resource, Rest.present(env, resource, target))
