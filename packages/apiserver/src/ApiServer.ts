@@ -211,7 +211,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         patchDocument: (contentType, document, body) => Patching.patchDocument(contentType, document, body),
         openapi,
         finalizeNamespace: (name, body) => Namespaces.finalize(env, name, body),
-        deleteNamespace: (name, deleteOptions) => Namespaces.remove(env, name, deleteOptions)
+        deleteNamespace: (name, deleteOptions) => Namespaces.remove(env, name, deleteOptions),
+        discovered: apiServices.discovered
       }),
       { scope }
     )

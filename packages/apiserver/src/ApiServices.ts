@@ -8,7 +8,7 @@
  */
 import { Duration, Effect, Result } from "effect"
 import { request as httpsRequest } from "node:https"
-import type * as Registry from "./Registry.ts"
+import * as Discovery from "./Discovery.ts"
 import * as Rest from "./Rest.ts"
 import type * as Status from "./Status.ts"
 import * as StatusConditions from "./StatusConditions.ts"
@@ -29,31 +29,6 @@ const writeOptions: Rest.WriteOptions = {
   fieldValidation: "Ignore"
 }
 
-// kube-apiserver's discovery priorities of its own group versions (group, then version).
-const priorities: Readonly<Record<string, readonly [number, number]>> = {
-  "/v1": [18000, 1],
-  "apiregistration.k8s.io/v1": [18000, 15],
-  "apps/v1": [17800, 15],
-  "events.k8s.io/v1": [17750, 15],
-  "authentication.k8s.io/v1": [17700, 15],
-  "authorization.k8s.io/v1": [17600, 15],
-  "autoscaling/v1": [17500, 15],
-  "autoscaling/v2": [17500, 30],
-  "batch/v1": [17400, 15],
-  "certificates.k8s.io/v1": [17300, 15],
-  "networking.k8s.io/v1": [17200, 15],
-  "policy/v1": [17100, 15],
-  "rbac.authorization.k8s.io/v1": [17000, 15],
-  "storage.k8s.io/v1": [16800, 15],
-  "apiextensions.k8s.io/v1": [16700, 15],
-  "admissionregistration.k8s.io/v1": [16700, 15],
-  "scheduling.k8s.io/v1": [16600, 15],
-  "coordination.k8s.io/v1": [16500, 15],
-  "node.k8s.io/v1": [16300, 15],
-  "discovery.k8s.io/v1": [16200, 15],
-  "flowcontrol.apiserver.k8s.io/v1": [16100, 21]
-}
-
 /**
  * The local APIService of a group version the server serves: `<version>.<group>`, no Service; a
  * CRD's at the priorities kube's CRD registration gives them (1000, 100).
@@ -63,7 +38,7 @@ const priorities: Readonly<Record<string, readonly [number, number]>> = {
  * ApiServices.local("apps", "v1", false).spec // { group: "apps", version: "v1", groupPriorityMinimum: 17800, versionPriority: 15 }
  */
 export const local = (group: string, version: string, custom: boolean): KubeObject.KubeObject & { readonly spec: Record<string, unknown> } => {
-  const [groupPriorityMinimum, versionPriority] = custom ? [1000, 100] : priorities[`${group}/${version}`] ?? [1000, 15]
+  const [groupPriorityMinimum, versionPriority] = Discovery.priority(group, version, custom)
   return {
     apiVersion: "apiregistration.k8s.io/v1",
     kind: "APIService",
@@ -102,39 +77,57 @@ export const remote = (store: Store.Store, group: string, version: string): Kube
 export const available = (apiService: KubeObject.KubeObject): boolean =>
   KubeObject.records(record(apiService.status).conditions).some((c) => c.type === "Available" && c.status === "True")
 
+/** What a remote APIService's server last listed in its discovery, and whether that is current. */
+export interface Discovered {
+  readonly resources: ReadonlyArray<unknown>
+  readonly current: boolean
+}
+
 /**
- * The groups served from Services that the server does not serve itself, for discovery: each with
- * its versions, the highest version priority preferred.
+ * The group versions served by APIServices from Services, for discovery: each with its
+ * priorities and what its server's discovery last listed (`discovered`, by APIService name).
  *
  * @example
  * import * as ApiServices from "./ApiServices.ts"
  * declare const store: import("./Store.ts").Store
- * declare const registry: import("./Registry.ts").Registry
- * const groups = ApiServices.remoteGroups(store, registry)
+ * const versions = ApiServices.remoteVersions(store, () => undefined)
  */
-export const remoteGroups = (store: Store.Store, registry: Registry.Registry): ReadonlyArray<Registry.GroupVersions> => {
-  const served = new Set(registry.groups().map((g) => g.name))
-  const byGroup = new Map<string, Array<{ readonly version: string; readonly priority: number; readonly groupPriority: number }>>()
-  for (const apiService of store.list(storage, undefined)) {
+export const remoteVersions = (store: Store.Store, discovered: (name: string) => Discovered | undefined): ReadonlyArray<Discovery.RemoteVersion> =>
+  store.list(storage, undefined).flatMap((apiService) => {
     const spec = record(apiService.spec)
-    if (serviceOf(apiService) === undefined || typeof spec.group !== "string" || served.has(spec.group)) continue
-    const versions = byGroup.get(spec.group) ?? []
-    versions.push({ version: String(spec.version), priority: KubeObject.number(spec.versionPriority), groupPriority: KubeObject.number(spec.groupPriorityMinimum) })
-    byGroup.set(spec.group, versions)
-  }
-  return [...byGroup]
-    .sort(([a, va], [b, vb]) => Math.max(...vb.map((v) => v.groupPriority)) - Math.max(...va.map((v) => v.groupPriority)) || a.localeCompare(b))
-    .map(([name, versions]) => {
-      const ordered = [...versions].sort((a, b) => b.priority - a.priority || a.version.localeCompare(b.version))
-      return { name, versions: ordered.map((v) => v.version), preferred: ordered[0]!.version }
-    })
-}
+    if (serviceOf(apiService) === undefined || typeof spec.group !== "string" || typeof spec.version !== "string") return []
+    const found = discovered(KubeObject.meta(apiService).name ?? "")
+    return [{
+      group: spec.group,
+      version: spec.version,
+      groupPriority: KubeObject.number(spec.groupPriorityMinimum),
+      versionPriority: KubeObject.number(spec.versionPriority),
+      resources: found?.resources ?? [],
+      current: found?.current ?? false
+    }]
+  })
 
 interface Verdict {
   readonly status: "True" | "False"
   readonly reason: string
   readonly message: string
+  /** The resources a passed discovery request listed. */
+  readonly resources?: ReadonlyArray<unknown>
 }
+
+// The `resources` of an APIResourceList body; undefined for anything else.
+const listedResources = (body: string): ReadonlyArray<unknown> | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    const resources = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>).resources : undefined
+    return Array.isArray(resources) ? resources : undefined
+  } catch {
+    return undefined
+  }
+}
+
+// A discovery document is small; a server sending more is not read further.
+const maxDiscoveryBytes = 4 * 1024 * 1024
 
 // A discovery GET to the Service, as the availability controller sends it; the error as it words it.
 const discover = (apiService: KubeObject.KubeObject, dial: { readonly host: string; readonly port: number }, url: string): Effect.Effect<Verdict> => {
@@ -154,11 +147,17 @@ const discover = (apiService: KubeObject.KubeObject, dial: { readonly host: stri
       timeout: 5000,
       signal
     }, (response) => {
-      response.resume()
+      const chunks: Array<Buffer> = []
+      let size = 0
+      response.on("data", (chunk: Buffer) => {
+        size += chunk.length
+        if (size <= maxDiscoveryBytes) chunks.push(chunk)
+      })
       response.on("end", () => {
         const code = response.statusCode ?? 0
+        const resources = size <= maxDiscoveryBytes ? listedResources(Buffer.concat(chunks).toString("utf8")) : undefined
         resume(Effect.succeed(code >= 200 && code < 300
-          ? { status: "True", reason: "Passed", message: "all checks passed" }
+          ? { status: "True", reason: "Passed", message: "all checks passed", ...(resources === undefined ? {} : { resources }) }
           : { status: "False", reason: "FailedDiscoveryCheck", message: `failing or missing response from ${url}: bad status from ${url}: ${code}` }))
       })
     })
@@ -220,6 +219,8 @@ export interface ApiServices {
   /** Completes when nothing is queued. */
   readonly idle: Effect.Effect<void>
   readonly pending: () => number
+  /** What a remote APIService's server last listed in its discovery, by APIService name. */
+  readonly discovered: (name: string) => Discovered | undefined
 }
 
 type Key = { readonly _tag: "Local" } | { readonly _tag: "Check"; readonly name: string }
@@ -241,7 +242,9 @@ type Key = { readonly _tag: "Local" } | { readonly _tag: "Check"; readonly name:
 export const make = Effect.fnUntraced(function*(env: Rest.Env) {
   const { store } = env
   const resource = env.registry.byStorage(storage)[0]
-  if (resource === undefined) return { idle: Effect.void, pending: () => 0 } satisfies ApiServices
+  if (resource === undefined) return { idle: Effect.void, pending: () => 0, discovered: () => undefined } satisfies ApiServices
+  // As kube-aggregator's discovery manager: a failed request keeps the last listing, stale.
+  const discovered = new Map<string, Discovered>()
   const settled = (error: Status.ApiError) => error.code === 404 || error.code === 409
 
   // The local APIServices: one per group version served here, none for one no longer served.
@@ -270,9 +273,11 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
     Effect.gen(function*() {
       const apiService = store.get(storage, "", name)
       if (apiService === undefined) return
-      const verdict = yield* check(store, apiService)
+      const { resources, ...condition } = yield* check(store, apiService)
+      if (serviceOf(apiService) === undefined) discovered.delete(name)
+      else discovered.set(name, { resources: resources ?? discovered.get(name)?.resources ?? [], current: condition.status === "True" })
       yield* Rest.update(env, { resource, namespace: undefined, name }, "status", writeOptions, (current) => {
-        const conditions = StatusConditions.set(record(current.status).conditions, [{ type: "Available", ...verdict }], { keep: () => true })
+        const conditions = StatusConditions.set(record(current.status).conditions, [{ type: "Available", ...condition }], { keep: () => true })
         return Effect.succeed({ ...current, status: { ...record(current.status), conditions } })
       }).pipe(Effect.asVoid, Effect.catchIf(settled, () => Effect.void))
     })
@@ -290,8 +295,12 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
   }
   const onEvent = (event: Store.Event) => {
     if (event.storage === storage) {
-      if (event.type !== "DELETED") worker.enqueue({ _tag: "Check", name: KubeObject.meta(event.object).name ?? "" })
-      else if (KubeObject.meta(event.object).labels?.[automanagedLabel] !== undefined) worker.enqueue({ _tag: "Local" })
+      const name = KubeObject.meta(event.object).name ?? ""
+      if (event.type !== "DELETED") worker.enqueue({ _tag: "Check", name })
+      else {
+        discovered.delete(name)
+        if (KubeObject.meta(event.object).labels?.[automanagedLabel] !== undefined) worker.enqueue({ _tag: "Local" })
+      }
     } else if (event.storage === "customresourcedefinitions.apiextensions.k8s.io") {
       worker.enqueue({ _tag: "Local" })
     } else if (event.storage === "services" || event.storage === "endpoints" || event.storage === "endpointslices.discovery.k8s.io") {
@@ -304,5 +313,5 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
   yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
   // kube-aggregator checks again on its own, every 30 seconds.
   yield* Effect.forkScoped(Effect.forever(Effect.sleep(Duration.seconds(30)).pipe(Effect.andThen(Effect.sync(() => checkAll())))))
-  return { idle: worker.idle, pending: worker.pending } satisfies ApiServices
+  return { idle: worker.idle, pending: worker.pending, discovered: (name: string) => discovered.get(name) } satisfies ApiServices
 })

@@ -65,6 +65,8 @@ export interface Context {
   readonly finalizeNamespace: (name: string, body: KubeObject.KubeObject) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
   /** Deletes a namespace (it is marked Terminating and emptied by the namespace controller). */
   readonly deleteNamespace: (name: string, options: Rest.DeleteOptions) => Effect.Effect<Rest.Deleted, Status.ApiError>
+  /** What a remote APIService's server last listed in its discovery, by APIService name. */
+  readonly discovered: (apiService: string) => ApiServices.Discovered | undefined
 }
 
 const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -278,6 +280,22 @@ const discovery = (body: (call: Call) => unknown) => (call: Call) => {
   return document === undefined ? Effect.fail(Status.pathNotFound()) : Effect.succeed(jsonResponse(200, document))
 }
 
+// `/api` and `/apis`: aggregated discovery for clients asking for it first (with kube's ETag, a
+// matching If-None-Match answered 304), the legacy document otherwise.
+const groupDiscovery = (legacy: (call: Call) => unknown, document: (apiVersion: Discovery.AggregatedVersion) => unknown) => (call: Call) => {
+  const asked = Negotiation.aggregatedDiscovery(call.request.headers["accept"])
+  if (asked === undefined || !isRead(call)) return discovery(legacy)(call)
+  const json = JSON.stringify(document(asked))
+  const tag = JSON.stringify(Discovery.etag(json))
+  const headers = { etag: tag, vary: "Accept", "cache-control": "public" }
+  if (call.request.headers["if-none-match"] === tag) return Effect.succeed(HttpServerResponse.empty({ status: 304, headers }))
+  return Effect.succeed(HttpServerResponse.text(json, {
+    status: 200,
+    contentType: `application/json;g=apidiscovery.k8s.io;v=${asked.slice(asked.indexOf("/") + 1)};as=APIGroupDiscoveryList`,
+    headers
+  }))
+}
+
 const openApi = (context: Context) => (call: Call) => {
   const { path, request } = call
   if (path._tag !== "OpenApi" && path._tag !== "OpenApiV2") return Effect.fail(Status.pathNotFound())
@@ -309,10 +327,10 @@ export const routes = (context: Context): Layer.Layer<never, never, HttpRouter.H
     yield* on("/", discovery(() => ({ paths: ["/api", "/api/v1", "/apis", "/openapi/v3", "/version", "/healthz"] })))
     for (const probe of ["/healthz", "/livez", "/readyz"] as const) yield* on(probe, () => Effect.succeed(HttpServerResponse.text("ok")))
     yield* on("/version", discovery(() => Discovery.version))
-    yield* on("/api", discovery(() => Discovery.apiVersions(context.address())))
-    const remoteGroups = () => ApiServices.remoteGroups(context.env.store, registry)
-    yield* on("/apis", discovery(() => Discovery.groupList(registry, remoteGroups())))
-    yield* on("/apis/:group", discovery(({ path }) => path._tag === "Group" ? Discovery.group(registry, path.group, remoteGroups()) : undefined))
+    yield* on("/api", groupDiscovery(() => Discovery.apiVersions(context.address()), (apiVersion) => Discovery.aggregated(registry, apiVersion, { core: true })))
+    const remote = () => ApiServices.remoteVersions(context.env.store, context.discovered)
+    yield* on("/apis", groupDiscovery(() => Discovery.groupList(registry, remote()), (apiVersion) => Discovery.aggregated(registry, apiVersion, { core: false, remote: remote() })))
+    yield* on("/apis/:group", discovery(({ path }) => path._tag === "Group" ? Discovery.group(registry, path.group, remote()) : undefined))
     // A wildcard route also matches its prefix alone: a group version's resource list, or a resource path.
     const resources = discovery(({ path }) => path._tag === "Resources" ? Discovery.resourceList(registry, path.group, path.version) : undefined)
     // A group version an APIService serves from a Service is that server's, the request sent on as

@@ -36,7 +36,7 @@ const metaVersions = ["v1", "v1beta1"]
 /**
  * The representation to answer with, or undefined when nothing acceptable can be produced (406).
  * A Table is offered where `offers.table` says (reads of a resource), an object's metadata alone
- * where `offers.metadata` does (a resource's endpoints); aggregated discovery is not served. An
+ * where `offers.metadata` does (a resource's endpoints); aggregated discovery is `aggregatedDiscovery`'s. An
  * entry asking for what is not offered is skipped, so the JSON fallback clients list after it is
  * used instead.
  *
@@ -66,6 +66,27 @@ export const negotiate = (
     ) {
       return { as, groupVersion: `meta.k8s.io/${version}` }
     }
+  }
+  return undefined
+}
+
+/**
+ * The aggregated discovery version a client asks for at `/api` and `/apis`, or undefined when the
+ * first entry it accepts is the legacy document (or it accepts no aggregated one). Only JSON is
+ * served: a protobuf entry is skipped for the ones after it.
+ *
+ * @example
+ * import * as Negotiation from "./Negotiation.ts"
+ * Negotiation.aggregatedDiscovery("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json") // "apidiscovery.k8s.io/v2"
+ * Negotiation.aggregatedDiscovery("application/json") // undefined
+ */
+export const aggregatedDiscovery = (accept: string | undefined): "apidiscovery.k8s.io/v2" | "apidiscovery.k8s.io/v2beta1" | undefined => {
+  if (accept === undefined) return undefined
+  for (const range of parseAccept(accept)) {
+    if (range.type !== "application/json" && range.type !== "application/*" && range.type !== "*/*") continue
+    const { as, g, v } = range.params
+    if (as === undefined) return undefined
+    if (as === "APIGroupDiscoveryList" && g === "apidiscovery.k8s.io" && (v === "v2" || v === "v2beta1")) return `apidiscovery.k8s.io/${v}`
   }
   return undefined
 }

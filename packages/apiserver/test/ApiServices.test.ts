@@ -12,6 +12,7 @@ import * as Certificate from "../src/Certificate.ts"
 import * as Testing from "../src/Testing.ts"
 import { crontabCrd, group, installCrd, poll } from "./fixtures.ts"
 
+const podMetrics = { name: "pods", singularName: "", namespaced: true, kind: "PodMetrics", verbs: ["get", "list"] }
 const certificate = Certificate.selfSigned(["127.0.0.1", "metrics.monitoring.svc"])
 let backend: Server
 let backendPort: number
@@ -27,7 +28,7 @@ beforeAll(async () => {
         return res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }))
       }
       res.writeHead(req.url === "/apis/metrics.example.com/v1beta1" ? 200 : 404, { "content-type": "application/json" })
-      res.end(JSON.stringify({ kind: "APIResourceList", apiVersion: "v1", groupVersion: "metrics.example.com/v1beta1", resources: [] }))
+      res.end(JSON.stringify({ kind: "APIResourceList", apiVersion: "v1", groupVersion: "metrics.example.com/v1beta1", resources: [podMetrics] }))
     })
   })
   await new Promise<void>((resolve) => backend.listen(0, "127.0.0.1", resolve))
@@ -43,6 +44,11 @@ afterAll(async () => {
 const apiServices = "/apis/apiregistration.k8s.io/v1/apiservices"
 const available = (apiService: any) => apiService?.status?.conditions?.find((c: any) => c.type === "Available")
 const until = (path: string, check: (body: any) => boolean) => poll(server, path, check)
+// The group version in aggregated discovery, as kubectl asks for it.
+const aggregatedVersion = async (group: string) => {
+  const list = await server.request("GET", "/apis", { headers: { accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" } })
+  return list.json.items.find((g: any) => g.metadata.name === group)?.versions[0]
+}
 
 describe("local APIServices", () => {
   it("are there for every group version served here, and for a CRD's while it is served", async () => {
@@ -121,6 +127,8 @@ describe("a remote APIService", () => {
     })
     const refused = await server.request("GET", "/apis/metrics.example.com/v1beta1/namespaces/default/pods")
     expect([refused.status, refused.text]).toEqual([503, "service unavailable\n"])
+    // Its server never answered: listed stale, with no resources (kubectl: "stale GroupVersion discovery").
+    expect(await aggregatedVersion("metrics.example.com")).toEqual({ version: "v1beta1", freshness: "Stale" })
 
     const service = await server.request("POST", "/api/v1/namespaces/monitoring/services", {
       body: { metadata: { name: "metrics" }, spec: { ports: [{ name: "https", port: 8443, targetPort: 8443 }] } }
@@ -144,6 +152,12 @@ describe("a remote APIService", () => {
     const current = (await server.request("GET", "/api/v1/namespaces/monitoring/endpoints/metrics")).json
     await server.request("PUT", "/api/v1/namespaces/monitoring/endpoints/metrics", { body: { ...current, ...endpoints("127.0.0.1", backendPort) } })
     expect(available(await reason("Passed"))).toMatchObject({ status: "True", message: "all checks passed" })
+    // What its discovery listed is aggregated discovery's, current.
+    expect(await aggregatedVersion("metrics.example.com")).toEqual({
+      version: "v1beta1",
+      resources: [{ resource: "pods", responseKind: { group: "", version: "", kind: "PodMetrics" }, scope: "Namespaced", singularResource: "", verbs: ["get", "list"] }],
+      freshness: "Current"
+    })
     // Available, its requests are sent on as the caller, without the caller's credentials.
     const resources = await server.request("GET", "/apis/metrics.example.com/v1beta1")
     expect([resources.status, resources.json.groupVersion]).toEqual([200, "metrics.example.com/v1beta1"])
@@ -154,5 +168,12 @@ describe("a remote APIService", () => {
     expect(echoed.json.headers).not.toHaveProperty("authorization")
     expect(echoed.json.headers["x-remote-user"]).toBeTruthy()
     expect(echoed.json.headers["x-remote-group"]).toContain("system:masters")
+
+    // Its endpoints gone, the last listing is kept, stale.
+    await server.request("PUT", "/api/v1/namespaces/monitoring/endpoints/metrics", {
+      body: { ...(await server.request("GET", "/api/v1/namespaces/monitoring/endpoints/metrics")).json, ...endpoints("10.244.1.7", 8443) }
+    })
+    await reason("FailedDiscoveryCheck")
+    expect(await aggregatedVersion("metrics.example.com")).toMatchObject({ version: "v1beta1", resources: [{ resource: "pods" }], freshness: "Stale" })
   })
 })
