@@ -43,7 +43,11 @@ export const daemonSet = (
     const revisionName = `${key.name}-${hash}`
     if ((yield* ControllerRevisions.ensure(ctx, key.namespace, daemonSet, revisionName, { [DaemonSets.revisionLabel]: hash })) === undefined) return
     const step = DaemonSets.next(daemonSet, nodes, own(), Date.now())
-    for (const node of step.create) {
+    // A node's pod still terminating is waited for before its replacement is made.
+    const terminating = new Set(SimulatedController.controlled(env, "pods", key.namespace, daemonSet, true)
+      .filter((p) => KubeObject.meta(p).deletionTimestamp !== undefined)
+      .map((p) => DaemonSets.nodeOf(p)))
+    for (const node of step.create.filter((n) => !terminating.has(n))) {
       const made = yield* Effect.result(Rest.create(env, pods, key.namespace, DaemonSets.podFor(daemonSet, node), ctx.writeOptions))
       yield* event(made._tag === "Failure"
         ? { type: "Warning", reason: "FailedCreate", message: `Error creating: ${made.failure.message}` }

@@ -5,6 +5,7 @@
  * controller adds), the pod it makes for a node, the next step of its rollout, and its status.
  */
 import * as Rollouts from "./Rollouts.ts"
+import * as Scheduling from "./Scheduling.ts"
 import * as WorkloadDefaults from "./WorkloadDefaults.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -58,15 +59,9 @@ export const prepareUpdate = (daemonSet: KubeObject.KubeObject, old: KubeObject.
   return withTemplateGeneration(daemonSet, Math.max(1, templateGeneration(old)) + (changed ? 1 : 0)) as KubeObject.KubeObject & { readonly metadata: Record<string, unknown> }
 }
 
-const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonly<Record<string, unknown>>) => {
-  if (toleration.effect !== undefined && toleration.effect !== "" && toleration.effect !== taint.effect) return false
-  if (toleration.operator === "Exists") return toleration.key === undefined || toleration.key === "" || toleration.key === taint.key
-  return toleration.key === taint.key && (toleration.value ?? "") === (taint.value ?? "")
-}
-
 /**
- * The nodes that should run the DaemonSet's pod: its node selector's, tolerating their
- * `NoSchedule` and `NoExecute` taints.
+ * The nodes that should run the DaemonSet's pod: those its template's node selector and affinity
+ * pick, tolerating their `NoSchedule` and `NoExecute` taints.
  *
  * @example
  * import * as DaemonSets from "./DaemonSets.ts"
@@ -75,15 +70,7 @@ const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonl
  */
 export const eligible = (daemonSet: KubeObject.KubeObject, nodes: ReadonlyArray<KubeObject.KubeObject>): ReadonlyArray<KubeObject.KubeObject> => {
   const podSpec = record(record(record(daemonSet.spec).template).spec)
-  const selector = Object.entries(record(podSpec.nodeSelector))
-  const tolerations = [...records(podSpec.tolerations), ...added]
-  return nodes.filter((node) => {
-    const labels = KubeObject.meta(node).labels ?? {}
-    if (!selector.every(([key, value]) => labels[key] === value)) return false
-    return records(record(node.spec).taints)
-      .filter((taint) => taint.effect === "NoSchedule" || taint.effect === "NoExecute")
-      .every((taint) => tolerations.some((t) => tolerates(t, taint)))
-  })
+  return nodes.filter((node) => Scheduling.misfit(podSpec, node, added) === undefined)
 }
 
 /**

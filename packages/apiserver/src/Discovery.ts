@@ -184,6 +184,7 @@ export const resourceList = (registry: Registry.Registry, group: string, version
     ...(group === "" && type.plural === "pods"
       ? [
         { name: "pods/attach", singularName: "", namespaced: true, kind: "PodAttachOptions", verbs: ["create", "get"] },
+        { name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: ["create"] },
         { name: "pods/ephemeralcontainers", singularName: "", namespaced: true, kind: "Pod", verbs: ["get", "patch", "update"] },
         { name: "pods/exec", singularName: "", namespaced: true, kind: "PodExecOptions", verbs: ["create", "get"] },
         { name: "pods/log", singularName: "", namespaced: true, kind: "Pod", verbs: ["get"] },

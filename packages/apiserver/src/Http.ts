@@ -11,6 +11,7 @@ import * as AggregatorProxy from "./AggregatorProxy.ts"
 import * as ApiServices from "./ApiServices.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
+import * as Bindings from "./Bindings.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Faults from "./Faults.ts"
 import * as Negotiation from "./Negotiation.ts"
@@ -194,8 +195,14 @@ const deleteOptions = (query: URLSearchParams, body: string, user: Authenticatio
     }
     const pre = KubeObject.isObject(fromBody.preconditions) ? fromBody.preconditions : undefined
     const dryRun = [...query.getAll("dryRun"), ...(Array.isArray(fromBody.dryRun) ? fromBody.dryRun : [])]
+    const graceRaw = fromBody.gracePeriodSeconds ?? query.get("gracePeriodSeconds") ?? undefined
+    const gracePeriodSeconds = graceRaw === undefined || graceRaw === null || graceRaw === "" ? undefined : Number(graceRaw)
+    if (gracePeriodSeconds !== undefined && !Number.isInteger(gracePeriodSeconds)) {
+      return yield* Status.badRequest(`gracePeriodSeconds: invalid value ${JSON.stringify(graceRaw)}: must be an integer`)
+    }
     return {
       propagationPolicy,
+      gracePeriodSeconds,
       preconditions: pre === undefined ? undefined : {
         ...(typeof pre.uid === "string" ? { uid: pre.uid } : {}),
         ...(typeof pre.resourceVersion === "string" ? { resourceVersion: pre.resourceVersion } : {})
@@ -453,7 +460,8 @@ const resourceRequest = Effect.fnUntraced(function*(
   // what it may not reach, not even that it does not exist.
   const verb = verbOf(request.method, path, query)
   // POSTs to an object's subresource are creates: a TokenRequest, or a connection to a pod.
-  const asked = request.method === "POST" && (path.subresource === "token" || PodConnections.subresources.has(path.subresource ?? ""))
+  const asked = request.method === "POST" &&
+      (path.subresource === "token" || path.subresource === "binding" || PodConnections.subresources.has(path.subresource ?? ""))
     ? "create"
     : verb
   const refused = asked === undefined ? undefined : refusal(context, user, {
@@ -475,6 +483,12 @@ const resourceRequest = Effect.fnUntraced(function*(
   const sub = path.subresource
   if (sub === "token" && resource.storage === "serviceaccounts" && path.namespace !== undefined) {
     return yield* tokenRequest(context, request, path.namespace, path.name ?? "")
+  }
+  if (sub === "binding" && resource.storage === "pods" && path.namespace !== undefined) {
+    if (request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
+    const binding = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
+    const dryRun = query.getAll("dryRun").includes("All")
+    return jsonResponse(201, yield* Bindings.bind(env, { resource, namespace: path.namespace, name: path.name ?? "" }, binding, dryRun))
   }
   if (sub === "log" && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET") return yield* Status.methodNotAllowed(request.method)

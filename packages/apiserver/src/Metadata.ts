@@ -162,7 +162,8 @@ export const validateFinalizers = (
 }
 
 /**
- * True when the object is being deleted and no finalizer holds it any more.
+ * True when the object is being deleted, no finalizer holds it any more, and no grace period is
+ * left (a Pod's kubelet ends its grace period, deleting it with none).
  *
  * @example
  * import * as Metadata from "./Metadata.ts"
@@ -170,7 +171,7 @@ export const validateFinalizers = (
  */
 export const readyToRemove = (object: KubeObject.KubeObject): boolean => {
   const m = KubeObject.meta(object)
-  return m.deletionTimestamp !== undefined && (m.finalizers ?? []).length === 0
+  return m.deletionTimestamp !== undefined && (m.finalizers ?? []).length === 0 && !((m.deletionGracePeriodSeconds ?? 0) > 0)
 }
 
 /**

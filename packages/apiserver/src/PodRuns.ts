@@ -1,7 +1,7 @@
 /**
- * A Pod's status as the scheduler and a 1.32 kubelet write it, for the workload simulator, which
- * runs a Pod without running it: scheduled at once, then running with every container started
- * and ready (init containers completed), a pod IP, and the images as the runtime reports them.
+ * A Pod's status as a 1.32 kubelet writes it, for the workload simulator, which runs a Pod without
+ * running it: running with every container started and ready (init containers completed), a pod
+ * IP, and the images as the runtime reports them; then ended.
  */
 import { createHash } from "node:crypto"
 import * as SimulatedNode from "./SimulatedNode.ts"
@@ -34,19 +34,6 @@ export const scheduled = (pod: KubeObject.KubeObject): boolean =>
   list(record(pod.status).conditions).some((c) => c.type === "PodScheduled" && c.status === "True")
 
 const condition = (type: string, now: string) => ({ type, status: "True", lastProbeTime: null, lastTransitionTime: now })
-
-/**
- * The status the scheduler leaves: still Pending, `PodScheduled` true.
- *
- * @example
- * import * as PodRuns from "./PodRuns.ts"
- * PodRuns.placed({ status: { phase: "Pending", qosClass: "BestEffort" } }, "2026-01-01T00:00:00Z").conditions[0].type // "PodScheduled"
- */
-export const placed = (pod: KubeObject.KubeObject, now: string): Record<string, unknown> => ({
-  ...record(pod.status),
-  phase: "Pending",
-  conditions: [condition("PodScheduled", now)]
-})
 
 /**
  * An image as the container runtime reports it: `nginx` is `docker.io/library/nginx:latest`.

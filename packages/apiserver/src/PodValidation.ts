@@ -142,9 +142,7 @@ const mutableOnUpdate = (spec: Json, old: Json): Json => {
     activeDeadlineSeconds: old.activeDeadlineSeconds,
     terminationGracePeriodSeconds: old.terminationGracePeriodSeconds,
     // Tolerations may only be added to.
-    tolerations: KubeObject.records(spec.tolerations).slice(0, KubeObject.records(old.tolerations).length),
-    // The scheduler's binding sets nodeName once.
-    nodeName: old.nodeName === undefined ? undefined : spec.nodeName
+    tolerations: KubeObject.records(spec.tolerations).slice(0, KubeObject.records(old.tolerations).length)
   }
 }
 
@@ -156,18 +154,14 @@ const mutableOnUpdate = (spec: Json, old: Json): Json => {
  * import * as PodValidation from "./PodValidation.ts"
  * PodValidation.validateUpdate({ containers: [{ name: "a", image: "b" }], restartPolicy: "Never" }, { containers: [{ name: "a", image: "c" }], restartPolicy: "Always" }).length // 1
  */
-export const validateUpdate = (spec: Json, old: Json): Causes => {
-  const comparable = (s: Json, o: Json) => {
-    const { nodeName: _, ...rest } = mutableOnUpdate(s, o)
-    return rest
-  }
-  return KubeObject.equals(comparable(spec, old), comparable(old, old))
+export const validateUpdate = (spec: Json, old: Json): Causes =>
+  // spec.nodeName among the rest: only the pods/binding subresource sets it.
+  KubeObject.equals(mutableOnUpdate(spec, old), mutableOnUpdate(old, old))
     ? []
     : [FieldErrors.forbidden(
       "spec",
       "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
     )]
-}
 
 // Go's zero value: kubectl debug sends `resources: {}`, which is not setting them.
 const isZero = (value: unknown): boolean =>

@@ -9,6 +9,7 @@ import * as Admission from "./Admission.ts"
 import * as AdmissionPolicies from "./AdmissionPolicies.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
+import * as GracefulDeletion from "./GracefulDeletion.ts"
 import * as Lists from "./Lists.ts"
 import * as LimitRanger from "./LimitRanger.ts"
 import * as Metadata from "./Metadata.ts"
@@ -91,6 +92,8 @@ export type Subresource = "status" | "ephemeralcontainers"
 
 export interface DeleteOptions {
   readonly propagationPolicy: PropagationPolicy | undefined
+  /** The grace period a Pod's deletion asks for; undefined: the Pod's own. Other kinds ignore it. */
+  readonly gracePeriodSeconds?: number | undefined
   readonly preconditions: { readonly uid?: string; readonly resourceVersion?: string } | undefined
   readonly dryRun: boolean
   /** Who deletes, as admission webhooks see it; default the administrator. */
@@ -521,7 +524,8 @@ export const create = Effect.fnUntraced(function*(
     ),
     KubeObject.timestamp()
   )
-  if (resource.type.subresources.status) delete object.status
+  // A Node is registered with its status, as kubelets register; any other kind's create drops it.
+  if (resource.type.subresources.status && resource.storage !== "nodes") delete object.status
   if (resource.prepareCreate !== undefined) object = resource.prepareCreate(object)
   const generated = name === m.name ? undefined : String(m.generateName)
   const hooks = admissionHooks(env, { resource, namespace, name }, undefined, "CREATE", undefined, options, generated)
@@ -719,11 +723,36 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
       yield* AdmissionPolicies.validate(env.store, env.registry, attributes)
       yield* Webhooks.validate(env.store, attributes)
     }
-    if (m.deletionTimestamp !== undefined) {
+    // A Pod is deleted gracefully: marked first, even when it then goes at once (watchers see
+    // its deletion time before it is gone), and answered with itself, as kube answers.
+    const graceful = resource.storage === "pods" ? GracefulDeletion.plan(stored, options.gracePeriodSeconds, Date.now()) : undefined
+    if (m.deletionTimestamp !== undefined && graceful?._tag !== "Graceful") {
       return { body: yield* presentOne(env, resource, stored), removed: false } satisfies Deleted
     }
     const added = (resource.deleteFinalizers ?? []).filter((f) => !(m.finalizers ?? []).includes(f))
     const finalizers = withPropagation([...(m.finalizers ?? []), ...added], options.propagationPolicy)
+    if (graceful?._tag === "Graceful") {
+      const marked = KubeObject.withMeta(stored, {
+        deletionTimestamp: graceful.deletionTimestamp,
+        deletionGracePeriodSeconds: graceful.gracePeriodSeconds,
+        finalizers
+      })
+      const now = graceful.gracePeriodSeconds === 0 && finalizers.length === 0
+      if (options.dryRun) return { body: yield* presentOne(env, resource, marked), removed: now } satisfies Deleted
+      const written = env.store.put(resource.storage, marked, revisionOf(stored))
+      if (written._tag !== "Written") {
+        if (attempt >= 10) return yield* Status.conflict(resource.type, target.name, Status.modified)
+        continue
+      }
+      yield* env.durable(written.event.revision)
+      const body = yield* presentOne(env, resource, written.object)
+      if (!now) return { body, removed: false } satisfies Deleted
+      const removed = env.store.remove(resource.storage, namespaceOf(target), target.name, revisionOf(written.object))
+      if (removed._tag === "Written") yield* env.durable(removed.event.revision)
+      // Changed meanwhile, it is deleted again from what it is now.
+      else continue
+      return { body, removed: true } satisfies Deleted
+    }
     let result: Store.WriteResult
     if (finalizers.length === 0) {
       if (options.dryRun) return { body: Status.success(resource.type, target.name, m.uid), removed: true } satisfies Deleted

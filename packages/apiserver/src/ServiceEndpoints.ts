@@ -40,17 +40,24 @@ export const kept = (service: KubeObject.KubeObject): boolean => {
 interface Endpoint {
   readonly ip: string
   readonly ready: boolean
+  readonly terminating: boolean
   readonly pod: KubeObject.KubeObject
 }
 
-// A Pod counts once it has an address and until it is being deleted.
+// A Pod counts once it has an address and until it ended; one being deleted, as terminating.
 const endpointsOf = (pods: ReadonlyArray<KubeObject.KubeObject>): ReadonlyArray<Endpoint> =>
   pods.flatMap((pod) => {
     const status = record(pod.status)
-    if (typeof status.podIP !== "string" || KubeObject.meta(pod).deletionTimestamp !== undefined) return []
+    if (typeof status.podIP !== "string" || status.phase === "Succeeded" || status.phase === "Failed") return []
     const ready = KubeObject.records(status.conditions).some((c) => c.type === "Ready" && c.status === "True")
-    return [{ ip: status.podIP, ready, pod }]
+    return [{ ip: status.podIP, ready, terminating: KubeObject.meta(pod).deletionTimestamp !== undefined, pod }]
   })
+
+// The node an endpoint's Pod runs on, as both controllers record it.
+const onNode = (pod: KubeObject.KubeObject) => {
+  const nodeName = record(pod.spec).nodeName
+  return typeof nodeName === "string" && nodeName !== "" ? { nodeName } : {}
+}
 
 // A Service port's target on a Pod: a number, or the number of the container port of that name.
 const targetPort = (port: Obj, pod: KubeObject.KubeObject | undefined): number | undefined => {
@@ -84,8 +91,9 @@ const reference = (pod: KubeObject.KubeObject) => {
  */
 export const endpoints = (service: KubeObject.KubeObject, pods: ReadonlyArray<KubeObject.KubeObject>): KubeObject.KubeObject => {
   const m = KubeObject.meta(service)
-  const found = endpointsOf(pods)
-  const address = (e: Endpoint) => ({ ip: e.ip, targetRef: reference(e.pod) })
+  // Terminating Pods are left out, as the endpoints controller leaves them.
+  const found = endpointsOf(pods).filter((e) => !e.terminating)
+  const address = (e: Endpoint) => ({ ip: e.ip, ...onNode(e.pod), targetRef: reference(e.pod) })
   const ready = found.filter((e) => e.ready).map(address)
   const notReady = found.filter((e) => !e.ready).map(address)
   return {
@@ -104,7 +112,8 @@ export const endpoints = (service: KubeObject.KubeObject, pods: ReadonlyArray<Ku
 
 /**
  * The EndpointSlice the EndpointSlice controller keeps for the Service (without its generated
- * name): every selected Pod with an address, its readiness as conditions, the ports resolved.
+ * name): every selected Pod with an address, terminating ones too, its readiness as conditions,
+ * the ports resolved.
  *
  * @example
  * import * as ServiceEndpoints from "./ServiceEndpoints.ts"
@@ -125,7 +134,8 @@ export const slice = (service: KubeObject.KubeObject, pods: ReadonlyArray<KubeOb
     addressType: "IPv4",
     endpoints: found.map((e) => ({
       addresses: [e.ip],
-      conditions: { ready: e.ready, serving: e.ready, terminating: false },
+      conditions: { ready: e.ready && !e.terminating, serving: e.ready, terminating: e.terminating },
+      ...onNode(e.pod),
       targetRef: reference(e.pod)
     })),
     ports: ports(service, found[0]?.pod)

@@ -1,7 +1,7 @@
 /**
  * The Node the workload simulator's kubelet registers, as a 1.32 kubelet registers itself: Ready,
  * with its addresses, capacity and system info, so that `kubectl get nodes` lists it and
- * DaemonSets run a pod on it. (Its pods are not bound to it: the simulator's pods run on no node.)
+ * DaemonSets run a pod on it. The simulator's scheduler binds pods to it and its kubelet runs them.
  */
 import { arch, cpus, release, totalmem } from "node:os"
 

@@ -19,10 +19,11 @@
  * `ttlSecondsAfterFinished` after it ended. A CronJob makes a Job at each schedule time, as its
  * concurrency policy allows, and keeps its finished Jobs to the history limits. An HPA holds its
  * target within its bounds and reports that no metrics can be read. The simulator's kubelet
- * registers a Node, `kubefx-node`, and a DaemonSet runs a pod for each node it should run on. Any
- * other Pod is scheduled at once and running, every
- * container started and ready, after `delay`, until it is deleted. Off unless passed in
- * `ApiServer.Options.controllers`.
+ * registers a Node, `kubefx-node`, and a DaemonSet runs a pod for each node it should run on. The
+ * scheduler binds a Pod to it when the Pod fits there (else it stays Pending, `Unschedulable`), and
+ * the kubelet runs it, every container started and ready, after `delay`, until it is deleted: then
+ * it is `Terminating` for `delay` (or its grace period, if shorter) before it is gone. Off unless
+ * passed in `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
@@ -34,6 +35,7 @@ import * as EndpointsSimulation from "./EndpointsSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
 import * as PodRuns from "./PodRuns.ts"
+import * as PodSimulation from "./PodSimulation.ts"
 import * as Rest from "./Rest.ts"
 import * as StatefulSetSimulation from "./StatefulSetSimulation.ts"
 import * as SimulatedController from "./SimulatedController.ts"
@@ -95,11 +97,12 @@ const refusedBefore = (object: KubeObject.KubeObject) =>
 
 // What the simulator looks at: workloads on every change; Services it keeps the endpoints of; Pods
 // to start, and a Job's pod being deleted.
-const pending = (kind: Kind, object: KubeObject.KubeObject) =>
+const pending = (store: Store.Store, kind: Kind, object: KubeObject.KubeObject) =>
   kind === "Service"
     ? ServiceEndpoints.kept(object)
     : kind === "Pod"
-    ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object) || JobSimulation.heldWhileDeleted(object)
+    ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object) || JobSimulation.heldWhileDeleted(object) ||
+      PodSimulation.terminating(store, object)
     : true
 
 // A Job running with no pod active: admission refused its pods.
@@ -175,9 +178,10 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (now !== undefined && JobRuns.stage(now) === "finished") yield* expireAfter(key, now)
       })
 
-    // A Pod is scheduled when seen, and runs, every container ready, after the delay; a Job's pod
-    // ends after the delay again, as the Job's outcome says. (Any other runs until deleted: nothing
-    // here knows when its processes would end.)
+    // A Pod is bound to the simulated node when it fits there, and runs, every container ready,
+    // after the delay; a Job's pod ends after the delay again, as the Job's outcome says. (Any other
+    // runs until deleted: nothing here knows when its processes would end.) A running Pod being
+    // deleted is stopped after the delay, or its grace period if shorter, and deleted for good.
     const jobOf = (pod: KubeObject.KubeObject) => {
       const owner = (KubeObject.meta(pod).ownerReferences ?? []).find((ref) => ref.controller === true && ref.kind === "Job")
       const job = owner === undefined ? undefined : env.store.get("jobs.batch", KubeObject.meta(pod).namespace ?? "", String(owner.name))
@@ -185,21 +189,32 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     }
     const handlePod = (key: Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
-        // A Job's pod being deleted (its Job gone, or by anyone) is let go, as the Job controller does.
-        if (KubeObject.meta(pod).deletionTimestamp !== undefined) return yield* JobSimulation.release(controllers, pod)
+        if (KubeObject.meta(pod).deletionTimestamp !== undefined) {
+          // A Job's pod being deleted (its Job gone, or by anyone) is let go, as the Job controller does.
+          yield* JobSimulation.release(controllers, pod)
+          if (!PodSimulation.terminating(env.store, pod)) return
+          // Containers never started stop at once; running ones take the delay, or the grace period.
+          if (key.phase === "complete" || record(pod.status).phase !== "Running") return yield* PodSimulation.terminate(controllers, key, pod)
+          const grace = KubeObject.meta(pod).deletionGracePeriodSeconds ?? 0
+          return yield* FiberMap.run(rollouts, objectId(key), Effect.sleep(Duration.min(delay, Duration.seconds(grace))).pipe(
+            Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" })))
+          ), { onlyIfMissing: true }).pipe(Effect.asVoid)
+        }
         if (PodRuns.ephemeralPending(pod)) return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.withEphemeral(current, KubeObject.timestamp()))
         const job = jobOf(pod)
-        const running = record(pod.status).phase === "Running" && KubeObject.meta(pod).deletionTimestamp === undefined
+        const running = record(pod.status).phase === "Running"
         if (key.phase === "complete" && running && job !== undefined) {
           const succeeded = (options.jobOutcome?.(job) ?? "Complete") === "Complete"
           return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), succeeded))
         }
         if (!PodRuns.pending(pod)) return
-        if (key.phase === "observe") {
-          if (PodRuns.scheduled(pod)) return
-          yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.placed(current, KubeObject.timestamp()))
-          return yield* completeAfter(key, delay)
+        if (PodSimulation.unbound(pod)) {
+          if (yield* PodSimulation.schedule(controllers, key, pod)) yield* completeAfter(key, delay)
+          return
         }
+        // A Pod bound to a node with no kubelet (gone, or not ready) stays Pending.
+        if (!PodSimulation.runs(env.store, pod)) return
+        if (key.phase === "observe") return yield* completeAfter(key, delay)
         yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
         if (job !== undefined) yield* completeAfter(key, delay)
       })
@@ -248,11 +263,15 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     const onEvent = (event: Store.Event) => {
       if (event.storage === "namespaces") return relabelled(event)
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
-      // A node's change is every DaemonSet's.
+      // A node's change is every DaemonSet's, and the scheduler's for every Pod not yet bound.
       if (event.storage === "nodes") {
         for (const ds of env.store.list("daemonsets.apps", undefined)) {
           const m = KubeObject.meta(ds)
           worker.enqueue({ phase: "observe", storage: "daemonsets.apps", namespace: m.namespace ?? "", name: m.name ?? "" })
+        }
+        for (const pod of env.store.list("pods", undefined)) {
+          const m = KubeObject.meta(pod)
+          if (PodRuns.pending(pod) && PodSimulation.unbound(pod)) worker.enqueue({ phase: "observe", storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" })
         }
         return
       }
@@ -285,26 +304,26 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
       const owner = (KubeObject.meta(event.object).ownerReferences ?? []).find((ref) => ref.controller === true)
       const ownerStorage = owner === undefined ? undefined : owners.get(kind)?.get(owner.kind)
       if (ownerStorage !== undefined) worker.enqueue({ phase: "observe", storage: ownerStorage, namespace: event.namespace, name: String(owner!.name) })
-      if (event.type === "DELETED" || !pending(kind, event.object)) return
+      if (event.type === "DELETED" || !pending(env.store, kind, event.object)) return
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
     }
-    for (const [storage, kind] of kinds) {
-      for (const object of env.store.list(storage, undefined)) {
-        const m = KubeObject.meta(object)
-        const key: Key = { phase: "observe", storage, namespace: m.namespace ?? "", name: m.name ?? "" }
-        if (pending(kind, object)) worker.enqueue(key)
-        // Pods that were starting still run; a Job's running pods still end.
-        else if (kind === "Pod" && (PodRuns.pending(object) || (record(object.status).phase === "Running" && jobOf(object) !== undefined))) {
-          yield* completeAfter(key, delay)
-        }
-      }
-    }
-    // The kubelet registers its Node (kept when the server restarts with its data).
+    // The kubelet registers its Node first, for the scheduler (kept when the server restarts with its data).
     const nodes = env.registry.byStorage("nodes")[0]
     if (nodes !== undefined && env.store.get("nodes", "", SimulatedNode.name) === undefined) {
       yield* Effect.ignore(Rest.create(env, nodes, undefined, SimulatedNode.node(), writeOptions))
       yield* Effect.ignore(update({ storage: "nodes", namespace: "", name: SimulatedNode.name }, "status", (current) =>
         ({ ...current, status: SimulatedNode.status(KubeObject.timestamp()) })))
+    }
+    for (const [storage, kind] of kinds) {
+      for (const object of env.store.list(storage, undefined)) {
+        const m = KubeObject.meta(object)
+        const key: Key = { phase: "observe", storage, namespace: m.namespace ?? "", name: m.name ?? "" }
+        if (pending(env.store, kind, object)) worker.enqueue(key)
+        // Pods that were starting still run; a Job's running pods still end.
+        else if (kind === "Pod" && (PodRuns.pending(object) || (record(object.status).phase === "Running" && jobOf(object) !== undefined))) {
+          yield* completeAfter(key, delay)
+        }
+      }
     }
     const unsubscribe = env.store.subscribe(onEvent)
     yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))

@@ -92,6 +92,8 @@ describe("WorkloadSimulator", () => {
     const [first, second] = await replicaSetsOf("rolled")
     expect(first.spec.replicas).toBe(0)
     expect(second.spec.template.spec.containers[0].image).toBe("nginx:1.27")
+    // The old pods terminate for the simulator's delay (their grace period is longer), then go.
+    for (let i = 0; i < 100 && (await podsOf(first.metadata.name)).length > 0; i++) await new Promise((r) => setTimeout(r, 25))
     expect(await podsOf(first.metadata.name)).toHaveLength(0)
     expect(await podsOf(second.metadata.name)).toHaveLength(4)
     // Paused, a new template rolls nothing out until resumed.

@@ -1,0 +1,160 @@
+/**
+ * The workload simulator's scheduler and kubelets for a Pod: kube-scheduler binds a Pod to a node
+ * it fits (its node selector, required node affinity and tolerations; the simulated node first),
+ * or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's kubelet (the
+ * simulated node's, and one for every Node a test registers) runs the Pods bound to it, and stops
+ * one being deleted (`Killing`), reports it ended, and deletes it for good, as a kubelet finishes a
+ * graceful deletion. A node whose `Ready` condition is not true has no kubelet, and is tainted
+ * `node.kubernetes.io/not-ready` as the node lifecycle controller taints it.
+ */
+import { Effect } from "effect"
+import * as Bindings from "./Bindings.ts"
+import * as ControllerEvents from "./ControllerEvents.ts"
+import * as PodRuns from "./PodRuns.ts"
+import * as Rest from "./Rest.ts"
+import * as Scheduling from "./Scheduling.ts"
+import * as SimulatedController from "./SimulatedController.ts"
+import * as SimulatedNode from "./SimulatedNode.ts"
+import type * as Status from "./Status.ts"
+import type * as Store from "./Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+const record = KubeObject.record
+
+const nodeName = (pod: KubeObject.KubeObject): string => {
+  const name = record(pod.spec).nodeName
+  return typeof name === "string" ? name : ""
+}
+
+// A node whose kubelet stopped posting, or says it is not ready, is not ready.
+const ready = (node: KubeObject.KubeObject) => {
+  const condition = KubeObject.records(record(node.status).conditions).find((c) => c.type === "Ready")
+  return condition === undefined || condition.status === "True"
+}
+
+/**
+ * Whether a kubelet runs the Pod: it is bound to a Node that is there and ready.
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * declare const store: import("./Store.ts").Store
+ * PodSimulation.runs(store, { spec: { nodeName: "kubefx-node" } })
+ */
+export const runs = (store: Store.Store, pod: KubeObject.KubeObject): boolean => {
+  const node = nodeName(pod) === "" ? undefined : store.get("nodes", "", nodeName(pod))
+  return node !== undefined && ready(node)
+}
+
+/**
+ * Whether the Pod waits for the default scheduler: on no node, not gated, and the default
+ * scheduler's (another scheduler's Pods are left to it).
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * PodSimulation.unbound({ spec: { schedulerName: "default-scheduler" } }) // true
+ */
+export const unbound = (pod: KubeObject.KubeObject): boolean => {
+  const spec = record(pod.spec)
+  return nodeName(pod) === "" && (spec.schedulerName ?? "default-scheduler") === "default-scheduler" &&
+    KubeObject.records(spec.schedulingGates).length === 0
+}
+
+/**
+ * Whether a kubelet has a deletion to finish: the Pod runs and is being deleted.
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * declare const store: import("./Store.ts").Store
+ * PodSimulation.terminating(store, { metadata: { deletionTimestamp: "2026-01-01T00:00:00Z" }, spec: { nodeName: "kubefx-node" } })
+ */
+export const terminating = (store: Store.Store, pod: KubeObject.KubeObject): boolean =>
+  KubeObject.meta(pod).deletionTimestamp !== undefined && runs(store, pod)
+
+// The node lifecycle controller's taint of a node that is not ready.
+const notReadyTaint = { key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }
+
+const podTarget = (ctx: SimulatedController.Context, pod: KubeObject.KubeObject): Rest.Target | undefined => {
+  const resource = ctx.env.registry.byStorage("pods")[0]
+  const m = KubeObject.meta(pod)
+  return resource === undefined ? undefined : { resource, namespace: m.namespace ?? "", name: m.name ?? "" }
+}
+
+/**
+ * kube-scheduler's look at an unbound Pod: bound to the simulated node (its `Scheduled` event)
+ * when it fits there; otherwise `PodScheduled` false, `Unschedulable`, with the scheduler's message
+ * and a `FailedScheduling` event. Answers whether it was bound.
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const pod: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const bound = PodSimulation.schedule(ctx, { storage: "pods", namespace: "default", name: "web" }, pod)
+ */
+export const schedule = (ctx: SimulatedController.Context, key: SimulatedController.Key, pod: KubeObject.KubeObject): Effect.Effect<boolean, Status.ApiError> =>
+  Effect.gen(function*() {
+    const target = podTarget(ctx, pod)
+    if (target === undefined) return false
+    const nodes = ctx.env.store.list("nodes", undefined)
+      .map((node) => ready(node) ? node : { ...node, spec: { ...record(node.spec), taints: [...KubeObject.records(record(node.spec).taints), notReadyTaint] } })
+      .sort((a, b) => Number(KubeObject.meta(b).name === SimulatedNode.name) - Number(KubeObject.meta(a).name === SimulatedNode.name))
+    const misfits: Array<Scheduling.Misfit> = []
+    const fit = nodes.find((node) => {
+      const why = Scheduling.misfit(record(pod.spec), node)
+      if (why !== undefined) misfits.push(why)
+      return why === undefined
+    })
+    const event = (recorded: ControllerEvents.Event) => ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "default-scheduler", recorded)
+    if (fit !== undefined) {
+      const m = KubeObject.meta(pod)
+      const node = KubeObject.meta(fit).name ?? ""
+      const bound = yield* Effect.result(Bindings.bind(ctx.env, target, { metadata: { name: m.name, uid: m.uid }, target: { kind: "Node", name: node } }, false))
+      if (bound._tag === "Failure") return false
+      yield* event({ type: "Normal", reason: "Scheduled", message: `Successfully assigned ${m.namespace ?? ""}/${m.name ?? ""} to ${node}` })
+      return true
+    }
+    const message = Scheduling.unschedulable(misfits)
+    const said = KubeObject.records(record(pod.status).conditions).find((c) => c.type === "PodScheduled")
+    if (said?.status === "False" && said.message === message) return false
+    yield* SimulatedController.writeStatus(ctx, key, (current) => ({
+      ...record(current.status),
+      conditions: [
+        ...KubeObject.records(record(current.status).conditions).filter((c) => c.type !== "PodScheduled"),
+        { type: "PodScheduled", status: "False", lastProbeTime: null, lastTransitionTime: KubeObject.timestamp(), reason: "Unschedulable", message }
+      ]
+    }))
+    yield* event({ type: "Warning", reason: "FailedScheduling", message })
+    return false
+  })
+
+/**
+ * The kubelet's end of a graceful deletion: the Pod's containers stopped (`Killing`), its status
+ * ended, then the Pod deleted with no grace period left (finalizers may still hold it).
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const pod: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const finished = PodSimulation.terminate(ctx, { storage: "pods", namespace: "default", name: "web" }, pod)
+ */
+export const terminate = (ctx: SimulatedController.Context, key: SimulatedController.Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    const target = podTarget(ctx, pod)
+    if (target === undefined) return
+    const phase = record(pod.status).phase
+    if (phase !== "Succeeded" && phase !== "Failed") {
+      for (const container of KubeObject.records(record(pod.spec).containers)) {
+        yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "kubelet", {
+          type: "Normal",
+          reason: "Killing",
+          message: `Stopping container ${String(container.name ?? "")}`
+        })
+      }
+      yield* SimulatedController.writeStatus(ctx, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), true))
+    }
+    yield* Rest.remove(ctx.env, target, {
+      propagationPolicy: undefined,
+      gracePeriodSeconds: 0,
+      preconditions: { uid: KubeObject.meta(pod).uid ?? "" },
+      dryRun: false
+    }).pipe(Effect.asVoid, Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void))
+  })

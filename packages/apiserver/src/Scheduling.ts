@@ -1,0 +1,108 @@
+/**
+ * Whether a pod may run on a node, as kube-scheduler's filters (and the DaemonSet controller)
+ * decide it: its node selector, its required node affinity (labels and `metadata.name`), and the
+ * node's `NoSchedule` and `NoExecute` taints it must tolerate (an unschedulable node's among them);
+ * and the scheduler's message when no node will do.
+ */
+import { KubeObject } from "@kubefx/schema/internal"
+
+const record = KubeObject.record
+const records = KubeObject.records
+
+/** Why a node will not do: its labels or name, or a taint the pod does not tolerate. */
+export type Misfit = { readonly _tag: "Affinity" } | { readonly _tag: "Unschedulable" } | { readonly _tag: "Taint"; readonly taint: string }
+
+const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonly<Record<string, unknown>>) => {
+  if (toleration.effect !== undefined && toleration.effect !== "" && toleration.effect !== taint.effect) return false
+  if (toleration.operator === "Exists") return toleration.key === undefined || toleration.key === "" || toleration.key === taint.key
+  return toleration.key === taint.key && (toleration.value ?? "") === (taint.value ?? "")
+}
+
+const strings = (value: unknown): ReadonlyArray<string> => Array.isArray(value) ? value.map(String) : []
+
+const requirementHolds = (requirement: Readonly<Record<string, unknown>>, value: string | undefined) => {
+  const values = strings(requirement.values)
+  switch (requirement.operator) {
+    case "In":
+      return value !== undefined && values.includes(value)
+    case "NotIn":
+      return value === undefined || !values.includes(value)
+    case "Exists":
+      return value !== undefined
+    case "DoesNotExist":
+      return value === undefined
+    case "Gt":
+    case "Lt": {
+      const left = Number.parseInt(value ?? "", 10)
+      const right = Number.parseInt(values[0] ?? "", 10)
+      if (Number.isNaN(left) || Number.isNaN(right)) return false
+      return requirement.operator === "Gt" ? left > right : left < right
+    }
+    default:
+      return false
+  }
+}
+
+// A term holds when all of its requirements do; an empty term matches nothing, as kube has it.
+const termHolds = (term: Readonly<Record<string, unknown>>, node: KubeObject.KubeObject) => {
+  const labels = KubeObject.meta(node).labels ?? {}
+  const expressions = records(term.matchExpressions)
+  const fields = records(term.matchFields)
+  if (expressions.length === 0 && fields.length === 0) return false
+  return expressions.every((r) => requirementHolds(r, labels[String(r.key)])) &&
+    fields.every((r) => r.key === "metadata.name" && requirementHolds(r, KubeObject.meta(node).name))
+}
+
+/**
+ * Why `node` will not run a pod of `podSpec` (tolerating `tolerations` besides its own), or
+ * undefined when it will.
+ *
+ * @example
+ * import * as Scheduling from "./Scheduling.ts"
+ * Scheduling.misfit({ nodeSelector: { disk: "ssd" } }, { metadata: { name: "a", labels: { disk: "hdd" } } }) // { _tag: "Affinity" }
+ * Scheduling.misfit({}, { metadata: { name: "a" }, spec: { taints: [{ key: "gpu", effect: "NoSchedule" }] } }) // { _tag: "Taint", taint: "{gpu: }" }
+ */
+export const misfit = (
+  podSpec: Readonly<Record<string, unknown>>,
+  node: KubeObject.KubeObject,
+  tolerations: ReadonlyArray<Readonly<Record<string, unknown>>> = []
+): Misfit | undefined => {
+  const labels = KubeObject.meta(node).labels ?? {}
+  if (!Object.entries(record(podSpec.nodeSelector)).every(([key, value]) => labels[key] === value)) return { _tag: "Affinity" }
+  const required = record(record(record(podSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution)
+  const terms = records(required.nodeSelectorTerms)
+  if (terms.length > 0 && !terms.some((term) => termHolds(term, node))) return { _tag: "Affinity" }
+  const allowed = [...records(podSpec.tolerations), ...tolerations]
+  const nodeSpec = record(node.spec)
+  if (nodeSpec.unschedulable === true && !allowed.some((t) => tolerates(t, { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" }))) {
+    return { _tag: "Unschedulable" }
+  }
+  const untolerated = records(nodeSpec.taints)
+    .filter((taint) => taint.effect === "NoSchedule" || taint.effect === "NoExecute")
+    .find((taint) => !allowed.some((t) => tolerates(t, taint)))
+  return untolerated === undefined ? undefined : { _tag: "Taint", taint: `{${String(untolerated.key)}: ${String(untolerated.value ?? "")}}` }
+}
+
+/**
+ * kube-scheduler's `FailedScheduling` message when none of `nodes` will run the pod.
+ *
+ * @example
+ * import * as Scheduling from "./Scheduling.ts"
+ * Scheduling.unschedulable([{ _tag: "Affinity" }])
+ * // "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+ */
+export const unschedulable = (misfits: ReadonlyArray<Misfit>): string => {
+  if (misfits.length === 0) return "no nodes available to schedule pods"
+  const reasons = new Map<string, number>()
+  for (const m of misfits) {
+    const reason = m._tag === "Affinity"
+      ? "node(s) didn't match Pod's node affinity/selector"
+      : m._tag === "Unschedulable"
+      ? "node(s) were unschedulable"
+      : `node(s) had untolerated taint ${m.taint}`
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
+  }
+  const listed = [...reasons].map(([reason, n]) => `${n} ${reason}`).sort().join(", ")
+  const total = misfits.length
+  return `0/${total} nodes are available: ${listed}. preemption: 0/${total} nodes are available: ${total} Preemption is not helpful for scheduling.`
+}

@@ -1,0 +1,149 @@
+/**
+ * A Pod's binding and graceful deletion, as kube-apiserver 1.32 serves them, and the workload
+ * simulator's scheduler and kubelet on top: a Pod on a node is `Terminating` for its grace period
+ * until its kubelet deletes it, one on no node goes at once (watchers still see its deletion time
+ * first); the scheduler binds what fits a node and says why not for the rest.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+import { poll, watchEvents } from "./fixtures.ts"
+
+let plain: Testing.TestServer
+let simulated: Testing.TestServer
+beforeAll(async () => {
+  plain = await Testing.start()
+  simulated = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "400 millis" })] })
+})
+afterAll(async () => {
+  await plain?.close()
+  await simulated?.close()
+})
+
+const pods = "/api/v1/namespaces/default/pods"
+const pod = (name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}) => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, labels },
+  spec: { containers: [{ name: "web", image: "nginx" }], ...spec }
+})
+const seconds = (later: string, earlier: string) => (Date.parse(later) - Date.parse(earlier)) / 1000
+
+describe("graceful deletion", () => {
+  it("deletes a Pod on no node at once, its deletion time seen first, and answers with the Pod", async () => {
+    expect((await plain.request("POST", pods, { body: pod("unbound") })).status).toBe(201)
+    const events = await watchEvents(plain, `${pods}?watch=true&fieldSelector=metadata.name%3Dunbound&resourceVersion=0`, 3, 5000, async () => {
+      const deleted = await plain.request("DELETE", `${pods}/unbound`)
+      expect([deleted.status, deleted.json.kind, deleted.json.metadata.deletionGracePeriodSeconds]).toEqual([200, "Pod", 0])
+    })
+    expect(events.map((e) => [e.type, e.object.metadata.deletionGracePeriodSeconds])).toEqual([["ADDED", undefined], ["MODIFIED", 0], ["DELETED", 0]])
+    expect((await plain.request("GET", `${pods}/unbound`)).status).toBe(404)
+  })
+
+  it("marks a Pod on a node for its grace period, which a later delete may only shorten, and deletes it at once with none", async () => {
+    expect((await plain.request("POST", pods, { body: pod("bound", { nodeName: "node-1", terminationGracePeriodSeconds: 45 }) })).status).toBe(201)
+    const first = await plain.request("DELETE", `${pods}/bound`)
+    expect(first.status).toBe(200)
+    const marked = first.json
+    expect(marked.metadata.deletionGracePeriodSeconds).toBe(45)
+    expect(seconds(marked.metadata.deletionTimestamp, new Date().toISOString())).toBeGreaterThan(40)
+    expect((await plain.request("GET", `${pods}/bound`)).json.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp)
+    // kubectl get pods: Terminating.
+    const table = await plain.request("GET", `${pods}/bound`, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })
+    expect(table.json.rows[0].cells[2]).toBe("Terminating")
+    // A longer grace period changes nothing; a shorter one moves the deletion time as much earlier.
+    const longer = await plain.request("DELETE", `${pods}/bound`, { body: { gracePeriodSeconds: 60 } })
+    expect(longer.json.metadata).toMatchObject({ deletionGracePeriodSeconds: 45, deletionTimestamp: marked.metadata.deletionTimestamp })
+    const shorter = await plain.request("DELETE", `${pods}/bound?gracePeriodSeconds=10`)
+    expect(shorter.json.metadata.deletionGracePeriodSeconds).toBe(10)
+    expect(seconds(marked.metadata.deletionTimestamp, shorter.json.metadata.deletionTimestamp)).toBe(35)
+    // --grace-period=0 --force: gone.
+    const forced = await plain.request("DELETE", `${pods}/bound`, { body: { gracePeriodSeconds: 0 } })
+    expect([forced.status, forced.json.kind]).toEqual([200, "Pod"])
+    expect((await plain.request("GET", `${pods}/bound`)).status).toBe(404)
+  })
+
+  it("deletes an ended Pod at once, and refuses a grace period that is not a number", async () => {
+    await plain.request("POST", pods, { body: pod("ended", { nodeName: "node-1" }) })
+    const current = (await plain.request("GET", `${pods}/ended`)).json
+    await plain.request("PUT", `${pods}/ended/status`, { body: { ...current, status: { ...current.status, phase: "Succeeded" } } })
+    expect((await plain.request("DELETE", `${pods}/ended?gracePeriodSeconds=soon`)).status).toBe(400)
+    expect((await plain.request("DELETE", `${pods}/ended`)).json.metadata.deletionGracePeriodSeconds).toBe(0)
+    expect((await plain.request("GET", `${pods}/ended`)).status).toBe(404)
+  })
+})
+
+describe("pods/binding", () => {
+  it("binds a Pod to a node once: its node name, PodScheduled and the binding's annotations", async () => {
+    await plain.request("POST", pods, { body: pod("to-bind") })
+    const binding = (name: string, node = "node-2") => ({ apiVersion: "v1", kind: "Binding", metadata: { name, annotations: { scheduler: "custom" } }, target: { kind: "Node", name: node } })
+    const bound = await plain.request("POST", `${pods}/to-bind/binding`, { body: binding("to-bind") })
+    expect([bound.status, bound.json]).toEqual([201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }])
+    const stored = (await plain.request("GET", `${pods}/to-bind`)).json
+    expect(stored.spec.nodeName).toBe("node-2")
+    expect(stored.metadata.annotations).toEqual({ scheduler: "custom" })
+    expect(stored.status.conditions).toContainEqual(expect.objectContaining({ type: "PodScheduled", status: "True" }))
+    const again = await plain.request("POST", `${pods}/to-bind/binding`, { body: binding("to-bind", "node-3") })
+    expect([again.status, again.json.message]).toEqual([409, 'Operation cannot be fulfilled on pods/binding "to-bind": pod to-bind is already assigned to node "node-2"'])
+    expect((await plain.request("POST", `${pods}/to-bind/binding`, { body: binding("other") })).json.message).toBe("name in URL does not match name in Binding object")
+    // spec.nodeName is not for updates.
+    const update = await plain.request("PUT", `${pods}/to-bind`, { body: { ...stored, spec: { ...stored.spec, nodeName: "node-3" } } })
+    expect(update.status).toBe(422)
+  })
+})
+
+describe("the simulator's scheduler and kubelet", () => {
+  const eventsOf = async (name: string) =>
+    ((await simulated.request("GET", "/api/v1/namespaces/default/events")).json.items as Array<any>)
+      .filter((e) => e.involvedObject.name === name)
+      .map((e) => [e.source.component, e.reason, e.message])
+
+  it("binds a Pod to the node, runs it, and on deletion keeps it Terminating until its kubelet stops it", async () => {
+    await simulated.request("POST", "/api/v1/namespaces/default/services", {
+      body: { metadata: { name: "web" }, spec: { selector: { app: "web" }, ports: [{ port: 80 }] } }
+    })
+    await simulated.request("POST", pods, { body: pod("web-1", {}, { app: "web" }) })
+    const running = await poll(simulated, `${pods}/web-1`, (p) => p.status?.phase === "Running")
+    expect(running.spec.nodeName).toBe("kubefx-node")
+    expect(await eventsOf("web-1")).toContainEqual(["default-scheduler", "Scheduled", "Successfully assigned default/web-1 to kubefx-node"])
+    await poll(simulated, "/api/v1/namespaces/default/endpoints/web", (e) => e.subsets?.[0]?.addresses?.[0]?.nodeName === "kubefx-node")
+
+    const events = await watchEvents(simulated, `${pods}?watch=true&fieldSelector=metadata.name%3Dweb-1&resourceVersion=${running.metadata.resourceVersion}`, 4, 5000, async () => {
+      const deleted = await simulated.request("DELETE", `${pods}/web-1`)
+      expect(deleted.json.metadata.deletionGracePeriodSeconds).toBe(30)
+      // Terminating: out of the Endpoints, in the EndpointSlice as terminating.
+      await poll(simulated, "/api/v1/namespaces/default/endpoints/web", (e) => e.subsets === undefined)
+      const slices = await poll(simulated, "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dweb", (l) =>
+        l.items[0]?.endpoints?.[0]?.conditions?.terminating === true)
+      expect(slices.items[0].endpoints[0].conditions).toEqual({ ready: false, serving: true, terminating: true })
+    })
+    expect(events.map((e) => [e.type, e.object.status.phase, e.object.metadata.deletionGracePeriodSeconds])).toEqual([
+      ["MODIFIED", "Running", 30],
+      ["MODIFIED", "Succeeded", 30],
+      ["MODIFIED", "Succeeded", 0],
+      ["DELETED", "Succeeded", 0]
+    ])
+    expect(await eventsOf("web-1")).toContainEqual(["kubelet", "Killing", "Stopping container web"])
+  })
+
+  it("leaves a Pod no node fits Unschedulable, saying why, and binds it once a node fits", async () => {
+    await simulated.request("POST", pods, { body: pod("picky", { nodeSelector: { disk: "ssd" } }) })
+    const waiting = await poll(simulated, `${pods}/picky`, (p) => p.status?.conditions?.some((c: any) => c.reason === "Unschedulable"))
+    const message = "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+    expect(waiting.status.conditions).toEqual([expect.objectContaining({ type: "PodScheduled", status: "False", reason: "Unschedulable", message })])
+    expect(waiting.status.phase).toBe("Pending")
+    expect(await eventsOf("picky")).toContainEqual(["default-scheduler", "FailedScheduling", message])
+    // A node that is not ready is tainted so, and has no kubelet.
+    // (A node is registered with its status, as a kubelet registers it.)
+    const broken = await simulated.request("POST", "/api/v1/nodes", {
+      body: { metadata: { name: "broken", labels: { disk: "ssd" } }, status: { conditions: [{ type: "Ready", status: "False", reason: "KubeletNotReady", message: "down" }] } }
+    })
+    expect(broken.json.status.conditions[0].status).toBe("False")
+    await poll(simulated, `${pods}/picky`, (p) => p.status?.conditions?.[0]?.message?.includes("untolerated taint {node.kubernetes.io/not-ready: }"))
+    // The simulated node labelled to fit: bound there, and run.
+    await simulated.request("PATCH", "/api/v1/nodes/kubefx-node", { body: { metadata: { labels: { disk: "ssd" } } }, headers: { "content-type": "application/merge-patch+json" } })
+    const running = await poll(simulated, `${pods}/picky`, (p) => p.status?.phase === "Running")
+    expect(running.spec.nodeName).toBe("kubefx-node")
+    expect(running.status.conditions.find((c: any) => c.type === "PodScheduled").status).toBe("True")
+  })
+})
