@@ -186,6 +186,7 @@ export const resourceList = (registry: Registry.Registry, group: string, version
         { name: "pods/attach", singularName: "", namespaced: true, kind: "PodAttachOptions", verbs: ["create", "get"] },
         { name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: ["create"] },
         { name: "pods/ephemeralcontainers", singularName: "", namespaced: true, kind: "Pod", verbs: ["get", "patch", "update"] },
+        { name: "pods/eviction", singularName: "", namespaced: true, group: "policy", version: "v1", kind: "Eviction", verbs: ["create"] },
         { name: "pods/exec", singularName: "", namespaced: true, kind: "PodExecOptions", verbs: ["create", "get"] },
         { name: "pods/log", singularName: "", namespaced: true, kind: "Pod", verbs: ["get"] },
         { name: "pods/portforward", singularName: "", namespaced: true, kind: "PodPortForwardOptions", verbs: ["create", "get"] }

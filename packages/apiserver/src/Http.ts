@@ -13,9 +13,11 @@ import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
 import * as Bindings from "./Bindings.ts"
 import * as Discovery from "./Discovery.ts"
+import * as Evictions from "./Evictions.ts"
 import * as Faults from "./Faults.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as PartialMetadata from "./PartialMetadata.ts"
+import * as Protobuf from "./Protobuf.ts"
 import * as PodConnections from "./PodConnections.ts"
 import * as Paths from "./Paths.ts"
 import type * as Registry from "./Registry.ts"
@@ -168,12 +170,16 @@ const writeOptions = (query: URLSearchParams, userAgent: string | undefined, use
 
 const PropagationPolicy = Schema.Literals(["Background", "Foreground", "Orphan"])
 
-const deleteOptions = (query: URLSearchParams, body: string, user: Authentication.User) =>
+const deleteOptions = (query: URLSearchParams, request: HttpServerRequest.HttpServerRequest, user: Authentication.User) =>
   Effect.gen(function*() {
+    const bytes = yield* readBytes(request)
     let fromBody: KubeObject.KubeObject = {}
-    if (body.trim() !== "") {
+    // client-go sends its DeleteOptions as protobuf when it speaks protobuf (kubectl drain does).
+    if (Negotiation.mediaType(request.headers["content-type"]) === Protobuf.mediaType && bytes.length > 0) {
+      fromBody = yield* Negotiation.decodeObject(request.headers["content-type"], bytes)
+    } else if (Buffer.from(bytes).toString("utf8").trim() !== "") {
       const parsed = yield* Effect.try({
-        try: () => JSON.parse(body) as unknown,
+        try: () => JSON.parse(Buffer.from(bytes).toString("utf8")) as unknown,
         catch: (e) => Status.badRequest(`the DeleteOptions could not be decoded: ${String(e)}`)
       })
       if (!KubeObject.isObject(parsed)) return yield* Status.badRequest("the DeleteOptions must be an object")
@@ -461,7 +467,8 @@ const resourceRequest = Effect.fnUntraced(function*(
   const verb = verbOf(request.method, path, query)
   // POSTs to an object's subresource are creates: a TokenRequest, or a connection to a pod.
   const asked = request.method === "POST" &&
-      (path.subresource === "token" || path.subresource === "binding" || PodConnections.subresources.has(path.subresource ?? ""))
+      (path.subresource === "token" || path.subresource === "binding" || path.subresource === "eviction" ||
+        PodConnections.subresources.has(path.subresource ?? ""))
     ? "create"
     : verb
   const refused = asked === undefined ? undefined : refusal(context, user, {
@@ -484,11 +491,12 @@ const resourceRequest = Effect.fnUntraced(function*(
   if (sub === "token" && resource.storage === "serviceaccounts" && path.namespace !== undefined) {
     return yield* tokenRequest(context, request, path.namespace, path.name ?? "")
   }
-  if (sub === "binding" && resource.storage === "pods" && path.namespace !== undefined) {
+  if ((sub === "binding" || sub === "eviction") && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
-    const binding = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
+    const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
     const dryRun = query.getAll("dryRun").includes("All")
-    return jsonResponse(201, yield* Bindings.bind(env, { resource, namespace: path.namespace, name: path.name ?? "" }, binding, dryRun))
+    const pod = { resource, namespace: path.namespace, name: path.name ?? "" }
+    return jsonResponse(201, sub === "binding" ? yield* Bindings.bind(env, pod, body, dryRun) : yield* Evictions.evict(env, pod, body, dryRun))
   }
   if (sub === "log" && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET") return yield* Status.methodNotAllowed(request.method)
@@ -632,14 +640,14 @@ const resourceRequest = Effect.fnUntraced(function*(
       return yield* respond(written.created ? 201 : 200, written.object, warningHeader(written.warnings))
     }
     case "delete": {
-      const options = yield* deleteOptions(query, yield* readBody(request), user)
+      const options = yield* deleteOptions(query, request, user)
       const deleted = resource.storage === "namespaces"
         ? yield* context.deleteNamespace(name, options)
         : yield* Rest.remove(env, target, options)
       return yield* respond(200, deleted.body)
     }
     case "deletecollection": {
-      const options = yield* deleteOptions(query, yield* readBody(request), user)
+      const options = yield* deleteOptions(query, request, user)
       const selectors = yield* parseSelectors(resource, query)
       const deleted = yield* Rest.removeCollection(
         env,

@@ -248,7 +248,7 @@ export const decodeObject = (
     const unknown = decode(body.subarray(4), envelope, { strict: false, path: "" })
     const typeMeta = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string }
     const key = `${typeMeta.apiVersion}/${typeMeta.kind}`
-    const strict = ProtobufKinds.kinds[key]
+    const strict = typeMeta.kind === "DeleteOptions" ? ProtobufKinds.deleteOptions : ProtobufKinds.kinds[key]
     const message = strict ?? lenientKinds[key]
     if (message === undefined) {
       return { _tag: "Failure", message: `protobuf bodies of ${key} are not supported (use kubectl create -f or apply -f)` }

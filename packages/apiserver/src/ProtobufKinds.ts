@@ -2,7 +2,7 @@
  * The protobuf messages of the built-in kinds kubectl's generator commands send (`kubectl create
  * namespace|configmap|secret|serviceaccount|deployment|service|job|cronjob|role|clusterrole|
  * rolebinding|clusterrolebinding|ingress|poddisruptionbudget|priorityclass|quota` and `kubectl
- * autoscale`), with Kubernetes' field numbers (generated.proto) and
+ * autoscale`, and the DeleteOptions and Evictions of `kubectl delete` and `drain`), with Kubernetes' field numbers (generated.proto) and
  * the Go JSON tags that decide which zero values the JSON form keeps (`omitempty` or not, pointer or
  * not). Every field a message lists is decoded; a field it does not list makes the body refused,
  * so nothing a client sent is silently dropped.
@@ -399,6 +399,23 @@ const priorityClass: Message = object({
 })
 
 /**
+ * meta/v1 DeleteOptions, which client-go sends in the group version of what it deletes (and inside
+ * an Eviction): any `<apiVersion>/DeleteOptions` body is decoded with it.
+ *
+ * @example
+ * import * as ProtobufKinds from "./ProtobufKinds.ts"
+ * ProtobufKinds.deleteOptions[1]?.name // "gracePeriodSeconds"
+ */
+export const deleteOptions: Message = {
+  1: int("gracePeriodSeconds", ptr),
+  2: msg("preconditions", { 1: str("uid", ptr), 2: str("resourceVersion", ptr) }, ptr),
+  3: bool("orphanDependents", ptr),
+  4: str("propagationPolicy", ptr),
+  5: strs("dryRun"),
+  6: bool("ignoreStoreReadErrorWithClusterBreakingPotential", ptr)
+}
+
+/**
  * The messages by `<apiVersion>/<kind>`; a field number a message does not list is refused.
  *
  * @example
@@ -438,5 +455,6 @@ export const kinds: Readonly<Record<string, Message>> = {
   "networking.k8s.io/v1/Ingress": ingress,
   "autoscaling/v1/HorizontalPodAutoscaler": horizontalPodAutoscaler,
   "policy/v1/PodDisruptionBudget": podDisruptionBudget,
+  "policy/v1/Eviction": object({ 2: msg("deleteOptions", deleteOptions, ptr) }),
   "scheduling.k8s.io/v1/PriorityClass": priorityClass
 }

@@ -18,7 +18,8 @@
  * fails it; it is suspended (its active pods deleted) and resumed as its spec says, and deleted
  * `ttlSecondsAfterFinished` after it ended. A CronJob makes a Job at each schedule time, as its
  * concurrency policy allows, and keeps its finished Jobs to the history limits. An HPA holds its
- * target within its bounds and reports that no metrics can be read. The simulator's kubelet
+ * target within its bounds and reports that no metrics can be read. A PodDisruptionBudget's status
+ * is counted from its pods, so evictions (`kubectl drain`) honour it. The simulator's kubelet
  * registers a Node, `kubefx-node`, and a DaemonSet runs a pod for each node it should run on. The
  * scheduler binds a Pod to it when the Pod fits there (else it stays Pending, `Unschedulable`), and
  * the kubelet runs it, every container started and ready, after `delay`, until it is deleted: then
@@ -31,6 +32,7 @@ import * as AutoscalerSimulation from "./AutoscalerSimulation.ts"
 import * as CronJobSimulation from "./CronJobSimulation.ts"
 import * as DaemonSetSimulation from "./DaemonSetSimulation.ts"
 import * as DeploymentSimulation from "./DeploymentSimulation.ts"
+import * as DisruptionSimulation from "./DisruptionSimulation.ts"
 import * as EndpointsSimulation from "./EndpointsSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
@@ -53,7 +55,17 @@ export interface Options {
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
 }
 
-type Kind = "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "CronJob" | "Job" | "Pod" | "Service" | "HorizontalPodAutoscaler"
+type Kind =
+  | "Deployment"
+  | "ReplicaSet"
+  | "StatefulSet"
+  | "DaemonSet"
+  | "CronJob"
+  | "Job"
+  | "Pod"
+  | "Service"
+  | "HorizontalPodAutoscaler"
+  | "PodDisruptionBudget"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
@@ -64,7 +76,8 @@ const kinds: ReadonlyMap<string, Kind> = new Map([
   ["jobs.batch", "Job"],
   ["pods", "Pod"],
   ["services", "Service"],
-  ["horizontalpodautoscalers.autoscaling", "HorizontalPodAutoscaler"]
+  ["horizontalpodautoscalers.autoscaling", "HorizontalPodAutoscaler"],
+  ["poddisruptionbudgets.policy", "PodDisruptionBudget"]
 ])
 
 interface Key {
@@ -162,6 +175,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (kind === "Job") return yield* handleJob(key, object)
         if (kind === "CronJob") return yield* CronJobSimulation.cronJob(controllers, key, object)
         if (kind === "HorizontalPodAutoscaler") return yield* AutoscalerSimulation.autoscaler(controllers, key, object)
+        if (kind === "PodDisruptionBudget") return yield* DisruptionSimulation.budget(controllers, key, object)
         if (kind === "DaemonSet") return yield* DaemonSetSimulation.daemonSet(controllers, key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
         if (kind === "Service") return yield* EndpointsSimulation.endpoints(controllers, key, object)
@@ -289,6 +303,12 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           if (ServiceEndpoints.selects(service, event.object) || (event.prev !== undefined && ServiceEndpoints.selects(service, event.prev))) {
             worker.enqueue({ phase: "observe", storage: "services", namespace: event.namespace, name: String(KubeObject.meta(service).name) })
           }
+        }
+      }
+      // A pod's change, or its controllers', is the namespace's disruption budgets' to count again.
+      if (kind === "Pod" || kind === "ReplicaSet" || kind === "Deployment" || kind === "StatefulSet") {
+        for (const pdb of env.store.list("poddisruptionbudgets.policy", event.namespace)) {
+          worker.enqueue({ phase: "observe", storage: "poddisruptionbudgets.policy", namespace: event.namespace, name: String(KubeObject.meta(pdb).name) })
         }
       }
       // A scale target's change is its autoscalers' to look at.

@@ -77,7 +77,7 @@ describe("aggregated discovery", () => {
     const legacy = (await server().request("GET", "/api/v1")).json.resources
     expect(aggregatedRows(core.versions[0].resources)).toEqual(legacyRows(legacy))
     const pods = core.versions[0].resources.find((r: any) => r.resource === "pods")
-    expect(pods.subresources.map((s: any) => s.subresource)).toEqual(["attach", "binding", "ephemeralcontainers", "exec", "log", "portforward", "status"])
+    expect(pods.subresources.map((s: any) => s.subresource)).toEqual(["attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "status"])
     const token = core.versions[0].resources.find((r: any) => r.resource === "serviceaccounts").subresources[0]
     expect(token).toEqual({ subresource: "token", responseKind: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" }, verbs: ["create"] })
   })
