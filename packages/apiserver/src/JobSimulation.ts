@@ -103,11 +103,14 @@ export const job = (
       if (phase(pod) === "Succeeded" && index !== undefined) completed.add(index)
     }
     const active = own.filter((p) => !done(p))
+    // Pods being deleted are terminating until their kubelet is done with them.
+    const terminating = SimulatedController.controlled(env, "pods", key.namespace, job, true)
+      .filter((p) => KubeObject.meta(p).deletionTimestamp !== undefined && !done(p)).length
     const succeededNow = counting.filter((p) => phase(p) === "Succeeded").length
     const tally = (activeCount: number): JobRuns.Tally => ({
       active: activeCount,
       ready: active.filter(ready).length,
-      terminating: 0,
+      terminating,
       succeeded: count(status.succeeded) + succeededNow,
       failed: count(status.failed) + counting.length - succeededNow,
       completed
@@ -125,7 +128,9 @@ export const job = (
     const resumed = stage !== "running" && KubeObject.records(status.conditions).some((c) => c.type === "Suspended" && c.status === "True")
     let made = 0
     const activeIndexes = new Set(active.map(JobRuns.indexOf).filter((i): i is number => i !== undefined))
-    for (const index of JobRuns.toCreate(job, tally(active.length), activeIndexes)) {
+    // `podReplacementPolicy: Failed` waits for terminating pods to be gone before replacing them.
+    const occupied = active.length + (record(job.spec).podReplacementPolicy === "Failed" ? terminating : 0)
+    for (const index of JobRuns.toCreate(job, tally(occupied), activeIndexes)) {
       const created = yield* Effect.result(Rest.create(env, pods, key.namespace, JobRuns.podFor(job, index), ctx.writeOptions))
       if (created._tag === "Failure") {
         yield* event({ type: "Warning", reason: "FailedCreate", message: `Error creating: ${created.failure.message}` })

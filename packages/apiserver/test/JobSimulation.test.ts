@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
-import { outcomeByLabel } from "./fixtures.ts"
+import { outcomeByLabel, poll } from "./fixtures.ts"
 
 let server: Testing.TestServer
 beforeAll(async () => {
@@ -141,6 +141,25 @@ describe("JobSimulation", () => {
       await wait(async () => (await podNames()).length === 0)
     } finally {
       await stalled.close()
+    }
+  })
+
+  it("counts a deleted pod as terminating while its kubelet stops it, and replaces it at once", async () => {
+    const slow = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "1 second" })] })
+    try {
+      const get = async (path: string) => (await slow.request("GET", path)).json
+      await slow.request("POST", jobs, { body: job("long", { completions: 1 }) })
+      const running = await poll(slow, "/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dlong", (list) =>
+        list.items.length === 1 && list.items[0].status?.phase === "Running")
+      const [pod] = running.items
+      await slow.request("DELETE", `/api/v1/namespaces/default/pods/${pod.metadata.name}`)
+      const terminating = await poll(slow, `${jobs}/long`, (j) => j.status?.terminating === 1)
+      // TerminatingOrFailed, the default: the replacement does not wait.
+      expect(terminating.status.active).toBe(1)
+      expect((await get("/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dlong")).items).toHaveLength(2)
+      await poll(slow, `${jobs}/long`, (j) => j.status?.terminating === 0)
+    } finally {
+      await slow.close()
     }
   })
 })
