@@ -18,6 +18,7 @@ import * as GarbageCollector from "./GarbageCollector.ts"
 import * as Http from "./Http.ts"
 import * as Identity from "./Identity.ts"
 import * as Kubeconfig from "./Kubeconfig.ts"
+import * as KubernetesService from "./KubernetesService.ts"
 import * as Listener from "./Listener.ts"
 import * as Namespaces from "./Namespaces.ts"
 import * as Patching from "./Patching.ts"
@@ -30,6 +31,7 @@ import * as ServiceAccounts from "./ServiceAccounts.ts"
 import * as Status from "./Status.ts"
 import * as Store from "./Store.ts"
 import * as Watch from "./Watch.ts"
+import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 export class ApiServerError extends Schema.TaggedError<ApiServerError>()("ApiServerError", {
@@ -233,6 +235,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     address = `${hostInUrl}:${port}`
     const url = `http://${address}`
     const httpsUrl = `https://${address}`
+    // The `kubernetes` Service points at the address clients reach the server at, kept so.
+    const kubernetesService = yield* Worker.make("kubernetes-service", () => Effect.ignore(KubernetesService.reconcile(env, clientHost, port)), () => "")
+    kubernetesService.enqueue(undefined)
+    const unsubscribeKubernetesService = store.subscribe((event) => {
+      if (KubernetesService.concerns(event)) kubernetesService.enqueue(undefined)
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(unsubscribeKubernetesService))
 
     if (options.kubeconfigPath !== undefined) {
       yield* Kubeconfig.write(options.kubeconfigPath, { server: httpsUrl, token, certificateAuthority: certificate.cert }).pipe(
@@ -252,12 +261,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       registry,
       env,
       // One controller's writes can queue work for another: wait until all are idle at once.
-      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle, serviceAccounts.idle, quotas.idle, apiServices.idle], { discard: true }).pipe(
+      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle, serviceAccounts.idle, quotas.idle, apiServices.idle, kubernetesService.idle], {
+        discard: true
+      }).pipe(
         Effect.andThen(Effect.yieldNow),
         Effect.repeat({
           until: () =>
             crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + quotas.pending() +
-                apiServices.pending() === 0
+                apiServices.pending() + kubernetesService.pending() === 0
         })
       ),
       close

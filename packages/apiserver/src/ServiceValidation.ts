@@ -60,7 +60,8 @@ const ports = (spec: Json, type: string): Causes => {
   })
 }
 
-const clusterIPs = (spec: Json, creating: boolean): Causes => {
+// `owner`: the Service's namespace/name; 10.96.0.1 is the `default/kubernetes` Service's.
+const clusterIPs = (spec: Json, creating: boolean, owner: string): Causes => {
   const ips = Array.isArray(spec.clusterIPs) ? spec.clusterIPs.map(String) : []
   const invalid = ips.flatMap((ip, i) =>
     ip === "None" || NameRules.isIP(ip) ? [] : [FieldErrors.invalid(`spec.clusterIPs[${i}]`, FieldErrors.quote(ip), "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")]
@@ -70,7 +71,7 @@ const clusterIPs = (spec: Json, creating: boolean): Causes => {
   if (!ServiceDefaults.inServiceRange(ips[0]!)) {
     return [FieldErrors.invalid("spec.clusterIPs", printed, `failed to allocate IP ${ips[0]}: provided IP (${ips[0]}) is not in the valid range. The range of valid IPs is ${ServiceDefaults.serviceCidr}`)]
   }
-  return ips[0] === ServiceDefaults.kubernetesServiceIP
+  return ips[0] === ServiceDefaults.kubernetesServiceIP && owner !== "default/kubernetes"
     ? [FieldErrors.invalid("spec.clusterIPs", printed, `failed to allocate IP ${ips[0]}: provided IP is already allocated`)]
     : []
 }
@@ -135,7 +136,7 @@ export const service = (object: Json, old: Json | undefined): Causes => {
   return [
     ...causes,
     ...ports(spec, type),
-    ...(type === "ExternalName" ? externalName(spec) : clusterIPs(spec, old === undefined)),
+    ...(type === "ExternalName" ? externalName(spec) : clusterIPs(spec, old === undefined, `${KubeObject.meta(object).namespace ?? ""}/${name}`)),
     ...policies(spec, type),
     ...(old === undefined ? [] : update(spec, KubeObject.record(old.spec)))
   ]
