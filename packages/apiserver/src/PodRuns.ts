@@ -193,13 +193,16 @@ export const withEphemeral = (pod: KubeObject.KubeObject, now: string): Record<s
 })
 
 /**
- * The Pod's IP: from the cluster's pod range, the same for the same Pod.
+ * The Pod's IP: from the cluster's pod range, the same for the same Pod; the node's own address
+ * for a Pod on the host's network.
  *
  * @example
  * import * as PodRuns from "./PodRuns.ts"
  * PodRuns.podIP({ metadata: { uid: "u-1" } }).startsWith("10.244.") // true
+ * PodRuns.podIP({ metadata: { uid: "u-1" }, spec: { hostNetwork: true } }) // "172.18.0.2"
  */
 export const podIP = (pod: KubeObject.KubeObject): string => {
+  if (record(pod.spec).hostNetwork === true) return SimulatedNode.address
   const digest = createHash("sha256").update(KubeObject.meta(pod).uid ?? KubeObject.meta(pod).name ?? "").digest()
   return `10.244.${digest[0]!}.${Math.max(2, digest[1]!)}`
 }

@@ -2,7 +2,8 @@
  * The protobuf messages of the built-in kinds kubectl's generator commands send (`kubectl create
  * namespace|configmap|secret|serviceaccount|deployment|service|job|cronjob|role|clusterrole|
  * rolebinding|clusterrolebinding|ingress|poddisruptionbudget|priorityclass|quota` and `kubectl
- * autoscale`, and the DeleteOptions and Evictions of `kubectl delete` and `drain`), with Kubernetes' field numbers (generated.proto) and
+ * autoscale`, the Pods of `kubectl debug node/<name>`, and the DeleteOptions and Evictions of
+ * `kubectl delete` and `drain`), with Kubernetes' field numbers (generated.proto) and
  * the Go JSON tags that decide which zero values the JSON form keeps (`omitempty` or not, pointer or
  * not). Every field a message lists is decoded; a field it does not list makes the body refused,
  * so nothing a client sent is silently dropped.
@@ -139,6 +140,7 @@ const keyToPath: Message = { 1: str("key", always), 2: str("path", always), 3: i
 const volume: Message = {
   1: str("name", always),
   2: inline({
+    1: msg("hostPath", { 1: str("path", always), 2: str("type", ptr) }, ptr),
     2: msg("emptyDir", { 1: str("medium"), 2: { name: "sizeLimit", type: "quantity", pointer: true } }, ptr),
     6: msg("secret", { 1: str("secretName"), 2: msgs("items", keyToPath), 3: int("defaultMode", ptr), 4: bool("optional", ptr) }, ptr),
     10: msg("persistentVolumeClaim", { 1: str("claimName", always), 2: bool("readOnly") }, ptr),
@@ -423,6 +425,22 @@ export const deleteOptions: Message = {
  * Object.keys(ProtobufKinds.kinds).includes("apps/v1/Deployment") // true
  */
 export const kinds: Readonly<Record<string, Message>> = {
+  // kubectl debug node/<name> and --copy-to.
+  // (Go writes a new Pod's empty status too; the server drops it on create.)
+  "v1/Pod": object({
+    2: msg("spec", podSpec),
+    3: msg("status", {
+      1: str("phase"),
+      3: str("message"),
+      4: str("reason"),
+      5: str("hostIP"),
+      6: str("podIP"),
+      7: { name: "startTime", type: "time", pointer: true },
+      9: str("qosClass"),
+      11: str("nominatedNodeName"),
+      14: str("resize")
+    })
+  }),
   "v1/Namespace": object({ 2: msg("spec", { 1: strs("finalizers") }), 3: msg("status", { 1: str("phase") }) }),
   "v1/ConfigMap": object({
     2: { name: "data", type: "map", value: "string" },

@@ -126,6 +126,12 @@ describe("the simulator's scheduler and kubelet", () => {
     expect(await eventsOf("web-1")).toContainEqual(["kubelet", "Killing", "Stopping container web"])
   })
 
+  it("gives a Pod on the host's network the node's address", async () => {
+    await simulated.request("POST", pods, { body: pod("on-host", { hostNetwork: true }) })
+    const running = await poll(simulated, `${pods}/on-host`, (p) => p.status?.phase === "Running")
+    expect([running.status.podIP, running.status.podIPs]).toEqual([running.status.hostIP, [{ ip: running.status.hostIP }]])
+  })
+
   it("leaves a Pod no node fits Unschedulable, saying why, and binds it once a node fits", async () => {
     await simulated.request("POST", pods, { body: pod("picky", { nodeSelector: { disk: "ssd" } }) })
     const waiting = await poll(simulated, `${pods}/picky`, (p) => p.status?.conditions?.some((c: any) => c.reason === "Unschedulable"))

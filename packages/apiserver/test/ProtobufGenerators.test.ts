@@ -136,6 +136,24 @@ describe("kubectl create generators (protobuf bodies)", () => {
     expect(v2.spec.metrics).toEqual([{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 60 } } }])
   })
 
+  it("kubectl debug node/<name>: its protobuf Pod is decoded whole and created", async () => {
+    expect((await server.request("POST", "/api/v1/nodes", { body: { metadata: { name: "node-1" } } })).status).toBe(201)
+    // (Away from the quota an earlier generator set on default.)
+    expect((await server.request("POST", "/api/v1/namespaces", { body: { metadata: { name: "debugging" } } })).status).toBe(201)
+    recorded.length = 0
+    const debugged = await viaProxy.kubectl("debug", "node/node-1", "-n", "debugging", "--image=busybox", "--profile=general", "--", "true")
+    expect(debugged.code, debugged.stderr).toBe(0)
+    const posts = recorded.filter((r) => r.method === "POST" && r.contentType === Protobuf.mediaType)
+    expect(posts).toHaveLength(1)
+    const pod = Protobuf.decodeObject(posts[0]!.body)
+    expect(pod._tag).toBe("Success")
+    const spec = (pod as { readonly object: any }).object.spec
+    expect(spec).toMatchObject({ nodeName: "node-1", hostPID: true, hostIPC: true, hostNetwork: true, restartPolicy: "Never", tolerations: [{ operator: "Exists" }] })
+    expect(spec.volumes).toEqual([{ name: "host-root", hostPath: { path: "/" } }])
+    const name = (pod as { readonly object: any }).object.metadata.name
+    expect(JSON.parse(await direct.ok("get", "pod", name, "-n", "debugging", "-o", "json")).spec.containers[0]).toMatchObject({ name: "debugger", image: "busybox", command: ["true"] })
+  })
+
   it("keeps what the generators set once stored: target ports, selectors and quantities", async () => {
     const service = JSON.parse(await direct.ok("get", "service", "np", "-o", "json"))
     expect(service.spec.ports).toEqual([expect.objectContaining({ name: "80-http", port: 80, targetPort: "http", nodePort: 30080, protocol: "TCP" })])
@@ -179,6 +197,19 @@ const decoded = (apiVersion: string, kind: string, raw: Part) => {
 const meta = (name: string) => bytesField(1, msg(bytesField(1, name), bytesField(8, [])))
 
 describe("Protobuf messages", () => {
+  it("DeleteOptions in any group version, and an Eviction's", () => {
+    const options = msg(intField(1, 5), bytesField(2, msg(bytesField(1, "u-1"))), bytesField(4, "Foreground"), bytesField(5, "All"))
+    const expected = { gracePeriodSeconds: 5, preconditions: { uid: "u-1" }, propagationPolicy: "Foreground", dryRun: ["All"] }
+    expect(decoded("v1", "DeleteOptions", options)).toEqual({ apiVersion: "v1", kind: "DeleteOptions", ...expected })
+    expect(decoded("apps/v1", "DeleteOptions", options)).toEqual({ apiVersion: "apps/v1", kind: "DeleteOptions", ...expected })
+    expect(decoded("policy/v1", "Eviction", msg(meta("web-1"), bytesField(2, options)))).toEqual({
+      apiVersion: "policy/v1",
+      kind: "Eviction",
+      metadata: { name: "web-1", creationTimestamp: null },
+      deleteOptions: expected
+    })
+  })
+
   it("IntOrString: type 0 is the integer, type 1 the string", () => {
     const port = (target: Part) => msg(bytesField(1, ""), bytesField(2, "TCP"), intField(3, 80), bytesField(4, target), intField(5, 0))
     const service = (target: Part) => decoded("v1", "Service", msg(meta("s"), bytesField(2, msg(bytesField(1, port(target))))))
