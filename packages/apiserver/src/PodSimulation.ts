@@ -5,7 +5,8 @@
  * simulated node's, and one for every Node a test registers) runs the Pods bound to it, and stops
  * one being deleted (`Killing`), reports it ended, and deletes it for good, as a kubelet finishes a
  * graceful deletion. A node whose `Ready` condition is not true has no kubelet, and is tainted
- * `node.kubernetes.io/not-ready` as the node lifecycle controller taints it.
+ * `node.kubernetes.io/not-ready` as the node lifecycle controller taints it. The pod garbage
+ * collector fails and deletes a Pod bound to a node that is gone.
  */
 import { Effect } from "effect"
 import * as Bindings from "./Bindings.ts"
@@ -150,6 +151,47 @@ export const terminate = (ctx: SimulatedController.Context, key: SimulatedContro
         })
       }
       yield* SimulatedController.writeStatus(ctx, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), true))
+    }
+    yield* Rest.remove(ctx.env, target, {
+      propagationPolicy: undefined,
+      gracePeriodSeconds: 0,
+      preconditions: { uid: KubeObject.meta(pod).uid ?? "" },
+      dryRun: false
+    }).pipe(Effect.asVoid, Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void))
+  })
+
+/**
+ * Whether the Pod is bound to a node that does not exist (the pod garbage collector's orphan).
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * declare const store: import("./Store.ts").Store
+ * PodSimulation.orphaned(store, { spec: { nodeName: "gone" } })
+ */
+export const orphaned = (store: Store.Store, pod: KubeObject.KubeObject): boolean =>
+  nodeName(pod) !== "" && store.get("nodes", "", nodeName(pod)) === undefined
+
+/**
+ * The pod garbage collector's end of an orphan: `Failed` with the `DisruptionTarget` condition
+ * (`DeletionByPodGC`), then deleted with no grace period.
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const pod: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const collected = PodSimulation.collect(ctx, { storage: "pods", namespace: "default", name: "web" }, pod)
+ */
+export const collect = (ctx: SimulatedController.Context, key: SimulatedController.Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    const target = podTarget(ctx, pod)
+    if (target === undefined) return
+    const phase = record(pod.status).phase
+    if (phase !== "Succeeded" && phase !== "Failed") {
+      yield* SimulatedController.writeStatus(ctx, key, (current) => {
+        const status = record(current.status)
+        const marked = { type: "DisruptionTarget", status: "True", lastProbeTime: null, lastTransitionTime: KubeObject.timestamp(), reason: "DeletionByPodGC", message: "PodGC: node no longer exists" }
+        return { ...status, phase: "Failed", conditions: [...KubeObject.records(status.conditions).filter((c) => c.type !== "DisruptionTarget"), marked] }
+      })
     }
     yield* Rest.remove(ctx.env, target, {
       propagationPolicy: undefined,

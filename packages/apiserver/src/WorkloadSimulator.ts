@@ -203,6 +203,11 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
     }
     const handlePod = (key: Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
+        // Bound to a node that is gone: collected once the delay (the collector's quarantine) passed.
+        if (PodSimulation.orphaned(env.store, pod)) {
+          if (key.phase === "complete") return yield* PodSimulation.collect(controllers, key, pod)
+          return yield* completeAfter(key, delay)
+        }
         if (KubeObject.meta(pod).deletionTimestamp !== undefined) {
           // A Job's pod being deleted (its Job gone, or by anyone) is let go, as the Job controller does.
           yield* JobSimulation.release(controllers, pod)
@@ -283,9 +288,13 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           const m = KubeObject.meta(ds)
           worker.enqueue({ phase: "observe", storage: "daemonsets.apps", namespace: m.namespace ?? "", name: m.name ?? "" })
         }
+        const gone = event.type === "DELETED" ? KubeObject.meta(event.object).name : undefined
         for (const pod of env.store.list("pods", undefined)) {
           const m = KubeObject.meta(pod)
-          if (PodRuns.pending(pod) && PodSimulation.unbound(pod)) worker.enqueue({ phase: "observe", storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" })
+          const bound = record(pod.spec).nodeName
+          if ((PodRuns.pending(pod) && PodSimulation.unbound(pod)) || (gone !== undefined && bound === gone)) {
+            worker.enqueue({ phase: "observe", storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" })
+          }
         }
         return
       }

@@ -126,6 +126,22 @@ describe("the simulator's scheduler and kubelet", () => {
     expect(await eventsOf("web-1")).toContainEqual(["kubelet", "Killing", "Stopping container web"])
   })
 
+  it("fails and deletes a Pod whose node is gone, as the pod garbage collector does", async () => {
+    const ready = [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status" }]
+    await simulated.request("POST", "/api/v1/nodes", { body: { metadata: { name: "temporary", labels: { pool: "temporary" } }, status: { conditions: ready } } })
+    await simulated.request("POST", pods, { body: pod("stranded", { nodeSelector: { pool: "temporary" } }) })
+    const running = await poll(simulated, `${pods}/stranded`, (p) => p.status?.phase === "Running")
+    expect(running.spec.nodeName).toBe("temporary")
+    const events = await watchEvents(simulated, `${pods}?watch=true&fieldSelector=metadata.name%3Dstranded&resourceVersion=${running.metadata.resourceVersion}`, 3, 5000, () =>
+      simulated.request("DELETE", "/api/v1/nodes/temporary"))
+    expect(events.map((e) => [e.type, e.object.status.phase, e.object.metadata.deletionGracePeriodSeconds])).toEqual([
+      ["MODIFIED", "Failed", undefined],
+      ["MODIFIED", "Failed", 0],
+      ["DELETED", "Failed", 0]
+    ])
+    expect(events[0]!.object.status.conditions).toContainEqual(expect.objectContaining({ type: "DisruptionTarget", status: "True", reason: "DeletionByPodGC", message: "PodGC: node no longer exists" }))
+  })
+
   it("gives a Pod on the host's network the node's address", async () => {
     await simulated.request("POST", pods, { body: pod("on-host", { hostNetwork: true }) })
     const running = await poll(simulated, `${pods}/on-host`, (p) => p.status?.phase === "Running")
