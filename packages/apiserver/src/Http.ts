@@ -15,6 +15,7 @@ import * as Bindings from "./Bindings.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Evictions from "./Evictions.ts"
 import * as Faults from "./Faults.ts"
+import * as Health from "./Health.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as PartialMetadata from "./PartialMetadata.ts"
 import * as Protobuf from "./Protobuf.ts"
@@ -338,7 +339,13 @@ export const routes = (context: Context): Layer.Layer<never, never, HttpRouter.H
     const on = (path: HttpRouter.PathInput, respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>) =>
       router.add("*", path, answer(context, respond))
     yield* on("/", discovery(() => ({ paths: ["/api", "/api/v1", "/apis", "/openapi/v3", "/version", "/healthz"] })))
-    for (const probe of ["/healthz", "/livez", "/readyz"] as const) yield* on(probe, () => Effect.succeed(HttpServerResponse.text("ok")))
+    const health = ({ path, query }: Call) => {
+      if (path._tag !== "Health") return Effect.fail(Status.pathNotFound())
+      const reply = Health.answer(path.probe, path.check, query)
+      return Effect.succeed(HttpServerResponse.text(reply.body, { status: reply.status }))
+    }
+    // (A wildcard route also matches its prefix alone.)
+    for (const probe of ["/healthz", "/livez", "/readyz"] as const) yield* on(`${probe}/*`, health)
     yield* on("/version", discovery(() => Discovery.version))
     yield* on("/api", groupDiscovery(() => Discovery.apiVersions(context.address()), (apiVersion) => Discovery.aggregated(registry, apiVersion, { core: true })))
     const remote = () => ApiServices.remoteVersions(context.env.store, context.discovered)

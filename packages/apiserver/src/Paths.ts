@@ -7,7 +7,7 @@
 export type Parsed =
   | { readonly _tag: "Root" }
   | { readonly _tag: "Version" }
-  | { readonly _tag: "Health" }
+  | { readonly _tag: "Health"; readonly probe: "healthz" | "livez" | "readyz"; readonly check: string | undefined }
   | { readonly _tag: "LegacyVersions" }
   | { readonly _tag: "Groups" }
   | { readonly _tag: "Group"; readonly group: string }
@@ -45,7 +45,9 @@ export const parse = (path: string): Parsed => {
   const [first, second, third] = parts
   if (first === undefined) return { _tag: "Root" }
   if (parts.length === 1 && first === "version") return { _tag: "Version" }
-  if (parts.length === 1 && (first === "healthz" || first === "livez" || first === "readyz")) return { _tag: "Health" }
+  if (first === "healthz" || first === "livez" || first === "readyz") {
+    return { _tag: "Health", probe: first, check: parts.length > 1 ? parts.slice(1).join("/") : undefined }
+  }
   if (first === "openapi") {
     if (second === "v2") return parts.length === 2 ? { _tag: "OpenApiV2" } : { _tag: "NotFound" }
     if (second === "v3") return { _tag: "OpenApi", path: parts.length > 2 ? parts.slice(2).join("/") : undefined }

@@ -382,3 +382,17 @@ describe("discovery and OpenAPI", () => {
     expect([crontabs.resource, ...crontabs.subresources.map((s: any) => s.subresource)]).toEqual(["crontabs", "status", "scale"])
   })
 })
+
+describe("health probes", () => {
+  it("answer ok, list their checks with ?verbose (some excluded), and answer one check by its path", async () => {
+    for (const probe of ["healthz", "livez", "readyz"]) expect((await server.request("GET", `/${probe}`)).text).toBe("ok")
+    const verbose = (await server.request("GET", "/readyz?verbose&exclude=etcd&exclude=nonsense")).text.split("\n")
+    expect(verbose.slice(0, 5)).toEqual(["[+]ping ok", "[+]log ok", "[+]etcd excluded: ok", "[+]etcd-readiness ok", "[+]informer-sync ok"])
+    expect(verbose).toContain("[+]poststarthook/rbac/bootstrap-roles ok")
+    expect(verbose.slice(-4)).toEqual(["[+]shutdown ok", 'warn: some health checks cannot be excluded: no matches for "nonsense"', "readyz check passed", ""])
+    expect((await server.request("GET", "/livez?verbose")).text.endsWith("[+]autoregister-completion ok\nlivez check passed\n")).toBe(true)
+    const one = await server.request("GET", "/livez/poststarthook/rbac/bootstrap-roles")
+    expect([one.status, one.text]).toEqual([200, "ok"])
+    expect((await server.request("GET", "/readyz/nothing")).status).toBe(404)
+  })
+})
