@@ -86,6 +86,10 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
     const all = controlled(ctx.env, "replicasets.apps", key.namespace, deployment)
     const current = all.find((rs) => KubeObject.meta(rs).uid === KubeObject.meta(fresh!).uid) ?? fresh
     yield* writeStatus(ctx, key, (now) => Rollouts.deploymentStatus(now, current, all))
+    // A rollout that stops progressing times out: look again at its deadline.
+    const written = ctx.env.store.get("deployments.apps", key.namespace, key.name)
+    const deadline = written === undefined ? undefined : Rollouts.progressDeadline(written)
+    if (deadline !== undefined) yield* ctx.again(key, Duration.millis(Math.max(0, deadline - Date.now()) + 10))
   })
 
 /**

@@ -248,7 +248,9 @@ const keptTime = (object: KubeObject.KubeObject, type: string): string => {
 /**
  * A Deployment's status from its ReplicaSets, as 1.32's controller reports it: pods of every
  * ReplicaSet, the new one's as updated, the ready and available, `Available` against the
- * unavailable allowance, `Progressing` naming the new ReplicaSet, and a `ReplicaFailure` it reports.
+ * unavailable allowance, `Progressing` naming the new ReplicaSet (stamped each time the rollout
+ * progresses, `ProgressDeadlineExceeded` once it has not for `progressDeadlineSeconds`), and a
+ * `ReplicaFailure` it reports. `now` is the time in epoch milliseconds.
  *
  * @example
  * import * as Rollouts from "./Rollouts.ts"
@@ -259,38 +261,89 @@ const keptTime = (object: KubeObject.KubeObject, type: string): string => {
 export const deploymentStatus = (
   deployment: KubeObject.KubeObject,
   fresh: KubeObject.KubeObject,
-  all: ReadonlyArray<KubeObject.KubeObject>
+  all: ReadonlyArray<KubeObject.KubeObject>,
+  now: number = Date.now()
 ): Record<string, unknown> => {
   const spec = record(deployment.spec)
+  const previous = record(deployment.status)
   const desired = count(spec.replicas, 1)
   const sum = (field: string) => all.reduce((n, rs) => n + count(record(rs.status)[field]), 0)
   const replicas = sum("replicas")
   // A paused Deployment's newest ReplicaSet may not run its template: then none is updated.
   const updated = runsTemplate(fresh, spec.template) ? count(record(fresh.status).replicas) : 0
   const available = sum("availableReplicas")
+  const ready = sum("readyReplicas")
   const allowance = record(spec.strategy).type === "Recreate" ? 0 : resolve(record(record(spec.strategy).rollingUpdate).maxUnavailable, desired, false)
   const target = all.reduce((n, rs) => n + count(record(rs.spec).replicas), 0)
   const name = KubeObject.meta(fresh).name ?? ""
   const done = updated === desired && replicas === desired && available === desired && count(record(fresh.status).availableReplicas) === desired
   const failure = KubeObject.records(record(fresh.status).conditions).find((c) => c.type === "ReplicaFailure" && c.status === "True")
+  const stamp = KubeObject.timestamp(new Date(now))
+  const progress = progressing(deployment, spec.paused === true, done, { replicas, updated, ready, available }, name, now)
   const next: Array<StatusConditions.Condition> = [
     available >= desired - allowance
       ? { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." }
       : { type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." },
-    spec.paused === true
-      ? { type: "Progressing", status: "Unknown", reason: "DeploymentPaused", message: "Deployment is paused" }
-      : done
-      ? { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "${name}" has successfully progressed.` }
-      : { type: "Progressing", status: "True", reason: "ReplicaSetUpdated", message: `ReplicaSet "${name}" is progressing.` },
+    progress.condition,
     ...(failure === undefined ? [] : [{ type: "ReplicaFailure", status: "True" as const, reason: "FailedCreate", message: String(failure.message ?? "") }])
   ]
+  const conditions = StatusConditions.set(previous.conditions, next, { stamp: "lastUpdateTime", keep: () => false, now: stamp })
   return {
     observedGeneration: KubeObject.meta(deployment).generation ?? 1,
     replicas,
     updatedReplicas: updated,
-    readyReplicas: sum("readyReplicas"),
+    readyReplicas: ready,
     availableReplicas: available,
     unavailableReplicas: Math.max(0, target - available),
-    conditions: StatusConditions.set(record(deployment.status).conditions, next, { stamp: "lastUpdateTime", keep: () => false })
+    // Progress restamps the condition even when it says the same.
+    conditions: progress.restamp
+      ? conditions.map((c) => record(c).type === "Progressing" ? { ...record(c), lastUpdateTime: stamp } : c)
+      : conditions
   }
+}
+
+/**
+ * When a Deployment still rolling out times out, in epoch milliseconds: its `Progressing`
+ * condition's last update plus `progressDeadlineSeconds`; undefined when it is done, paused, has
+ * timed out already, or has no deadline.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * const web = { spec: { progressDeadlineSeconds: 60 }, status: { conditions: [{ type: "Progressing", status: "True", reason: "ReplicaSetUpdated", lastUpdateTime: "2026-01-01T00:00:00Z" }] } }
+ * Rollouts.progressDeadline(web) // Date.parse("2026-01-01T00:01:00Z")
+ */
+export const progressDeadline = (deployment: KubeObject.KubeObject): number | undefined => {
+  const deadline = record(deployment.spec).progressDeadlineSeconds
+  const condition = KubeObject.records(record(deployment.status).conditions).find((c) => c.type === "Progressing")
+  if (typeof deadline !== "number" || condition?.status !== "True" || condition.reason !== "ReplicaSetUpdated") return undefined
+  const since = Date.parse(String(condition.lastUpdateTime ?? ""))
+  return Number.isNaN(since) ? undefined : since + deadline * 1000
+}
+
+// The controller's Progressing condition: stated anew when the rollout is done, paused, progressing
+// (then restamped) or timed out; otherwise the one it has, as it is.
+const progressing = (
+  deployment: KubeObject.KubeObject,
+  paused: boolean,
+  done: boolean,
+  counts: { readonly replicas: number; readonly updated: number; readonly ready: number; readonly available: number },
+  name: string,
+  now: number
+): { readonly condition: StatusConditions.Condition; readonly restamp: boolean } => {
+  if (paused) return { condition: { type: "Progressing", status: "Unknown", reason: "DeploymentPaused", message: "Deployment is paused" }, restamp: false }
+  if (done) return { condition: { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "${name}" has successfully progressed.` }, restamp: false }
+  const before = record(deployment.status)
+  const updating = { type: "Progressing", status: "True", reason: "ReplicaSetUpdated", message: `ReplicaSet "${name}" is progressing.` } as const
+  const moved = counts.updated > count(before.updatedReplicas) ||
+    counts.replicas - counts.updated < count(before.replicas) - count(before.updatedReplicas) ||
+    counts.ready > count(before.readyReplicas) || counts.available > count(before.availableReplicas)
+  const current = KubeObject.records(before.conditions).find((c) => c.type === "Progressing")
+  if (moved || current === undefined || current.reason === "NewReplicaSetAvailable" || current.reason === "DeploymentPaused") {
+    return { condition: updating, restamp: true }
+  }
+  const deadline = progressDeadline(deployment)
+  if (deadline !== undefined && deadline <= now) {
+    return { condition: { type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded", message: `ReplicaSet "${name}" has timed out progressing.` }, restamp: false }
+  }
+  return { condition: { type: "Progressing", status: current.status === "False" ? "False" : "True", reason: String(current.reason ?? ""), message: String(current.message ?? "") }, restamp: false }
 }

@@ -113,6 +113,21 @@ describe("WorkloadSimulator", () => {
     ])
   })
 
+  it("times a rollout out once it stops progressing for progressDeadlineSeconds, and takes it up again when it progresses", async () => {
+    const stuck = deployment("stuck", 1)
+    const body = { ...stuck, spec: { ...stuck.spec, progressDeadlineSeconds: 1, template: { ...stuck.spec.template, spec: { ...stuck.spec.template.spec, nodeSelector: { zone: "nowhere" } } } } }
+    await simulated.request("POST", deployments, { body })
+    const progressing = await until(simulated, `${deployments}/stuck`, (d) => condition(d, "Progressing")?.reason === "ReplicaSetUpdated")
+    const timedOut = await until(simulated, `${deployments}/stuck`, (d) => condition(d, "Progressing")?.reason === "ProgressDeadlineExceeded")
+    const rs = (await replicaSetsOf("stuck"))[0]
+    expect(condition(timedOut, "Progressing")).toMatchObject({ status: "False", message: `ReplicaSet "${rs.metadata.name}" has timed out progressing.` })
+    expect(Date.parse(condition(timedOut, "Progressing").lastUpdateTime) - Date.parse(condition(progressing, "Progressing").lastUpdateTime)).toBeGreaterThanOrEqual(1000)
+    // The pods fit once a node has the zone: the rollout progresses and completes.
+    await simulated.request("PATCH", "/api/v1/nodes/kubefx-node", { body: { metadata: { labels: { zone: "nowhere" } } }, headers: { "content-type": "application/merge-patch+json" } })
+    const done = await until(simulated, `${deployments}/stuck`, (d) => condition(d, "Progressing")?.reason === "NewReplicaSetAvailable")
+    expect(condition(done, "Progressing").status).toBe("True")
+  })
+
   it("keeps a selecting Service's Endpoints and EndpointSlice with the addresses of its ready Pods", async () => {
     const served = deployment("served", 2)
     served.spec.template.spec.containers[0] = { name: "web", image: "nginx", ports: [{ name: "http", containerPort: 8080 }] } as any
