@@ -726,11 +726,14 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
     // A Pod is deleted gracefully: marked first, even when it then goes at once (watchers see
     // its deletion time before it is gone), and answered with itself, as kube answers.
     const graceful = resource.storage === "pods" ? GracefulDeletion.plan(stored, options.gracePeriodSeconds, Date.now()) : undefined
-    if (m.deletionTimestamp !== undefined && graceful?._tag !== "Graceful") {
-      return { body: yield* presentOne(env, resource, stored), removed: false } satisfies Deleted
-    }
     const added = (resource.deleteFinalizers ?? []).filter((f) => !(m.finalizers ?? []).includes(f))
     const finalizers = withPropagation([...(m.finalizers ?? []), ...added], options.propagationPolicy)
+    // Being deleted already, it stays until its finalizers or grace period end; a Pod with neither
+    // left goes now.
+    const goesNow = graceful?._tag === "Immediate" && finalizers.length === 0
+    if (m.deletionTimestamp !== undefined && graceful?._tag !== "Graceful" && !goesNow) {
+      return { body: yield* presentOne(env, resource, stored), removed: false } satisfies Deleted
+    }
     if (graceful?._tag === "Graceful") {
       const marked = KubeObject.withMeta(stored, {
         deletionTimestamp: graceful.deletionTimestamp,
@@ -770,7 +773,7 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
     if (result._tag === "Written") {
       yield* env.durable(result.event.revision)
       return result.event.type === "DELETED"
-        ? { body: Status.success(resource.type, target.name, m.uid), removed: true } satisfies Deleted
+        ? { body: resource.storage === "pods" ? yield* presentOne(env, resource, stored) : Status.success(resource.type, target.name, m.uid), removed: true } satisfies Deleted
         : { body: yield* presentOne(env, resource, result.object), removed: false } satisfies Deleted
     }
     if (attempt >= 10) return yield* Status.conflict(resource.type, target.name, Status.modified)
