@@ -1,6 +1,7 @@
 /**
  * The workload simulator's scheduler and kubelets for a Pod: kube-scheduler binds a Pod to a node
- * it fits (its node selector, required node affinity and tolerations; the simulated node first),
+ * it fits (its node selector, required node affinity and tolerations, the required pod affinity
+ * and anti-affinity of it and the pods already placed; the simulated node first),
  * or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's kubelet (the
  * simulated node's, and one for every Node a test registers) runs the Pods bound to it, and stops
  * one being deleted (`Killing`), reports it ended, and deletes it for good, as a kubelet finishes a
@@ -61,6 +62,16 @@ export const unbound = (pod: KubeObject.KubeObject): boolean => {
 }
 
 /**
+ * Whether the scheduler found no node for the Pod last time it looked.
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * PodSimulation.unschedulable({ spec: {}, status: { conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }] } }) // true
+ */
+export const unschedulable = (pod: KubeObject.KubeObject): boolean =>
+  unbound(pod) && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "PodScheduled" && c.reason === "Unschedulable")
+
+/**
  * Whether a kubelet has a deletion to finish: the Pod runs and is being deleted.
  *
  * @example
@@ -98,9 +109,17 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
     const nodes = ctx.env.store.list("nodes", undefined)
       .map((node) => ready(node) ? node : { ...node, spec: { ...record(node.spec), taints: [...KubeObject.records(record(node.spec).taints), notReadyTaint] } })
       .sort((a, b) => Number(KubeObject.meta(b).name === SimulatedNode.name) - Number(KubeObject.meta(a).name === SimulatedNode.name))
+    // The pods already on nodes, as the scheduler's cache holds them (ended ones left out).
+    const byName = new Map(nodes.map((node) => [KubeObject.meta(node).name ?? "", node]))
+    const placed = ctx.env.store.list("pods", undefined).flatMap((other) => {
+      const on = byName.get(nodeName(other))
+      const phase = record(other.status).phase
+      return on === undefined || phase === "Succeeded" || phase === "Failed" ? [] : [{ pod: other, node: on }]
+    })
+    const namespaceLabels = (namespace: string) => KubeObject.meta(ctx.env.store.get("namespaces", "", namespace) ?? {}).labels ?? {}
     const misfits: Array<Scheduling.Misfit> = []
     const fit = nodes.find((node) => {
-      const why = Scheduling.misfit(record(pod.spec), node)
+      const why = Scheduling.misfit(record(pod.spec), node) ?? Scheduling.podMisfit(pod, node, placed, namespaceLabels)
       if (why !== undefined) misfits.push(why)
       return why === undefined
     })

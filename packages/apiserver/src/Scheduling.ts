@@ -1,16 +1,22 @@
 /**
  * Whether a pod may run on a node, as kube-scheduler's filters (and the DaemonSet controller)
- * decide it: its node selector, its required node affinity (labels and `metadata.name`), and the
- * node's `NoSchedule` and `NoExecute` taints it must tolerate (an unschedulable node's among them);
- * and the scheduler's message when no node will do.
+ * decide it: its node selector, its required node affinity (labels and `metadata.name`), the
+ * node's `NoSchedule` and `NoExecute` taints it must tolerate (an unschedulable node's among them),
+ * and the required pod affinity and anti-affinity of it and the pods already placed; and the
+ * scheduler's message when no node will do.
  */
 import { KubeObject } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
 const records = KubeObject.records
 
-/** Why a node will not do: its labels or name, or a taint the pod does not tolerate. */
-export type Misfit = { readonly _tag: "Affinity" } | { readonly _tag: "Unschedulable" } | { readonly _tag: "Taint"; readonly taint: string }
+/** Why a node will not do: its labels or name, a taint the pod does not tolerate, or the pods on it. */
+export type Misfit =
+  | { readonly _tag: "Affinity" }
+  | { readonly _tag: "Unschedulable" }
+  | { readonly _tag: "Taint"; readonly taint: string }
+  | { readonly _tag: "PodAffinity" }
+  | { readonly _tag: "PodAntiAffinity" }
 
 const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonly<Record<string, unknown>>) => {
   if (toleration.effect !== undefined && toleration.effect !== "" && toleration.effect !== taint.effect) return false
@@ -99,10 +105,91 @@ export const unschedulable = (misfits: ReadonlyArray<Misfit>): string => {
       ? "node(s) didn't match Pod's node affinity/selector"
       : m._tag === "Unschedulable"
       ? "node(s) were unschedulable"
+      : m._tag === "PodAffinity"
+      ? "node(s) didn't match pod affinity rules"
+      : m._tag === "PodAntiAffinity"
+      ? "node(s) didn't match pod anti-affinity rules"
       : `node(s) had untolerated taint ${m.taint}`
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
   }
   const listed = [...reasons].map(([reason, n]) => `${n} ${reason}`).sort().join(", ")
   const total = misfits.length
-  return `0/${total} nodes are available: ${listed}. preemption: 0/${total} nodes are available: ${total} Preemption is not helpful for scheduling.`
+  // Preemption could only help against pods in the way (anti-affinity); here none has a lower priority.
+  const blocked = misfits.filter((m) => m._tag === "PodAntiAffinity").length
+  const preemption = [
+    ...(blocked > 0 ? [`${blocked} No preemption victims found for incoming pod`] : []),
+    ...(total - blocked > 0 ? [`${total - blocked} Preemption is not helpful for scheduling`] : [])
+  ].join(", ")
+  return `0/${total} nodes are available: ${listed}. preemption: 0/${total} nodes are available: ${preemption}.`
+}
+
+/** A pod already bound, with the node it is on. */
+export interface Placed {
+  readonly pod: KubeObject.KubeObject
+  readonly node: KubeObject.KubeObject
+}
+
+// A term's label selector over a pod's labels, in the namespaces the term names (its own pod's
+// namespace when it names none; every namespace for an empty namespace selector).
+const termSelects = (
+  term: Readonly<Record<string, unknown>>,
+  owner: KubeObject.KubeObject,
+  candidate: KubeObject.KubeObject,
+  namespaceLabels: (namespace: string) => Readonly<Record<string, string>>
+): boolean => {
+  const namespace = KubeObject.meta(candidate).namespace ?? ""
+  const names = strings(term.namespaces)
+  const namespaceSelector = term.namespaceSelector
+  const inNamespace = names.includes(namespace) ||
+    (KubeObject.isObject(namespaceSelector) ? labelsMatch(namespaceSelector, namespaceLabels(namespace)) : names.length === 0 && namespace === (KubeObject.meta(owner).namespace ?? ""))
+  return inNamespace && KubeObject.isObject(term.labelSelector) && labelsMatch(term.labelSelector, KubeObject.meta(candidate).labels ?? {})
+}
+
+// A metav1.LabelSelector: every matchLabels pair and matchExpressions requirement holds.
+const labelsMatch = (selector: Readonly<Record<string, unknown>>, labels: Readonly<Record<string, string>>): boolean =>
+  Object.entries(record(selector.matchLabels)).every(([key, value]) => labels[key] === value) &&
+  records(selector.matchExpressions).every((r) => requirementHolds(r, labels[String(r.key)]))
+
+const sameDomain = (term: Readonly<Record<string, unknown>>, a: KubeObject.KubeObject, b: KubeObject.KubeObject) => {
+  const key = String(term.topologyKey ?? "")
+  const value = (KubeObject.meta(a).labels ?? {})[key]
+  return value !== undefined && value === (KubeObject.meta(b).labels ?? {})[key]
+}
+
+const required = (pod: KubeObject.KubeObject, kind: "podAffinity" | "podAntiAffinity") =>
+  records(record(record(record(pod.spec).affinity)[kind]).requiredDuringSchedulingIgnoredDuringExecution)
+
+/**
+ * Why `node` will not run `pod` for the pods already placed: a required pod anti-affinity term
+ * (the pod's, or a placed pod's that selects it) with a matching pod in the node's topology domain,
+ * or a required pod affinity term with none there (unless no pod matches it anywhere and the pod
+ * matches it itself: the first of its group).
+ *
+ * @example
+ * import * as Scheduling from "./Scheduling.ts"
+ * const term = { labelSelector: { matchLabels: { app: "db" } }, topologyKey: "kubernetes.io/hostname" }
+ * const node = { metadata: { name: "a", labels: { "kubernetes.io/hostname": "a" } } }
+ * const db = (name: string) => ({ metadata: { name, namespace: "default", labels: { app: "db" } }, spec: { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } } } })
+ * Scheduling.podMisfit(db("db-1"), node, [{ pod: db("db-0"), node }], () => ({})) // { _tag: "PodAntiAffinity" }
+ */
+export const podMisfit = (
+  pod: KubeObject.KubeObject,
+  node: KubeObject.KubeObject,
+  placed: ReadonlyArray<Placed>,
+  namespaceLabels: (namespace: string) => Readonly<Record<string, string>>
+): Misfit | undefined => {
+  for (const term of required(pod, "podAntiAffinity")) {
+    if (placed.some((p) => sameDomain(term, node, p.node) && termSelects(term, pod, p.pod, namespaceLabels))) return { _tag: "PodAntiAffinity" }
+  }
+  for (const p of placed) {
+    for (const term of required(p.pod, "podAntiAffinity")) {
+      if (sameDomain(term, node, p.node) && termSelects(term, p.pod, pod, namespaceLabels)) return { _tag: "PodAntiAffinity" }
+    }
+  }
+  for (const term of required(pod, "podAffinity")) {
+    const matching = placed.filter((p) => termSelects(term, pod, p.pod, namespaceLabels))
+    const firstOfGroup = matching.length === 0 && termSelects(term, pod, pod, namespaceLabels)
+    if (!firstOfGroup && !matching.some((p) => sameDomain(term, node, p.node))) return { _tag: "PodAffinity" }
+  }
+  return undefined
 }

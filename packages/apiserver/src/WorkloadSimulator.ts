@@ -313,6 +313,15 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
             worker.enqueue({ phase: "observe", storage: "services", namespace: event.namespace, name: String(KubeObject.meta(service).name) })
           }
         }
+        // A pod gone may have been what kept another from its node (anti-affinity): the scheduler tries again.
+        if (event.type === "DELETED") {
+          for (const waiting of env.store.list("pods", undefined)) {
+            if (PodRuns.pending(waiting) && PodSimulation.unschedulable(waiting)) {
+              const m = KubeObject.meta(waiting)
+              worker.enqueue({ phase: "observe", storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" })
+            }
+          }
+        }
       }
       // A pod's change, or its controllers', is the namespace's disruption budgets' to count again.
       if (kind === "Pod" || kind === "ReplicaSet" || kind === "Deployment" || kind === "StatefulSet") {

@@ -126,6 +126,25 @@ describe("the simulator's scheduler and kubelet", () => {
     expect(await eventsOf("web-1")).toContainEqual(["kubelet", "Killing", "Stopping container web"])
   })
 
+  it("keeps a Pod off a node where its required anti-affinity finds a match, until that pod is gone", async () => {
+    const term = { labelSelector: { matchLabels: { app: "db" } }, topologyKey: "kubernetes.io/hostname" }
+    const replica = (name: string) => pod(name, { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } } }, { app: "db" })
+    await simulated.request("POST", pods, { body: replica("db-0") })
+    await poll(simulated, `${pods}/db-0`, (p) => p.status?.phase === "Running")
+    await simulated.request("POST", pods, { body: replica("db-1") })
+    const waiting = await poll(simulated, `${pods}/db-1`, (p) => p.status?.conditions?.some((c: any) => c.reason === "Unschedulable"))
+    expect(waiting.status.conditions[0].message).toBe(
+      "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    )
+    // A pod that wants to be beside db-0 goes to its node.
+    const beside = pod("db-client", { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } } })
+    await simulated.request("POST", pods, { body: beside })
+    expect((await poll(simulated, `${pods}/db-client`, (p) => p.spec?.nodeName !== undefined)).spec.nodeName).toBe("kubefx-node")
+    await simulated.request("DELETE", `${pods}/db-0`)
+    const moved = await poll(simulated, `${pods}/db-1`, (p) => p.status?.phase === "Running")
+    expect(moved.spec.nodeName).toBe("kubefx-node")
+  })
+
   it("fails and deletes a Pod whose node is gone, as the pod garbage collector does", async () => {
     const ready = [{ type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status" }]
     await simulated.request("POST", "/api/v1/nodes", { body: { metadata: { name: "temporary", labels: { pool: "temporary" } }, status: { conditions: ready } } })
