@@ -4,9 +4,7 @@
  * many must stay healthy, how many are (ready, not being deleted, not just evicted), and so how many
  * disruptions it allows, with its `DisruptionAllowed` condition.
  */
-import { Result } from "effect"
 import * as Rollouts from "./Rollouts.ts"
-import * as Scale from "./Scale.ts"
 import * as Selectors from "./Selectors.ts"
 import * as StatusConditions from "./StatusConditions.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -18,15 +16,15 @@ const disruptionTimeoutMs = 2 * 60 * 1000
 
 /**
  * Whether the budget's selector matches the pod (an empty selector matches every pod of its
- * namespace, as in policy/v1).
+ * namespace, as in policy/v1; none matches none).
  *
  * @example
  * import * as Disruptions from "./Disruptions.ts"
  * Disruptions.selects({ spec: { selector: { matchLabels: { app: "web" } } } }, { metadata: { labels: { app: "web" } } }) // true
  */
 export const selects = (pdb: KubeObject.KubeObject, pod: KubeObject.KubeObject): boolean => {
-  const parsed = Selectors.parseLabelSelector(Scale.selectorString(record(pdb.spec).selector ?? {}))
-  return Result.isSuccess(parsed) && Selectors.matchesLabels(parsed.success, KubeObject.meta(pod).labels ?? {})
+  const selector = record(pdb.spec).selector
+  return KubeObject.isObject(selector) && Selectors.matchesSelector(selector, KubeObject.meta(pod).labels ?? {})
 }
 
 const ready = (pod: KubeObject.KubeObject) =>

@@ -7,6 +7,7 @@
  */
 import { Effect, Result } from "effect"
 import * as Disruptions from "./Disruptions.ts"
+import * as PodRuns from "./PodRuns.ts"
 import * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -96,12 +97,12 @@ export const evict = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Tar
   }
   // Marked as disrupted first, as kube marks what it evicts.
   if (!options.dryRun && phase !== "Succeeded" && phase !== "Failed") {
-    yield* Rest.update(env, target, "status", { dryRun: false, fieldManager: "kube-apiserver", fieldValidation: "Ignore" }, (current) => {
-      const conditions = KubeObject.records(record(current.status).conditions)
-      if (conditions.some((c) => c.type === "DisruptionTarget" && c.status === "True")) return Effect.succeed(current)
-      const marked = { type: "DisruptionTarget", status: "True", lastProbeTime: null, lastTransitionTime: KubeObject.timestamp(), reason: "EvictionByEvictionAPI", message: "Eviction API: evicting" }
-      return Effect.succeed({ ...current, status: { ...record(current.status), conditions: [...conditions.filter((c) => c.type !== "DisruptionTarget"), marked] } })
-    })
+    yield* Rest.update(env, target, "status", { dryRun: false, fieldManager: "kube-apiserver", fieldValidation: "Ignore" }, (current) =>
+      Effect.succeed(
+        KubeObject.records(record(current.status).conditions).some((c) => c.type === "DisruptionTarget" && c.status === "True")
+          ? current
+          : { ...current, status: PodRuns.disrupted(current, "EvictionByEvictionAPI", "Eviction API: evicting", KubeObject.timestamp()) }
+      ))
   }
   yield* Rest.remove(env, target, options)
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }

@@ -206,3 +206,17 @@ export const podIP = (pod: KubeObject.KubeObject): string => {
   const digest = createHash("sha256").update(KubeObject.meta(pod).uid ?? KubeObject.meta(pod).name ?? "").digest()
   return `10.244.${digest[0]!}.${Math.max(2, digest[1]!)}`
 }
+
+/**
+ * A Pod's status with the `DisruptionTarget` condition, as what is about to end it for a reason of
+ * its own (an eviction, the pod garbage collector) sets it.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.disrupted({ status: { phase: "Running" } }, "EvictionByEvictionAPI", "Eviction API: evicting", "2026-01-01T00:00:00Z").conditions[0].type // "DisruptionTarget"
+ */
+export const disrupted = (pod: KubeObject.KubeObject, reason: string, message: string, now: string): Record<string, unknown> => {
+  const status = record(pod.status)
+  const marked = { type: "DisruptionTarget", status: "True", lastProbeTime: null, lastTransitionTime: now, reason, message }
+  return { ...status, conditions: [...list(status.conditions).filter((c) => c.type !== "DisruptionTarget"), marked] }
+}

@@ -157,20 +157,24 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
  * const finished = PodSimulation.terminate(ctx, { storage: "pods", namespace: "default", name: "web" }, pod)
  */
 export const terminate = (ctx: SimulatedController.Context, key: SimulatedController.Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+  finish(ctx, pod, Effect.gen(function*() {
+    for (const container of KubeObject.records(record(pod.spec).containers)) {
+      yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "kubelet", {
+        type: "Normal",
+        reason: "Killing",
+        message: `Stopping container ${String(container.name ?? "")}`
+      })
+    }
+    yield* SimulatedController.writeStatus(ctx, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), true))
+  }))
+
+// A Pod not ended yet is ended as `end` does it, then deleted with no grace period left.
+const finish = (ctx: SimulatedController.Context, pod: KubeObject.KubeObject, end: Effect.Effect<void, Status.ApiError>) =>
   Effect.gen(function*() {
     const target = podTarget(ctx, pod)
     if (target === undefined) return
     const phase = record(pod.status).phase
-    if (phase !== "Succeeded" && phase !== "Failed") {
-      for (const container of KubeObject.records(record(pod.spec).containers)) {
-        yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "kubelet", {
-          type: "Normal",
-          reason: "Killing",
-          message: `Stopping container ${String(container.name ?? "")}`
-        })
-      }
-      yield* SimulatedController.writeStatus(ctx, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), true))
-    }
+    if (phase !== "Succeeded" && phase !== "Failed") yield* end
     yield* Rest.remove(ctx.env, target, {
       propagationPolicy: undefined,
       gracePeriodSeconds: 0,
@@ -201,21 +205,7 @@ export const orphaned = (store: Store.Store, pod: KubeObject.KubeObject): boolea
  * const collected = PodSimulation.collect(ctx, { storage: "pods", namespace: "default", name: "web" }, pod)
  */
 export const collect = (ctx: SimulatedController.Context, key: SimulatedController.Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
-  Effect.gen(function*() {
-    const target = podTarget(ctx, pod)
-    if (target === undefined) return
-    const phase = record(pod.status).phase
-    if (phase !== "Succeeded" && phase !== "Failed") {
-      yield* SimulatedController.writeStatus(ctx, key, (current) => {
-        const status = record(current.status)
-        const marked = { type: "DisruptionTarget", status: "True", lastProbeTime: null, lastTransitionTime: KubeObject.timestamp(), reason: "DeletionByPodGC", message: "PodGC: node no longer exists" }
-        return { ...status, phase: "Failed", conditions: [...KubeObject.records(status.conditions).filter((c) => c.type !== "DisruptionTarget"), marked] }
-      })
-    }
-    yield* Rest.remove(ctx.env, target, {
-      propagationPolicy: undefined,
-      gracePeriodSeconds: 0,
-      preconditions: { uid: KubeObject.meta(pod).uid ?? "" },
-      dryRun: false
-    }).pipe(Effect.asVoid, Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void))
-  })
+  finish(ctx, pod, SimulatedController.writeStatus(ctx, key, (current) => ({
+    ...PodRuns.disrupted(current, "DeletionByPodGC", "PodGC: node no longer exists", KubeObject.timestamp()),
+    phase: "Failed"
+  })))

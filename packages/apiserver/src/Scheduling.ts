@@ -5,6 +5,7 @@
  * and the required pod affinity and anti-affinity of it and the pods already placed; and the
  * scheduler's message when no node will do.
  */
+import * as Selectors from "./Selectors.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
@@ -141,14 +142,11 @@ const termSelects = (
   const names = strings(term.namespaces)
   const namespaceSelector = term.namespaceSelector
   const inNamespace = names.includes(namespace) ||
-    (KubeObject.isObject(namespaceSelector) ? labelsMatch(namespaceSelector, namespaceLabels(namespace)) : names.length === 0 && namespace === (KubeObject.meta(owner).namespace ?? ""))
-  return inNamespace && KubeObject.isObject(term.labelSelector) && labelsMatch(term.labelSelector, KubeObject.meta(candidate).labels ?? {})
+    (KubeObject.isObject(namespaceSelector)
+      ? Selectors.matchesSelector(namespaceSelector, namespaceLabels(namespace))
+      : names.length === 0 && namespace === (KubeObject.meta(owner).namespace ?? ""))
+  return inNamespace && KubeObject.isObject(term.labelSelector) && Selectors.matchesSelector(term.labelSelector, KubeObject.meta(candidate).labels ?? {})
 }
-
-// A metav1.LabelSelector: every matchLabels pair and matchExpressions requirement holds.
-const labelsMatch = (selector: Readonly<Record<string, unknown>>, labels: Readonly<Record<string, string>>): boolean =>
-  Object.entries(record(selector.matchLabels)).every(([key, value]) => labels[key] === value) &&
-  records(selector.matchExpressions).every((r) => requirementHolds(r, labels[String(r.key)]))
 
 const sameDomain = (term: Readonly<Record<string, unknown>>, a: KubeObject.KubeObject, b: KubeObject.KubeObject) => {
   const key = String(term.topologyKey ?? "")

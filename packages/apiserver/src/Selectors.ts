@@ -35,6 +35,33 @@ export const parseLabelSelector = (input: string): Result.Result<LabelSelector, 
 export const matchesLabels = LabelSelectors.matches
 
 /**
+ * Whether labels satisfy a `metav1.LabelSelector` object (`matchLabels` and `matchExpressions`
+ * with `In`, `NotIn`, `Exists`, `DoesNotExist`); an empty one matches every set of labels.
+ *
+ * @example
+ * import * as Selectors from "./Selectors.ts"
+ * Selectors.matchesSelector({ matchLabels: { app: "web" }, matchExpressions: [{ key: "tier", operator: "NotIn", values: ["db"] }] }, { app: "web" }) // true
+ */
+export const matchesSelector = (selector: Readonly<Record<string, unknown>>, labels: Readonly<Record<string, string>>): boolean =>
+  Object.entries(KubeObject.record(selector.matchLabels)).every(([key, value]) => labels[key] === value) &&
+  KubeObject.records(selector.matchExpressions).every((r) => {
+    const value = labels[String(r.key)]
+    const values = Array.isArray(r.values) ? r.values.map(String) : []
+    switch (r.operator) {
+      case "In":
+        return value !== undefined && values.includes(value)
+      case "NotIn":
+        return value === undefined || !values.includes(value)
+      case "Exists":
+        return value !== undefined
+      case "DoesNotExist":
+        return value === undefined
+      default:
+        return false
+    }
+  })
+
+/**
  * Parses a field selector (`metadata.name=x,status.phase!=Running`) against the fields the
  * resource supports, or fails with a 400 (`field label not supported: spec.foo`).
  *
