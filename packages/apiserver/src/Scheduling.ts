@@ -27,37 +27,14 @@ const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonl
 
 const strings = (value: unknown): ReadonlyArray<string> => Array.isArray(value) ? value.map(String) : []
 
-const requirementHolds = (requirement: Readonly<Record<string, unknown>>, value: string | undefined) => {
-  const values = strings(requirement.values)
-  switch (requirement.operator) {
-    case "In":
-      return value !== undefined && values.includes(value)
-    case "NotIn":
-      return value === undefined || !values.includes(value)
-    case "Exists":
-      return value !== undefined
-    case "DoesNotExist":
-      return value === undefined
-    case "Gt":
-    case "Lt": {
-      const left = Number.parseInt(value ?? "", 10)
-      const right = Number.parseInt(values[0] ?? "", 10)
-      if (Number.isNaN(left) || Number.isNaN(right)) return false
-      return requirement.operator === "Gt" ? left > right : left < right
-    }
-    default:
-      return false
-  }
-}
-
 // A term holds when all of its requirements do; an empty term matches nothing, as kube has it.
 const termHolds = (term: Readonly<Record<string, unknown>>, node: KubeObject.KubeObject) => {
   const labels = KubeObject.meta(node).labels ?? {}
   const expressions = records(term.matchExpressions)
   const fields = records(term.matchFields)
   if (expressions.length === 0 && fields.length === 0) return false
-  return expressions.every((r) => requirementHolds(r, labels[String(r.key)])) &&
-    fields.every((r) => r.key === "metadata.name" && requirementHolds(r, KubeObject.meta(node).name))
+  return expressions.every((r) => Selectors.requirementHolds(r, labels[String(r.key)])) &&
+    fields.every((r) => r.key === "metadata.name" && Selectors.requirementHolds(r, KubeObject.meta(node).name))
 }
 
 /**

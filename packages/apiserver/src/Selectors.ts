@@ -35,8 +35,40 @@ export const parseLabelSelector = (input: string): Result.Result<LabelSelector, 
 export const matchesLabels = LabelSelectors.matches
 
 /**
- * Whether labels satisfy a `metav1.LabelSelector` object (`matchLabels` and `matchExpressions`
- * with `In`, `NotIn`, `Exists`, `DoesNotExist`); an empty one matches every set of labels.
+ * Whether a label's value (undefined: the label is not there) meets a selector requirement:
+ * `In`, `NotIn`, `Exists`, `DoesNotExist`, and a node selector's `Gt` and `Lt` (integers).
+ *
+ * @example
+ * import * as Selectors from "./Selectors.ts"
+ * Selectors.requirementHolds({ key: "tier", operator: "NotIn", values: ["db"] }, "web") // true
+ * Selectors.requirementHolds({ key: "cores", operator: "Gt", values: ["4"] }, "8") // true
+ */
+export const requirementHolds = (requirement: Readonly<Record<string, unknown>>, value: string | undefined): boolean => {
+  const values = Array.isArray(requirement.values) ? requirement.values.map(String) : []
+  switch (requirement.operator) {
+    case "In":
+      return value !== undefined && values.includes(value)
+    case "NotIn":
+      return value === undefined || !values.includes(value)
+    case "Exists":
+      return value !== undefined
+    case "DoesNotExist":
+      return value === undefined
+    case "Gt":
+    case "Lt": {
+      const left = Number.parseInt(value ?? "", 10)
+      const right = Number.parseInt(values[0] ?? "", 10)
+      if (Number.isNaN(left) || Number.isNaN(right)) return false
+      return requirement.operator === "Gt" ? left > right : left < right
+    }
+    default:
+      return false
+  }
+}
+
+/**
+ * Whether labels satisfy a `metav1.LabelSelector` object (`matchLabels` and `matchExpressions`);
+ * an empty one matches every set of labels.
  *
  * @example
  * import * as Selectors from "./Selectors.ts"
@@ -44,22 +76,7 @@ export const matchesLabels = LabelSelectors.matches
  */
 export const matchesSelector = (selector: Readonly<Record<string, unknown>>, labels: Readonly<Record<string, string>>): boolean =>
   Object.entries(KubeObject.record(selector.matchLabels)).every(([key, value]) => labels[key] === value) &&
-  KubeObject.records(selector.matchExpressions).every((r) => {
-    const value = labels[String(r.key)]
-    const values = Array.isArray(r.values) ? r.values.map(String) : []
-    switch (r.operator) {
-      case "In":
-        return value !== undefined && values.includes(value)
-      case "NotIn":
-        return value === undefined || !values.includes(value)
-      case "Exists":
-        return value !== undefined
-      case "DoesNotExist":
-        return value === undefined
-      default:
-        return false
-    }
-  })
+  KubeObject.records(selector.matchExpressions).every((r) => requirementHolds(r, labels[String(r.key)]))
 
 /**
  * Parses a field selector (`metadata.name=x,status.phase!=Running`) against the fields the
