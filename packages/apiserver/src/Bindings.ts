@@ -2,9 +2,11 @@
  * A Pod's `binding` subresource, as kube-apiserver serves it to the scheduler: a `Binding` names
  * the node, and the Pod gets it as `spec.nodeName` (which no update may set), the Binding's
  * annotations, and its `PodScheduled` condition; a Pod already on a node, gated or being deleted
- * is not bound.
+ * is not bound. The legacy `bindings` collection of a namespace binds the Pod its Binding names.
  */
 import { Effect } from "effect"
+import * as CreateOnly from "./CreateOnly.ts"
+import type * as Registry from "./Registry.ts"
 import type * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -77,3 +79,22 @@ export const bind = Effect.fnUntraced(function*(env: Rest.Env, pod: Rest.Target,
   }
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }
 })
+
+/**
+ * core/v1 `bindings`: a create binds the Pod the Binding names in the namespace, as
+ * `pods/<name>/binding` does.
+ *
+ * @example
+ * import * as Bindings from "./Bindings.ts"
+ * Bindings.resource.type.verbs // ["create"]
+ */
+export const resource: Registry.Resource = CreateOnly.resource(
+  { group: "", kind: "Binding", plural: "bindings", namespaced: true },
+  ({ body, dryRun, env, namespace }) =>
+    Effect.gen(function*() {
+      yield* CreateOnly.checkTypeMeta({ group: "", version: "v1", kind: "Binding" }, body)
+      const pods = env.registry.byStorage("pods")[0]
+      if (pods === undefined || namespace === undefined) return yield* Status.internal("pods are not served")
+      return yield* bind(env, { resource: pods, namespace, name: KubeObject.meta(body).name ?? "" }, body, dryRun)
+    })
+)

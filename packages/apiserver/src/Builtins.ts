@@ -5,6 +5,7 @@
  */
 import * as AccessReviews from "./AccessReviews.ts"
 import * as AuthenticationReviews from "./AuthenticationReviews.ts"
+import * as Bindings from "./Bindings.ts"
 import * as BuiltinDefaults from "./BuiltinDefaults.ts"
 import * as BuiltinStructures from "./BuiltinStructures.ts"
 import * as BuiltinValidation from "./BuiltinValidation.ts"
@@ -116,6 +117,7 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       status: true,
       fields: ["status.phase"]
     }, { prepareCreate: Namespaces.prepareCreate }),
+    Bindings.resource,
     builtin({ group: "", kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"] }),
     builtin({ group: "", kind: "Secret", plural: "secrets", fields: ["type"] }),
     builtin({

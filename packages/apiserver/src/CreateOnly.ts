@@ -1,12 +1,13 @@
 /**
- * Kinds that are only ever created and never stored: access reviews, SelfSubjectReview and
- * TokenReview. A create answers with the request echoed and a status computed from it; the
+ * Kinds that are only ever created and never stored: access reviews, SelfSubjectReview,
+ * TokenReview and the legacy `bindings` (a Pod's binding). A create answers with the request echoed and a status computed from it; the
  * collection has no list, get, watch or delete (405), and nothing reaches the store or its watches.
  */
 import { Effect } from "effect"
 import type * as Authentication from "./Authentication.ts"
 import type * as Authorization from "./Authorization.ts"
 import type * as Registry from "./Registry.ts"
+import type * as Rest from "./Rest.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Status from "./Status.ts"
 import * as Structure from "./Structure.ts"
@@ -14,7 +15,10 @@ import { KubeObject } from "@kubefx/schema/internal"
 
 /** What a create-only kind's handler knows of the request. */
 export interface Request {
+  readonly env: Rest.Env
   readonly body: KubeObject.KubeObject
+  /** Whether the create is a dry run (`dryRun=All`). */
+  readonly dryRun: boolean
   /** The namespace from the URL (namespaced kinds only). */
   readonly namespace: string | undefined
   /** Who sent the request. */

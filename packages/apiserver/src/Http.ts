@@ -610,7 +610,9 @@ const resourceRequest = Effect.fnUntraced(function*(
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       if (resource.createOnly !== undefined) {
         const answer = yield* resource.createOnly({
+          env,
           body,
+          dryRun: options.dryRun,
           namespace: path.namespace,
           user,
           authentication: context.authentication,

@@ -86,6 +86,12 @@ describe("pods/binding", () => {
     const again = await plain.request("POST", `${pods}/to-bind/binding`, { body: binding("to-bind", "node-3") })
     expect([again.status, again.json.message]).toEqual([409, 'Operation cannot be fulfilled on pods/binding "to-bind": pod to-bind is already assigned to node "node-2"'])
     expect((await plain.request("POST", `${pods}/to-bind/binding`, { body: binding("other") })).json.message).toBe("name in URL does not match name in Binding object")
+    // The legacy bindings collection binds the Pod its Binding names; it lists nothing.
+    await plain.request("POST", pods, { body: pod("legacy-bound") })
+    const legacy = await plain.request("POST", "/api/v1/namespaces/default/bindings", { body: binding("legacy-bound", "node-9") })
+    expect([legacy.status, legacy.json.status]).toEqual([201, "Success"])
+    expect((await plain.request("GET", `${pods}/legacy-bound`)).json.spec.nodeName).toBe("node-9")
+    expect((await plain.request("GET", "/api/v1/namespaces/default/bindings")).status).toBe(405)
     // spec.nodeName is not for updates.
     const update = await plain.request("PUT", `${pods}/to-bind`, { body: { ...stored, spec: { ...stored.spec, nodeName: "node-3" } } })
     expect(update.status).toBe(422)
