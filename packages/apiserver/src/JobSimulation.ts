@@ -1,7 +1,8 @@
 /**
  * The workload simulator's Job controller, as kube-controller-manager's runs it: a Job's Pods made
  * from its template up to its parallelism, the finished ones counted (and let go of the tracking
- * finalizer), failed ones replaced until the backoff limit, the Job ended (`Complete` or `Failed`),
+ * finalizer; one deleted before it finished counts as failed), failed ones replaced until the
+ * backoff limit, the Job ended (`Complete` or `Failed`),
  * suspended and resumed, with the controller's events. The arithmetic is {@link JobRuns}'.
  */
 import { Effect } from "effect"
@@ -94,9 +95,12 @@ export const job = (
       return yield* event({ type: "Normal", reason: "Suspended", message: "Job suspended" })
     }
 
-    // The pods that finished since the last look are counted, then let go.
+    // The pods that finished since the last look are counted, then let go; a pod deleted before it
+    // finished counts as failed (once terminal, with podReplacementPolicy: Failed).
     const status = record(job.status)
-    const counting = own.filter((p) => done(p) && tracked(p))
+    const onlyFailed = record(job.spec).podReplacementPolicy === "Failed"
+    const counting = SimulatedController.controlled(env, "pods", key.namespace, job, true).filter((p) =>
+      tracked(p) && (done(p) || (KubeObject.meta(p).deletionTimestamp !== undefined && !onlyFailed)))
     const completed = JobRuns.parseIndexes(status.completedIndexes)
     for (const pod of counting) {
       const index = JobRuns.indexOf(pod)

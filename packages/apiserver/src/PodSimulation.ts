@@ -148,7 +148,8 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
 
 /**
  * The kubelet's end of a graceful deletion: the Pod's containers stopped (`Killing`), its status
- * ended, then the Pod deleted with no grace period left (finalizers may still hold it).
+ * ended (`Succeeded` for a Pod that restarts always, `Failed` for one that runs to completion), then
+ * the Pod deleted with no grace period left (finalizers may still hold it).
  *
  * @example
  * import * as PodSimulation from "./PodSimulation.ts"
@@ -165,7 +166,8 @@ export const terminate = (ctx: SimulatedController.Context, key: SimulatedContro
         message: `Stopping container ${String(container.name ?? "")}`
       })
     }
-    yield* SimulatedController.writeStatus(ctx, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), true))
+    // A server stopping on SIGTERM exits 0; a Job's work cut short fails.
+    yield* SimulatedController.writeStatus(ctx, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), record(current.spec).restartPolicy === "Always"))
   }))
 
 // A Pod not ended yet is ended as `end` does it, then deleted with no grace period left.

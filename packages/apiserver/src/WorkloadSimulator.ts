@@ -209,8 +209,9 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           return yield* completeAfter(key, delay)
         }
         if (KubeObject.meta(pod).deletionTimestamp !== undefined) {
-          // A Job's pod being deleted (its Job gone, or by anyone) is let go, as the Job controller does.
-          yield* JobSimulation.release(controllers, pod)
+          // A Job's pod being deleted is the Job's to count; one whose Job is gone is let go, as the
+          // Job controller lets orphans go.
+          if (jobOf(pod) === undefined) yield* JobSimulation.release(controllers, pod)
           if (!PodSimulation.terminating(env.store, pod)) return
           // Containers never started stop at once; running ones take the delay, or the grace period.
           if (key.phase === "complete" || record(pod.status).phase !== "Running") return yield* PodSimulation.terminate(controllers, key, pod)

@@ -154,10 +154,19 @@ describe("JobSimulation", () => {
       const [pod] = running.items
       await slow.request("DELETE", `/api/v1/namespaces/default/pods/${pod.metadata.name}`)
       const terminating = await poll(slow, `${jobs}/long`, (j) => j.status?.terminating === 1)
-      // TerminatingOrFailed, the default: the replacement does not wait.
+      // Deleted before it finished: a failure. TerminatingOrFailed, the default: the replacement does not wait.
+      expect(terminating.status.failed).toBe(1)
       expect(terminating.status.active).toBe(1)
       expect((await get("/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dlong")).items).toHaveLength(2)
       await poll(slow, `${jobs}/long`, (j) => j.status?.terminating === 0)
+      // With no failure allowed, a deleted pod fails the Job.
+      await slow.request("POST", jobs, { body: job("fragile", { completions: 1, backoffLimit: 0 }) })
+      const fragile = await poll(slow, "/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dfragile", (list) =>
+        list.items.length === 1 && list.items[0].status?.phase === "Running")
+      await slow.request("DELETE", `/api/v1/namespaces/default/pods/${fragile.items[0].metadata.name}`)
+      const failed = await poll(slow, `${jobs}/fragile`, (j) => condition(j, "Failed") !== undefined)
+      expect(condition(failed, "Failed")).toMatchObject({ reason: "BackoffLimitExceeded" })
+      expect(failed.status.failed).toBe(1)
     } finally {
       await slow.close()
     }
