@@ -25,6 +25,7 @@ import * as Patching from "./Patching.ts"
 import * as Persistence from "./Persistence.ts"
 import * as Registry from "./Registry.ts"
 import * as ResourceQuotas from "./ResourceQuotas.ts"
+import * as RequestMetrics from "./RequestMetrics.ts"
 import * as Rest from "./Rest.ts"
 import * as ServedOpenApi from "./ServedOpenApi.ts"
 import * as ServiceAccounts from "./ServiceAccounts.ts"
@@ -214,7 +215,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         openapi,
         finalizeNamespace: (name, body) => Namespaces.finalize(env, name, body),
         deleteNamespace: (name, deleteOptions) => Namespaces.remove(env, name, deleteOptions),
-        discovered: apiServices.discovered
+        discovered: apiServices.discovered,
+        metrics: RequestMetrics.make()
       }),
       { scope }
     )

@@ -21,6 +21,7 @@ import * as PartialMetadata from "./PartialMetadata.ts"
 import * as PodConnections from "./PodConnections.ts"
 import * as Paths from "./Paths.ts"
 import * as Protobuf from "./Protobuf.ts"
+import * as RequestMetrics from "./RequestMetrics.ts"
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Rest from "./Rest.ts"
@@ -71,6 +72,8 @@ export interface Context {
   readonly deleteNamespace: (name: string, options: Rest.DeleteOptions) => Effect.Effect<Rest.Deleted, Status.ApiError>
   /** What a remote APIService's server last listed in its discovery, by APIService name. */
   readonly discovered: (apiService: string) => ApiServices.Discovered | undefined
+  /** The counts `/metrics` serves. */
+  readonly metrics: RequestMetrics.RequestMetrics
 }
 
 const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -253,8 +256,10 @@ interface Call {
 
 // Authenticates, parses, runs the route, and answers every failure as a Status (a defect as 500).
 const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>) =>
-(request: HttpServerRequest.HttpServerRequest) =>
-  Effect.suspend(() => {
+(request: HttpServerRequest.HttpServerRequest) => {
+  // Counted with the code it is answered with, an error's included.
+  let counted: ReturnType<typeof requestLabels>
+  return Effect.suspend(() => {
     const authenticated = Authentication.userOf(context.authentication, request.headers["authorization"])
     if (authenticated === undefined) return Status.unauthorized()
     const user = Authorization.impersonated(context.env.authorization, authenticated, request.headers)
@@ -272,15 +277,47 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
       const refused = refusal(context, user, asked)
       if (refused !== undefined) return Effect.fail(refused)
     }
-    return respond({ request, user, path, query: new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1)) })
+    const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
+    counted = requestLabels(request, path, rawPath, query)
+    return respond({ request, user, path, query })
   }).pipe(
     Effect.catch((error) => Effect.succeed(errorResponse(error))),
     Effect.catchDefect((defect) =>
       Effect.logError("kubefx apiserver: unexpected failure", defect).pipe(
         Effect.as(errorResponse(Status.internal(defect instanceof Error ? defect.message : String(defect))))
       )
-    )
+    ),
+    Effect.map((response) => {
+      if (counted !== undefined) context.metrics.record({ ...counted, code: response.status })
+      return response
+    })
   )
+}
+
+// The paths that are no resource's that kube-apiserver counts, by their path.
+const countedPaths = new Set(["/api", "/apis", "/version", "/healthz", "/livez", "/readyz", "/openapi/v2", "/metrics"])
+
+// A request's labels in apiserver_request_total, as kube reports them; undefined for a path it does not count.
+const requestLabels = (request: HttpServerRequest.HttpServerRequest, path: Paths.Parsed, rawPath: string, query: URLSearchParams) => {
+  const method = request.method === "HEAD" ? "GET" : request.method
+  const dryRun = query.getAll("dryRun").includes("All")
+  if (path._tag === "Resource") {
+    const scope = path.name !== undefined ? "resource" as const : path.namespace !== undefined ? "namespace" as const : "cluster" as const
+    const sub = path.subresource ?? ""
+    const verb = PodConnections.subresources.has(sub) && path.plural === "pods"
+      ? "CONNECT"
+      : method === "GET" && (path.legacyWatch || flag(query, "watch") === true)
+      ? "WATCH"
+      : method === "GET" && scope !== "resource"
+      ? "LIST"
+      : method === "PATCH" && Negotiation.mediaType(request.headers["content-type"]) === "application/apply-patch+yaml"
+      ? "APPLY"
+      : method
+    return { verb, dryRun, group: path.group, version: path.version, resource: path.plural, subresource: sub, scope }
+  }
+  const counted = path._tag === "Resources" || path._tag === "Group" || path._tag === "OpenApi" ? rawPath : countedPaths.has(rawPath) ? rawPath : undefined
+  return counted === undefined ? undefined : { verb: method, dryRun, group: "", version: "", resource: "", subresource: counted, scope: "" as const }
+}
 
 const isRead = (call: Call) => call.request.method === "GET" || call.request.method === "HEAD"
 
@@ -347,6 +384,12 @@ export const routes = (context: Context): Layer.Layer<never, never, HttpRouter.H
     // (A wildcard route also matches its prefix alone.)
     for (const probe of ["/healthz", "/livez", "/readyz"] as const) yield* on(`${probe}/*`, health)
     yield* on("/version", discovery(() => Discovery.version))
+    yield* on("/metrics", (call) => {
+      if (!isRead(call)) return Effect.fail(Status.methodNotAllowed(call.request.method))
+      const stored = registry.all().filter((r) => r.createOnly === undefined && r.type.version === (registry.groups().find((g) => g.name === r.type.group)?.preferred ?? "v1"))
+        .map((r) => [ResourceType.qualifiedResource(r.type), () => context.env.store.size(r.storage)] as const)
+      return Effect.succeed(HttpServerResponse.text(context.metrics.text(stored), { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
+    })
     yield* on("/api", groupDiscovery(() => Discovery.apiVersions(context.address()), (apiVersion) => Discovery.aggregated(registry, apiVersion, { core: true })))
     const remote = () => ApiServices.remoteVersions(context.env.store, context.discovered)
     yield* on("/apis", groupDiscovery(() => Discovery.groupList(registry, remote()), (apiVersion) => Discovery.aggregated(registry, apiVersion, { core: false, remote: remote() })))

@@ -1,0 +1,86 @@
+/**
+ * The server's `/metrics`, with kube-apiserver's stable metric names: `apiserver_request_total`
+ * by verb (`LIST`, `WATCH`, `APPLY`, `CONNECT`... as kube reports them), dry run, group, version,
+ * resource, subresource, scope, component and response code, and `apiserver_storage_objects` by
+ * resource, so a test can count what an operator asks of the server. Each server keeps its own
+ * registry: servers in one process never mix their counts.
+ */
+import { Context, Metric } from "effect"
+import { PrometheusMetrics } from "effect/observability"
+
+const requests = Metric.counter("apiserver_request_total", {
+  description: "[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+  incremental: true
+})
+
+const storedObjects = Metric.gauge("apiserver_storage_objects", {
+  description: "[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1."
+})
+
+/** One answered request, as its labels. */
+export interface Request {
+  readonly verb: string
+  readonly dryRun: boolean
+  readonly group: string
+  readonly version: string
+  readonly resource: string
+  readonly subresource: string
+  /** `resource` (one object), `namespace`, `cluster`, or "" for a path that is no resource's. */
+  readonly scope: "resource" | "namespace" | "cluster" | ""
+  readonly code: number
+}
+
+export interface RequestMetrics {
+  readonly record: (request: Request) => void
+  /** The Prometheus text, `stored` giving each resource's object count (`deployments.apps`). */
+  readonly text: (stored: ReadonlyArray<readonly [resource: string, count: () => number]>) => string
+}
+
+/**
+ * Metrics of one server.
+ *
+ * @example
+ * import * as RequestMetrics from "./RequestMetrics.ts"
+ * const metrics = RequestMetrics.make()
+ * metrics.record({ verb: "LIST", dryRun: false, group: "", version: "v1", resource: "pods", subresource: "", scope: "namespace", code: 200 })
+ * metrics.text([]).includes('verb="LIST"') // true
+ */
+export const make = (): RequestMetrics => {
+  const context = Context.make(Metric.MetricRegistry, new Map())
+  const counts = new Map<string, { count: number }>()
+  const gauges = new Set<string>()
+  // Series are registered once and read when scraped: no registry lookup per request.
+  const register = <State>(metric: Metric.Metric<never, State>, attributes: Readonly<Record<string, string>>, get: () => State) =>
+    Metric.registerUnsafe(Metric.withAttributes(metric, attributes), context, { get, update: () => {}, modify: () => {} })
+  return {
+    record: (r) => {
+      const key = `${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}\0${r.code}`
+      let series = counts.get(key)
+      if (series === undefined) {
+        const counted = { count: 0 }
+        series = counted
+        counts.set(key, counted)
+        register(requests, {
+          code: String(r.code),
+          component: "apiserver",
+          dry_run: r.dryRun ? "All" : "",
+          group: r.group,
+          resource: r.resource,
+          scope: r.scope,
+          subresource: r.subresource,
+          verb: r.verb,
+          version: r.version
+        }, () => ({ count: counted.count, incremental: true }))
+      }
+      series.count++
+    },
+    text: (stored) => {
+      for (const [resource, count] of stored) {
+        if (gauges.has(resource)) continue
+        gauges.add(resource)
+        register(storedObjects, { resource }, () => ({ value: count() }))
+      }
+      return PrometheusMetrics.formatUnsafe(context)
+    }
+  }
+}

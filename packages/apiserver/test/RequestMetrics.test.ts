@@ -1,0 +1,63 @@
+/**
+ * The server's /metrics with kube-apiserver's names: every request counted by verb (as kube reports
+ * verbs: LIST, WATCH, APPLY...), resource, scope and code, discovery by its path, stored objects by
+ * resource; each server its own counts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import { configMap, createNamespace, watchEvents } from "./fixtures.ts"
+
+let server: Testing.TestServer
+let other: Testing.TestServer
+beforeAll(async () => {
+  server = await Testing.start()
+  other = await Testing.start()
+})
+afterAll(async () => {
+  await server?.close()
+  await other?.close()
+})
+
+// The value of the series whose labels include `labels`, summed; 0 when there is none.
+const value = (text: string, name: string, labels: Record<string, string>) =>
+  text.split("\n")
+    .filter((line) => line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0)
+
+describe("/metrics", () => {
+  it("counts each request as kube-apiserver does, and the objects stored", async () => {
+    await createNamespace(server, "metered")
+    const cms = "/api/v1/namespaces/metered/configmaps"
+    await server.request("POST", cms, { body: configMap("a") })
+    await server.request("POST", cms, { body: configMap("b") })
+    await server.request("GET", cms)
+    await server.request("GET", `${cms}/a`)
+    await server.request("GET", `${cms}/missing`)
+    await server.request("PATCH", `${cms}/c?fieldManager=test`, {
+      body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } },
+      headers: { "content-type": "application/apply-patch+yaml" }
+    })
+    await watchEvents(server, `${cms}?watch=true&resourceVersion=0`, 3)
+    await server.request("DELETE", `${cms}/a?dryRun=All`)
+    await server.request("GET", "/apis")
+    const reply = await server.request("GET", "/metrics")
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get("content-type")).toContain("text/plain")
+    const text = reply.text
+    expect(text).toContain("# TYPE apiserver_request_total counter")
+    const cm = { resource: "configmaps", group: "", version: "v1", component: "apiserver" }
+    expect(value(text, "apiserver_request_total", { ...cm, verb: "POST", scope: "namespace", code: "201" })).toBe(2)
+    expect(value(text, "apiserver_request_total", { ...cm, verb: "LIST", scope: "namespace", code: "200" })).toBe(1)
+    expect(value(text, "apiserver_request_total", { ...cm, verb: "GET", scope: "resource", code: "200" })).toBe(1)
+    expect(value(text, "apiserver_request_total", { ...cm, verb: "GET", scope: "resource", code: "404" })).toBe(1)
+    expect(value(text, "apiserver_request_total", { ...cm, verb: "APPLY", scope: "resource", code: "201" })).toBe(1)
+    expect(value(text, "apiserver_request_total", { ...cm, verb: "WATCH", scope: "namespace" })).toBe(1)
+    expect(value(text, "apiserver_request_total", { ...cm, verb: "DELETE", dry_run: "All", code: "200" })).toBe(1)
+    expect(value(text, "apiserver_request_total", { verb: "GET", subresource: "/apis", code: "200" })).toBe(1)
+    expect(value(text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(3)
+    expect(value(text, "apiserver_storage_objects", { resource: "deployments.apps" })).toBe(0)
+    // Another server in the process counts its own.
+    const elsewhere = (await other.request("GET", "/metrics")).text
+    expect(value(elsewhere, "apiserver_request_total", { ...cm, verb: "POST" })).toBe(0)
+  })
+})
