@@ -19,6 +19,7 @@ import * as Health from "./Health.ts"
 import * as Negotiation from "./Negotiation.ts"
 import * as PartialMetadata from "./PartialMetadata.ts"
 import * as PodConnections from "./PodConnections.ts"
+import * as PodLogs from "./PodLogs.ts"
 import * as Paths from "./Paths.ts"
 import * as Protobuf from "./Protobuf.ts"
 import * as RequestMetrics from "./RequestMetrics.ts"
@@ -550,7 +551,7 @@ const resourceRequest = Effect.fnUntraced(function*(
   }
   if (sub === "log" && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET") return yield* Status.methodNotAllowed(request.method)
-    return yield* podLog(env, { resource, namespace: path.namespace, name: path.name ?? "" }, query.get("container") ?? "")
+    return yield* podLog(env, { resource, namespace: path.namespace, name: path.name ?? "" }, query.get("container") ?? "", flag(query, "follow") === true)
   }
   if (sub !== undefined && PodConnections.subresources.has(sub) && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET" && request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
@@ -737,14 +738,12 @@ const presenter = (
 const metadataWatch = (representation: Negotiation.Representation): representation is PartialMetadata.Target =>
   typeof representation !== "string" && representation.as === "PartialObjectMetadata"
 
-/**
- * GET on a pod's `log`: no pod runs here (no node, no kubelet), so every container's log is empty,
- * as kube-apiserver answers for a pod not yet on a node; the container is checked as kube checks
- * it (named when the pod has several, and one of the pod's).
- */
-const podLog = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, container: string) {
-  yield* PodConnections.container(yield* Rest.get(env, target), container)
-  return HttpServerResponse.text("", { status: 200, contentType: "text/plain" })
+/** GET on a pod's `log`: plain text, streamed until the container stops with `follow`. */
+const podLog = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, container: string, follow: boolean) {
+  const log = yield* PodLogs.read(env, target, container, follow)
+  return log._tag === "Empty"
+    ? HttpServerResponse.text("", { status: 200, contentType: "text/plain" })
+    : HttpServerResponse.stream(PodLogs.body(log), { status: 200, contentType: "text/plain" })
 })
 
 /** POST on a ServiceAccount's `token` subresource (TokenRequest); every other method is 405. */

@@ -1,8 +1,8 @@
 /**
  * A Pod's connect subresources (`exec`, `attach`, `portforward`) as kube-apiserver answers them
  * before it dials the kubelet: the container named (or the only one), then the node the pod runs
- * on. No kubelet runs here, so every connection ends in kube's error for where it stopped: a pod
- * on no node (the workload simulator's, or one never scheduled) `does not have a host assigned`; a
+ * on. No kubelet here takes a connection (the workload simulator's runs no process), so every one
+ * ends in kube's error for where it stopped: a pod on no node `does not have a host assigned`; a
  * pod bound to a node, the refused dial of its kubelet.
  */
 import { Effect } from "effect"

@@ -73,6 +73,23 @@ describe("graceful deletion", () => {
   })
 })
 
+describe("pods/log", () => {
+  it("is empty for a Pod on no node, waits for a container not started, and dials a kubelet that is not there", async () => {
+    await plain.request("POST", pods, { body: pod("quiet") })
+    expect((await plain.request("GET", `${pods}/quiet/log`)).text).toBe("")
+    await plain.request("POST", "/api/v1/nodes", { body: { metadata: { name: "node-up" }, status: { conditions: [{ type: "Ready", status: "True" }] } } })
+    await plain.request("POST", pods, { body: pod("starting", { nodeName: "node-up" }) })
+    const waiting = await plain.request("GET", `${pods}/starting/log`)
+    expect([waiting.status, waiting.json.message]).toEqual([400, 'container "web" in pod "starting" is waiting to start: ContainerCreating'])
+    await plain.request("POST", pods, { body: pod("unreachable", { nodeName: "node-gone" }) })
+    const dialed = await plain.request("GET", `${pods}/unreachable/log`)
+    expect([dialed.status, dialed.json.message]).toEqual([
+      500,
+      'Get "https://node-gone:10250/containerLogs/default/unreachable/web": dial tcp node-gone:10250: connect: connection refused'
+    ])
+  })
+})
+
 describe("pods/binding", () => {
   it("binds a Pod to a node once: its node name, PodScheduled and the binding's annotations", async () => {
     await plain.request("POST", pods, { body: pod("to-bind") })
@@ -165,6 +182,22 @@ describe("the simulator's scheduler and kubelet", () => {
       ["DELETED", "Failed", 0]
     ])
     expect(events[0]!.object.status.conditions).toContainEqual(expect.objectContaining({ type: "DisruptionTarget", status: "True", reason: "DeletionByPodGC", message: "PodGC: node no longer exists" }))
+  })
+
+  it("answers a running Pod's log from its kubelet, following it until the Pod is gone", async () => {
+    await simulated.request("POST", pods, { body: pod("talker") })
+    await poll(simulated, `${pods}/talker`, (p) => p.status?.phase === "Running")
+    const log = await simulated.request("GET", `${pods}/talker/log`)
+    expect([log.status, log.text]).toEqual([200, ""])
+    // Followed, the stream stays open while the container runs, and ends when the Pod is gone.
+    const followed = fetch(`${simulated.url}${pods}/talker/log?follow=true`, { headers: { authorization: `Bearer ${simulated.token}` } })
+      .then(async (r) => ({ status: r.status, text: await r.text(), at: Date.now() }))
+    await new Promise((r) => setTimeout(r, 300))
+    const deletedAt = Date.now()
+    await simulated.request("DELETE", `${pods}/talker`)
+    const ended = await followed
+    expect([ended.status, ended.text]).toEqual([200, ""])
+    expect(ended.at).toBeGreaterThanOrEqual(deletedAt)
   })
 
   it("gives a Pod on the host's network the node's address", async () => {

@@ -1,0 +1,72 @@
+/**
+ * A Pod's `log`, as kube-apiserver answers it when the kubelet behind it runs no real container:
+ * the container checked as for `exec`; a Pod on no node has no log yet (empty); on a ready Node the
+ * kubelet answers an empty log once the container started (a container not started yet is
+ * `waiting to start`), and with `follow` keeps the stream open until the container stops or the
+ * Pod is gone; a Node that is gone or not ready has no kubelet to dial.
+ */
+import { Effect, Stream } from "effect"
+import * as PodConnections from "./PodConnections.ts"
+import * as Rest from "./Rest.ts"
+import * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+const record = KubeObject.record
+
+/** What a log request gets: no text, and whether the stream stays open until the container stops. */
+export type Log = { readonly _tag: "Empty" } | { readonly _tag: "Follow"; readonly stopped: Effect.Effect<void> }
+
+// The state the kubelet reports for a container of the Pod.
+const stateOf = (pod: KubeObject.KubeObject, container: string) => {
+  const status = record(pod.status)
+  const all = [...KubeObject.records(status.initContainerStatuses), ...KubeObject.records(status.containerStatuses), ...KubeObject.records(status.ephemeralContainerStatuses)]
+  return record(all.find((s) => s.name === container)?.state)
+}
+
+/**
+ * The answer to `GET pods/<name>/log` for `container` (empty: the only one).
+ *
+ * @example
+ * import * as PodLogs from "./PodLogs.ts"
+ * declare const env: import("./Rest.ts").Env
+ * declare const target: import("./Rest.ts").Target
+ * const log = PodLogs.read(env, target, "", false)
+ */
+export const read = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, asked: string, follow: boolean) {
+  const pod = yield* Rest.get(env, target)
+  const container = yield* PodConnections.container(pod, asked)
+  const nodeName = record(pod.spec).nodeName
+  if (typeof nodeName !== "string" || nodeName === "") return { _tag: "Empty" } satisfies Log
+  const node = env.store.get("nodes", "", nodeName)
+  const ready = KubeObject.records(record(node?.status).conditions).find((c) => c.type === "Ready")
+  const address = KubeObject.records(record(node?.status).addresses).find((a) => a.type === "InternalIP")?.address ?? nodeName
+  if (node === undefined || (ready !== undefined && ready.status !== "True")) {
+    const url = `https://${String(address)}:10250/containerLogs/${target.namespace ?? ""}/${target.name}/${container}`
+    return yield* Status.serverError(500, `Get "${url}": dial tcp ${String(address)}:10250: connect: connection refused`)
+  }
+  const state = stateOf(pod, container)
+  if (state.running === undefined && state.terminated === undefined) {
+    const reason = typeof record(state.waiting).reason === "string" ? String(record(state.waiting).reason) : "ContainerCreating"
+    return yield* Status.badRequest(`container "${container}" in pod "${target.name}" is waiting to start: ${reason}`)
+  }
+  if (!follow || state.running === undefined) return { _tag: "Empty" } satisfies Log
+  const uid = KubeObject.meta(pod).uid
+  const stopped = Effect.callback<void>((resume) => {
+    const unsubscribe = env.store.subscribe((event) => {
+      if (event.storage !== target.resource.storage || event.namespace !== (target.namespace ?? "") || KubeObject.meta(event.object).name !== target.name) return
+      if (event.type === "DELETED" || KubeObject.meta(event.object).uid !== uid || stateOf(event.object, container).running === undefined) resume(Effect.void)
+    })
+    return Effect.sync(unsubscribe)
+  })
+  return { _tag: "Follow", stopped } satisfies Log
+})
+
+/**
+ * The log as a response body: empty, or a stream that ends when the container stops.
+ *
+ * @example
+ * import * as PodLogs from "./PodLogs.ts"
+ * const body = PodLogs.body({ _tag: "Empty" }) // an empty stream
+ */
+export const body = (log: Log): Stream.Stream<Uint8Array> =>
+  log._tag === "Empty" ? Stream.empty : Stream.drain(Stream.fromEffect(log.stopped))
