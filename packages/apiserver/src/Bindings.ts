@@ -77,7 +77,7 @@ export const bind = Effect.fnUntraced(function*(env: Rest.Env, pod: Rest.Target,
     }
     if (attempt >= 10) return yield* Status.conflict(pod.resource.type, pod.name, Status.modified)
   }
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }
+  return Status.created
 })
 
 /**

@@ -316,25 +316,23 @@ export const aggregated = (
   apiVersion: AggregatedVersion,
   options: { readonly core: boolean; readonly remote?: ReadonlyArray<RemoteVersion> }
 ) => {
-  const versionOf = (group: string, v: ServedVersion) => {
-    const remote = "resources" in v ? v as RemoteVersion : undefined
-    const resources = remote === undefined ? localAggregated(registry, group, v.version) : toAggregated(remote.resources)
-    return {
-      version: v.version,
-      ...(resources.length > 0 ? { resources } : {}),
-      freshness: remote === undefined || remote.current ? "Current" : "Stale"
-    }
-  }
+  // Each version with what it lists: a local one its served resources, a remote one its server's last answer.
+  const local = (v: ServedVersion) => ({ ...v, resources: () => localAggregated(registry, v.group, v.version), current: true })
+  const remote = (v: RemoteVersion) => ({ ...v, resources: () => toAggregated(v.resources), current: v.current })
   const groups = options.core
-    ? [{ name: "", versions: [{ group: "", version: "v1", groupPriority: 18000, versionPriority: 1 }] }]
-    : ordered<ServedVersion>(localVersions(registry), options.remote ?? [])
+    ? [{ name: "", versions: [local({ group: "", version: "v1", groupPriority: 18000, versionPriority: 1 })] }]
+    : ordered(localVersions(registry).map(local), (options.remote ?? []).map(remote))
+  const versionOf = (v: (typeof groups)[number]["versions"][number]) => {
+    const resources = v.resources()
+    return { version: v.version, ...(resources.length > 0 ? { resources } : {}), freshness: v.current ? "Current" : "Stale" }
+  }
   return {
     kind: "APIGroupDiscoveryList",
     apiVersion,
     metadata: {},
     items: groups.map((g) => ({
       metadata: { ...(g.name === "" ? {} : { name: g.name }), creationTimestamp: null },
-      versions: g.versions.map((v) => versionOf(g.name, v))
+      versions: g.versions.map(versionOf)
     }))
   }
 }

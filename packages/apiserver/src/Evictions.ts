@@ -105,5 +105,5 @@ export const evict = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Tar
       ))
   }
   yield* Rest.remove(env, target, options)
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }
+  return Status.created
 })

@@ -178,13 +178,15 @@ const PropagationPolicy = Schema.Literals(["Background", "Foreground", "Orphan"]
 const deleteOptions = (query: URLSearchParams, request: HttpServerRequest.HttpServerRequest, user: Authentication.User) =>
   Effect.gen(function*() {
     const bytes = yield* readBytes(request)
+    const protobuf = Negotiation.mediaType(request.headers["content-type"]) === Protobuf.mediaType
+    const text = protobuf ? "" : Buffer.from(bytes).toString("utf8")
     let fromBody: KubeObject.KubeObject = {}
     // client-go sends its DeleteOptions as protobuf when it speaks protobuf (kubectl drain does).
-    if (Negotiation.mediaType(request.headers["content-type"]) === Protobuf.mediaType && bytes.length > 0) {
+    if (protobuf && bytes.length > 0) {
       fromBody = yield* Negotiation.decodeObject(request.headers["content-type"], bytes)
-    } else if (Buffer.from(bytes).toString("utf8").trim() !== "") {
+    } else if (text.trim() !== "") {
       const parsed = yield* Effect.try({
-        try: () => JSON.parse(Buffer.from(bytes).toString("utf8")) as unknown,
+        try: () => JSON.parse(text) as unknown,
         catch: (e) => Status.badRequest(`the DeleteOptions could not be decoded: ${String(e)}`)
       })
       if (!KubeObject.isObject(parsed)) return yield* Status.badRequest("the DeleteOptions must be an object")

@@ -70,7 +70,10 @@ export const job = (
     const pods = env.registry.byStorage("pods")[0]
     if (KubeObject.meta(job).deletionTimestamp !== undefined || pods === undefined) return
     const event = (recorded: ControllerEvents.Event) => ControllerEvents.record(env, ctx.writeOptions, job, component, recorded)
-    const own = SimulatedController.controlled(env, "pods", key.namespace, job)
+    // Its pods, those being deleted among them; `own` the others.
+    const all = SimulatedController.controlled(env, "pods", key.namespace, job, true)
+    const deleting = (p: KubeObject.KubeObject) => KubeObject.meta(p).deletionTimestamp !== undefined
+    const own = all.filter((p) => !deleting(p))
     const remove = (pod: KubeObject.KubeObject) =>
       Effect.gen(function*() {
         yield* release(ctx, pod)
@@ -99,8 +102,7 @@ export const job = (
     // finished counts as failed (once terminal, with podReplacementPolicy: Failed).
     const status = record(job.status)
     const onlyFailed = record(job.spec).podReplacementPolicy === "Failed"
-    const counting = SimulatedController.controlled(env, "pods", key.namespace, job, true).filter((p) =>
-      tracked(p) && (done(p) || (KubeObject.meta(p).deletionTimestamp !== undefined && !onlyFailed)))
+    const counting = all.filter((p) => tracked(p) && (done(p) || (deleting(p) && !onlyFailed)))
     const completed = JobRuns.parseIndexes(status.completedIndexes)
     for (const pod of counting) {
       const index = JobRuns.indexOf(pod)
@@ -108,8 +110,7 @@ export const job = (
     }
     const active = own.filter((p) => !done(p))
     // Pods being deleted are terminating until their kubelet is done with them.
-    const terminating = SimulatedController.controlled(env, "pods", key.namespace, job, true)
-      .filter((p) => KubeObject.meta(p).deletionTimestamp !== undefined && !done(p)).length
+    const terminating = all.filter((p) => deleting(p) && !done(p)).length
     const succeededNow = counting.filter((p) => phase(p) === "Succeeded").length
     const tally = (activeCount: number): JobRuns.Tally => ({
       active: activeCount,

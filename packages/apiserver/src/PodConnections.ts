@@ -53,8 +53,22 @@ export const connect = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.T
   if (typeof nodeName !== "string" || nodeName === "") {
     return yield* Status.badRequest(`pod ${target.name} does not have a host assigned`)
   }
-  const node = env.store.get("nodes", "", nodeName)
-  const address = KubeObject.records(KubeObject.record(node?.status).addresses).find((a) => a.type === "InternalIP")?.address
-  if (typeof address !== "string") return yield* Status.badRequest(`nodes "${nodeName}" not found`)
+  const address = kubeletAddress(env, nodeName)
+  if (address === undefined) return yield* Status.badRequest(`nodes "${nodeName}" not found`)
   return yield* Status.serverError(500, `error dialing backend: dial tcp ${address}:10250: connect: connection refused`)
 })
+
+/**
+ * The address kube-apiserver dials a node's kubelet at: its InternalIP; undefined for a node that
+ * is not there or has none.
+ *
+ * @example
+ * import * as PodConnections from "./PodConnections.ts"
+ * declare const env: import("./Rest.ts").Env
+ * PodConnections.kubeletAddress(env, "kubefx-node") // "172.18.0.2" under the workload simulator
+ */
+export const kubeletAddress = (env: Rest.Env, nodeName: string): string | undefined => {
+  const node = env.store.get("nodes", "", nodeName)
+  const address = KubeObject.records(KubeObject.record(node?.status).addresses).find((a) => a.type === "InternalIP")?.address
+  return typeof address === "string" ? address : undefined
+}

@@ -7,6 +7,7 @@
  */
 import { Effect, Stream } from "effect"
 import * as PodConnections from "./PodConnections.ts"
+import * as PodSimulation from "./PodSimulation.ts"
 import * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -37,12 +38,10 @@ export const read = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Targ
   const container = yield* PodConnections.container(pod, asked)
   const nodeName = record(pod.spec).nodeName
   if (typeof nodeName !== "string" || nodeName === "") return { _tag: "Empty" } satisfies Log
-  const node = env.store.get("nodes", "", nodeName)
-  const ready = KubeObject.records(record(node?.status).conditions).find((c) => c.type === "Ready")
-  const address = KubeObject.records(record(node?.status).addresses).find((a) => a.type === "InternalIP")?.address ?? nodeName
-  if (node === undefined || (ready !== undefined && ready.status !== "True")) {
-    const url = `https://${String(address)}:10250/containerLogs/${target.namespace ?? ""}/${target.name}/${container}`
-    return yield* Status.serverError(500, `Get "${url}": dial tcp ${String(address)}:10250: connect: connection refused`)
+  if (!PodSimulation.runs(env.store, pod)) {
+    const address = PodConnections.kubeletAddress(env, nodeName) ?? nodeName
+    const url = `https://${address}:10250/containerLogs/${target.namespace ?? ""}/${target.name}/${container}`
+    return yield* Status.serverError(500, `Get "${url}": dial tcp ${address}:10250: connect: connection refused`)
   }
   const state = stateOf(pod, container)
   if (state.running === undefined && state.terminated === undefined) {

@@ -54,6 +54,15 @@ export const toBody = (error: ApiError): Record<string, unknown> => ({
 })
 
 /**
+ * The body of a create answered with a bare success (a Pod's binding or eviction), as kube writes it.
+ *
+ * @example
+ * import * as Status from "./Status.ts"
+ * Status.created.code // 201
+ */
+export const created = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 } as const
+
+/**
  * The success body of a delete without finalizers.
  *
  * @example

@@ -149,11 +149,13 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
       )
     }
-    const completeAfter = (key: Key, after: Duration.Duration) =>
+    // `keep`: a timer already running for the object stays (a deletion's, which later events must not push back).
+    const completeAfter = (key: Key, after: Duration.Duration, keep = false) =>
       FiberMap.run(
         rollouts,
         objectId(key),
-        Effect.sleep(after).pipe(Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" }))))
+        Effect.sleep(after).pipe(Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" })))),
+        { onlyIfMissing: keep }
       )
 
     const controllers: SimulatedController.Context = {
@@ -216,9 +218,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
           // Containers never started stop at once; running ones take the delay, or the grace period.
           if (key.phase === "complete" || record(pod.status).phase !== "Running") return yield* PodSimulation.terminate(controllers, key, pod)
           const grace = KubeObject.meta(pod).deletionGracePeriodSeconds ?? 0
-          return yield* FiberMap.run(rollouts, objectId(key), Effect.sleep(Duration.min(delay, Duration.seconds(grace))).pipe(
-            Effect.andThen(Effect.sync(() => worker.enqueue({ ...key, phase: "complete" })))
-          ), { onlyIfMissing: true }).pipe(Effect.asVoid)
+          return yield* Effect.asVoid(completeAfter(key, Duration.min(delay, Duration.seconds(grace)), true))
         }
         if (PodRuns.ephemeralPending(pod)) return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.withEphemeral(current, KubeObject.timestamp()))
         const job = jobOf(pod)
