@@ -15,7 +15,7 @@
 /** @typedef {{ bucketMillis: number, lastBucketAt: string | null, runs: number[], errors: number[] }} Rates */
 /**
  * @typedef {{
- *   name: string, phase: string, kind: string, apiVersion: string, status: string, degraded: boolean, held: boolean,
+ *   name: string, phase: string, startError: string | null, kind: string, apiVersion: string, status: string, degraded: boolean, held: boolean,
  *   health: { total: number, failed: number, consecutiveFailures: number, lastError: string | null, lastReconcileAt: string | null, degradedSince: string | null },
  *   queueDepth: number, workersBusy: number, concurrency: number,
  *   dependsOn: { name: string, degraded: boolean }[],
@@ -475,7 +475,7 @@ const attention = (view, rows) => {
       items.push(`<li data-attention="degraded" data-controller="${esc(c.name)}"><span class="badge bad">Degraded</span><span class="what">${esc(c.name)}</span><span>${c.health.consecutiveFailures} failures in a row${c.health.degradedSince === null ? "" : `, degraded for <span data-since="${millis(c.health.degradedSince)}"></span>`}${held.length === 0 ? "" : ` · holding ${esc(held.join(", "))}`}</span><span class="err" title="${esc(c.health.lastError ?? "")}">${esc(c.health.lastError ?? "")}</span></li>`)
     }
     if (c.phase === "Failed") {
-      items.push(`<li data-attention="failed" data-controller="${esc(c.name)}"><span class="badge bad">Failed</span><span class="what">${esc(c.name)}</span><span>did not start: see the operator's log</span></li>`)
+      items.push(`<li data-attention="failed" data-controller="${esc(c.name)}"><span class="badge bad">Failed</span><span class="what">${esc(c.name)}</span><span class="err" title="${esc(c.startError ?? "")}">did not start: ${esc(c.startError ?? "see the operator's log")}</span></li>`)
     }
   }
   // Objects that will not fix themselves, or whose run or wait has lasted too long, grouped per

@@ -9,6 +9,7 @@ export * as Resource from "./client/Resource.ts"
 export * as StructuralSchema from "@kubefx/schema/structural"
 export * as Yaml from "./client/Yaml.ts"
 // cache: watching and remembering
+export * as CacheSync from "./cache/CacheSync.ts"
 export * as Informer from "./cache/Informer.ts"
 export * as OverlayCache from "./cache/OverlayCache.ts"
 export * as Watcher from "./cache/Watcher.ts"

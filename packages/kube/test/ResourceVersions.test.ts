@@ -23,6 +23,7 @@ const informerHolding = (object: Builtins.ConfigMap): Informer.Informer<Builtins
   size: () => 1,
   hasSynced: () => true,
   awaitSynced: Effect.void,
+  failure: () => undefined,
   served: () => true,
   servedChanges: Stream.make(true),
   changes: Stream.never,

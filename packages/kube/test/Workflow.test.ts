@@ -2,6 +2,7 @@ import { assert, describe, expectTypeOf, it as plain, layer } from "@effect/vite
 import { Outcome, ReconcileError, RetryPolicy } from "@kubefx/core"
 import {
   Builtins,
+  CacheSync,
   Conditions,
   Controller,
   Dependent,
@@ -364,7 +365,7 @@ describe("Workflow types", () => {
     const reconcile = Workflow.reconciler(workflow)
     expectTypeOf(reconcile).returns.toEqualTypeOf<Effect.Effect<Outcome.Outcome, Quota | Dns | Api, Registry | Resolver>>()
     expectTypeOf(Controller.start(Controller.define({ name: "typed", for: Site, reconcile }))).toEqualTypeOf<
-      Effect.Effect<Controller.Controller<Site>, never, Registry | Resolver | Kube.Kube | Scope.Scope>
+      Effect.Effect<Controller.Controller<Site>, CacheSync.Timeout, Registry | Resolver | Kube.Kube | Scope.Scope>
     >()
     // @ts-expect-error a workflow that needs Registry and Resolver does not run without them
     const unprovided: Effect.Effect<unknown, unknown, never> = Workflow.run(workflow, {} as Site, {} as Controller.Context<Site>)

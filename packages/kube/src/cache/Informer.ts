@@ -7,6 +7,7 @@
  */
 import { Deferred, Effect, Latch, PubSub, Scope, Stream, SubscriptionRef } from "effect"
 import type * as Kube from "../client/Kube.ts"
+import type * as KubeError from "../client/KubeError.ts"
 import { Interning } from "@kubefx/schema/objects"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import type * as Resource from "../client/Resource.ts"
@@ -40,6 +41,8 @@ export type Validity =
 
 export interface Informer<A extends ObjectMeta.KubeObject> {
   readonly resource: Resource.Resource<A>
+  /** The namespace it lists and watches, if only one. */
+  readonly namespace?: string | undefined
   /** The label selector its list and watch use, if any: the cache holds only what it selects. */
   readonly labelSelector?: string | undefined
   /** The field selector its list and watch use, if any: the cache holds only what it selects. */
@@ -56,6 +59,11 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
   /** Whether the first list has been loaded. */
   readonly hasSynced: () => boolean
   readonly awaitSynced: Effect.Effect<void>
+  /**
+   * Why its list or watch last failed (a 403 from missing RBAC, a 5xx, a refused connection), until
+   * a list or an event gets through again: what to say when the cache does not sync.
+   */
+  readonly failure: () => KubeError.KubeError | Resource.DecodeError | undefined
   /**
    * Whether the server serves the kind. An informer on a kind whose CRD is not installed is synced
    * and empty, and becomes served (with its objects) once the CRD appears.
@@ -143,6 +151,7 @@ const shareStrings = <A extends ObjectMeta.KubeObject>(object: A): A => {
  */
 // The watcher's events that stand for the whole collection: the cache is replaced, not changed.
 type Whole<A> = Extract<Watcher.Event<A>, { readonly _tag: "Listed" | "NotServed" }>
+type Failing = Extract<Watcher.Event<never>, { readonly _tag: "Failing" }>
 const isWhole = <A>(event: Watcher.Event<A>): event is Whole<A> => event._tag === "Listed" || event._tag === "NotServed"
 
 export const make = <A extends ObjectMeta.KubeObject>(
@@ -165,6 +174,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const synced = yield* Latch.make(false)
     const served = yield* SubscriptionRef.make(true)
     let hasSynced = false
+    let failure: Failing["error"] | undefined
     const markSynced = () => {
       if (!hasSynced) {
         hasSynced = true
@@ -242,7 +252,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
 
     // An object's event changes the cache at once; what it publishes goes into `out`.
     const record = (
-      event: Exclude<Watcher.Event<A>, Whole<A>>,
+      event: Exclude<Watcher.Event<A>, Whole<A> | Failing>,
       out: Array<Change<A>>,
       validityOut: Array<Validity>
     ): void => {
@@ -324,6 +334,11 @@ export const make = <A extends ObjectMeta.KubeObject>(
         const validityOut: Array<Validity> = []
         for (let index = from; index < events.length; index++) {
           const event = events[index]!
+          if (event._tag === "Failing") {
+            failure = event.error
+            continue
+          }
+          failure = undefined
           if (isWhole(event)) {
             return Effect.andThen(publish(out, validityOut), Effect.andThen(replace(event), apply(events, index + 1)))
           }
@@ -374,6 +389,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
 
     const informer: Informer<A> = {
       resource,
+      namespace: options.namespace,
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
       get: (key) => objects.get(key),
@@ -382,6 +398,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
       size: () => objects.size,
       hasSynced: () => hasSynced,
       awaitSynced: synced.await,
+      failure: () => failure,
       served: () => SubscriptionRef.getUnsafe(served),
       servedChanges: SubscriptionRef.changes(served),
       changes: Stream.unwrap(Effect.gen(function*() {

@@ -38,6 +38,12 @@ export type Event<A> =
    * watcher keeps listing with backoff and sends `Listed` once the kind appears.
    */
   | { readonly _tag: "NotServed" }
+  /**
+   * A list or watch failed (403, 5xx, 429, a connection refused, an answer that does not decode):
+   * the watcher backs off and tries again. Not sent for the expected ends of a watch (410, a watch
+   * closed or silent) nor for a kind not served (`NotServed`).
+   */
+  | { readonly _tag: "Failing"; readonly error: KubeError.KubeError | Resource.DecodeError }
 
 export interface Options<A = never> {
   readonly namespace?: string | undefined
@@ -167,9 +173,12 @@ export const watch = <A extends ObjectMeta.KubeObject>(
           return Effect.logWarning(`${resource.kind} watch silent for ${Duration.format(inactivity)}; restarting it`)
         }
         if (error._tag === "TooManyRequests") {
-          return Effect.sleep(Duration.seconds(error.retryAfterSeconds))
+          return Effect.andThen(Queue.offer(queue, { _tag: "Failing", error }), Effect.sleep(Duration.seconds(error.retryAfterSeconds)))
         }
-        return Effect.logWarning(`${resource.kind} watch failed: ${error.message}; retrying`).pipe(Effect.andThen(backoff))
+        return Effect.logWarning(`${resource.kind} watch failed: ${error.message}; retrying`).pipe(
+          Effect.andThen(Queue.offer(queue, { _tag: "Failing", error })),
+          Effect.andThen(backoff)
+        )
       }
 
       // A watch the server ends normally resumes at once; a loop of empty watches would spin,

@@ -19,6 +19,7 @@ import {
 import { type Duration, Effect, Option, Pipeable, Predicate, Result, SchemaAST, Scope, Stream } from "effect"
 import * as Conditions from "./Conditions.ts"
 import * as Events from "./Events.ts"
+import * as CacheSync from "../cache/CacheSync.ts"
 import * as Informer from "../cache/Informer.ts"
 import * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
@@ -233,6 +234,12 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly timeout?: Duration.Input | undefined
   /** Every period, reconcile every cached object again (R14). */
   readonly resync?: Duration.Input | undefined
+  /**
+   * How long the controller waits for its caches (its kind's, and those of what it owns and
+   * watches) to fill before it fails to start with `CacheSync.Timeout`, naming each unsynced cache
+   * and why its list failed. Default 2 minutes, as controller-runtime.
+   */
+  readonly cacheSyncTimeout?: Duration.Input | undefined
   /** Options of the primary's watch (inactivity timeout, backoff...). */
   readonly watch?: Informer.Options<A> | undefined
   /**
@@ -510,7 +517,7 @@ const onError = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, R>) =
 const run = <A extends ObjectMeta.KubeObject, E, R>(
   definition: Definition<A, E, R>,
   runWith: RunWith
-): Effect.Effect<Controller<A>, never, R | Kube.Kube | Scope.Scope> =>
+): Effect.Effect<Controller<A>, CacheSync.Timeout, R | Kube.Kube | Scope.Scope> =>
   Effect.gen(function*() {
     const kube = yield* Kube.Kube
     const { options } = definition
@@ -537,7 +544,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       ))
     const secondaries = [...owned, ...watched.map((w) => w.informer)]
     // Workers start once every cache is complete, so a reconcile never acts on a partial view.
-    yield* Effect.all([primary, ...secondaries].map((i) => i.awaitSynced), { concurrency: "unbounded", discard: true })
+    yield* CacheSync.wait([primary, ...secondaries], { controller: options.name, timeout: options.cacheSyncTimeout })
 
     const parts: Parts<A, E, R> = {
       kube,
@@ -621,7 +628,7 @@ export interface Any<R = never> extends Pipeable.Pipeable {
   /** Permissions the reconciler needs beyond what the definition shows (for `Rbac`). */
   readonly rules: ReadonlyArray<Rbac.PolicyRule>
   /** Starts it in the current scope: what operators call. */
-  readonly run: (runWith: RunWith) => Effect.Effect<Running, never, R | Kube.Kube | Scope.Scope>
+  readonly run: (runWith: RunWith) => Effect.Effect<Running, CacheSync.Timeout, R | Kube.Kube | Scope.Scope>
 }
 
 /** A controller for objects `A` whose runs fail with `E` and need services `R`, declared. */
@@ -762,8 +769,9 @@ export interface StartOptions {
 }
 
 /**
- * Starts a controller alone in the current scope, once its caches have synced. One with
- * `dependsOn` runs in an operator, which starts its dependencies.
+ * Starts a controller alone in the current scope, once its caches have synced (or fails with
+ * `CacheSync.Timeout` when they have not within `cacheSyncTimeout`). One with `dependsOn` runs in
+ * an operator, which starts its dependencies.
  *
  * @example
  * import { Effect } from "effect"
@@ -774,7 +782,7 @@ export interface StartOptions {
 export const start = <A extends ObjectMeta.KubeObject, E, R>(
   definition: Definition<A, E, R>,
   options: StartOptions = {}
-): Effect.Effect<Controller<A>, never, R | Kube.Kube | Scope.Scope> =>
+): Effect.Effect<Controller<A>, CacheSync.Timeout, R | Kube.Kube | Scope.Scope> =>
   definition.dependsOn.length > 0
     ? Effect.die(new Error(`controller ${definition.name} depends on ${definition.dependsOn.map((d) => d.name).join(", ")}: start it with Operator.make`))
     : run(definition, { dependsOn: [], held: options.held === true })

@@ -168,8 +168,16 @@ export interface ControllerHandle {
   readonly name: string
   readonly definition: Controller.Any<unknown>
   readonly phase: () => Phase
+  /** Why it failed to start (phase `Failed`): its caches did not sync, say, with the list's error. */
+  readonly failure: () => string | undefined
   /** Once started. */
   readonly controller: () => Controller.Running | undefined
+}
+
+// A start failure as one line: the error's message (a cache that did not sync says which and why).
+const failureMessage = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  return error instanceof Error ? error.message : String(error)
 }
 
 /** One probe check, as `/readyz?verbose` lists them. */
@@ -283,18 +291,19 @@ export const start = <R>(
 
     interface Slot {
       phase: Phase
+      failure: string | undefined
       controller: Controller.Running | undefined
       readonly started: Deferred.Deferred<Controller.Running>
     }
     const slots = new Map<Controller.Any<R>, Slot>()
     for (const definition of operator.controllers) {
-      slots.set(definition, { phase: "Waiting", controller: undefined, started: Deferred.makeUnsafe() })
+      slots.set(definition, { phase: "Waiting", failure: undefined, controller: undefined, started: Deferred.makeUnsafe() })
     }
     const running = () => Array.from(slots.values(), (slot) => slot.controller).filter((c) => c !== undefined)
 
     const handles: ReadonlyArray<ControllerHandle> = operator.controllers.map((definition) => {
       const slot = slots.get(definition)!
-      return { name: definition.name, definition, phase: () => slot.phase, controller: () => slot.controller }
+      return { name: definition.name, definition, phase: () => slot.phase, failure: () => slot.failure, controller: () => slot.controller }
     })
 
     const startController = (definition: Controller.Any<R>) =>
@@ -309,6 +318,7 @@ export const start = <R>(
         )
         if (Exit.isFailure(made)) {
           slot.phase = "Failed"
+          slot.failure = failureMessage(made.cause)
           yield* follow(definition, undefined)
           return yield* Effect.logError(`controller ${definition.name} failed to start`, made.cause)
         }
@@ -348,7 +358,9 @@ export const start = <R>(
 
     const startupChecks = (): ReadonlyArray<Check> => {
       if (!startedOnce) startedOnce = handles.every((handle) => handle.phase() === "Running")
-      return [{ name: "controllers", ok: startedOnce, message: startedOnce ? undefined : "controllers are starting" }]
+      const failed = handles.filter((handle) => handle.phase() === "Failed").map((handle) => `${handle.name} (${handle.failure()})`)
+      const message = startedOnce ? undefined : failed.length > 0 ? `failed to start: ${failed.join(", ")}` : "controllers are starting"
+      return [{ name: "controllers", ok: startedOnce, message }]
     }
     const livenessChecks = (): ReadonlyArray<Check> => [
       { name: "ping", ok: true },

@@ -97,6 +97,8 @@ export interface ControllerView {
   readonly name: string
   /** Waiting for dependencies, Syncing caches, Running, Failed to start, Stopped. */
   readonly phase: Operator.Phase
+  /** Why it failed to start (phase `Failed`), else null. */
+  readonly startError: string | null
   readonly kind: string
   readonly apiVersion: string
   /** Healthy / Started / Pending / Degraded; Pending until started, while held or gated. */
@@ -264,7 +266,13 @@ export const controllerView = (handle: Operator.ControllerHandle, history?: Hist
   Effect.gen(function*() {
     const controller = handle.controller()
     const resource = handle.definition.for
-    const base = { name: handle.name, phase: handle.phase(), kind: resource.kind, apiVersion: resource.apiVersion }
+    const base = {
+      name: handle.name,
+      phase: handle.phase(),
+      startError: handle.failure() ?? null,
+      kind: resource.kind,
+      apiVersion: resource.apiVersion
+    }
     const rates = history === undefined ? null : ratesView(history.rates.window(handle.name, history.now))
     if (controller === undefined) {
       return {
