@@ -19,6 +19,7 @@ const informerHolding = (object: Builtins.ConfigMap): Informer.Informer<Builtins
   resource: Builtins.ConfigMap,
   get: (key) => (key === "default/a" ? object : undefined),
   list: () => [object],
+  byIndex: () => [],
   keys: () => ["default/a"],
   size: () => 1,
   hasSynced: () => true,

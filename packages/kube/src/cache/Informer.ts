@@ -54,6 +54,11 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
     readonly namespace?: string | undefined
     readonly labels?: Readonly<Record<string, string>> | undefined
   }) => ReadonlyArray<A>
+  /**
+   * Cached objects an index of the `indexes` option finds under `value`. An index the informer was
+   * not made with is a programming error: it throws, naming the indexes there are.
+   */
+  readonly byIndex: (index: string, value: string) => ReadonlyArray<A>
   readonly keys: () => ReadonlyArray<string>
   readonly size: () => number
   /** Whether the first list has been loaded. */
@@ -94,6 +99,12 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
 export interface Options<A> extends Watcher.Options<A> {
   /** Label keys to index, for `list({ labels })` without a scan. */
   readonly indexLabels?: ReadonlyArray<string> | undefined
+  /**
+   * Named indexes, for `byIndex(name, value)` without a scan (controller-runtime's field indexers):
+   * each function gives the values an object is found under (none, one or many), and runs on every
+   * version the cache takes in, so it must be cheap and must not throw.
+   */
+  readonly indexes?: Readonly<Record<string, (object: A) => ReadonlyArray<string>>> | undefined
 }
 
 /**
@@ -165,7 +176,11 @@ export const make = <A extends ObjectMeta.KubeObject>(
     // Built by the first list of one namespace and kept from then on: an informer never asked for
     // one namespace does not pay a set entry per cached object.
     let byNamespace: Map<string, Set<string>> | undefined
-    const byLabel = new Map<string, Set<string>>()
+    // Label terms ("app=web") and named index terms ("\u0000name\u0000value") in one map: a label
+    // key cannot hold the NUL character, so the two never meet.
+    const byTerm = new Map<string, Set<string>>()
+    const indexes = Object.entries(options.indexes ?? {})
+    const indexTerm = (name: string, value: string) => `\u0000${name}\u0000${value}`
     // `orEqual`: released by the version itself too (awaitVersion), not only by a newer one.
     const waiters = new Map<string, Array<{ readonly version: string | undefined; readonly orEqual: boolean; readonly done: Deferred.Deferred<void> }>>()
     const changes = yield* PubSub.unbounded<Change<A>>()
@@ -191,11 +206,16 @@ export const make = <A extends ObjectMeta.KubeObject>(
       const keys = index.get(term)
       if (keys !== undefined && keys.delete(key) && keys.size === 0) index.delete(term)
     }
-    const labelTerms = (object: A) =>
-      indexLabels.flatMap((label) => {
+    const indexed = indexLabels.length > 0 || indexes.length > 0
+    const termsOf = (object: A): Array<string> => {
+      const terms: Array<string> = []
+      for (const label of indexLabels) {
         const value = object.metadata.labels?.[label]
-        return value === undefined ? [] : [`${label}=${value}`]
-      })
+        if (value !== undefined) terms.push(`${label}=${value}`)
+      }
+      for (const [name, values] of indexes) for (const value of values(object)) terms.push(indexTerm(name, value))
+      return terms
+    }
 
     const release = (key: string, current: A | undefined) => {
       const pending = waiters.get(key)
@@ -219,12 +239,12 @@ export const make = <A extends ObjectMeta.KubeObject>(
       objects.set(key, object)
       if (previous === undefined) {
         if (byNamespace !== undefined) indexAdd(byNamespace, object.metadata.namespace ?? "", key)
-        for (const term of labelTerms(object)) indexAdd(byLabel, term, key)
-      } else if (indexLabels.length > 0) {
-        const before = labelTerms(previous)
-        const after = labelTerms(object)
-        for (const term of before) if (!after.includes(term)) indexRemove(byLabel, term, key)
-        for (const term of after) if (!before.includes(term)) indexAdd(byLabel, term, key)
+        if (indexed) for (const term of termsOf(object)) indexAdd(byTerm, term, key)
+      } else if (indexed) {
+        const before = termsOf(previous)
+        const after = termsOf(object)
+        for (const term of before) if (!after.includes(term)) indexRemove(byTerm, term, key)
+        for (const term of after) if (!before.includes(term)) indexAdd(byTerm, term, key)
       }
       release(key, object)
       return previous
@@ -232,7 +252,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const remove = (key: string, object: A) => {
       objects.delete(key)
       if (byNamespace !== undefined) indexRemove(byNamespace, object.metadata.namespace ?? "", key)
-      for (const term of labelTerms(object)) indexRemove(byLabel, term, key)
+      if (indexed) for (const term of termsOf(object)) indexRemove(byTerm, term, key)
     }
 
     // Keeps the undecodable objects' record; returns what to publish of it.
@@ -366,9 +386,9 @@ export const make = <A extends ObjectMeta.KubeObject>(
       let candidates: Iterable<string> = objects.keys()
       if (filter?.namespace !== undefined) candidates = inNamespace(filter.namespace)
       const labels = Object.entries(filter?.labels ?? {})
-      const indexed = labels.find(([label]) => indexLabels.includes(label))
-      if (indexed !== undefined) {
-        const keys = byLabel.get(`${indexed[0]}=${indexed[1]}`) ?? new Set<string>()
+      const indexedLabel = labels.find(([label]) => indexLabels.includes(label))
+      if (indexedLabel !== undefined) {
+        const keys = byTerm.get(`${indexedLabel[0]}=${indexedLabel[1]}`) ?? new Set<string>()
         candidates = filter?.namespace === undefined ? keys : Array.from(candidates).filter((key) => keys.has(key))
       }
       const result: Array<A> = []
@@ -377,6 +397,16 @@ export const make = <A extends ObjectMeta.KubeObject>(
         if (labels.every(([label, value]) => object.metadata.labels?.[label] === value)) result.push(object)
       }
       return result
+    }
+
+    const byIndex = (index: string, value: string): ReadonlyArray<A> => {
+      if (options.indexes?.[index] === undefined) {
+        const known = indexes.map(([name]) => name)
+        throw new Error(
+          `the ${resource.kind} informer has no index ${index}: ${known.length === 0 ? "it was made with none" : `its indexes are ${known.join(", ")}`}`
+        )
+      }
+      return Array.from(byTerm.get(indexTerm(index, value)) ?? [], (key) => objects.get(key)!)
     }
 
     const awaitVersion = (key: string, version: string | undefined, orEqual: boolean) =>
@@ -394,6 +424,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
       fieldSelector: options.fieldSelector,
       get: (key) => objects.get(key),
       list,
+      byIndex,
       keys: () => Array.from(objects.keys()),
       size: () => objects.size,
       hasSynced: () => hasSynced,

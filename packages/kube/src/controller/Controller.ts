@@ -37,14 +37,21 @@ import * as Triggers from "./Triggers.ts"
 import { FieldSelectors, LabelSelectors, NameRules } from "@kubefx/schema/objects"
 
 /** A kind whose changes are mapped to primary keys by a function. */
+/**
+ * The primary kind's cache as a watch's `map` reads it, to find the primaries an object concerns:
+ * `byIndex` answers from an index the controller's `watch.indexes` declares, without a scan.
+ */
+export type Primaries = Pick<Informer.Informer<ObjectMeta.KubeObject>, "get" | "list" | "byIndex">
+
 /** A kind whose changes are mapped to primary keys by a function; `watch` builds one with `B` inferred. */
 export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> {
   readonly resource: Resource.Resource<B>
   /**
-   * Keys ("namespace/name") of the primaries to reconcile when `object` changes. A method, so a
-   * `Watch<ConfigMap>` is a `Watch`: the controller only ever calls it with objects of `resource`.
+   * Keys ("namespace/name") of the primaries to reconcile when `object` changes, given the primary
+   * cache to look them up in. A method, so a `Watch<ConfigMap>` is a `Watch`: the controller only
+   * ever calls it with objects of `resource`.
    */
-  map(object: B): Iterable<string>
+  map(object: B, primaries: Primaries): Iterable<string>
   /**
    * Only objects these labels select are cached and watched ("tier=web,!legacy"); one the API
    * server would refuse is refused when the controller is defined.
@@ -74,10 +81,14 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
  * const onNode = Controller.watch(Builtins.Pod, (pod) => [pod.metadata.annotations?.["example.com/owner"] ?? ""], {
  *   fieldSelector: "spec.nodeName=node-1"
  * })
+ * // A Secret's change reconciles every primary that names it, found through the primaries' index
+ * // (declared on the controller: watch: { indexes: { secret: (w) => [ObjectMeta.keyOf(w.metadata.namespace, w.spec.secretName)] } }).
+ * const referrers = Controller.watch(Builtins.Secret, (secret, primaries) =>
+ *   primaries.byIndex("secret", ObjectMeta.key(secret)).map(ObjectMeta.key))
  */
 export const watch = <B extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<B>,
-  map: (object: B) => Iterable<string>,
+  map: (object: B, primaries: Primaries) => Iterable<string>,
   options: { readonly labelSelector?: string | undefined; readonly fieldSelector?: string | undefined } = {}
 ): Watch<B> => ({
   resource,
@@ -240,7 +251,11 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
    * and why its list failed. Default 2 minutes, as controller-runtime.
    */
   readonly cacheSyncTimeout?: Duration.Input | undefined
-  /** Options of the primary's watch (inactivity timeout, backoff...). */
+  /**
+   * Options of the primary's watch and cache (inactivity timeout, backoff, `indexes` a watch's
+   * `map` looks primaries up by...). A cache with indexes or tuning of its own is not shared with
+   * other controllers of the kind.
+   */
   readonly watch?: Informer.Options<A> | undefined
   /**
    * Whether the watch event that brings back a run's own write runs that key again. Default false
@@ -569,7 +584,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
         Triggers.validity(primary, parts.undecodable),
         ...[
           ...owned.map((informer) => Triggers.owned(informer, resource, parts.writes)),
-          ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object), parts.writes)),
+          ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object, primary), parts.writes)),
           ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
           // A sharded replica runs only its own keys: another replica's object is that replica's to reconcile.
         ].map((related) => runWith.shard === undefined ? related : Stream.filter(related, (event) => primary.get(event.key) !== undefined))
