@@ -102,10 +102,12 @@ const cluster = <R>(options: Options<R>) =>
     if (tls !== undefined && operator?.webhookUrl !== undefined) {
       yield* withKube(Webhook.register("kubefx-testing", hooks, { url: operator.webhookUrl, caBundle: Buffer.from(tls.cert).toString("base64") }))
     }
-    // Tests start once every controller runs with its caches synced, as they would in a cluster.
+    // Tests start once every controller runs with its caches synced, as they would in a cluster;
+    // one that failed to start (its caches did not sync in its cacheSyncTimeout) fails the layer.
     if (operator !== undefined) {
+      const failed = () => operator.controllers.filter((c) => c.phase() === "Failed")
       yield* Effect.sync(() => operator.checks.readiness()).pipe(
-        Effect.repeat({ until: (checks) => checks.every((c) => c.ok), schedule: Schedule.spaced("10 millis") }),
+        Effect.repeat({ until: (checks) => checks.every((c) => c.ok) || failed().length > 0, schedule: Schedule.spaced("10 millis") }),
         Effect.timeoutOrElse({
           duration: "30 seconds",
           orElse: () =>
@@ -114,6 +116,8 @@ const cluster = <R>(options: Options<R>) =>
             }`))
         })
       )
+      const failures = failed().map((c) => `${c.name}: ${c.failure()}`)
+      if (failures.length > 0) yield* Effect.die(new Error(`the test cluster's controllers failed to start: ${failures.join("; ")}`))
     }
     return Context.add(kube, TestCluster, { url: server.httpsUrl, kubeconfigPath, faults: server.faults, operator })
   })

@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Conditions, Controller, Kube, Resource } from "@kubefx/kube"
-import { Context, Effect, Exit, Layer, Schedule, Schema, Scope } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Schedule, Schema, Scope } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { connect } from "node:net"
@@ -148,5 +148,28 @@ layer(Layer.empty, { excludeTestServices: true })("TestCluster's controllers", (
       assert.strictEqual(yield* readsFor({ administrator: true }), "listed")
       // A day, so that a layer held past the server's default hour keeps working.
       assert.deepStrictEqual(tokenLifetimes, [24 * 60 * 60])
+    }))
+})
+
+// A field selector the API server refuses (ConfigMaps are selected by metadata fields only): its
+// cache never lists, so the controller fails to start once its cacheSyncTimeout has passed.
+const mistyped = Controller.define({
+  name: "mistyped",
+  for: Greeting,
+  watches: [Controller.watch(Builtins.ConfigMap, () => [], { fieldSelector: "data.name=x" })],
+  cacheSyncTimeout: "500 millis",
+  reconcile: () => Effect.succeed(Outcome.done)
+})
+
+layer(Layer.empty, { excludeTestServices: true })("TestCluster's start", (it) => {
+  it.effect("fails at once with why when a controller does not start, instead of waiting for its readiness", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(TestCluster.layer({ resources: [Greeting], controllers: [greetings, mistyped] }))))
+      assert.isTrue(Exit.isFailure(exit))
+      const message = Exit.isFailure(exit) ? String(Cause.squash(exit.cause)) : ""
+      assert.match(
+        message,
+        /^Error: the test cluster's controllers failed to start: mistyped: controller mistyped: caches not synced after 500ms: ConfigMap \(BadRequest: .*data\.name.*\)$/
+      )
     }))
 })
