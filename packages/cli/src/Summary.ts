@@ -31,7 +31,10 @@ export const rows = (running: Operator.Running): Effect.Effect<ReadonlyArray<Row
   Effect.forEach(running.controllers, (handle) => {
     const controller = handle.controller()
     if (controller === undefined) {
-      return Effect.succeed({ controller: handle.name, objects: 0, ready: 0, queue: 0, failures: 0, state: handle.phase() })
+      // A controller that failed to start says why (its caches did not sync, say) in its state.
+      const failure = handle.phase() === "Failed" ? handle.failure() : undefined
+      const state = failure === undefined ? handle.phase() : `Failed: ${failure}`
+      return Effect.succeed({ controller: handle.name, objects: 0, ready: 0, queue: 0, failures: 0, state })
     }
     return Effect.map(controller.inspect, (inspection): Row => {
       const objects = controller.informer.list() as ReadonlyArray<Conditioned>

@@ -162,6 +162,29 @@ describe("kubefx dev", () => {
   }, 60_000)
 })
 
+describe("kubefx dev with a controller that does not start", () => {
+  it("runs the others and says why it failed in its summary line", async () => {
+    const session = mkdtempSync(join(tmpdir(), "kubefx-dev-unsyncable-test-"))
+    const unsyncable = fileURLToPath(new URL("./fixtures/unsyncable.ts", import.meta.url))
+    const run = await startDev(session, { modules: [unsyncable] })
+    try {
+      const line = await eventually(async () => {
+        const found = run.output().split("\n").find((l) => l.startsWith("mistyped: ") && l.includes("Failed"))
+        if (found === undefined) throw new Error(`no failed summary line yet:\n${run.output()}`)
+        return found
+      })
+      assert.match(
+        line,
+        /^mistyped: 0 objects, 0 Ready, queue 0, 0 failures, Failed: controller mistyped: caches not synced after 500ms: ConfigMap in default \(BadRequest: .*data\.name.*\)$/
+      )
+      await eventually(async () => assert.match(run.output(), /^fine: 0 objects, 0 Ready, queue 0, 0 failures, Started$/m))
+    } finally {
+      await run.stop()
+      rmSync(session, { recursive: true, force: true })
+    }
+  }, 90_000)
+})
+
 describe("kubefx dev --data-dir", () => {
   it("keeps the cluster's objects across restarts", async () => {
     const session = mkdtempSync(join(tmpdir(), "kubefx-dev-data-test-"))
