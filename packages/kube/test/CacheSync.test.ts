@@ -7,16 +7,12 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Kubeconfig } from "@kubefx/apiserver"
-import { Builtins, CacheSync, Controller, Informer, Kube, Operator, Rbac } from "@kubefx/kube"
-import { Cause, Clock, Effect, Exit, Fiber, Layer, References } from "effect"
+import { Builtins, CacheSync, Controller, Informer, Operator, Rbac } from "@kubefx/kube"
+import { Cause, Clock, Effect, Exit, Fiber, References } from "effect"
 import { TestClock } from "effect/testing"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as SharedInformers from "../src/cache/SharedInformers.ts"
 import * as OperatorHttp from "../src/operator/OperatorHttp.ts"
-import { ensure, eventually, layer as support, namespace, TestCluster } from "./support.ts"
+import { clientWithToken, ensure, eventually, layer as support, namespace, TestCluster } from "./support.ts"
 
 const done = () => Effect.succeed(Outcome.done)
 
@@ -29,13 +25,7 @@ const configMapsOnly = Effect.gen(function*() {
     controllers: [Controller.define({ name: "config-reader", for: Builtins.ConfigMap, reconcile: done })]
   })
   const { token } = yield* Rbac.serviceAccount(reader, { name: "config-reader", namespace: "config-reader-system" })
-  const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => mkdtempSync(join(tmpdir(), "kubefx-cache-sync-"))),
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  )
-  const kubeconfig = join(dir, "config-reader")
-  yield* Kubeconfig.write(kubeconfig, { server: server!.httpsUrl, token, certificateAuthority: server!.certificateAuthority })
-  return yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfig }))
+  return yield* clientWithToken(server!, token)
 })
 
 // The list's 403 as the client reports it: the server's message and the rule the role lacks.

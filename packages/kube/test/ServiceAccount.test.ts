@@ -5,13 +5,9 @@
  * must be granted, or the run fails with a 403 and the object never converges.
  */
 import { assert, layer } from "@effect/vitest"
-import { Kubeconfig } from "@kubefx/apiserver"
 import { Builtins, Conditions, Controller, Dependent, Kube, Operator, Rbac, Resource, Workflow } from "@kubefx/kube"
-import { Effect, Layer, Schema } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { ensure, eventually, installCrd, layer as support, namespace, TestCluster } from "./support.ts"
+import { Effect, Schema } from "effect"
+import { clientWithToken, ensure, eventually, installCrd, layer as support, namespace, TestCluster } from "./support.ts"
 
 const Gadget = Resource.custom({
   group: "demo.kubefx.dev",
@@ -48,16 +44,10 @@ layer(support, { excludeTestServices: true, timeout: "60 seconds" })("an operato
       yield* installCrd(Gadget)
       // What `kubefx manifests` deploys, and the token a pod of its Deployment mounts.
       const { token } = yield* Rbac.serviceAccount(operator, { name: "gadgets", namespace: "gadgets-system" })
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => mkdtempSync(join(tmpdir(), "kubefx-service-account-"))),
-        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-      )
-      const kubeconfig = join(dir, "operator")
-      yield* Kubeconfig.write(kubeconfig, { server: server.httpsUrl, token, certificateAuthority: server.certificateAuthority })
 
       yield* Effect.scoped(Effect.gen(function*() {
         // Built in this scope, so the operator's client lives as long as its fibers do.
-        const asServiceAccount = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfig }))
+        const asServiceAccount = yield* clientWithToken(server, token)
         yield* Operator.start(operator).pipe(Effect.provide(asServiceAccount))
         const ready = (name: string) =>
           eventually(Effect.flatMap(admin.get(Gadget, name, ns), (gadget) =>

@@ -2,7 +2,7 @@
  * Integration-test support: an embedded API server on a random loopback port per test file (or the
  * cluster of KUBEFX_TEST_KUBECONFIG), a fresh namespace per test, CRD installation, and polling.
  */
-import { ApiServer } from "@kubefx/apiserver"
+import { ApiServer, Kubeconfig } from "@kubefx/apiserver"
 import { Builtins, Crd, Kube, KubeError } from "@kubefx/kube"
 import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Schedule, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -58,6 +58,21 @@ export const eventually = <A, E, R>(check: Effect.Effect<A, E, R>, within: Durat
     Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo({ duration: within }))),
     Effect.orDie
   )
+
+/**
+ * A `Kube` client of the embedded server holding `token` (a ServiceAccount's, from
+ * `Rbac.serviceAccount`), as an operator in its pod holds it; built in the caller's scope.
+ */
+export const clientWithToken = (server: ApiServer.ApiServer, token: string) =>
+  Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "kubefx-token-"))),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    )
+    const kubeconfig = join(dir, "kubeconfig")
+    yield* Kubeconfig.write(kubeconfig, { server: server.httpsUrl, token, certificateAuthority: server.certificateAuthority })
+    return yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfig }))
+  })
 
 /** Fails unless `condition` holds; for use with `eventually`. */
 export const ensure = (condition: boolean, message: string) =>
