@@ -19,7 +19,7 @@
  *   health: { total: number, failed: number, consecutiveFailures: number, lastError: string | null, lastReconcileAt: string | null, degradedSince: string | null },
  *   queueDepth: number, workersBusy: number, concurrency: number,
  *   dependsOn: { name: string, degraded: boolean }[],
- *   informers: { kind: string, synced: boolean, objects: number, labelSelector?: string, fieldSelector?: string, metadataOnly?: true }[],
+ *   informers: { kind: string, synced: boolean, objects: number, failing?: string, labelSelector?: string, fieldSelector?: string, metadataOnly?: true }[],
  *   rates: Rates | null, keys: KeyView[]
  * }} ControllerView
  */
@@ -398,7 +398,9 @@ const card = (c, all) => {
     c.informers.map((i) => {
       const narrowed = [i.metadataOnly ? "metadata" : "", i.labelSelector ?? "", i.fieldSelector ?? ""].filter((s) => s !== "").join(", ")
       const name = narrowed === "" ? esc(i.kind) : `${esc(i.kind)} (${esc(narrowed)})`
-      return `<span class="chip${i.synced ? "" : " bad"}" title="Informer cache: ${i.synced ? "synced" : "syncing"}">${name} ${i.objects}${i.synced ? "" : " syncing"}</span>`
+      const bad = !i.synced || i.failing !== undefined
+      const title = `Informer cache: ${i.synced ? "synced" : "syncing"}${i.failing === undefined ? "" : `; its list or watch failing: ${i.failing}`}`
+      return `<span class="chip${bad ? " bad" : ""}" title="${esc(title)}">${name} ${i.objects}${i.synced ? "" : " syncing"}${i.failing === undefined ? "" : " failing"}</span>`
     }).join("")
   }</div>
 </article>`

@@ -98,6 +98,38 @@ layer(support, { excludeTestServices: true, timeout: "60 seconds" })("caches tha
       yield* running.shutdown
     }).pipe(quiet))
 
+  it.effect("a running controller's cache whose watch fails shows it failing in /controllers until a watch gets through", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      const ns = yield* namespace
+      const running = yield* Operator.start(Operator.make({
+        name: "relisting",
+        http: false,
+        controllers: [Controller.define({
+          name: "configs",
+          for: Builtins.ConfigMap,
+          namespace: ns,
+          watch: { backoff: { initial: "50 millis", max: "100 millis" } },
+          reconcile: done
+        })]
+      }))
+      const informerView = Effect.map(OperatorHttp.controllerView(running.controllers[0]!), (view) => view.informers[0]!)
+      yield* eventually(Effect.suspend(() => ensure(running.controllers[0]!.phase() === "Running", "not running yet")))
+      assert.isUndefined((yield* informerView).failing)
+
+      // The watch ends and its successors are refused; the watcher resumes from the version it had
+      // (no relist), so in a namespace where nothing changes only a bookmark says it got through.
+      server.faults.set({ rules: [{ resource: "configmaps", verbs: ["watch"], namespace: ns, errorRate: 1, errorCode: 503 }] })
+      assert.isAbove(server.faults.closeWatches({ resource: "configmaps", namespace: ns }), 0)
+      yield* eventually(Effect.flatMap(informerView, (view) => ensure(view.failing?.startsWith("ServerError: ") === true, `not failing: ${JSON.stringify(view)}`)))
+      // Still synced: it holds what it had, and says its view may be stale.
+      assert.isTrue((yield* informerView).synced)
+      server.faults.clear()
+      yield* eventually(Effect.flatMap(informerView, (view) => ensure(view.failing === undefined, `still failing: ${view.failing}`)))
+      yield* running.shutdown
+    }).pipe(quiet))
+
   it.effect("an informer's failure is there while its list fails and gone once the list gets through", () =>
     Effect.gen(function*() {
       const { server } = yield* TestCluster

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Schema } from "effect"
-import type * as Informer from "./Informer.ts"
+import * as Informer from "./Informer.ts"
 import type * as ObjectMeta from "../client/ObjectMeta.ts"
 
 /** What a controller waits for unless told otherwise: two minutes, controller-runtime's default. */
@@ -44,14 +44,11 @@ export class Timeout extends Schema.TaggedError<Timeout>()("CacheSyncTimeout", {
   }
 }
 
-const describe = (informer: Informer.Informer<ObjectMeta.KubeObject>) => {
-  const failure = informer.failure()
-  return {
-    kind: informer.resource.kind,
-    namespace: informer.namespace,
-    failure: failure === undefined ? undefined : `${failure._tag}: ${failure.message}`
-  }
-}
+const describe = (informer: Informer.Informer<ObjectMeta.KubeObject>) => ({
+  kind: informer.resource.kind,
+  namespace: informer.namespace,
+  failure: Informer.failing(informer)
+})
 
 /**
  * Waits until every informer has synced, or fails with `Timeout` once `timeout` has passed.

@@ -66,7 +66,8 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
   readonly awaitSynced: Effect.Effect<void>
   /**
    * Why its list or watch last failed (a 403 from missing RBAC, a 5xx, a refused connection), until
-   * a list or an event gets through again: what to say when the cache does not sync.
+   * a list, an event or a bookmark gets through again: what to say when the cache does not sync,
+   * or when a synced one may be going stale.
    */
   readonly failure: () => KubeError.KubeError | Resource.DecodeError | undefined
   /**
@@ -105,6 +106,20 @@ export interface Options<A> extends Watcher.Options<A> {
    * version the cache takes in, so it must be cheap and must not throw.
    */
   readonly indexes?: Readonly<Record<string, (object: A) => ReadonlyArray<string>>> | undefined
+}
+
+/**
+ * Why the informer's list or watch is failing, as one line (the error's tag and message), or
+ * undefined while it is not.
+ *
+ * @example
+ * import { Builtins, Informer } from "@kubefx/kube"
+ * declare const configMaps: Informer.Informer<Builtins.ConfigMap>
+ * Informer.failing(configMaps) // "Forbidden: configmaps is forbidden: ..." or undefined
+ */
+export const failing = (informer: Pick<Informer<ObjectMeta.KubeObject>, "failure">): string | undefined => {
+  const failure = informer.failure()
+  return failure === undefined ? undefined : `${failure._tag}: ${failure.message}`
 }
 
 /**
@@ -163,6 +178,7 @@ const shareStrings = <A extends ObjectMeta.KubeObject>(object: A): A => {
 // The watcher's events that stand for the whole collection: the cache is replaced, not changed.
 type Whole<A> = Extract<Watcher.Event<A>, { readonly _tag: "Listed" | "NotServed" }>
 type Failing = Extract<Watcher.Event<never>, { readonly _tag: "Failing" }>
+type Health = Extract<Watcher.Event<never>, { readonly _tag: "Failing" | "Recovered" }>
 const isWhole = <A>(event: Watcher.Event<A>): event is Whole<A> => event._tag === "Listed" || event._tag === "NotServed"
 
 export const make = <A extends ObjectMeta.KubeObject>(
@@ -272,7 +288,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
 
     // An object's event changes the cache at once; what it publishes goes into `out`.
     const record = (
-      event: Exclude<Watcher.Event<A>, Whole<A> | Failing>,
+      event: Exclude<Watcher.Event<A>, Whole<A> | Health>,
       out: Array<Change<A>>,
       validityOut: Array<Validity>
     ): void => {
@@ -359,6 +375,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
             continue
           }
           failure = undefined
+          if (event._tag === "Recovered") continue
           if (isWhole(event)) {
             return Effect.andThen(publish(out, validityOut), Effect.andThen(replace(event), apply(events, index + 1)))
           }

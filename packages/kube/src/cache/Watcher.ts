@@ -44,6 +44,8 @@ export type Event<A> =
    * closed or silent) nor for a kind not served (`NotServed`).
    */
   | { readonly _tag: "Failing"; readonly error: KubeError.KubeError | Resource.DecodeError }
+  /** After `Failing`: a watch got through again (an event or a bookmark arrived), with no relist. */
+  | { readonly _tag: "Recovered" }
 
 export interface Options<A = never> {
   readonly namespace?: string | undefined
@@ -115,6 +117,7 @@ export const watch = <A extends ObjectMeta.KubeObject>(
         })
         version = listed.resourceVersion
         notServed = false
+        failing = false
         const objects = transform === undefined ? listed.items : listed.items.map(transform)
         yield* Queue.offer(queue, { _tag: "Listed", objects, undecodable, resourceVersion: listed.resourceVersion })
       })
@@ -134,6 +137,10 @@ export const watch = <A extends ObjectMeta.KubeObject>(
               failures = 0
               delivered += events.length
               const out: Array<Event<A>> = []
+              if (failing) {
+                failing = false
+                out.push({ _tag: "Recovered" })
+              }
               for (const event of events) {
                 if (event.type === "BOOKMARK") {
                   version = event.resourceVersion
@@ -157,6 +164,8 @@ export const watch = <A extends ObjectMeta.KubeObject>(
       })
 
       let notServed = false
+      // A Failing was sent and nothing has got through since.
+      let failing = false
       const onError = (error: KubeError.KubeError | Resource.DecodeError | Inactive) => {
         if (error._tag === "NotFound") {
           // The kind is not served (yet). Say so once, then look again now and then.
@@ -172,6 +181,7 @@ export const watch = <A extends ObjectMeta.KubeObject>(
         if (error._tag === "Inactive") {
           return Effect.logWarning(`${resource.kind} watch silent for ${Duration.format(inactivity)}; restarting it`)
         }
+        failing = true
         if (error._tag === "TooManyRequests") {
           return Effect.andThen(Queue.offer(queue, { _tag: "Failing", error }), Effect.sleep(Duration.seconds(error.retryAfterSeconds)))
         }

@@ -16,6 +16,7 @@ import { Clock, Config, Context, Effect, Layer, Schedule, Schema, type Scope, St
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { createServer } from "node:http"
+import * as Informer from "../cache/Informer.ts"
 import * as Dashboard from "./Dashboard.ts"
 import type * as LeaderElection from "./LeaderElection.ts"
 import type * as Operator from "./Operator.ts"
@@ -118,11 +119,15 @@ export interface ControllerView {
   readonly workersBusy: number
   readonly concurrency: number
   readonly dependsOn: ReadonlyArray<{ readonly name: string; readonly degraded: boolean }>
-  /** Each cache: its kind, and, when it holds less than every object of it, what it selects and whether it holds metadata alone. */
+  /**
+   * Each cache: its kind, and, when it holds less than every object of it, what it selects and
+   * whether it holds metadata alone; while its list or watch keeps failing, why (`failing`).
+   */
   readonly informers: ReadonlyArray<{
     readonly kind: string
     readonly synced: boolean
     readonly objects: number
+    readonly failing?: string
     readonly labelSelector?: string
     readonly fieldSelector?: string
     readonly metadataOnly?: true
@@ -309,14 +314,18 @@ export const controllerView = (handle: Operator.ControllerHandle, history?: Hist
       workersBusy: inspection.workersBusy,
       concurrency: inspection.concurrency,
       dependsOn: inspection.dependsOn,
-      informers: controller.informers.map((informer) => ({
-        kind: informer.resource.kind,
-        synced: informer.hasSynced(),
-        objects: informer.size(),
-        ...(informer.labelSelector === undefined ? {} : { labelSelector: informer.labelSelector }),
-        ...(informer.fieldSelector === undefined ? {} : { fieldSelector: informer.fieldSelector }),
-        ...(informer.resource.metadataOnly === true ? { metadataOnly: true as const } : {})
-      })),
+      informers: controller.informers.map((informer) => {
+        const failing = Informer.failing(informer)
+        return {
+          kind: informer.resource.kind,
+          synced: informer.hasSynced(),
+          objects: informer.size(),
+          ...(failing === undefined ? {} : { failing }),
+          ...(informer.labelSelector === undefined ? {} : { labelSelector: informer.labelSelector }),
+          ...(informer.fieldSelector === undefined ? {} : { fieldSelector: informer.fieldSelector }),
+          ...(informer.resource.metadataOnly === true ? { metadataOnly: true as const } : {})
+        }
+      }),
       rates,
       keys: inspection.keys.map((key) => keyView(key, controller.informer.get(key.key)))
     } satisfies ControllerView
