@@ -17,6 +17,10 @@ export interface Figures {
   readonly ratio_median: number
   readonly ratio_min: number
   readonly ratio_max: number
+  /** No-op reconciles with spans off (`References.TracerEnabled` false), in the same pairs. */
+  readonly untraced_ops_s: number
+  /** That over the bare queue, median of the three pairs. */
+  readonly untraced_ratio_median: number
   /** The bare loop with what each run needs from Effect (gate, interruptible run, span, context). */
   readonly floor_ops_s: number
   /** That floor over the bare queue, median of the three pairs. */

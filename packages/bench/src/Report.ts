@@ -164,6 +164,8 @@ export const contract = {
     "ratio_median",
     "ratio_min",
     "ratio_max",
+    "untraced_ops_s",
+    "untraced_ratio_median",
     "floor_ops_s",
     "floor_ratio_median",
     "merge_events",
@@ -238,6 +240,7 @@ export const table = (report: Report): string => {
   const rows: Array<readonly [string, string, string]> = [
     [`engine: no-op reconciles, ${int(engine.keys)} keys (median of 3)`, `${int(engine.kubefx_ops_s)} /s`, `${percent(engine.ratio_median)} of the bare queue (${percent(engine.ratio_min)}-${percent(engine.ratio_max)}; goal: at least 50%)`],
     [`engine: bare Effect \`Queue\` worker loop, same work`, `${int(engine.bare_queue_ops_s)} /s`, ""],
+    [`engine: no-op reconciles with spans off (\`References.TracerEnabled\` false)`, `${int(engine.untraced_ops_s)} /s`, `${percent(engine.untraced_ratio_median)} of the bare queue`],
     [`engine: that loop with what each run needs from Effect (gate, interruptible run, span, context)`, `${int(engine.floor_ops_s)} /s`, `${percent(engine.floor_ratio_median)} of the bare queue: the most the engine can reach`],
     [`engine: ${int(engine.merge_events)} events over 10,000 keys`, `${int(engine.merge_ops_s)} events/s`, `merged into ${int(engine.merge_runs)} runs`],
     [`engine: work queue add, take, done, rounds of ${int(engine.workqueue_round_keys)} keys (controller-runtime's benchmark)`, `${fixed(engine.workqueue_rounds_ns_per_op, 0)} ns per operation`, "goal: at most 1,000 ns"],

@@ -143,9 +143,14 @@ const program = Effect.gen(function*() {
   // Each ratio is measured three times, the bare loop and the engine side by side each time, so a
   // busy moment of a shared machine moves one pair, not the figure.
   yield* effectFloor
-  const pairs: Array<{ readonly bare: number; readonly floor: number; readonly kubefx: number }> = []
+  const pairs: Array<{ readonly bare: number; readonly floor: number; readonly kubefx: number; readonly untraced: number }> = []
   for (let i = 0; i < repeats; i++) {
-    pairs.push({ bare: yield* bareQueue, floor: yield* effectFloor, kubefx: yield* controllerRun })
+    pairs.push({
+      bare: yield* bareQueue,
+      floor: yield* effectFloor,
+      kubefx: yield* controllerRun,
+      untraced: yield* Effect.provideService(controllerRun, References.TracerEnabled, false)
+    })
   }
   const ratios = pairs.map((pair) => pair.kubefx / pair.bare)
   const floorRatios = pairs.map((pair) => pair.floor / pair.bare)
@@ -173,6 +178,8 @@ const program = Effect.gen(function*() {
     ratio_median: median(ratios),
     ratio_min: Math.min(...ratios),
     ratio_max: Math.max(...ratios),
+    untraced_ops_s: Math.round(median(pairs.map((pair) => pair.untraced))),
+    untraced_ratio_median: median(pairs.map((pair) => pair.untraced / pair.bare)),
     floor_ops_s: Math.round(median(pairs.map((pair) => pair.floor))),
     floor_ratio_median: median(floorRatios),
     merge_events: mergeEvents,
@@ -195,6 +202,7 @@ console.log(`| scenario | figure |
 | no-op reconciles, ${keys} keys, concurrency ${concurrency} (median of ${repeats}) | ${result.kubefx_ops_s.toLocaleString("en")} /s |
 | bare Effect Queue worker loop, same work | ${result.bare_queue_ops_s.toLocaleString("en")} /s |
 | kubefx / bare queue, median (spread) | ${percent(result.ratio_median)} (${percent(result.ratio_min)}-${percent(result.ratio_max)}) |
+| no-op reconciles with spans off (\`References.TracerEnabled\` false), same runs | ${result.untraced_ops_s.toLocaleString("en")} /s, ${percent(result.untraced_ratio_median)} of the bare queue |
 | the loop with what each run needs from Effect (gate, interruptible run, span, context) | ${result.floor_ops_s.toLocaleString("en")} /s, ${percent(result.floor_ratio_median)} of the bare queue |
 | ${mergeEvents.toLocaleString("en")} events over ${mergeKeys.toLocaleString("en")} keys | ${result.merge_ops_s.toLocaleString("en")} events/s, ${result.merge_runs.toLocaleString("en")} runs |
 | work queue add, take, done, rounds of ${workQueueRound.toLocaleString("en")} keys | ${result.workqueue_rounds_ns_per_op.toFixed(0)} ns per operation |

@@ -217,6 +217,8 @@ interface Engine<E, R, S> {
   /** `options.snapshot` when a `rollback` will read what it keeps. */
   readonly snapshot: Options<E, R, S>["snapshot"]
   readonly clock: Clock.Clock
+  /** `References.TracerEnabled` where the controller was made: whether runs are spans. */
+  readonly tracing: boolean
   readonly scope: Scope.Scope
   readonly queue: WorkQueue.WorkQueue<S>
   readonly bucket: TokenBucket.TokenBucket | undefined
@@ -292,6 +294,7 @@ const makeEngine = Effect.fnUntraced(function*<E, R, S>(options: Options<E, R, S
     // A success with a snapshot to take goes the long way (an effect and a transition more).
     snapshot: options.rollback === undefined ? undefined : options.snapshot,
     clock: yield* Clock.Clock,
+    tracing: yield* References.TracerEnabled,
     scope: yield* Scope.Scope,
     queue,
     bucket: options.rateLimit === undefined ? undefined : yield* TokenBucket.make(options.rateLimit),
@@ -355,30 +358,34 @@ const reconcileOnce = <E, R, S>(engine: Engine<E, R, S>, key: string): Effect.Ef
   })
 }
 
-// Every run is a span (`References.TracerEnabled` turns spans off, as for any Effect program); it
-// fails with the reconcile's failure, so tracing backends mark the run as an error. One context
-// update carries the span, the retry info and the log annotations, for the reconcile and for the
-// failure handling after it.
+// Every run is a span; it fails with the reconcile's failure, so tracing backends mark the run as
+// an error. One context update carries the span, the retry info and the log annotations, for the
+// reconcile and for the failure handling after it. With tracing off (`References.TracerEnabled`
+// false where the controller was made) a run has no span at all: Effect would still make a no-op
+// one, at most of a span's cost, for nothing.
 const traced = <E, R, S>(
   engine: Engine<E, R, S>,
   run: Effect.Effect<void, E | ReconcileError.Timeout, R>,
   item: WorkQueue.Item<S>,
   info: RetryInfo.RetryInfo
-): Effect.Effect<void, E | ReconcileError.Timeout, R> =>
-  Effect.useSpan("kubefx.reconcile", {
+): Effect.Effect<void, E | ReconcileError.Timeout, R> => {
+  const annotated = (span: Tracer.Span | undefined) =>
+    Effect.updateContext(run, (current: Context.Context<R>) =>
+      Context.add(
+        Context.add(span === undefined ? current : Context.add(current, Tracer.ParentSpan, span), RetryInfo.RetryInfo, info),
+        References.CurrentLogAnnotations,
+        { ...Context.get(current, References.CurrentLogAnnotations), controller: engine.name, key: item.key, attempt: info.attempt }
+      ))
+  if (!engine.tracing) return annotated(undefined)
+  return Effect.useSpan("kubefx.reconcile", {
     attributes: {
       "kubefx.controller": engine.name,
       "kubefx.key": item.key,
       "kubefx.attempt": info.attempt,
       "kubefx.trigger": Trigger.label(Trigger.reason(item.triggers))
     }
-  }, (span) =>
-    Effect.updateContext(run, (current: Context.Context<R>) =>
-      Context.add(
-        Context.add(Context.add(current, Tracer.ParentSpan, span), RetryInfo.RetryInfo, info),
-        References.CurrentLogAnnotations,
-        { ...Context.get(current, References.CurrentLogAnnotations), controller: engine.name, key: item.key, attempt: info.attempt }
-      )))
+  }, annotated)
+}
 
 // The end of a run: its time recorded, answered with the time it ended.
 const settledAt = <E, R, S>(engine: Engine<E, R, S>, startedAt: number): number => {
