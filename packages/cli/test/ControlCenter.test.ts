@@ -280,6 +280,59 @@ describe("Control Center", () => {
     assert.deepStrictEqual(pageErrors, [])
   }, 60_000)
 
+  it("says why a controller did not start, and marks a cache whose watch keeps failing", async () => {
+    needChromium()
+    const kubeconfigPath = join(dir, "troubled-kubeconfig")
+    const shown = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const server = yield* ApiServer.make({ kubeconfigPath })
+      // Built in this scope, so the operator's client lives as long as its fibers do.
+      const kube = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfigPath }))
+      const running = yield* Operator.start(Operator.make({
+        name: "troubled",
+        http: { port: 0 },
+        controllers: [
+          // ConfigMaps are selected by metadata fields only: the server refuses this one (400).
+          Controller.define({
+            name: "mistyped",
+            for: Builtins.Secret,
+            namespace: "default",
+            watches: [Controller.watch(Builtins.ConfigMap, () => [], { fieldSelector: "data.name=x" })],
+            cacheSyncTimeout: "300 millis",
+            reconcile: () => Effect.succeed(Outcome.done)
+          }),
+          Controller.define({
+            name: "configs",
+            for: Builtins.ConfigMap,
+            namespace: "default",
+            watch: { backoff: { initial: "100 millis", max: "200 millis" } },
+            reconcile: () => Effect.succeed(Outcome.done)
+          })
+        ]
+      })).pipe(Effect.provide(kube))
+      yield* Effect.sync(() => running.controllers.map((c) => c.phase()).join(" ")).pipe(
+        Effect.repeat({ until: (phases) => phases === "Failed Running", schedule: Schedule.spaced("50 millis") }),
+        Effect.timeoutOrElse({ duration: "20 seconds", orElse: () => Effect.die(new Error(running.controllers.map((c) => `${c.name}:${c.phase()}:${c.failure()}`).join(" "))) })
+      )
+      // The configs' watch ends and every new one is refused: its cache stops moving.
+      server.faults.set({ rules: [{ resource: "configmaps", verbs: ["watch"], errorRate: 1, errorCode: 503 }] })
+      server.faults.closeWatches({ resource: "configmaps" })
+      const opened = yield* Effect.acquireRelease(Effect.promise(() => browser!.newPage()), (p) => Effect.promise(() => p.close()))
+      return yield* Effect.promise(async () => {
+        opened.on("pageerror", (error) => pageErrors.push(String(error)))
+        await opened.goto(`${running.url}/`)
+        const failed = `#attention [data-attention="failed"][data-controller="mistyped"]`
+        const chip = `.card[data-controller="configs"] .chip.bad`
+        await until("the failed controller and the failing cache", () =>
+          opened.waitForFunction(([a, b]) => document.querySelector(a) !== null && /failing/.test(document.querySelector(b)?.textContent ?? ""), [failed, chip] as const, polling))
+        return { failed: await opened.locator(failed).innerText(), chip: await opened.locator(chip).innerText(), title: await opened.locator(chip).getAttribute("title") }
+      })
+    })).pipe(Effect.provideService(References.MinimumLogLevel, "None"), Effect.provideService(Metric.MetricRegistry, new Map())))
+    assert.include(shown.failed, "did not start: controller mistyped: caches not synced after 300ms: ConfigMap in default (BadRequest: field label not supported: data.name)")
+    assert.strictEqual(shown.chip, "ConfigMap 0 failing")
+    assert.match(shown.title ?? "", /^Informer cache: synced; its list or watch failing: ServerError: /)
+    assert.deepStrictEqual(pageErrors, [])
+  }, 60_000)
+
   it("shows an object whose run is still going, and one waiting in the queue behind it, each for how long, and past ten seconds both need attention", async () => {
     needChromium()
     const kubeconfigPath = join(dir, "stalled-kubeconfig")
