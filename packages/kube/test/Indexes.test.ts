@@ -99,4 +99,46 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("named inde
       yield* kube.patch(Builtins.ConfigMap, "shared", ns, { data: { v: "2" } }, { type: "merge" })
       yield* ranOnce("a")
     }))
+
+  it.effect("ctx.owned: each primary reads its own children of an owned kind from the cache, and an unowned kind throws", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Mirror)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const seen = yield* Ref.make<Record<string, string>>({})
+      const thrown = yield* Ref.make<Array<string>>([])
+      const controller = yield* Controller.start(Controller.define({
+        name: "mirror-children",
+        for: Mirror,
+        namespace: ns,
+        owns: [Builtins.ConfigMap],
+        reconcile: (mirror, ctx) =>
+          Effect.gen(function*() {
+            // What the cache held of its children when the run began, then two more.
+            const children = names(ctx.owned(Builtins.ConfigMap))
+            yield* Ref.update(seen, (all) => ({ ...all, [mirror.metadata.name]: children }))
+            for (const n of [1, 2]) {
+              yield* ctx.applyOwned(Builtins.ConfigMap, { metadata: { name: `${mirror.metadata.name}-${n}` }, data: { n: `${n}` } })
+            }
+            yield* Effect.try({ try: () => ctx.owned(Builtins.Secret), catch: (error) => String(error) }).pipe(
+              Effect.flip,
+              Effect.flatMap((message) => Ref.update(thrown, (xs) => [...xs, message]))
+            )
+            return Outcome.done
+          })
+      }))
+      // A ConfigMap of the same namespace that no Mirror controls is no one's child.
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "stray", namespace: ns } })
+      yield* kube.create(Mirror, mirror(ns, "a", "x"))
+      yield* kube.create(Mirror, mirror(ns, "b", "x"))
+      yield* eventually(Effect.flatMap(Ref.get(seen), (all) => ensure(all.a === "" && all.b === "", JSON.stringify(all))))
+      // Another run of each, once its children are in the cache (the stray and four children): it
+      // sees them, and only them.
+      const ownedCache = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap)!
+      yield* eventually(Effect.suspend(() => ensure(ownedCache.size() === 5, `${ownedCache.size()} ConfigMaps cached`)))
+      yield* kube.patch(Mirror, "a", ns, { spec: { configMap: "y" } }, { type: "merge" })
+      yield* kube.patch(Mirror, "b", ns, { spec: { configMap: "y" } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Ref.get(seen), (all) => ensure(all.a === "a-1,a-2" && all.b === "b-1,b-2", JSON.stringify(all))))
+      assert.strictEqual((yield* Ref.get(thrown))[0], "Error: controller mirror-children does not own Secret: add it to owns to read its children from the cache")
+    }))
 })

@@ -20,6 +20,7 @@ const informerHolding = (object: Builtins.ConfigMap): Informer.Informer<Builtins
   get: (key) => (key === "default/a" ? object : undefined),
   list: () => [object],
   byIndex: () => [],
+  ownedBy: () => [],
   keys: () => ["default/a"],
   size: () => 1,
   hasSynced: () => true,

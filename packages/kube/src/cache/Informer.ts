@@ -59,6 +59,11 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
    * not made with is a programming error: it throws, naming the indexes there are.
    */
   readonly byIndex: (index: string, value: string) => ReadonlyArray<A>
+  /**
+   * Cached objects whose controller owner (the ownerReference with `controller: true`) has this
+   * uid, from an index built by the first call and kept from then on.
+   */
+  readonly ownedBy: (uid: string) => ReadonlyArray<A>
   readonly keys: () => ReadonlyArray<string>
   readonly size: () => number
   /** Whether the first list has been loaded. */
@@ -136,6 +141,10 @@ export const stripManagedFields = <A extends ObjectMeta.KubeObject>(object: A): 
   return shareStrings({ ...object, metadata })
 }
 
+// The uid of an object's controller owner, "" when it has none.
+const controllerUid = (object: ObjectMeta.KubeObject): string =>
+  object.metadata.ownerReferences?.find((reference) => reference.controller === true)?.uid ?? ""
+
 const strings = Interning.make()
 
 type Writable = Record<string, unknown>
@@ -192,6 +201,8 @@ export const make = <A extends ObjectMeta.KubeObject>(
     // Built by the first list of one namespace and kept from then on: an informer never asked for
     // one namespace does not pay a set entry per cached object.
     let byNamespace: Map<string, Set<string>> | undefined
+    // Likewise by controller owner uid ("" for none), built by the first `ownedBy`.
+    let byOwner: Map<string, Set<string>> | undefined
     // Label terms ("app=web") and named index terms ("\u0000name\u0000value") in one map: a label
     // key cannot hold the NUL character, so the two never meet.
     const byTerm = new Map<string, Set<string>>()
@@ -255,12 +266,23 @@ export const make = <A extends ObjectMeta.KubeObject>(
       objects.set(key, object)
       if (previous === undefined) {
         if (byNamespace !== undefined) indexAdd(byNamespace, object.metadata.namespace ?? "", key)
+        if (byOwner !== undefined) indexAdd(byOwner, controllerUid(object), key)
         if (indexed) for (const term of termsOf(object)) indexAdd(byTerm, term, key)
-      } else if (indexed) {
-        const before = termsOf(previous)
-        const after = termsOf(object)
-        for (const term of before) if (!after.includes(term)) indexRemove(byTerm, term, key)
-        for (const term of after) if (!before.includes(term)) indexAdd(byTerm, term, key)
+      } else {
+        if (byOwner !== undefined) {
+          const before = controllerUid(previous)
+          const after = controllerUid(object)
+          if (before !== after) {
+            indexRemove(byOwner, before, key)
+            indexAdd(byOwner, after, key)
+          }
+        }
+        if (indexed) {
+          const before = termsOf(previous)
+          const after = termsOf(object)
+          for (const term of before) if (!after.includes(term)) indexRemove(byTerm, term, key)
+          for (const term of after) if (!before.includes(term)) indexAdd(byTerm, term, key)
+        }
       }
       release(key, object)
       return previous
@@ -268,6 +290,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const remove = (key: string, object: A) => {
       objects.delete(key)
       if (byNamespace !== undefined) indexRemove(byNamespace, object.metadata.namespace ?? "", key)
+      if (byOwner !== undefined) indexRemove(byOwner, controllerUid(object), key)
       if (indexed) for (const term of termsOf(object)) indexRemove(byTerm, term, key)
     }
 
@@ -416,6 +439,14 @@ export const make = <A extends ObjectMeta.KubeObject>(
       return result
     }
 
+    const ownedBy = (uid: string): ReadonlyArray<A> => {
+      if (byOwner === undefined) {
+        byOwner = new Map()
+        for (const [key, object] of objects) indexAdd(byOwner, controllerUid(object), key)
+      }
+      return uid === "" ? [] : Array.from(byOwner.get(uid) ?? [], (key) => objects.get(key)!)
+    }
+
     const byIndex = (index: string, value: string): ReadonlyArray<A> => {
       if (options.indexes?.[index] === undefined) {
         const known = indexes.map(([name]) => name)
@@ -442,6 +473,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
       get: (key) => objects.get(key),
       list,
       byIndex,
+      ownedBy,
       keys: () => Array.from(objects.keys()),
       size: () => objects.size,
       hasSynced: () => hasSynced,

@@ -158,6 +158,13 @@ export interface Context<A extends ObjectMeta.KubeObject> {
    * a shard), is read from whichever holds the key, the owned one first.
    */
   readonly cached: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>, key: string) => B | undefined
+  /**
+   * This object's children of an owned kind (one of `owns`): the cached objects whose controller
+   * owner it is, from an index by owner, with no request and no scan (JOSDK's secondary resources;
+   * controller-runtime lists them through an owner field index). A kind the controller does not
+   * own is a programming error: it throws.
+   */
+  readonly owned: <B extends ObjectMeta.KubeObject>(resource: Resource.Resource<B>) => ReadonlyArray<B>
   /** Records a Kubernetes Event about the object (best effort, aggregated, never failing the run). */
   readonly recordEvent: (event: Events.Event) => Effect.Effect<void>
   /** The primary kind. */
@@ -363,6 +370,8 @@ interface Parts<A extends ObjectMeta.KubeObject, E, R> {
   readonly events: Events.Recorder
   /** Keyed by the very Resource value, so each entry's informer is of that resource's type. */
   readonly caches: ReadonlyMap<Resource.Resource, Cache>
+  /** The cache of each owned kind, for `owned`. */
+  readonly ownedCaches: ReadonlyMap<Resource.Resource, Informer.Informer<any>>
   /**
    * Objects that do not decode with the resource's Schema are reported, not skipped in silence:
    * their run fails with the decode error (counted, shown in /controllers), writes Ready=False
@@ -447,6 +456,13 @@ const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
         }
       }),
     cached: (kind, key) => caches.get(kind)?.get(key),
+    owned: (kind) => {
+      const informer = parts.ownedCaches.get(kind)
+      if (informer === undefined) {
+        throw new Error(`controller ${parts.options.name} does not own ${kind.kind}: add it to owns to read its children from the cache`)
+      }
+      return informer.ownedBy(object.metadata.uid)
+    },
     recordEvent: (event) => events.record(object, event),
     resource,
     informer: (kind) => caches.get(kind)?.informer,
@@ -571,6 +587,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       status: StatusWrites.make({ kube, resource, overlay, fieldManager, writeReady: declaresConditions(resource) }),
       events: yield* Events.make({ component: options.name }),
       caches: cachesOf(secondaries),
+      ownedCaches: new Map(owned.map((informer) => [informer.resource, informer])),
       undecodable: new Map(),
       sharded: runWith.shard !== undefined,
       ownedLabels,
