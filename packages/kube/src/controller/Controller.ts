@@ -213,6 +213,13 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly ownedLabels?: Readonly<Record<string, string>> | undefined
   /** Kinds whose changes reconcile the primaries they name (see `watch`). */
   readonly watches?: ReadonlyArray<Watch> | undefined
+  /**
+   * Keys ("namespace/name") to reconcile from outside the cluster: a message queue, a webhook
+   * receiver, a poll of an external API (controller-runtime's `source.Channel`, JOSDK's external
+   * event sources). Each key runs as a related event, merged with the key's other events; a key
+   * whose object does not exist runs nothing. Read for as long as the controller runs.
+   */
+  readonly sources?: ReadonlyArray<Stream.Stream<string, never, R>> | undefined
   /** Runs for each key whose object exists and is not being deleted (with a `cleanup`, once it carries the finalizer). */
   readonly reconcile: (object: Stored<A>, context: Context<A>) => Effect.Effect<Outcome.Outcome, E, R>
   /**
@@ -420,6 +427,9 @@ const applyCached = <A extends ObjectMeta.KubeObject, B extends ObjectMeta.KubeO
     }
   )
 
+// What a key from one of the definition's `sources` runs as.
+const external = Trigger.related("external source")
+
 // A reconcile (one that can `report`) stages its status for the run's one write; cleanup and
 // explicit managers apply at once.
 const contextFor = <A extends ObjectMeta.KubeObject, E, R>(
@@ -602,7 +612,8 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
         ...[
           ...owned.map((informer) => Triggers.owned(informer, resource, parts.writes)),
           ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object, primary), parts.writes)),
-          ...secondaries.map((informer) => Triggers.served(informer, primary.keys))
+          ...secondaries.map((informer) => Triggers.served(informer, primary.keys)),
+          ...(options.sources ?? []).map((source) => Stream.map(source, (key) => Engine.enqueue(key, external)))
           // A sharded replica runs only its own keys: another replica's object is that replica's to reconcile.
         ].map((related) => runWith.shard === undefined ? related : Stream.filter(related, (event) => primary.get(event.key) !== undefined))
       ],
