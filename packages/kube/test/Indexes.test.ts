@@ -5,7 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Controller, Informer, Kube, ObjectMeta, Resource } from "@kubefx/kube"
+import { Builtins, Conditions, Controller, Informer, Kube, ObjectMeta, OwnerReferences, Resource } from "@kubefx/kube"
 import { Effect, Ref, Schema } from "effect"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
@@ -140,5 +140,33 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("named inde
       yield* kube.patch(Mirror, "b", ns, { spec: { configMap: "y" } }, { type: "merge" })
       yield* eventually(Effect.flatMap(Ref.get(seen), (all) => ensure(all.a === "a-1,a-2" && all.b === "b-1,b-2", JSON.stringify(all))))
       assert.strictEqual((yield* Ref.get(thrown))[0], "Error: controller mirror-children does not own Secret: add it to owns to read its children from the cache")
+    }))
+
+  it.effect("an informer's index by controller owner follows adoption, a change of owner, orphaning and deletion", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Mirror)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const first = yield* kube.create(Mirror, mirror(ns, "first", "x"))
+      const second = yield* kube.create(Mirror, mirror(ns, "second", "x"))
+      const controllerOf = (owner: Mirror) => [{ ...OwnerReferences.controllerReference(owner, Mirror), blockOwnerDeletion: false }]
+      yield* kube.create(Builtins.ConfigMap, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "child", namespace: ns, ownerReferences: controllerOf(first) }
+      })
+      const informer = yield* Informer.make(Builtins.ConfigMap, { namespace: ns })
+      yield* informer.awaitSynced
+      const of = (owner: Mirror) => names(informer.ownedBy(owner.metadata.uid!))
+      assert.strictEqual(of(first), "child")
+      assert.strictEqual(of(second), "")
+      yield* kube.patch(Builtins.ConfigMap, "child", ns, { metadata: { ownerReferences: controllerOf(second) } }, { type: "merge" })
+      yield* eventually(Effect.suspend(() => ensure(of(first) === "" && of(second) === "child", `${of(first)} ${of(second)}`)))
+      yield* kube.patch(Builtins.ConfigMap, "child", ns, { metadata: { ownerReferences: null } }, { type: "merge" })
+      yield* eventually(Effect.suspend(() => ensure(of(second) === "", of(second))))
+      yield* kube.patch(Builtins.ConfigMap, "child", ns, { metadata: { ownerReferences: controllerOf(first) } }, { type: "merge" })
+      yield* eventually(Effect.suspend(() => ensure(of(first) === "child", of(first))))
+      yield* kube.delete(Builtins.ConfigMap, "child", ns)
+      yield* eventually(Effect.suspend(() => ensure(of(first) === "", of(first))))
     }))
 })

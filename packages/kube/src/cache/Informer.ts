@@ -201,7 +201,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
     // Built by the first list of one namespace and kept from then on: an informer never asked for
     // one namespace does not pay a set entry per cached object.
     let byNamespace: Map<string, Set<string>> | undefined
-    // Likewise by controller owner uid ("" for none), built by the first `ownedBy`.
+    // Likewise by controller owner uid (objects with none are left out), built by the first `ownedBy`.
     let byOwner: Map<string, Set<string>> | undefined
     // Label terms ("app=web") and named index terms ("\u0000name\u0000value") in one map: a label
     // key cannot hold the NUL character, so the two never meet.
@@ -232,6 +232,9 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const indexRemove = (index: Map<string, Set<string>>, term: string, key: string) => {
       const keys = index.get(term)
       if (keys !== undefined && keys.delete(key) && keys.size === 0) index.delete(term)
+    }
+    const ownerAdd = (index: Map<string, Set<string>>, uid: string, key: string) => {
+      if (uid !== "") indexAdd(index, uid, key)
     }
     const indexed = indexLabels.length > 0 || indexes.length > 0
     const termsOf = (object: A): Array<string> => {
@@ -266,15 +269,15 @@ export const make = <A extends ObjectMeta.KubeObject>(
       objects.set(key, object)
       if (previous === undefined) {
         if (byNamespace !== undefined) indexAdd(byNamespace, object.metadata.namespace ?? "", key)
-        if (byOwner !== undefined) indexAdd(byOwner, controllerUid(object), key)
+        if (byOwner !== undefined) ownerAdd(byOwner, controllerUid(object), key)
         if (indexed) for (const term of termsOf(object)) indexAdd(byTerm, term, key)
       } else {
         if (byOwner !== undefined) {
           const before = controllerUid(previous)
           const after = controllerUid(object)
           if (before !== after) {
-            indexRemove(byOwner, before, key)
-            indexAdd(byOwner, after, key)
+            if (before !== "") indexRemove(byOwner, before, key)
+            ownerAdd(byOwner, after, key)
           }
         }
         if (indexed) {
@@ -290,7 +293,10 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const remove = (key: string, object: A) => {
       objects.delete(key)
       if (byNamespace !== undefined) indexRemove(byNamespace, object.metadata.namespace ?? "", key)
-      if (byOwner !== undefined) indexRemove(byOwner, controllerUid(object), key)
+      if (byOwner !== undefined) {
+        const uid = controllerUid(object)
+        if (uid !== "") indexRemove(byOwner, uid, key)
+      }
       if (indexed) for (const term of termsOf(object)) indexRemove(byTerm, term, key)
     }
 
@@ -442,7 +448,7 @@ export const make = <A extends ObjectMeta.KubeObject>(
     const ownedBy = (uid: string): ReadonlyArray<A> => {
       if (byOwner === undefined) {
         byOwner = new Map()
-        for (const [key, object] of objects) indexAdd(byOwner, controllerUid(object), key)
+        for (const [key, object] of objects) ownerAdd(byOwner, controllerUid(object), key)
       }
       return uid === "" ? [] : Array.from(byOwner.get(uid) ?? [], (key) => objects.get(key)!)
     }
