@@ -501,3 +501,47 @@ export const make = <A extends ObjectMeta.KubeObject>(
     }
     return informer
   })
+
+/**
+ * Informers of one kind in several namespaces (each made with its `namespace`) as one: a key is
+ * looked up, and waited for, in its namespace's informer; lists, indexes and changes cover them all;
+ * synced once each one is. What a controller given `namespaces` caches its kinds in.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Builtins, Informer } from "@kubefx/kube"
+ * const configMaps = Effect.map(
+ *   Effect.forEach(["team-a", "team-b"], (namespace) => Informer.make(Builtins.ConfigMap, { namespace })),
+ *   Informer.merge
+ * )
+ */
+export const merge = <A extends ObjectMeta.KubeObject>(informers: ReadonlyArray<Informer<A>>): Informer<A> => {
+  const [first] = informers
+  if (first === undefined) throw new Error("Informer.merge needs at least one informer")
+  if (informers.length === 1) return first
+  const byNamespace = new Map(informers.map((informer) => [informer.namespace ?? "", informer]))
+  const of = (key: string) => byNamespace.get(key.slice(0, Math.max(0, key.indexOf("/"))))
+  const all = <B>(f: (informer: Informer<A>) => ReadonlyArray<B>): ReadonlyArray<B> => informers.flatMap(f)
+  return {
+    resource: first.resource,
+    labelSelector: first.labelSelector,
+    fieldSelector: first.fieldSelector,
+    get: (key) => of(key)?.get(key),
+    list: (filter) =>
+      filter?.namespace === undefined ? all((informer) => informer.list(filter)) : byNamespace.get(filter.namespace)?.list(filter) ?? [],
+    byIndex: (index, value) => all((informer) => informer.byIndex(index, value)),
+    ownedBy: (uid) => all((informer) => informer.ownedBy(uid)),
+    keys: () => all((informer) => informer.keys()),
+    size: () => informers.reduce((total, informer) => total + informer.size(), 0),
+    hasSynced: () => informers.every((informer) => informer.hasSynced()),
+    awaitSynced: Effect.all(informers.map((informer) => informer.awaitSynced), { concurrency: "unbounded", discard: true }),
+    failure: () => informers.map((informer) => informer.failure()).find((failure) => failure !== undefined),
+    // One kind: its CRD is served, or not, in every namespace alike.
+    served: first.served,
+    servedChanges: first.servedChanges,
+    changes: Stream.mergeAll(informers.map((informer) => informer.changes), { concurrency: "unbounded" }),
+    validity: Stream.mergeAll(informers.map((informer) => informer.validity), { concurrency: "unbounded" }),
+    awaitNewerThan: (key, version) => of(key)?.awaitNewerThan(key, version) ?? Effect.void,
+    awaitVersion: (key, version) => of(key)?.awaitVersion(key, version) ?? Effect.void
+  }
+}

@@ -196,6 +196,12 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   /** Watch one namespace only. */
   readonly namespace?: string | undefined
   /**
+   * Watch these namespaces only (controller-runtime's `DefaultNamespaces`, JOSDK's `namespaces`):
+   * each kind is cached per namespace, and the caches read as one. Not with `namespace`; an
+   * operator with `sharding` takes one namespace or all.
+   */
+  readonly namespaces?: ReadonlyArray<string> | undefined
+  /**
    * Reconcile only the primaries these labels select ("tier=web,!legacy"); checked as a
    * Kubernetes label selector when the controller is defined, as a watch's `labelSelector` is.
    */
@@ -566,7 +572,11 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     const fieldManager = options.fieldManager ?? options.name
     const informers = yield* SharedInformers.SharedInformers
     const labelSelector = runWith.shard === undefined ? options.labelSelector : Handover.selector(runWith.shard.identity, options.labelSelector)
-    const primary = yield* informers.get(resource, { ...options.watch, namespace: options.namespace, labelSelector })
+    // One cache per namespace watched (or one for the namespace or the cluster), read as one.
+    const scopes: ReadonlyArray<string | undefined> = options.namespaces ?? [options.namespace]
+    const cacheOf = <B extends ObjectMeta.KubeObject>(kind: Resource.Resource<B>, informerOptions: Informer.Options<B>) =>
+      Effect.map(Effect.forEach(scopes, (namespace) => informers.get(kind, { ...informerOptions, namespace })), Informer.merge)
+    const primary = yield* cacheOf(resource, { ...options.watch, labelSelector })
     // Locked writes under a field manager of their own: the controller's unlocked status applies,
     // which state only their own fields, never remove a value a locked write allocated.
     const overlay = yield* OverlayCache.make(primary, { fieldManager: `${fieldManager}-locked` })
@@ -577,10 +587,10 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       ...(runWith.shard === undefined ? {} : { [Handover.shardLabel]: runWith.shard.identity })
     }
     const owned = yield* Effect.forEach(options.owns ?? [], (kind) =>
-      informers.get(kind, { namespace: options.namespace, labelSelector: selectorOf(ownedLabels) }))
+      cacheOf(kind, { labelSelector: selectorOf(ownedLabels) }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(
-        informers.get(watch.resource, { namespace: options.namespace, labelSelector: watch.labelSelector, fieldSelector: watch.fieldSelector }),
+        cacheOf(watch.resource, { labelSelector: watch.labelSelector, fieldSelector: watch.fieldSelector }),
         (informer) => ({ watch, informer })
       ))
     const secondaries = [...owned, ...watched.map((w) => w.informer)]
@@ -660,6 +670,8 @@ export interface Any<R = never> extends Pipeable.Pipeable {
   readonly for: Resource.Resource
   /** The one namespace it watches, if it watches one. */
   readonly namespace: string | undefined
+  /** The namespaces it watches, when given several. */
+  readonly namespaces: ReadonlyArray<string> | undefined
   readonly labelSelector: string | undefined
   readonly owns: ReadonlyArray<Resource.Resource>
   readonly watches: ReadonlyArray<Resource.Resource>
@@ -751,7 +763,21 @@ const checkFinalizer = (name: string, resource: Resource.Resource<any>, finalize
   if (problems.length > 0) throw new Error(`controller ${name}: finalizer ${JSON.stringify(finalizer)}: ${problems.join("; ")}`)
 }
 
+// Namespaces the API server would refuse, none, one twice, or both `namespace` and `namespaces`.
+const checkNamespaces = (name: string, namespace: string | undefined, namespaces: ReadonlyArray<string> | undefined): void => {
+  if (namespaces === undefined) return
+  const problem = namespace !== undefined
+    ? "give namespace or namespaces, not both"
+    : namespaces.length === 0
+    ? "namespaces is empty: leave it out to watch every namespace"
+    : new Set(namespaces).size < namespaces.length
+    ? "namespaces names one twice"
+    : namespaces.flatMap((ns) => NameRules.dns1123Label(ns).map((p) => `namespace ${JSON.stringify(ns)}: ${p}`)).join("; ")
+  if (problem !== "") throw new Error(`controller ${name}: ${problem}`)
+}
+
 const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<A, E, R>): Definition<A, E, R> => {
+  checkNamespaces(options.name, options.namespace, options.namespaces)
   checkOwnedLabels(options.name, options.ownedLabels ?? {})
   checkSelectors(options.name, options)
   checkFinalizer(options.name, options.for, options.cleanup === undefined ? undefined : options.finalizer ?? defaultFinalizer(options.for.group, options.name))
@@ -761,6 +787,7 @@ const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<
     name: options.name,
     for: options.for,
     namespace: options.namespace,
+    namespaces: options.namespaces,
     labelSelector: options.labelSelector,
     owns: options.owns ?? [],
     watches: (options.watches ?? []).map((watch) => watch.resource),

@@ -155,6 +155,11 @@ const validate = <R>(operator: Operator<R>): string | undefined => {
     const found = cycle(definition, [])
     if (found !== undefined) return `dependsOn has a cycle: ${found}`
   }
+  // Its sharder labels the objects of one namespace, or of all.
+  const multiNamespace = operator.controllers.find((definition) => definition.namespaces !== undefined)
+  if (operator.options.sharding !== undefined && multiNamespace !== undefined) {
+    return `controller ${multiNamespace.name} watches several namespaces: a sharded operator's controllers watch one namespace or all`
+  }
   return undefined
 }
 

@@ -1,0 +1,73 @@
+/**
+ * A controller given several namespaces: it caches and reconciles its kinds there and nowhere
+ * else, its caches read as one (a key in its namespace's cache, lists and children across them),
+ * and namespaces it could not watch are refused when it is defined.
+ */
+import { assert, describe, it as plain, layer } from "@effect/vitest"
+import { Outcome } from "@kubefx/core"
+import { Builtins, Controller, Kube, Operator } from "@kubefx/kube"
+import { Effect, Ref } from "effect"
+import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
+
+const done = () => Effect.succeed(Outcome.done)
+
+layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a controller of several namespaces", (it) => {
+  it.effect("reconciles its objects in each of them, none elsewhere, and reads its caches as one", () =>
+    Effect.gen(function*() {
+      const [a, b, c] = [yield* namespace, yield* namespace, yield* namespace]
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Record<string, number>>({})
+      const controller = yield* Controller.start(Controller.define({
+        name: "multi",
+        for: Builtins.ConfigMap,
+        namespaces: [a, b],
+        owns: [Builtins.Secret],
+        reconcile: (configMap, ctx) =>
+          Effect.gen(function*() {
+            // The children this ConfigMap had when the run began, then its one Secret.
+            const children = ctx.owned(Builtins.Secret).length
+            yield* Ref.update(runs, (all) => ({ ...all, [`${configMap.metadata.namespace}/${configMap.metadata.name}`]: children }))
+            yield* ctx.applyOwned(Builtins.Secret, { metadata: { name: `${configMap.metadata.name}-secret` }, stringData: { v: "1" } })
+            return Outcome.done
+          })
+      }))
+      for (const ns of [a, b, c]) {
+        yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: ns } })
+      }
+      yield* eventually(Effect.flatMap(Ref.get(runs), (all) => ensure(Object.keys(all).sort().join(" ") === `${a}/settings ${b}/settings`, JSON.stringify(all))))
+      // Each got its Secret; none was made in the namespace not watched.
+      for (const ns of [a, b]) yield* kube.get(Builtins.Secret, "settings-secret", ns)
+      assert.deepStrictEqual((yield* kube.list(Builtins.Secret, { namespace: c })).items.map((s) => s.metadata.name), [])
+      // One cache over both namespaces: a key is found in its own, lists span them.
+      assert.strictEqual(controller.informer.get(`${b}/settings`)?.metadata.namespace, b)
+      assert.isUndefined(controller.informer.get(`${c}/settings`))
+      assert.deepStrictEqual(controller.informer.list().map((cm) => cm.metadata.namespace).sort(), [a, b].sort())
+      assert.deepStrictEqual(controller.informer.list({ namespace: a }).map((cm) => cm.metadata.namespace), [a])
+      // A change in one namespace runs that key; the run sees its one child there.
+      yield* kube.patch(Builtins.ConfigMap, "settings", b, { data: { v: "2" } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Ref.get(runs), (all) => ensure(all[`${b}/settings`] === 1, JSON.stringify(all))))
+    }))
+
+  it.effect("are refused in a sharded operator, whose sharder labels one namespace or all", () =>
+    Effect.gen(function*() {
+      const sharded = Operator.make({
+        name: "sharded",
+        http: false,
+        sharding: { namespace: "default" },
+        controllers: [Controller.define({ name: "multi", for: Builtins.ConfigMap, namespaces: ["a", "b"], reconcile: done })]
+      })
+      const refused = yield* Effect.flip(Operator.start(sharded))
+      assert.strictEqual(refused.message, "controller multi watches several namespaces: a sharded operator's controllers watch one namespace or all")
+    }))
+})
+
+describe("namespaces a controller cannot watch", () => {
+  plain("are refused when it is defined", () => {
+    const define = (namespaces: ReadonlyArray<string>, namespace?: string) => () =>
+      Controller.define({ name: "multi", for: Builtins.ConfigMap, namespaces, namespace, reconcile: done })
+    assert.throws(define(["a"], "b"), "controller multi: give namespace or namespaces, not both")
+    assert.throws(define([]), "controller multi: namespaces is empty: leave it out to watch every namespace")
+    assert.throws(define(["a", "a"]), "controller multi: namespaces names one twice")
+    assert.throws(define(["Team_A"]), `controller multi: namespace "Team_A": `)
+  })
+})
