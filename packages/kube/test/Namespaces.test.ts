@@ -5,9 +5,9 @@
  */
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, Kube, Operator } from "@kubefx/kube"
+import { Builtins, Controller, Kube, Operator, Rbac } from "@kubefx/kube"
 import { Effect, Ref } from "effect"
-import { ensure, eventually, layer as cluster, namespace } from "./support.ts"
+import { clientWithToken, ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const done = () => Effect.succeed(Outcome.done)
 
@@ -46,6 +46,44 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a controll
       // A change in one namespace runs that key; the run sees its one child there.
       yield* kube.patch(Builtins.ConfigMap, "settings", b, { data: { v: "2" } }, { type: "merge" })
       yield* eventually(Effect.flatMap(Ref.get(runs), (all) => ensure(all[`${b}/settings`] === 1, JSON.stringify(all))))
+    }))
+
+  it.effect("run as their ServiceAccount, are granted their namespaces only (RoleBindings to the ClusterRole)", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      const [a, b, c] = [yield* namespace, yield* namespace, yield* namespace]
+      const kube = yield* Kube.Kube
+      const reads = yield* Ref.make<Record<string, string>>({})
+      // Each run reads the same ConfigMap in every namespace: granted in its own two, not in c.
+      const operator = Operator.make({
+        name: "two-teams",
+        http: false,
+        controllers: [Controller.define({
+          name: "two-teams",
+          for: Builtins.ConfigMap,
+          namespaces: [a, b],
+          reconcile: (_, ctx) =>
+            Effect.forEach([a, b, c], (ns) =>
+              Effect.map(Effect.result(ctx.kube.get(Builtins.ConfigMap, "settings", ns)), (read) =>
+                [ns, read._tag === "Success" ? "read" : read.failure._tag] as const
+              )).pipe(
+                Effect.flatMap((results) => Ref.set(reads, Object.fromEntries(results))),
+                Effect.as(Outcome.done)
+              )
+        })]
+      })
+      const { token } = yield* Rbac.serviceAccount(operator, { name: "two-teams", namespace: "two-teams-system" })
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* Operator.start(operator).pipe(Effect.provide(yield* clientWithToken(server, token)))
+        for (const ns of [a, b, c]) {
+          yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: ns } })
+        }
+        yield* eventually(Effect.flatMap(Ref.get(reads), (seen) =>
+          ensure(JSON.stringify(seen) === JSON.stringify({ [a]: "read", [b]: "read", [c]: "Forbidden" }), JSON.stringify(seen))))
+      }))
+      const bindings = yield* kube.request({ method: "GET", path: `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/two-teams` }).pipe(Effect.flip)
+      assert.strictEqual(bindings._tag, "NotFound")
     }))
 
   it.effect("are refused in a sharded operator, whose sharder labels one namespace or all", () =>

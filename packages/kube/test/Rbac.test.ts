@@ -123,3 +123,44 @@ describe("Rbac", () => {
     expect(yaml).toContain("kind: ClusterRole")
   })
 })
+
+describe("where the ClusterRole is bound", () => {
+  const inNamespaces = (namespaces: ReadonlyArray<string>, more: Partial<Parameters<typeof Controller.define>[0]> = {}) =>
+    Controller.define({ name: `widgets-${namespaces.join("-")}`, for: Widget, namespaces, owns: [Builtins.ConfigMap], reconcile: done, ...more })
+  const account = { name: "widgets", namespace: "widgets-system" }
+
+  it("in each namespace an operator works in, with its Lease's, when every controller watches some and touches namespaced kinds only", () => {
+    const operator = Operator.make({
+      name: "widgets",
+      leaderElection: { namespace: "widgets-system" },
+      controllers: [inNamespaces(["team-b", "team-a"]), Controller.define({ name: "gizmos", for: Gizmo, namespace: "team-c", reconcile: done })]
+    })
+    expect(Rbac.namespaces(operator)).toEqual(["team-a", "team-b", "team-c", "widgets-system"])
+    const bindings = Rbac.bindings(operator, Rbac.clusterRole(operator), account)
+    expect(bindings.map((b) => [b.kind, "namespace" in b.metadata ? b.metadata.namespace : undefined])).toEqual([
+      ["RoleBinding", "team-a"],
+      ["RoleBinding", "team-b"],
+      ["RoleBinding", "team-c"],
+      ["RoleBinding", "widgets-system"]
+    ])
+    expect(bindings[0]).toMatchObject({
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "widgets" },
+      subjects: [{ kind: "ServiceAccount", name: "widgets", namespace: "widgets-system" }]
+    })
+  })
+
+  it("across the cluster when a controller watches every namespace, touches a cluster-scoped kind, or declares rules of its own", () => {
+    const cases = [
+      [inNamespaces(["team-a"]), widgets],
+      [inNamespaces(["team-a"], { owns: [Builtins.Namespace] })],
+      [inNamespaces(["team-a"], { rbac: [{ apiGroups: [""], resources: ["nodes"], verbs: ["get"] }] })]
+    ]
+    for (const controllers of cases) {
+      const operator = Operator.make({ name: "widgets", controllers })
+      expect(Rbac.namespaces(operator)).toBeUndefined()
+      expect(Rbac.bindings(operator, Rbac.clusterRole(operator), account).map((b) => b.kind)).toEqual(["ClusterRoleBinding"])
+    }
+    const withRules = Operator.make({ name: "widgets", controllers: [inNamespaces(["team-a"])], rbac: [{ apiGroups: [""], resources: ["nodes"], verbs: ["get"] }] })
+    expect(Rbac.namespaces(withRules)).toBeUndefined()
+  })
+})

@@ -202,6 +202,67 @@ export const clusterRoleBinding = (
   subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }]
 })
 
+/** rbac.authorization.k8s.io/v1 RoleBinding of one ServiceAccount to a ClusterRole, in one namespace. */
+export interface RoleBinding {
+  readonly apiVersion: "rbac.authorization.k8s.io/v1"
+  readonly kind: "RoleBinding"
+  readonly metadata: { readonly name: string; readonly namespace: string; readonly labels?: Readonly<Record<string, string>> }
+  readonly roleRef: { readonly apiGroup: "rbac.authorization.k8s.io"; readonly kind: "ClusterRole"; readonly name: string }
+  readonly subjects: ReadonlyArray<{ readonly kind: "ServiceAccount"; readonly name: string; readonly namespace: string }>
+}
+
+/**
+ * The namespaces an operator works in, when it works in some only: every controller watches one
+ * namespace or several, every kind they touch is namespaced, and no rule beyond the derived ones is
+ * declared (such a rule may name what no namespace holds); with the leader and member Leases'
+ * namespaces. Undefined when the operator needs the cluster.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * Rbac.namespaces(operator) // ["team-a", "team-b", "widgets-system"], or undefined
+ */
+export const namespaces = (operator: Operator.Operator<unknown>): ReadonlyArray<string> | undefined => {
+  const found = new Set<string>()
+  for (const definition of operator.controllers) {
+    const watched = definition.namespaces ?? (definition.namespace === undefined ? [] : [definition.namespace])
+    const kinds = [definition.for, ...definition.owns, ...definition.watches]
+    if (watched.length === 0 || definition.rules.length > 0 || kinds.some((kind) => !kind.namespaced)) return undefined
+    for (const namespace of watched) found.add(namespace)
+  }
+  if (found.size === 0 || (operator.options.rbac ?? []).length > 0) return undefined
+  for (const namespace of [operator.options.leaderElection?.namespace, operator.options.sharding?.namespace]) {
+    if (namespace !== undefined) found.add(namespace)
+  }
+  return [...found].sort()
+}
+
+/**
+ * How `role` is bound to the operator's ServiceAccount: in each of its {@link namespaces} when it
+ * works in some only (a RoleBinding to the ClusterRole grants it there and nowhere else), else
+ * across the cluster.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * const bindings = Rbac.bindings(operator, Rbac.clusterRole(operator), { name: "widgets", namespace: "widgets-system" })
+ */
+export const bindings = (
+  operator: Operator.Operator<unknown>,
+  role: ClusterRole,
+  serviceAccount: { readonly name: string; readonly namespace: string }
+): ReadonlyArray<ClusterRoleBinding | RoleBinding> => {
+  const scoped = namespaces(operator)
+  if (scoped === undefined) return [clusterRoleBinding(role, serviceAccount)]
+  return scoped.map((namespace): RoleBinding => ({
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: serviceAccount.name, namespace },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
+    subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }]
+  }))
+}
+
 /** Where {@link serviceAccount} puts the operator's identity. */
 export interface ServiceAccountOptions {
   readonly name: string
@@ -224,7 +285,8 @@ const applyRbacObject = (kube: Kube.Client, plural: string, body: { readonly met
 /**
  * Gives an operator the identity it is deployed with, using the current client's (an
  * administrator's) rights: the ServiceAccount `name` in `namespace` (both created if missing), the
- * operator's {@link clusterRole} named `name` and its binding to it; answers a token of that
+ * operator's {@link clusterRole} named `name` and its {@link bindings} (in each namespace it works
+ * in, created if missing, or across the cluster); answers a token of that
  * ServiceAccount and the role. A client with that token may do what the operator's controllers
  * declare and nothing else, as in a cluster: `kubefx dev` and the test kit run operators so.
  *
@@ -246,7 +308,14 @@ export const serviceAccount = (
     yield* kube.apply(Builtins.ServiceAccount, { metadata: { name, namespace } }, { fieldManager, force: true })
     const role = clusterRole(source, { name })
     yield* applyRbacObject(kube, "clusterroles", { ...role }, fieldManager)
-    yield* applyRbacObject(kube, "clusterrolebindings", { ...clusterRoleBinding(role, { name, namespace }) }, fieldManager)
+    for (const binding of bindings(source, role, { name, namespace })) {
+      if (binding.kind === "ClusterRoleBinding") {
+        yield* applyRbacObject(kube, "clusterrolebindings", { ...binding }, fieldManager)
+      } else {
+        yield* kube.apply(Builtins.Namespace, { metadata: { name: binding.metadata.namespace } }, { fieldManager, force: true })
+        yield* applyRbacObject(kube, `namespaces/${binding.metadata.namespace}/rolebindings`, { ...binding }, fieldManager)
+      }
+    }
     const issued = (yield* kube.request({
       method: "POST",
       path: `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
