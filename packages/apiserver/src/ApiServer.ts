@@ -160,9 +160,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         : (revision) => persistence.durable(revision).pipe(Effect.mapError((e) => Status.internal(e.message)))
     }
     const faults = Faults.make()
+    const metrics = RequestMetrics.make()
     const watches = Watch.make({
       store,
       faults,
+      metrics,
       durable: env.durable,
       ...(options.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
       ...(options.watchBufferSize === undefined ? {} : { bufferSize: options.watchBufferSize })
@@ -216,7 +218,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         finalizeNamespace: (name, body) => Namespaces.finalize(env, name, body),
         deleteNamespace: (name, deleteOptions) => Namespaces.remove(env, name, deleteOptions),
         discovered: apiServices.discovered,
-        metrics: RequestMetrics.make()
+        metrics
       }),
       { scope }
     )

@@ -2,8 +2,9 @@
  * The server's `/metrics`, with kube-apiserver's stable metric names: `apiserver_request_total`
  * by verb (`LIST`, `WATCH`, `APPLY`, `CONNECT`... as kube reports them), dry run, group, version,
  * resource, subresource, scope, component and response code, and `apiserver_storage_objects` by
- * resource, so a test can count what an operator asks of the server. Each server keeps its own
- * registry: servers in one process never mix their counts.
+ * resource, `apiserver_longrunning_requests` (the watches open now) and `apiserver_watch_events_total`
+ * by kind (the events sent to watchers), so a test can count what an operator asks of the server and
+ * what it is sent. Each server keeps its own registry: servers in one process never mix their counts.
  */
 import { Context, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
@@ -16,6 +17,23 @@ const requests = Metric.counter("apiserver_request_total", {
 const storedObjects = Metric.gauge("apiserver_storage_objects", {
   description: "[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1."
 })
+
+const longRunning = Metric.gauge("apiserver_longrunning_requests", {
+  description: "[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way."
+})
+
+const watchEvents = Metric.counter("apiserver_watch_events_total", {
+  description: "[ALPHA] Number of events sent in watch clients",
+  incremental: true
+})
+
+/** What a watch is of: the labels of its long-running request. */
+export interface Watched {
+  readonly group: string
+  readonly version: string
+  readonly resource: string
+  readonly scope: "namespace" | "cluster"
+}
 
 /** One answered request, as its labels. */
 export interface Request {
@@ -32,6 +50,10 @@ export interface Request {
 
 export interface RequestMetrics {
   readonly record: (request: Request) => void
+  /** A watch opened: counted among the long-running requests until the returned function is called. */
+  readonly watchOpened: (watch: Watched) => () => void
+  /** `count` events of `kind` sent to one watcher. */
+  readonly eventsSent: (group: string, version: string, kind: string, count: number) => void
   /** The Prometheus text, `stored` giving each resource's object count (`deployments.apps`). */
   readonly text: (stored: ReadonlyArray<readonly [resource: string, count: () => number]>) => string
 }
@@ -49,6 +71,8 @@ export const make = (): RequestMetrics => {
   const context = Context.make(Metric.MetricRegistry, new Map())
   const counts = new Map<string, { count: number }>()
   const gauges = new Set<string>()
+  const open = new Map<string, { value: number }>()
+  const sent = new Map<string, { count: number }>()
   // Series are registered once and read when scraped: no registry lookup per request.
   const register = <State>(metric: Metric.Metric<never, State>, attributes: Readonly<Record<string, string>>, get: () => State) =>
     Metric.registerUnsafe(Metric.withAttributes(metric, attributes), context, { get, update: () => {}, modify: () => {} })
@@ -73,6 +97,43 @@ export const make = (): RequestMetrics => {
         }, () => ({ count: counted.count, incremental: true }))
       }
       series.count++
+    },
+    watchOpened: (w) => {
+      const key = `${w.group}\0${w.version}\0${w.resource}\0${w.scope}`
+      let series = open.get(key)
+      if (series === undefined) {
+        const gauge = { value: 0 }
+        series = gauge
+        open.set(key, gauge)
+        register(longRunning, {
+          component: "apiserver",
+          group: w.group,
+          resource: w.resource,
+          scope: w.scope,
+          subresource: "",
+          verb: "WATCH",
+          version: w.version
+        }, () => ({ value: gauge.value }))
+      }
+      const counted = series
+      counted.value++
+      let closed = false
+      return () => {
+        if (closed) return
+        closed = true
+        counted.value--
+      }
+    },
+    eventsSent: (group, version, kind, count) => {
+      const key = `${group}\0${version}\0${kind}`
+      let series = sent.get(key)
+      if (series === undefined) {
+        const counted = { count: 0 }
+        series = counted
+        sent.set(key, counted)
+        register(watchEvents, { group, kind, version }, () => ({ count: counted.count, incremental: true }))
+      }
+      series.count += count
     },
     text: (stored) => {
       for (const [resource, count] of stored) {

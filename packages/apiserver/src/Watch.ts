@@ -12,6 +12,7 @@ import { Cause, Effect, Queue, Schedule, Stream } from "effect"
 import type * as Faults from "./Faults.ts"
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
+import type * as RequestMetrics from "./RequestMetrics.ts"
 import * as Selectors from "./Selectors.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -20,6 +21,8 @@ import { KubeObject } from "@kubefx/schema/internal"
 export interface Options {
   readonly store: Store.Store
   readonly faults: Faults.Faults
+  /** Where open watches and the events sent are counted, for `/metrics`. */
+  readonly metrics?: RequestMetrics.RequestMetrics | undefined
   /** How often watches with `allowWatchBookmarks` get a BOOKMARK (default 5 s). */
   readonly bookmarkIntervalMs?: number
   /** Events a watch may fall behind before it is dropped (default 10,000). */
@@ -247,8 +250,16 @@ export const make = (options: Options): Watches => {
           stop({ type: "ERROR", error: Status.expired(`too old resource version: ${startRevision} (${store.revision()})`) })
       }
       const unregister = faults.register(handle)
+      const { type } = resource
+      const closed = options.metrics?.watchOpened({
+        group: type.group,
+        version: type.version,
+        resource: type.plural,
+        scope: request.namespace === undefined ? "cluster" : "namespace"
+      })
       yield* Effect.addFinalizer(() => Effect.sync(() => {
         unregister()
+        closed?.()
         subscription?.cancel()
       }))
 
@@ -278,7 +289,11 @@ export const make = (options: Options): Watches => {
         durable(highest(items)).pipe(
           Effect.andThen(faults.awaitDelivery(handle)),
           Effect.andThen(converted(items)),
-          Effect.map((ready) => [Buffer.from(ready.map(encode).join("")) as Uint8Array] as const),
+          Effect.map((ready) => {
+            const events = ready.reduce((n, item) => item.type === "BOOKMARK" ? n : n + 1, 0)
+            if (events > 0) options.metrics?.eventsSent(type.group, type.version, type.kind, events)
+            return [Buffer.from(ready.map(encode).join("")) as Uint8Array] as const
+          }),
           Effect.catch((error) =>
             Effect.sync(() => {
               stop()

@@ -60,4 +60,29 @@ describe("/metrics", () => {
     const elsewhere = (await other.request("GET", "/metrics")).text
     expect(value(elsewhere, "apiserver_request_total", { ...cm, verb: "POST" })).toBe(0)
   })
+
+  it("counts the watches open now and the events sent to watchers", async () => {
+    await createNamespace(server, "watched")
+    const cms = "/api/v1/namespaces/watched/configmaps"
+    const metric = async (name: string, labels: Record<string, string>) => value((await server.request("GET", "/metrics")).text, name, labels)
+    const watching = { verb: "WATCH", group: "", version: "v1", resource: "configmaps", scope: "namespace", component: "apiserver" }
+    const sentBefore = await metric("apiserver_watch_events_total", { group: "", version: "v1", kind: "ConfigMap" })
+    let openDuring = -1
+    // Two watchers, one namespaced and one of the cluster, each sent the one new ConfigMap.
+    const cluster = watchEvents(server, "/api/v1/configmaps?watch=true&labelSelector=metered%3Dyes", 1, 5000)
+    const seen = await watchEvents(server, `${cms}?watch=true&labelSelector=metered%3Dyes`, 1, 5000, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      openDuring = await metric("apiserver_longrunning_requests", watching)
+      expect(await metric("apiserver_longrunning_requests", { ...watching, scope: "cluster" })).toBe(1)
+      await server.request("POST", cms, { body: { ...configMap("w"), metadata: { name: "w", labels: { metered: "yes" } } } })
+    })
+    expect((await cluster).map((event) => event.type)).toEqual(["ADDED"])
+    expect(seen.map((event) => event.type)).toEqual(["ADDED"])
+    expect(openDuring).toBe(1)
+    for (let i = 0; i < 50 && await metric("apiserver_longrunning_requests", { verb: "WATCH", resource: "configmaps" }) > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(await metric("apiserver_longrunning_requests", { verb: "WATCH", resource: "configmaps" })).toBe(0)
+    expect(await metric("apiserver_watch_events_total", { group: "", version: "v1", kind: "ConfigMap" }) - sentBefore).toBe(2)
+  })
 })
