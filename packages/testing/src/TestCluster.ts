@@ -23,6 +23,8 @@ export interface Cluster {
   readonly faults: Faults.Faults
   /** The running operator, when the layer was given controllers. */
   readonly operator: Operator.Running | undefined
+  /** The server's `/metrics` as it reads now (Prometheus text); `ServerMetrics` reads it. */
+  readonly metricsText: Effect.Effect<string>
 }
 
 /** The test cluster's service. */
@@ -119,7 +121,10 @@ const cluster = <R>(options: Options<R>) =>
       const failures = failed().map((c) => `${c.name}: ${c.failure()}`)
       if (failures.length > 0) yield* Effect.die(new Error(`the test cluster's controllers failed to start: ${failures.join("; ")}`))
     }
-    return Context.add(kube, TestCluster, { url: server.httpsUrl, kubeconfigPath, faults: server.faults, operator })
+    const metricsText = Effect.promise(() =>
+      fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.token}` } }).then((response) => response.text())
+    )
+    return Context.add(kube, TestCluster, { url: server.httpsUrl, kubeconfigPath, faults: server.faults, operator, metricsText })
   })
 
 /**

@@ -10,7 +10,7 @@ import { Cause, Context, Effect, Exit, Layer, Schedule, Schema, Scope } from "ef
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { connect } from "node:net"
-import { Await, Events, Samples, TestCluster } from "../src/index.ts"
+import { Await, Events, Samples, ServerMetrics, TestCluster } from "../src/index.ts"
 
 const Greeting = Resource.custom({
   group: "test.kubefx.dev",
@@ -61,6 +61,33 @@ layer(TestCluster.layer({ resources: [Greeting], controllers: [greetings] }), { 
       assert.deepStrictEqual(events.filter((e) => e.reason === "Greeted").map((e) => [e.type, e.message, e.involvedObject.kind]), [
         ["Normal", "greeted World", "Greeting"]
       ])
+    }))
+
+  it.effect("counts what the controller costs the server: one ConfigMap apply and one status write per Greeting, one watch per kind", () =>
+    Effect.gen(function*() {
+      const namespace = yield* TestCluster.namespace
+      const converged = Effect.andThen(
+        Samples.apply(Greeting, { metadata: { name: "counted", namespace }, spec: { name: "Counted" } }),
+        Await.condition(Greeting, "counted", namespace, "Ready")
+      )
+      const [, configMapApplies] = yield* ServerMetrics.counting(converged, "apiserver_request_total", { resource: "configmaps", verb: "APPLY" })
+      assert.strictEqual(configMapApplies, 1)
+      const samples = yield* ServerMetrics.scrape
+      assert.isAtLeast(ServerMetrics.sum(samples, "apiserver_request_total", { resource: "greetings", subresource: "status", verb: "APPLY" }), 1)
+      // The operator's informers: one watch of the Greetings and one of the ConfigMaps it owns.
+      assert.strictEqual(ServerMetrics.sum(samples, "apiserver_longrunning_requests", { resource: "greetings" }), 1)
+      assert.strictEqual(ServerMetrics.sum(samples, "apiserver_longrunning_requests", { resource: "configmaps" }), 1)
+      assert.isAtLeast(ServerMetrics.sum(samples, "apiserver_watch_events_total", { kind: "Greeting" }), 1)
+      // Another status write is one APPLY more, of the same series.
+      const [, statusWrites] = yield* ServerMetrics.counting(
+        Effect.andThen(
+          Samples.apply(Greeting, { metadata: { name: "counted", namespace }, spec: { name: "Counted again" } }),
+          Await.until(Greeting, "counted", namespace, (g) => g.status?.observedGeneration === 2)
+        ),
+        "apiserver_request_total",
+        { resource: "greetings", subresource: "status", verb: "APPLY" }
+      )
+      assert.strictEqual(statusWrites, 1)
     }))
 
   it.effect("a wait that times out fails with the object's last state, or says it does not exist", () =>
