@@ -22,6 +22,8 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a controll
         for: Builtins.ConfigMap,
         namespaces: [a, b],
         owns: [Builtins.Secret],
+        // A kind no namespace holds: one cache of the cluster's, each object once.
+        watches: [Controller.watch(Builtins.Namespace, (ns) => [`${ns.metadata.name}/settings`])],
         reconcile: (configMap, ctx) =>
           Effect.gen(function*() {
             // The children this ConfigMap had when the run began, then its one Secret.
@@ -43,6 +45,9 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a controll
       assert.isUndefined(controller.informer.get(`${c}/settings`))
       assert.deepStrictEqual(controller.informer.list().map((cm) => cm.metadata.namespace).sort(), [a, b].sort())
       assert.deepStrictEqual(controller.informer.list({ namespace: a }).map((cm) => cm.metadata.namespace), [a])
+      const namespaces = controller.informers.find((informer) => informer.resource === Builtins.Namespace)!
+      assert.strictEqual(namespaces.get(c)?.metadata.name, c)
+      assert.strictEqual(new Set(namespaces.keys()).size, namespaces.keys().length)
       // A change in one namespace runs that key; the run sees its one child there.
       yield* kube.patch(Builtins.ConfigMap, "settings", b, { data: { v: "2" } }, { type: "merge" })
       yield* eventually(Effect.flatMap(Ref.get(runs), (all) => ensure(all[`${b}/settings`] === 1, JSON.stringify(all))))

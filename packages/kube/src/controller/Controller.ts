@@ -572,10 +572,14 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     const fieldManager = options.fieldManager ?? options.name
     const informers = yield* SharedInformers.SharedInformers
     const labelSelector = runWith.shard === undefined ? options.labelSelector : Handover.selector(runWith.shard.identity, options.labelSelector)
-    // One cache per namespace watched (or one for the namespace or the cluster), read as one.
+    // One cache per namespace watched (or one for the namespace or the cluster), read as one; a
+    // kind no namespace holds has one cache of the cluster's.
     const scopes: ReadonlyArray<string | undefined> = options.namespaces ?? [options.namespace]
     const cacheOf = <B extends ObjectMeta.KubeObject>(kind: Resource.Resource<B>, informerOptions: Informer.Options<B>) =>
-      Effect.map(Effect.forEach(scopes, (namespace) => informers.get(kind, { ...informerOptions, namespace })), Informer.merge)
+      Effect.map(
+        Effect.forEach(kind.namespaced ? scopes : [undefined], (namespace) => informers.get(kind, { ...informerOptions, namespace })),
+        Informer.merge
+      )
     const primary = yield* cacheOf(resource, { ...options.watch, labelSelector })
     // Locked writes under a field manager of their own: the controller's unlocked status applies,
     // which state only their own fields, never remove a value a locked write allocated.
