@@ -40,4 +40,34 @@ describe("Triggers.watched", () => {
         .pipe(Stream.runCollect)
       assert.deepStrictEqual(events.map((event) => event.key), ["default/c"])
     }))
+
+  // A Pod-like object naming the primary it concerns in an annotation.
+  const pointing = (name: string, to: string, data = "1") => ({ ...configMap(name), metadata: { ...configMap(name).metadata, annotations: { to } }, data: { v: data } })
+  type Pointing = ReturnType<typeof pointing>
+  const updates = (...changes: ReadonlyArray<readonly [Pointing, Pointing]>) =>
+    ({
+      resource: Builtins.ConfigMap,
+      changes: Stream.fromIterable(changes.map(([previous, object]) => ({ _tag: "Updated", previous, object } as const)))
+    }) as unknown as Informer.Informer<Pointing>
+  const to = (object: Pointing) => [`default/${object.metadata.annotations.to}`]
+  const keys = (events: ReadonlyArray<{ readonly _tag: string; readonly key: string }>) => events.map((event) => event.key)
+
+  it.effect("an update reconciles the keys its previous version named too: the primary it left hears of it", () =>
+    Effect.gen(function*() {
+      const events = yield* Triggers.watched(updates([pointing("p", "a"), pointing("p", "b")], [pointing("p", "b"), pointing("p", "b", "2")]), to, writes)
+        .pipe(Stream.runCollect)
+      assert.deepStrictEqual(keys(events), ["default/b", "default/a", "default/b"])
+    }))
+
+  it.effect("an update the predicate refuses reconciles nothing", () =>
+    Effect.gen(function*() {
+      const dataChanged = (previous: Pointing, next: Pointing) => previous.data.v !== next.data.v
+      const events = yield* Triggers.watched(
+        updates([pointing("p", "a"), pointing("p", "b")], [pointing("p", "b"), pointing("p", "b", "2")]),
+        to,
+        writes,
+        dataChanged
+      ).pipe(Stream.runCollect)
+      assert.deepStrictEqual(keys(events), ["default/b"])
+    }))
 })

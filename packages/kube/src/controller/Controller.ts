@@ -63,10 +63,16 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
    * is defined.
    */
   readonly fieldSelector?: string | undefined
+  /**
+   * Whether an update of a watched object is worth a reconcile (controller-runtime's update
+   * predicates): a status-only change of a noisy kind, say, is not. Adds and deletes always are.
+   */
+  predicate?(previous: B, next: B): boolean
 }
 
 /**
- * A watched kind: a change of one of its objects reconciles the primaries `map` names. With a
+ * A watched kind: a change of one of its objects reconciles the primaries `map` names (for an
+ * update, those it names for the new version and for the previous one). With a
  * `labelSelector` or a `fieldSelector`, only the objects they select are cached (controller-runtime's
  * per-kind cache selectors): watching the ConfigMaps of one app, or the Pods of one node, does not
  * cache every one in the namespace or the cluster.
@@ -85,16 +91,25 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
  * // (declared on the controller: watch: { indexes: { secret: (w) => [ObjectMeta.keyOf(w.metadata.namespace, w.spec.secretName)] } }).
  * const referrers = Controller.watch(Builtins.Secret, (secret, primaries) =>
  *   primaries.byIndex("secret", ObjectMeta.key(secret)).map(ObjectMeta.key))
+ * // Only a change of a Secret's data reconciles: a new label alone does not.
+ * const onData = Controller.watch(Builtins.Secret, (secret) => [ObjectMeta.key(secret)], {
+ *   predicate: (previous, next) => JSON.stringify(previous.data) !== JSON.stringify(next.data)
+ * })
  */
 export const watch = <B extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<B>,
   map: (object: B, primaries: Primaries) => Iterable<string>,
-  options: { readonly labelSelector?: string | undefined; readonly fieldSelector?: string | undefined } = {}
+  options: {
+    readonly labelSelector?: string | undefined
+    readonly fieldSelector?: string | undefined
+    readonly predicate?: ((previous: B, next: B) => boolean) | undefined
+  } = {}
 ): Watch<B> => ({
   resource,
   map,
   labelSelector: options.labelSelector,
-  fieldSelector: options.fieldSelector
+  fieldSelector: options.fieldSelector,
+  ...(options.predicate === undefined ? {} : { predicate: options.predicate })
 })
 
 /** A status write of the object being reconciled: `metadata` names it unless given. */
@@ -625,7 +640,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
         Triggers.validity(primary, parts.undecodable),
         ...[
           ...owned.map((informer) => Triggers.owned(informer, resource, parts.writes)),
-          ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object, primary), parts.writes)),
+          ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object, primary), parts.writes, watch.predicate?.bind(watch))),
           ...secondaries.map((informer) => Triggers.served(informer, primary.keys)),
           ...(options.sources ?? []).map((source) => Stream.map(source, (key) => Engine.enqueue(key, external)))
           // A sharded replica runs only its own keys: another replica's object is that replica's to reconcile.

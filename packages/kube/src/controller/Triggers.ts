@@ -112,7 +112,9 @@ export const owned = <B extends ObjectMeta.KubeObject>(
   )
 
 /**
- * A change of a watched object reconciles the keys `map` names.
+ * A change of a watched object reconciles the keys `map` names for it, and for an update also the
+ * keys it named for the previous version (a primary the object no longer concerns hears that it
+ * left, as controller-runtime's map handlers); an update `predicate` refuses reconciles nothing.
  *
  * @example
  * const events = Triggers.watched(configMaps, (cm) => [ObjectMeta.key(cm)], writes)
@@ -120,13 +122,17 @@ export const owned = <B extends ObjectMeta.KubeObject>(
 export const watched = <B extends ObjectMeta.KubeObject>(
   informer: Informer.Informer<B>,
   map: (object: B) => Iterable<string>,
-  writes: OwnWrites.OwnWrites
+  writes: OwnWrites.OwnWrites,
+  predicate?: ((previous: B, next: B) => boolean) | undefined
 ): Stream.Stream<Engine.Event> => {
   const enqueued = (changes: ReadonlyArray<Informer.Change<B>>): ReadonlyArray<Engine.Event> => {
     const events: Array<Engine.Event> = []
     for (const change of changes) {
+      if (change._tag === "Updated" && predicate !== undefined && !predicate(change.previous, change.object)) continue
       const writer = writes.writerOf(informer.resource, change)
-      for (const key of map(change.object)) if (key !== writer) events.push(Engine.enqueue(key, related(informer.resource.kind, change)))
+      const keys = new Set(map(change.object))
+      if (change._tag === "Updated") for (const key of map(change.previous)) keys.add(key)
+      for (const key of keys) if (key !== writer) events.push(Engine.enqueue(key, related(informer.resource.kind, change)))
     }
     return events
   }
