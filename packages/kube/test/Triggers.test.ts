@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Builtins, type Informer } from "@kubefx/kube"
-import { Effect, Stream } from "effect"
+import { Builtins, type Informer, Resource } from "@kubefx/kube"
+import { Effect, Schema, Stream } from "effect"
 import type * as OwnWrites from "../src/controller/OwnWrites.ts"
 import * as Triggers from "../src/controller/Triggers.ts"
 
@@ -69,5 +69,33 @@ describe("Triggers.watched", () => {
         dataChanged
       ).pipe(Stream.runCollect)
       assert.deepStrictEqual(keys(events), ["default/b"])
+    }))
+})
+
+describe("Triggers.owned", () => {
+  const Widget = Resource.custom({ group: "demo.kubefx.dev", version: "v1", kind: "Widget", plural: "widgets", spec: Schema.Struct({}) })
+  const child = (owner: string | undefined) => ({
+    ...configMap("child"),
+    metadata: {
+      ...configMap("child").metadata,
+      ...(owner === undefined ? {} : {
+        ownerReferences: [{ apiVersion: "demo.kubefx.dev/v1", kind: "Widget", name: owner, uid: `uid-${owner}`, controller: true }]
+      })
+    }
+  })
+  type Child = ReturnType<typeof child>
+  const changes = (...list: ReadonlyArray<Informer.Change<Child>>) =>
+    ({ resource: Builtins.ConfigMap, changes: Stream.fromIterable(list) }) as unknown as Informer.Informer<Child>
+
+  it.effect("reconciles the owner, and on an update that moved or orphaned the object the owner it had too", () =>
+    Effect.gen(function*() {
+      const events = yield* Triggers.owned(changes(
+        { _tag: "Added", object: child("a") },
+        { _tag: "Updated", previous: child("a"), object: child("b") },
+        { _tag: "Updated", previous: child("b"), object: child(undefined) },
+        { _tag: "Updated", previous: child(undefined), object: child(undefined) },
+        { _tag: "Deleted", object: child("a") }
+      ), Widget, writes).pipe(Stream.runCollect)
+      assert.deepStrictEqual(events.map((event) => event.key), ["default/a", "default/b", "default/a", "default/b", "default/a"])
     }))
 })

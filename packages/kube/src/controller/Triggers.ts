@@ -86,7 +86,9 @@ export const validity = <A extends ObjectMeta.KubeObject>(
   )
 
 /**
- * A change of an owned object reconciles its controller owner of the primary kind.
+ * A change of an owned object reconciles its controller owner of the primary kind; an update that
+ * moved it to another owner (or orphaned it) reconciles the one it had too, as controller-runtime's
+ * owner handler.
  *
  * @example
  * const events = Triggers.owned(configMaps, Widget, writes)
@@ -95,21 +97,30 @@ export const owned = <B extends ObjectMeta.KubeObject>(
   informer: Informer.Informer<B>,
   owner: Resource.Resource,
   writes: OwnWrites.OwnWrites
-): Stream.Stream<Engine.Event> =>
-  informer.changes.pipe(
-    Stream.filterMap((change): Result.Result<Engine.Event, void> => {
+): Stream.Stream<Engine.Event> => {
+  // The key of the object's controller owner of the primary kind, if it has one.
+  const ownerKey = (object: B): string | undefined => {
+    const references: ReadonlyArray<ObjectMeta.OwnerReference> = object.metadata.ownerReferences ?? []
+    const reference = references.find((candidate) =>
+      candidate.controller === true && candidate.kind === owner.kind &&
+      candidate.apiVersion.split("/")[0] === owner.apiVersion.split("/")[0]
+    )
+    return reference === undefined ? undefined : ObjectMeta.keyOf(owner.namespaced ? object.metadata.namespace : undefined, reference.name)
+  }
+  const enqueued = (changes: ReadonlyArray<Informer.Change<B>>): ReadonlyArray<Engine.Event> => {
+    const events: Array<Engine.Event> = []
+    for (const change of changes) {
       const writer = writes.writerOf(informer.resource, change)
-      const references: ReadonlyArray<ObjectMeta.OwnerReference> = change.object.metadata.ownerReferences ?? []
-      const reference = references.find((candidate) =>
-        candidate.controller === true && candidate.kind === owner.kind &&
-        candidate.apiVersion.split("/")[0] === owner.apiVersion.split("/")[0]
-      )
-      if (reference === undefined) return Result.failVoid
-      const key = ObjectMeta.keyOf(owner.namespaced ? change.object.metadata.namespace : undefined, reference.name)
-      if (writer === key) return Result.failVoid
-      return Result.succeed(Engine.enqueue(key, related(informer.resource.kind, change)))
-    })
-  )
+      const now = ownerKey(change.object)
+      if (now !== undefined && now !== writer) events.push(Engine.enqueue(now, related(informer.resource.kind, change)))
+      const before = change._tag === "Updated" ? ownerKey(change.previous) : undefined
+      if (before !== undefined && before !== now && before !== writer) events.push(Engine.enqueue(before, related(informer.resource.kind, change)))
+    }
+    return events
+  }
+  // A chunk of changes becomes one chunk of events, or none (as `watched`).
+  return informer.changes.pipe(Stream.mapAccumArray(() => undefined, (state, changes) => [state, enqueued(changes)]))
+}
 
 /**
  * A change of a watched object reconciles the keys `map` names for it, and for an update also the
