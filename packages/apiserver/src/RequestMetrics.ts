@@ -69,71 +69,62 @@ export interface RequestMetrics {
  */
 export const make = (): RequestMetrics => {
   const context = Context.make(Metric.MetricRegistry, new Map())
-  const counts = new Map<string, { count: number }>()
   const gauges = new Set<string>()
-  const open = new Map<string, { value: number }>()
-  const sent = new Map<string, { count: number }>()
   // Series are registered once and read when scraped: no registry lookup per request.
   const register = <State>(metric: Metric.Metric<never, State>, attributes: Readonly<Record<string, string>>, get: () => State) =>
     Metric.registerUnsafe(Metric.withAttributes(metric, attributes), context, { get, update: () => {}, modify: () => {} })
+  // One value per label set of a counter or gauge, registered with its labels the first time.
+  const seriesOf = <State>(metric: Metric.Metric<never, State>, read: (value: { value: number }) => State) => {
+    const values = new Map<string, { value: number }>()
+    return (key: string, labels: () => Readonly<Record<string, string>>): { value: number } => {
+      let held = values.get(key)
+      if (held === undefined) {
+        const value = { value: 0 }
+        held = value
+        values.set(key, value)
+        register(metric, labels(), () => read(value))
+      }
+      return held
+    }
+  }
+  const counted = (value: { value: number }) => ({ count: value.value, incremental: true })
+  const requestSeries = seriesOf(requests, counted)
+  const watchSeries = seriesOf(longRunning, (value) => ({ value: value.value }))
+  const eventSeries = seriesOf(watchEvents, counted)
   return {
     record: (r) => {
-      const key = `${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}\0${r.code}`
-      let series = counts.get(key)
-      if (series === undefined) {
-        const counted = { count: 0 }
-        series = counted
-        counts.set(key, counted)
-        register(requests, {
-          code: String(r.code),
-          component: "apiserver",
-          dry_run: r.dryRun ? "All" : "",
-          group: r.group,
-          resource: r.resource,
-          scope: r.scope,
-          subresource: r.subresource,
-          verb: r.verb,
-          version: r.version
-        }, () => ({ count: counted.count, incremental: true }))
-      }
-      series.count++
+      requestSeries(`${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}\0${r.code}`, () => ({
+        code: String(r.code),
+        component: "apiserver",
+        dry_run: r.dryRun ? "All" : "",
+        group: r.group,
+        resource: r.resource,
+        scope: r.scope,
+        subresource: r.subresource,
+        verb: r.verb,
+        version: r.version
+      })).value++
     },
     watchOpened: (w) => {
-      const key = `${w.group}\0${w.version}\0${w.resource}\0${w.scope}`
-      let series = open.get(key)
-      if (series === undefined) {
-        const gauge = { value: 0 }
-        series = gauge
-        open.set(key, gauge)
-        register(longRunning, {
-          component: "apiserver",
-          group: w.group,
-          resource: w.resource,
-          scope: w.scope,
-          subresource: "",
-          verb: "WATCH",
-          version: w.version
-        }, () => ({ value: gauge.value }))
-      }
-      const counted = series
-      counted.value++
+      const open = watchSeries(`${w.group}\0${w.version}\0${w.resource}\0${w.scope}`, () => ({
+        component: "apiserver",
+        group: w.group,
+        resource: w.resource,
+        scope: w.scope,
+        subresource: "",
+        verb: "WATCH",
+        version: w.version
+      }))
+      open.value++
       let closed = false
       return () => {
         if (closed) return
         closed = true
-        counted.value--
+        open.value--
       }
     },
     eventsSent: (group, version, kind, count) => {
-      const key = `${group}\0${version}\0${kind}`
-      let series = sent.get(key)
-      if (series === undefined) {
-        const counted = { count: 0 }
-        series = counted
-        sent.set(key, counted)
-        register(watchEvents, { group, kind, version }, () => ({ count: counted.count, incremental: true }))
-      }
-      series.count += count
+      eventSeries(`${group}\0${version}\0${kind}`, () => ({ group, kind, version })).value += count
     },
     text: (stored) => {
       for (const [resource, count] of stored) {
