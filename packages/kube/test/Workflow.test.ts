@@ -374,7 +374,7 @@ describe("Workflow types", () => {
 
   plain("invalid graphs are refused when built", () => {
     assert.throws(() => Workflow.make({ nodes: [content], dependsOn: { content: ["nowhere"] } }), /nowhere in dependsOn is not a node/)
-    assert.throws(() => Workflow.parallel(content, Dependent.make({ ...content, desired: content.desired })), /two nodes are named content/)
+    assert.throws(() => Workflow.parallel(content, Dependent.make({ name: "content", resource: Builtins.Secret, desired: () => ({ metadata: { name: "other" } }) })), /two nodes are named content/)
     assert.throws(
       () => Workflow.make({ nodes: [content, service], dependsOn: { content: ["service"], service: ["content"] } }),
       /cycle among content, service/

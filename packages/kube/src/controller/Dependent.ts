@@ -22,6 +22,7 @@ import type * as KubeError from "../client/KubeError.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
 import * as OwnerReferences from "./OwnerReferences.ts"
 import type * as Resource from "../client/Resource.ts"
+import { NameRules } from "@kubefx/schema/objects"
 
 /** A condition that may need effects: a boolean, or an Effect of one. */
 export type Check<E, R> = boolean | Effect.Effect<boolean, E, R>
@@ -31,24 +32,23 @@ export type Check<E, R> = boolean | Effect.Effect<boolean, E, R>
  * deletion and cleanup checks are bound into `reconcile` and `remove`, so a dependent of any kind is
  * a `Dependent<P, ObjectMeta.KubeObject, E, R>` and a workflow holds dependents of several kinds.
  */
-export interface Dependent<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E = never, R = never> {
+export interface Dependent<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E = never, R = never, O = S> {
   readonly _tag: "Dependent"
   /** Names the node in a workflow, in its result and in the primary's conditions. */
   readonly name: string
   readonly resource: Resource.Resource<S>
   /** Owned objects carry the primary as controller owner (garbage-collected with it, their events reconcile it). */
   readonly owned: boolean
-  readonly desired: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Kube.ApplyBody, E, R>
   readonly reconcileWhen: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
   readonly activeWhen: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E, R>) | undefined
-  /** What {@link reconcile} does. */
-  readonly reconcile: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Reconciled<S>, E | KubeError.KubeError | Resource.DecodeError, R>
+  /** What {@link reconcile} does: `O` is what it found, the object (or, for a {@link bulk} dependent, the objects). */
+  readonly reconcile: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<Reconciled<O>, E | KubeError.KubeError | Resource.DecodeError, R>
   /** What {@link remove} does. */
   readonly remove: (primary: Controller.Stored<P>, context: Controller.Context<P>) => Effect.Effect<boolean, E | KubeError.KubeError | Resource.DecodeError, R>
 }
 
 /** The errors reconciling a dependent can fail with: its own and the API's. */
-export type Error<D> = D extends Dependent<infer _P, infer _S, infer E, infer _R> ? E | KubeError.KubeError | Resource.DecodeError : never
+export type Error<D> = D extends Dependent<infer _P, infer _S, infer E, infer _R, infer _O> ? E | KubeError.KubeError | Resource.DecodeError : never
 
 /** What {@link make} takes; conditions may answer a boolean or an Effect of one. */
 export interface Options<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R> {
@@ -129,7 +129,6 @@ export const make = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeO
     name: checks.name,
     resource: checks.resource,
     owned: checks.owned,
-    desired: checks.desired,
     reconcileWhen: check(options.reconcileWhen),
     activeWhen: check(options.activeWhen),
     reconcile: (primary, context) => reconcileWith(checks, primary, context),
@@ -175,7 +174,7 @@ const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeOb
 }
 
 // Namespaced objects go to the primary's namespace unless the desired object names another.
-const namespaceOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(self: Checks<P, S, E, R>, primary: ObjectMeta.KubeObject, desired: Kube.ApplyBody) =>
+const namespaceOf = (self: { readonly resource: Resource.Resource }, primary: ObjectMeta.KubeObject, desired: Kube.ApplyBody) =>
   self.resource.namespaced ? desired.metadata.namespace ?? primary.metadata.namespace : undefined
 
 /** The object to apply, with namespace and owner reference filled in. */
@@ -183,27 +182,34 @@ const applyBody = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObj
   self: Checks<P, S, E, R>,
   primary: Controller.Stored<P>,
   context: Controller.Context<P>
-): Effect.Effect<Kube.ApplyBody, E, R> =>
-  Effect.flatMap(self.desired(primary, context), (desired) => {
-    const namespace = namespaceOf(self, primary, desired)
-    if (self.owned && context.resource.namespaced && namespace !== primary.metadata.namespace) {
-      return Effect.die(
-        new Error(
-          `dependent ${self.name}: ${self.resource.kind} ${desired.metadata.name} cannot be owned by a ${context.resource.kind} in another namespace; declare it with owned: false`
-        )
+): Effect.Effect<Kube.ApplyBody, E, R> => Effect.flatMap(self.desired(primary, context), (desired) => prepare(self, primary, context, desired))
+
+// A desired object with its namespace and, when owned, the owner reference and owned labels.
+const prepare = <P extends ObjectMeta.KubeObject>(
+  self: Pick<Checks<P, ObjectMeta.KubeObject, never, never>, "name" | "resource" | "owned">,
+  primary: Controller.Stored<P>,
+  context: Controller.Context<P>,
+  desired: Kube.ApplyBody
+): Effect.Effect<Kube.ApplyBody> => {
+  const namespace = namespaceOf(self, primary, desired)
+  if (self.owned && context.resource.namespaced && namespace !== primary.metadata.namespace) {
+    return Effect.die(
+      new Error(
+        `dependent ${self.name}: ${self.resource.kind} ${desired.metadata.name} cannot be owned by a ${context.resource.kind} in another namespace; declare it with owned: false`
       )
+    )
+  }
+  const { namespace: _, ...metadata } = desired.metadata
+  const body: Kube.ApplyBody = {
+    ...desired,
+    metadata: {
+      ...metadata,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(self.owned ? { ...Handover.withOwnedLabels(metadata.labels, context.ownedLabels), ownerReferences: [context.ownerReference] } : {})
     }
-    const { namespace: _, ...metadata } = desired.metadata
-    const body: Kube.ApplyBody = {
-      ...desired,
-      metadata: {
-        ...metadata,
-        ...(namespace === undefined ? {} : { namespace }),
-        ...(self.owned ? { ...Handover.withOwnedLabels(metadata.labels, context.ownedLabels), ownerReferences: [context.ownerReference] } : {})
-      }
-    }
-    return Effect.succeed(body)
-  })
+  }
+  return Effect.succeed(body)
+}
 
 export { contains, digest } from "./Applies.ts"
 
@@ -219,11 +225,11 @@ export { contains, digest } from "./Applies.ts"
  * declare const ctx: Controller.Context<ObjectMeta.KubeObject>
  * const run = Dependent.reconcile(page, site, ctx) // Effect<{ actual, applied, ready }>
  */
-export const reconcile = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
-  self: Dependent<P, S, E, R>,
+export const reconcile = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R, O>(
+  self: Dependent<P, S, E, R, O>,
   primary: Controller.Stored<P>,
   context: Controller.Context<P>
-): Effect.Effect<Reconciled<S>, E | KubeError.KubeError | Resource.DecodeError, R> => self.reconcile(primary, context)
+): Effect.Effect<Reconciled<O>, E | KubeError.KubeError | Resource.DecodeError, R> => self.reconcile(primary, context)
 
 // Generator functions made once, not per run (see the package README's performance notes).
 const reconcileWith = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
@@ -256,8 +262,8 @@ const reconcileWith = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObjec
  * declare const ctx: Controller.Context<ObjectMeta.KubeObject>
  * const gone = Dependent.remove(page, site, ctx) // Effect<boolean>
  */
-export const remove = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
-  self: Dependent<P, S, E, R>,
+export const remove = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R, O>(
+  self: Dependent<P, S, E, R, O>,
   primary: Controller.Stored<P>,
   context: Controller.Context<P>
 ): Effect.Effect<boolean, E | KubeError.KubeError | Resource.DecodeError, R> => self.remove(primary, context)
@@ -287,6 +293,107 @@ const removeWith = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObject, 
   const after = informer.get(key)
   return self.deleteWhen === undefined ? !ours(after) : yield* self.deleteWhen(ours(after) ? after : undefined, primary)
 })
+
+const labelsOf = (body: Kube.ApplyBody): Readonly<Record<string, string>> =>
+  (body.metadata.labels ?? {}) as Readonly<Record<string, string>>
+
+/** The label a {@link bulk} dependent marks its objects with: its name, so it deletes only its own. */
+export const bulkLabel = "kubefx.dev/dependent"
+
+/** What {@link bulk} takes. */
+export interface BulkOptions<P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R> {
+  /** Names the node, and marks its objects (`kubefx.dev/dependent`): a label value. */
+  readonly name: string
+  readonly resource: Resource.Resource<S>
+  /**
+   * The objects there should be, each named (only the fields this controller owns); their
+   * namespace is the primary's. One of this dependent's objects that is no longer among them is
+   * deleted.
+   */
+  readonly desired: (
+    primary: Controller.Stored<P>,
+    context: Controller.Context<P>
+  ) => ReadonlyArray<Kube.ApplyBody> | Effect.Effect<ReadonlyArray<Kube.ApplyBody>, E, R>
+  /** Whether the objects are ready; default: ready once applied. */
+  readonly ready?: ((actual: ReadonlyArray<S>, primary: Controller.Stored<P>) => Check<E, R>) | undefined
+  /** Precondition: when false none of the objects may exist, so they are deleted. */
+  readonly reconcileWhen?: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Check<E, R>) | undefined
+  /** Activation: when false the node is neither applied nor deleted; its dependents are deleted. */
+  readonly activeWhen?: ((primary: Controller.Stored<P>, context: Controller.Context<P>) => Check<E, R>) | undefined
+}
+
+/**
+ * A dependent of several objects of one kind, as many as `desired` answers (JOSDK's bulk
+ * dependent): a node per replica set, shard or tenant of a primary. Reconciling applies each one
+ * the cache does not already hold and deletes this dependent's objects no longer desired; removing
+ * deletes them all. They are owned by the primary (its kind goes in the controller's `owns`, as
+ * `Workflow.controller` puts it) and found through the owned cache's index by owner and the
+ * dependent's label, with no request and no scan.
+ *
+ * @example
+ * import { Builtins, Dependent } from "@kubefx/kube"
+ * declare const Cluster: import("@kubefx/kube").Resource.Resource<{ metadata: { name?: string }; spec: { shards: number } }>
+ * type Cluster = typeof Cluster.schema.Type
+ *
+ * const shards = Dependent.bulk({
+ *   name: "shards",
+ *   resource: Builtins.ConfigMap,
+ *   desired: (cluster: Cluster) =>
+ *     Array.from({ length: cluster.spec.shards }, (_, i) => ({ metadata: { name: `${cluster.metadata.name}-shard-${i}` }, data: { shard: `${i}` } }))
+ * })
+ */
+export const bulk = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E = never, R = never>(
+  options: BulkOptions<P, S, E, R>
+): Dependent<P, S, E, R, ReadonlyArray<S>> => {
+  const problems = NameRules.labelValue(options.name)
+  if (problems.length > 0) throw new Error(`bulk dependent ${JSON.stringify(options.name)}: its name marks its objects' label: ${problems.join("; ")}`)
+  const self = { name: options.name, resource: options.resource, owned: true }
+  const desired = (primary: Controller.Stored<P>, context: Controller.Context<P>) => {
+    const bodies = options.desired(primary, context)
+    return Effect.isEffect(bodies) ? bodies : Effect.succeed(bodies)
+  }
+  const ready = check(options.ready)
+  // This dependent's objects of the primary: its children of the kind that carry its label.
+  const ours = (context: Controller.Context<P>): ReadonlyArray<S> =>
+    context.owned(options.resource).filter((object) => object.metadata.labels?.[bulkLabel] === options.name)
+  const deleteAll = (objects: ReadonlyArray<S>, context: Controller.Context<P>) =>
+    Effect.forEach(objects, (object) =>
+      ObjectMeta.isDeleting(object) ? Effect.void : context.kube.delete(options.resource, object.metadata.name ?? "", object.metadata.namespace, {
+        propagationPolicy: "Background",
+        preconditions: { uid: object.metadata.uid ?? "" }
+      }).pipe(Effect.catchTag("NotFound", () => Effect.void)), { discard: true })
+  return {
+    _tag: "Dependent",
+    name: options.name,
+    resource: options.resource,
+    owned: true,
+    reconcileWhen: check(options.reconcileWhen),
+    activeWhen: check(options.activeWhen),
+    reconcile: Effect.fnUntraced(function*(primary, context) {
+      const informer = context.informer(options.resource)
+      if (informer === undefined) {
+        return yield* Effect.die(new Error(`dependent ${options.name}: the controller does not own ${options.resource.kind}; add it to the controller's owns`))
+      }
+      const wanted = yield* Effect.forEach(yield* desired(primary, context), (body) =>
+        prepare(self, primary, context, { ...body, metadata: { ...body.metadata, labels: { ...labelsOf(body), [bulkLabel]: options.name } } }))
+      const written = yield* Effect.forEach(wanted, (body) =>
+        Applies.apply(context.kube, options.resource, body, { fieldManager: context.fieldManager, force: true }, informer))
+      const keep = new Set(wanted.map((body) => ObjectMeta.keyOf(body.metadata.namespace, body.metadata.name)))
+      const stale = ours(context).filter((object) => !keep.has(ObjectMeta.key(object)))
+      yield* deleteAll(stale, context)
+      const actual = written.map((answer) => answer.object)
+      return {
+        actual,
+        applied: written.some((answer) => answer.applied) || stale.some((object) => !ObjectMeta.isDeleting(object)),
+        ready: stale.length === 0 && (ready === undefined ? true : yield* ready(actual, primary))
+      }
+    }),
+    remove: Effect.fnUntraced(function*(_primary, context) {
+      yield* deleteAll(ours(context), context)
+      return ours(context).length === 0
+    })
+  }
+}
 
 /**
  * Readiness of a Deployment the way `kubectl rollout status` sees it: the current generation is

@@ -34,7 +34,7 @@ export interface Step<P extends ObjectMeta.KubeObject, E = never, R = never> {
 }
 
 /** One node of a workflow: a dependent (one object) or a plain step. Names are unique in a workflow. */
-export type Node<P extends ObjectMeta.KubeObject, E = never, R = never> = Dependent.Dependent<P, ObjectMeta.KubeObject, E, R> | Step<P, E, R>
+export type Node<P extends ObjectMeta.KubeObject, E = never, R = never> = Dependent.Dependent<P, ObjectMeta.KubeObject, E, R, unknown> | Step<P, E, R>
 
 declare const VarianceId: unique symbol
 
@@ -53,13 +53,13 @@ export type Part<P extends ObjectMeta.KubeObject, E = never, R = never> = Node<P
 
 /** The errors of a part: a dependent's own and the API's, a step's, or a workflow's nodes'. */
 export type Error<T> = T extends Workflow<infer _P, infer E, infer _R> ? E
-  : T extends Dependent.Dependent<infer _P, infer _S, infer _E, infer _R> ? Dependent.Error<T>
+  : T extends Dependent.Dependent<infer _P, infer _S, infer _E, infer _R, infer _O> ? Dependent.Error<T>
   : T extends Step<infer _P, infer E, infer _R> ? E
   : never
 
 /** The requirements of a part. */
 export type Services<T> = T extends Workflow<infer _P, infer _E, infer R> ? R
-  : T extends Dependent.Dependent<infer _P, infer _S, infer _E, infer R> ? R
+  : T extends Dependent.Dependent<infer _P, infer _S, infer _E, infer R, infer _O> ? R
   : T extends Step<infer _P, infer _E, infer R> ? R
   : never
 
