@@ -152,6 +152,44 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("OperatorHt
       yield* running.shutdown
     }).pipe(quiet))
 
+  it.effect("serves CPU and heap profiles on demand when asked to, one at a time, and none otherwise", () =>
+    Effect.gen(function*() {
+      const running = yield* Operator.start(Operator.make<never>({ name: "profiled", http: { port: 0, profiling: true }, controllers: [] }))
+      const fetched = (path: string) =>
+        Effect.promise(async () => {
+          const response = await fetch(`${running.url}${path}`)
+          return { status: response.status, disposition: response.headers.get("content-disposition"), body: await response.json() as any }
+        })
+      // Two at once: the second is refused while the first is taken.
+      const [cpu, refused] = yield* Effect.all([
+        fetched("/debug/profile/cpu?seconds=1"),
+        Effect.andThen(Effect.sleep("200 millis"), fetched("/debug/profile/heap?seconds=1"))
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(cpu.status, 200)
+      assert.match(cpu.disposition ?? "", /^attachment; filename="kubefx-cpu-.*\.cpuprofile"$/)
+      // A V8 CPU profile: its call tree, samples and their times, over about the second asked for.
+      assert.isAbove(cpu.body.nodes.length, 1)
+      assert.isArray(cpu.body.samples)
+      assert.isAtLeast(cpu.body.endTime - cpu.body.startTime, 900_000)
+      assert.deepStrictEqual([refused.status, refused.body.message], [409, "a profile is being taken: ask again once it is done"])
+      const heap = yield* fetched("/debug/profile/heap?seconds=1")
+      assert.strictEqual(heap.status, 200)
+      assert.match(heap.disposition ?? "", /\.heapprofile"$/)
+      assert.strictEqual(heap.body.head.callFrame.functionName, "(root)")
+      const bad = yield* fetched("/debug/profile/cpu?seconds=0")
+      assert.deepStrictEqual([bad.status, bad.body.message], [400, `seconds must be a whole number from 1 to 300, not "0"`])
+      yield* running.shutdown
+      const plain = yield* Operator.start(Operator.make<never>({ name: "unprofiled", http: { port: 0 }, controllers: [] }))
+      assert.strictEqual((yield* get(`${plain.url}/debug/profile/cpu?seconds=1`)).status, 404)
+      yield* plain.shutdown
+      // In a pod, the environment turns them on.
+      const fromEnv = yield* Operator.start(Operator.make<never>({ name: "env-profiled", http: { port: 0 }, controllers: [] })).pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ KUBEFX_PROFILING: "true" })))
+      )
+      assert.strictEqual((yield* get(`${fromEnv.url}/debug/profile/cpu?seconds=1`)).status, 200)
+      yield* fromEnv.shutdown
+    }).pipe(quiet))
+
   it.effect("/metrics carries the process's own cost under the names Prometheus clients give it", () =>
     Effect.gen(function*() {
       const running = yield* Operator.start(Operator.make<never>({ name: "costed", http: { port: 0 }, controllers: [] }))

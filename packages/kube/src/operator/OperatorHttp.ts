@@ -18,6 +18,7 @@ import { PrometheusMetrics } from "effect/observability"
 import { createServer } from "node:http"
 import * as Informer from "../cache/Informer.ts"
 import * as Dashboard from "./Dashboard.ts"
+import * as Profiling from "./Profiling.ts"
 import type * as LeaderElection from "./LeaderElection.ts"
 import type * as Operator from "./Operator.ts"
 import * as RequestMetrics from "../client/RequestMetrics.ts"
@@ -36,11 +37,18 @@ export interface Options {
   readonly host?: string | undefined
   /** Default `$KUBEFX_HTTP_PORT`, else 8080; 0 picks a free port. */
   readonly port?: number | undefined
+  /**
+   * Serve CPU and heap profiles of the process on demand (`/debug/profile/cpu?seconds=N`,
+   * `/debug/profile/heap?seconds=N`), as controller-runtime's pprof endpoints. Default
+   * `$KUBEFX_PROFILING`, else false: a profile shows the code and slows it while it is taken.
+   */
+  readonly profiling?: boolean | undefined
 }
 
 // What the operator's environment says when the code does not.
 const hostFromEnv = Config.String("KUBEFX_HTTP_HOST").pipe(Config.withDefault("127.0.0.1"))
 const portFromEnv = Config.Int("KUBEFX_HTTP_PORT").pipe(Config.withDefault(8080))
+const profilingFromEnv = Config.Boolean("KUBEFX_PROFILING").pipe(Config.withDefault(false))
 
 /** What the endpoints read from a running operator. */
 export interface Source {
@@ -416,7 +424,7 @@ const keepAlive = Stream.fromSchedule(Schedule.spaced("15 seconds")).pipe(Stream
  * declare const source: OperatorHttp.Source
  * const app = HttpRouter.serve(OperatorHttp.routes(source))
  */
-export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+export const routes = (source: Source, options: { readonly profiling?: boolean | undefined } = {}): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
   HttpRouter.use(Effect.fn(function*(router) {
     // Metrics are read from the registry the operator runs with, whichever fiber serves the scrape,
     // the process's own among them.
@@ -473,6 +481,7 @@ export const routes = (source: Source): Layer.Layer<never, never, HttpRouter.Htt
         lastError: view.health.lastError
       }, { status: ok ? 200 : 503 })
     }))
+    if (options.profiling === true) yield* Profiling.mount(router)
     yield* Dashboard.mount(router)
   }))
 
@@ -500,7 +509,11 @@ export const serve = (
     const env = options.host !== undefined && options.port !== undefined ? undefined : yield* fromEnv
     const host = options.host ?? env?.host ?? "127.0.0.1"
     const port = options.port ?? env?.port ?? 8080
-    const server = HttpRouter.serve(routes(source), { disableLogger: true, disableListenLog: true }).pipe(
+    const profiling = options.profiling ?? (yield* Effect.mapError(
+      profilingFromEnv,
+      (error) => new OperatorHttpError({ message: `KUBEFX_PROFILING: ${error.message}` })
+    ))
+    const server = HttpRouter.serve(routes(source, { profiling }), { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(createServer, { host, port, gracefulShutdownTimeout: "1 second" }))
     )
     const context = yield* Layer.build(server).pipe(
