@@ -6,7 +6,7 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Kube, Operator, Rbac } from "@kubefx/kube"
-import { Effect, Ref } from "effect"
+import { Effect, Ref, References } from "effect"
 import { clientWithToken, ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const done = () => Effect.succeed(Outcome.done)
@@ -90,6 +90,23 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a controll
       const bindings = yield* kube.request({ method: "GET", path: `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/two-teams` }).pipe(Effect.flip)
       assert.strictEqual(bindings._tag, "NotFound")
     }))
+
+  it.effect("that cannot all be listed fail the controller's start, naming the namespace whose list failed", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      const [a, b] = [yield* namespace, yield* namespace]
+      server.faults.set({ rules: [{ resource: "configmaps", verbs: ["list"], namespace: b, errorRate: 1, errorCode: 503 }] })
+      const failed = yield* Effect.flip(Controller.start(Controller.define({
+        name: "half-listed",
+        for: Builtins.ConfigMap,
+        namespaces: [a, b],
+        cacheSyncTimeout: "1 second",
+        reconcile: done
+      })))
+      server.faults.clear()
+      assert.deepStrictEqual(failed.unsynced.map((cache) => [cache.kind, cache.namespace, cache.failure?.split(":")[0]]), [["ConfigMap", b, "ServerError"]])
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 
   it.effect("are refused in a sharded operator, whose sharder labels one namespace or all", () =>
     Effect.gen(function*() {

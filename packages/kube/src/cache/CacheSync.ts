@@ -74,7 +74,8 @@ export const wait = (
           new Timeout({
             controller: options.controller,
             after,
-            unsynced: informers.filter((informer) => !informer.hasSynced()).map(describe)
+            // A merged cache is told of by namespace: the one whose list fails.
+            unsynced: informers.flatMap((informer) => informer.parts ?? [informer]).filter((informer) => !informer.hasSynced()).map(describe)
           })
         )
     })

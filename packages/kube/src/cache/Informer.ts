@@ -43,6 +43,8 @@ export interface Informer<A extends ObjectMeta.KubeObject> {
   readonly resource: Resource.Resource<A>
   /** The namespace it lists and watches, if only one. */
   readonly namespace?: string | undefined
+  /** The informers of one namespace each that a merged informer reads (see `merge`). */
+  readonly parts?: ReadonlyArray<Informer<A>> | undefined
   /** The label selector its list and watch use, if any: the cache holds only what it selects. */
   readonly labelSelector?: string | undefined
   /** The field selector its list and watch use, if any: the cache holds only what it selects. */
@@ -524,6 +526,7 @@ export const merge = <A extends ObjectMeta.KubeObject>(informers: ReadonlyArray<
   const all = <B>(f: (informer: Informer<A>) => ReadonlyArray<B>): ReadonlyArray<B> => informers.flatMap(f)
   return {
     resource: first.resource,
+    parts: informers,
     labelSelector: first.labelSelector,
     fieldSelector: first.fieldSelector,
     get: (key) => of(key)?.get(key),
