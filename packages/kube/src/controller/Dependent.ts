@@ -6,6 +6,8 @@
  * the current object is read from the controller's informer cache, never by a GET, and an object
  * that already holds what was last applied is not written again.
  *
+ * `bulk` declares a dependent of as many objects of one kind as the primary asks.
+ *
  * Workflows (`Workflow.ts`) order dependents and run them; the functions here reconcile or delete
  * one dependent on its own.
  *
