@@ -98,16 +98,16 @@ layer(support, { excludeTestServices: true, timeout: "60 seconds" })("caches tha
       yield* running.shutdown
     }).pipe(quiet))
 
-  it.effect("a running controller's cache whose watch fails shows it failing in /controllers until a watch gets through", () =>
+  it.effect("a running controller's cache whose watch fails shows it failing in /controllers and its gauge until a watch gets through", () =>
     Effect.gen(function*() {
       const { server } = yield* TestCluster
       if (server === undefined) return
       const ns = yield* namespace
       const running = yield* Operator.start(Operator.make({
         name: "relisting",
-        http: false,
+        http: { port: 0 },
         controllers: [Controller.define({
-          name: "configs",
+          name: "relisted-configs",
           for: Builtins.ConfigMap,
           namespace: ns,
           watch: { backoff: { initial: "50 millis", max: "100 millis" } },
@@ -122,11 +122,19 @@ layer(support, { excludeTestServices: true, timeout: "60 seconds" })("caches tha
       // (no relist), so in a namespace where nothing changes only a bookmark says it got through.
       server.faults.set({ rules: [{ resource: "configmaps", verbs: ["watch"], namespace: ns, errorRate: 1, errorCode: 503 }] })
       assert.isAbove(server.faults.closeWatches({ resource: "configmaps", namespace: ns }), 0)
+      // What an alert reads: kubefx_informer_failing{controller,kind}.
+      const gauge = Effect.promise(async () => {
+        const text = await (await fetch(`${running.url}/metrics`)).text()
+        return /^kubefx_informer_failing\{controller="relisted-configs",kind="ConfigMap"\} (\d+)$/m.exec(text)?.[1]
+      })
+      assert.strictEqual(yield* gauge, "0")
       yield* eventually(Effect.flatMap(informerView, (view) => ensure(view.failing?.startsWith("ServerError: ") === true, `not failing: ${JSON.stringify(view)}`)))
       // Still synced: it holds what it had, and says its view may be stale.
       assert.isTrue((yield* informerView).synced)
+      assert.strictEqual(yield* gauge, "1")
       server.faults.clear()
       yield* eventually(Effect.flatMap(informerView, (view) => ensure(view.failing === undefined, `still failing: ${view.failing}`)))
+      assert.strictEqual(yield* gauge, "0")
       yield* running.shutdown
     }).pipe(quiet))
 

@@ -6,9 +6,17 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Schema } from "effect"
+import { Duration, Effect, Metric, Schema } from "effect"
 import * as Informer from "./Informer.ts"
 import type * as ObjectMeta from "../client/ObjectMeta.ts"
+
+/**
+ * `kubefx_informer_failing{controller,kind}`: 1 while the list or watch of a running controller's
+ * cache of that kind keeps failing (its view may be going stale), else 0: what to alert on.
+ */
+export const failingGauge = Metric.gauge("kubefx_informer_failing", {
+  description: "1 while the list or watch of a controller's cache of the kind keeps failing, else 0"
+})
 
 /** What a controller waits for unless told otherwise: two minutes, controller-runtime's default. */
 export const defaultTimeout: Duration.Duration = Duration.minutes(2)

@@ -25,6 +25,9 @@ import {
   Semaphore,
   Stream
 } from "effect"
+import * as CacheSync from "../cache/CacheSync.ts"
+import type * as Informer from "../cache/Informer.ts"
+import type * as ObjectMeta from "../client/ObjectMeta.ts"
 import * as Controller from "../controller/Controller.ts"
 import * as Handover from "../controller/Handover.ts"
 import * as Kube from "../client/Kube.ts"
@@ -328,6 +331,16 @@ export const start = <R>(
           return yield* Effect.logError(`controller ${definition.name} failed to start`, made.cause)
         }
         const started = made.value
+        // A kind cached more than once (owned and watched through different selectors) is one series.
+        const byKind = new Map<string, Array<Informer.Informer<ObjectMeta.KubeObject>>>()
+        for (const informer of started.informers) byKind.set(informer.resource.kind, [...(byKind.get(informer.resource.kind) ?? []), informer])
+        for (const [kind, caches] of byKind) {
+          yield* Scope.provide(
+            EngineMetrics.observeGauge(CacheSync.failingGauge, { controller: definition.name, kind }, () =>
+              caches.some((cache) => cache.failure() !== undefined) ? 1 : 0),
+            scope
+          )
+        }
         if (shard !== undefined) {
           yield* Scope.provide(EngineMetrics.observeGauge(Membership.ownedKeys, { controller: definition.name }, () => started.informer.size()), scope)
           yield* follow(definition, started)
