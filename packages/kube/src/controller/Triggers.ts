@@ -98,29 +98,35 @@ export const owned = <B extends ObjectMeta.KubeObject>(
   owner: Resource.Resource,
   writes: OwnWrites.OwnWrites
 ): Stream.Stream<Engine.Event> => {
+  const ownerGroup = owner.apiVersion.split("/")[0]
   // The key of the object's controller owner of the primary kind, if it has one.
   const ownerKey = (object: B): string | undefined => {
     const references: ReadonlyArray<ObjectMeta.OwnerReference> = object.metadata.ownerReferences ?? []
     const reference = references.find((candidate) =>
-      candidate.controller === true && candidate.kind === owner.kind &&
-      candidate.apiVersion.split("/")[0] === owner.apiVersion.split("/")[0]
+      candidate.controller === true && candidate.kind === owner.kind && candidate.apiVersion.split("/")[0] === ownerGroup
     )
     return reference === undefined ? undefined : ObjectMeta.keyOf(owner.namespaced ? object.metadata.namespace : undefined, reference.name)
   }
-  const enqueued = (changes: ReadonlyArray<Informer.Change<B>>): ReadonlyArray<Engine.Event> => {
-    const events: Array<Engine.Event> = []
-    for (const change of changes) {
-      const writer = writes.writerOf(informer.resource, change)
-      const now = ownerKey(change.object)
-      if (now !== undefined && now !== writer) events.push(Engine.enqueue(now, related(informer.resource.kind, change)))
-      const before = change._tag === "Updated" ? ownerKey(change.previous) : undefined
-      if (before !== undefined && before !== now && before !== writer) events.push(Engine.enqueue(before, related(informer.resource.kind, change)))
-    }
-    return events
-  }
-  // A chunk of changes becomes one chunk of events, or none (as `watched`).
-  return informer.changes.pipe(Stream.mapAccumArray(() => undefined, (state, changes) => [state, enqueued(changes)]))
+  return perChunk(informer, (change, events) => {
+    const writer = writes.writerOf(informer.resource, change)
+    const now = ownerKey(change.object)
+    if (now !== undefined && now !== writer) events.push(Engine.enqueue(now, related(informer.resource.kind, change)))
+    const before = change._tag === "Updated" ? ownerKey(change.previous) : undefined
+    if (before !== undefined && before !== now && before !== writer) events.push(Engine.enqueue(before, related(informer.resource.kind, change)))
+  })
 }
+
+// A chunk of changes (what the informer published together) becomes one chunk of events, or none;
+// `mapAccumArray` is the stream's chunk-to-any-number map (no state to carry here).
+const perChunk = <B extends ObjectMeta.KubeObject>(
+  informer: Informer.Informer<B>,
+  each: (change: Informer.Change<B>, events: Array<Engine.Event>) => void
+): Stream.Stream<Engine.Event> =>
+  informer.changes.pipe(Stream.mapAccumArray(() => undefined, (state, changes) => {
+    const events: Array<Engine.Event> = []
+    for (const change of changes) each(change, events)
+    return [state, events]
+  }))
 
 /**
  * A change of a watched object reconciles the keys `map` names for it, and for an update also the
@@ -136,20 +142,13 @@ export const watched = <B extends ObjectMeta.KubeObject>(
   writes: OwnWrites.OwnWrites,
   predicate?: ((previous: B, next: B) => boolean) | undefined
 ): Stream.Stream<Engine.Event> => {
-  const enqueued = (changes: ReadonlyArray<Informer.Change<B>>): ReadonlyArray<Engine.Event> => {
-    const events: Array<Engine.Event> = []
-    for (const change of changes) {
-      if (change._tag === "Updated" && predicate !== undefined && !predicate(change.previous, change.object)) continue
-      const writer = writes.writerOf(informer.resource, change)
-      const keys = new Set(map(change.object))
-      if (change._tag === "Updated") for (const key of map(change.previous)) keys.add(key)
-      for (const key of keys) if (key !== writer) events.push(Engine.enqueue(key, related(informer.resource.kind, change)))
-    }
-    return events
-  }
-  // A chunk of changes (what the informer published together) becomes one chunk of events, or
-  // none; `mapAccumArray` is the stream's chunk-to-any-number map (no state to carry here).
-  return informer.changes.pipe(Stream.mapAccumArray(() => undefined, (state, changes) => [state, enqueued(changes)]))
+  return perChunk(informer, (change, events) => {
+    if (change._tag === "Updated" && predicate !== undefined && !predicate(change.previous, change.object)) return
+    const writer = writes.writerOf(informer.resource, change)
+    // Only an update has two versions to map, and so keys to merge.
+    const keys = change._tag === "Updated" ? new Set([...map(change.object), ...map(change.previous)]) : map(change.object)
+    for (const key of keys) if (key !== writer) events.push(Engine.enqueue(key, related(informer.resource.kind, change)))
+  })
 }
 
 /**
