@@ -161,8 +161,8 @@ export interface Reconciled<S> {
 /** The annotation holding a digest of the last applied object, so removed fields are applied too. */
 export const appliedDigestAnnotation: string = Applies.appliedDigestAnnotation
 
-const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject, E, R>(
-  self: Checks<P, S, E, R>,
+const informerOf = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeObject>(
+  self: { readonly name: string; readonly resource: Resource.Resource<S> },
   context: Controller.Context<P>
 ): Effect.Effect<Informer.Informer<S>> => {
   const informer = context.informer(self.resource)
@@ -285,16 +285,18 @@ const removeWith = Effect.fnUntraced(function*<P extends ObjectMeta.KubeObject, 
   const actual = informer.get(key)
   if (ours(actual) && !ObjectMeta.isDeleting(actual)) {
     if (self.cleanup !== undefined) yield* self.cleanup(actual, primary, context)
-    else {
-      yield* context.kube.delete(self.resource, body.metadata.name, namespace, {
-        propagationPolicy: "Background",
-        preconditions: { uid: actual.metadata.uid ?? "" }
-      }).pipe(Effect.catchTag("NotFound", () => Effect.void))
-    }
+    else yield* deleteGuarded(context.kube, self.resource, actual)
   }
   const after = informer.get(key)
   return self.deleteWhen === undefined ? !ours(after) : yield* self.deleteWhen(ours(after) ? after : undefined, primary)
 })
+
+// Deletes the very object read (its uid as precondition), in the background; one already gone is deleted.
+const deleteGuarded = <S extends ObjectMeta.KubeObject>(kube: Kube.Client, resource: Resource.Resource<S>, object: S) =>
+  kube.delete(resource, object.metadata.name ?? "", object.metadata.namespace, {
+    propagationPolicy: "Background",
+    preconditions: { uid: object.metadata.uid ?? "" }
+  }).pipe(Effect.catchTag("NotFound", () => Effect.void))
 
 const labelsOf = (body: Kube.ApplyBody): Readonly<Record<string, string>> =>
   (body.metadata.labels ?? {}) as Readonly<Record<string, string>>
@@ -359,11 +361,9 @@ export const bulk = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeO
   const ours = (context: Controller.Context<P>): ReadonlyArray<S> =>
     context.owned(options.resource).filter((object) => object.metadata.labels?.[bulkLabel] === options.name)
   const deleteAll = (objects: ReadonlyArray<S>, context: Controller.Context<P>) =>
-    Effect.forEach(objects, (object) =>
-      ObjectMeta.isDeleting(object) ? Effect.void : context.kube.delete(options.resource, object.metadata.name ?? "", object.metadata.namespace, {
-        propagationPolicy: "Background",
-        preconditions: { uid: object.metadata.uid ?? "" }
-      }).pipe(Effect.catchTag("NotFound", () => Effect.void)), { discard: true })
+    Effect.forEach(objects, (object) => ObjectMeta.isDeleting(object) ? Effect.void : deleteGuarded(context.kube, options.resource, object), {
+      discard: true
+    })
   return {
     _tag: "Dependent",
     name: options.name,
@@ -372,10 +372,7 @@ export const bulk = <P extends ObjectMeta.KubeObject, S extends ObjectMeta.KubeO
     reconcileWhen: check(options.reconcileWhen),
     activeWhen: check(options.activeWhen),
     reconcile: Effect.fnUntraced(function*(primary, context) {
-      const informer = context.informer(options.resource)
-      if (informer === undefined) {
-        return yield* Effect.die(new Error(`dependent ${options.name}: the controller does not own ${options.resource.kind}; add it to the controller's owns`))
-      }
+      const informer = yield* informerOf(self, context)
       const wanted = yield* Effect.forEach(yield* desired(primary, context), (body) =>
         prepare(self, primary, context, { ...body, metadata: { ...body.metadata, labels: { ...labelsOf(body), [bulkLabel]: options.name } } }))
       const written = yield* Effect.forEach(wanted, (body) =>
