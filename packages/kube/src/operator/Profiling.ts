@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema, type Scope } from "effect"
+import { Effect, Option, Schema, type Scope, Semaphore } from "effect"
 import { type HttpRouter, HttpServerResponse } from "effect/http"
 import { Session } from "node:inspector/promises"
 
@@ -93,24 +93,21 @@ const secondsOf = (url: string): number | string => {
  */
 export const mount = (router: HttpRouter.HttpRouter) =>
   Effect.gen(function*() {
-    let taking = false
+    // One inspector profile at a time: a second asks again later.
+    const one = yield* Semaphore.make(1)
+    const busy = () => HttpServerResponse.jsonUnsafe({ message: "a profile is being taken: ask again once it is done" }, { status: 409 })
     const endpoint = (kind: "cpu" | "heap", take: (seconds: number) => Effect.Effect<unknown, InspectorError, Scope.Scope>) =>
       router.add("GET", `/debug/profile/${kind}`, (request) => {
         const seconds = secondsOf(request.url)
         if (typeof seconds === "string") return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: seconds }, { status: 400 }))
-        if (taking) {
-          return Effect.succeed(HttpServerResponse.jsonUnsafe({ message: "a profile is being taken: ask again once it is done" }, { status: 409 }))
-        }
-        taking = true
         const file = `kubefx-${kind}-${new Date().toISOString().replace(/[:.]/g, "-")}.${kind === "cpu" ? "cpuprofile" : "heapprofile"}`
         return Effect.scoped(take(seconds)).pipe(
           Effect.map((profile) =>
             HttpServerResponse.jsonUnsafe(profile, { headers: { "content-disposition": `attachment; filename="${file}"` } })
           ),
           Effect.catch((error) => Effect.succeed(HttpServerResponse.jsonUnsafe({ message: error.message }, { status: 500 }))),
-          Effect.ensuring(Effect.sync(() => {
-            taking = false
-          }))
+          one.withPermitsIfAvailable(1),
+          Effect.map(Option.getOrElse(busy))
         )
       })
     yield* endpoint("cpu", cpu)
