@@ -6,7 +6,7 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Kube, Operator, Rbac } from "@kubefx/kube"
-import { Effect, Ref, References } from "effect"
+import { Context, Effect, Ref, References } from "effect"
 import { clientWithToken, ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const done = () => Effect.succeed(Outcome.done)
@@ -89,6 +89,60 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a controll
       }))
       const bindings = yield* kube.request({ method: "GET", path: `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/two-teams` }).pipe(Effect.flip)
       assert.strictEqual(bindings._tag, "NotFound")
+    }))
+
+  it.effect("keep no binding of an earlier run: moving from the cluster to some namespaces, or leaving one, takes its grant away", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      const [a, b, c, own] = [yield* namespace, yield* namespace, yield* namespace, yield* namespace]
+      const kube = yield* Kube.Kube
+      const account = { name: "moving", namespace: "moving-system" }
+      const operatorOf = (namespaces: ReadonlyArray<string> | undefined) =>
+        Operator.make({
+          name: "moving",
+          http: false,
+          controllers: [Controller.define({ name: "moving", for: Builtins.ConfigMap, ...(namespaces && { namespaces }), reconcile: done })]
+        })
+      const bound = Effect.gen(function*() {
+        const cluster = yield* kube.request({ method: "GET", path: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/moving" }).pipe(
+          Effect.as(true),
+          Effect.catchTag("NotFound", () => Effect.succeed(false))
+        )
+        const named = (yield* kube.request({
+          method: "GET",
+          path: "/apis/rbac.authorization.k8s.io/v1/rolebindings",
+          query: { fieldSelector: "metadata.name=moving" }
+        })) as { readonly items: ReadonlyArray<{ readonly metadata: { readonly namespace: string } }> }
+        return { cluster, namespaces: named.items.map((binding) => binding.metadata.namespace).sort() }
+      })
+      // A binding of the same name that someone else made (created, not applied by kubefx) stays.
+      yield* kube.request({
+        method: "POST",
+        path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${own}/rolebindings`,
+        body: {
+          apiVersion: "rbac.authorization.k8s.io/v1",
+          kind: "RoleBinding",
+          metadata: { name: "moving", namespace: own },
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+          subjects: [{ kind: "ServiceAccount", ...account }]
+        }
+      })
+      yield* Rbac.serviceAccount(operatorOf(undefined), account)
+      assert.deepStrictEqual(yield* bound, { cluster: true, namespaces: [own] })
+      const { token } = yield* Rbac.serviceAccount(operatorOf([a, b]), account)
+      assert.deepStrictEqual(yield* bound, { cluster: false, namespaces: [a, b, own].sort() })
+      // What the cluster-wide binding granted is gone: reading in c is forbidden now.
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: c } })
+      const read = yield* Effect.scoped(Effect.gen(function*() {
+        const asOperator = Context.get(yield* clientWithToken(server, token), Kube.Kube)
+        return yield* Effect.flip(asOperator.get(Builtins.ConfigMap, "settings", c))
+      }))
+      assert.strictEqual(read._tag, "Forbidden")
+      yield* Rbac.serviceAccount(operatorOf([a]), account)
+      assert.deepStrictEqual(yield* bound, { cluster: false, namespaces: [a, own].sort() })
+      yield* Rbac.serviceAccount(operatorOf(undefined), account)
+      assert.deepStrictEqual(yield* bound, { cluster: true, namespaces: [own] })
     }))
 
   it.effect("that cannot all be listed fail the controller's start, naming the namespace whose list failed", () =>

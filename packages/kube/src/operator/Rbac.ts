@@ -273,20 +273,73 @@ export interface ServiceAccountOptions {
   readonly fieldManager?: string | undefined
 }
 
+const rbacPath = "/apis/rbac.authorization.k8s.io/v1"
+
 const applyRbacObject = (kube: Kube.Client, plural: string, body: { readonly metadata: { readonly name: string } } & Record<string, unknown>, fieldManager: string) =>
   kube.request({
     method: "PATCH",
-    path: `/apis/rbac.authorization.k8s.io/v1/${plural}/${body.metadata.name}`,
+    path: `${rbacPath}/${plural}/${body.metadata.name}`,
     query: { fieldManager, force: "true" },
     contentType: "application/apply-patch+yaml",
     body
+  })
+
+interface BindingObject {
+  readonly metadata: {
+    readonly name: string
+    readonly namespace?: string
+    readonly managedFields?: ReadonlyArray<{ readonly manager?: string; readonly operation?: string }>
+  }
+  readonly subjects?: ReadonlyArray<{ readonly kind?: string; readonly name?: string; readonly namespace?: string }>
+}
+
+// A binding this function applied for this ServiceAccount: its field manager applied it and it
+// binds the ServiceAccount. Anything else of the same name (a user's own binding) is not ours to delete.
+const appliedFor = (binding: BindingObject, serviceAccount: { readonly name: string; readonly namespace: string }, fieldManager: string) =>
+  (binding.metadata.managedFields ?? []).some((entry) => entry.manager === fieldManager && entry.operation === "Apply") &&
+  (binding.subjects ?? []).some((subject) =>
+    subject.kind === "ServiceAccount" && subject.name === serviceAccount.name && subject.namespace === serviceAccount.namespace
+  )
+
+// Bindings an earlier call applied that the operator no longer needs: the ClusterRoleBinding of an
+// operator that now works in some namespaces, the RoleBindings of namespaces it left. Kept, they
+// would grant in development what the cluster it is deployed to will not.
+const withdrawStale = (
+  kube: Kube.Client,
+  kept: ReadonlyArray<ClusterRoleBinding | RoleBinding>,
+  serviceAccount: { readonly name: string; readonly namespace: string },
+  fieldManager: string
+) =>
+  Effect.gen(function*() {
+    const { name } = serviceAccount
+    const gone = <A>(effect: Effect.Effect<A, KubeError.KubeError>) => Effect.catchTag(effect, "NotFound", () => Effect.void)
+    if (!kept.some((binding) => binding.kind === "ClusterRoleBinding")) {
+      const path = `${rbacPath}/clusterrolebindings/${name}`
+      const existing = yield* kube.request({ method: "GET", path }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
+      if (existing !== undefined && appliedFor(existing as BindingObject, serviceAccount, fieldManager)) {
+        yield* kube.request({ method: "DELETE", path }).pipe(gone)
+      }
+    }
+    const keptIn = new Set(kept.flatMap((binding) => binding.kind === "RoleBinding" ? [binding.metadata.namespace] : []))
+    const named = (yield* kube.request({
+      method: "GET",
+      path: `${rbacPath}/rolebindings`,
+      query: { fieldSelector: `metadata.name=${name}` }
+    })) as { readonly items: ReadonlyArray<BindingObject> }
+    for (const binding of named.items) {
+      const namespace = binding.metadata.namespace
+      if (namespace === undefined || keptIn.has(namespace) || !appliedFor(binding, serviceAccount, fieldManager)) continue
+      yield* kube.request({ method: "DELETE", path: `${rbacPath}/namespaces/${namespace}/rolebindings/${name}` }).pipe(gone)
+    }
   })
 
 /**
  * Gives an operator the identity it is deployed with, using the current client's (an
  * administrator's) rights: the ServiceAccount `name` in `namespace` (both created if missing), the
  * operator's {@link clusterRole} named `name` and its {@link bindings} (in each namespace it works
- * in, created if missing, or across the cluster); answers a token of that
+ * in, created if missing, or across the cluster); bindings an earlier call applied for the same
+ * ServiceAccount that these replace (across the cluster before, or in a namespace it left) are
+ * deleted, so it is granted what it would be in a fresh cluster and no more. Answers a token of that
  * ServiceAccount and the role. A client with that token may do what the operator's controllers
  * declare and nothing else, as in a cluster: `kubefx dev` and the test kit run operators so.
  *
@@ -308,7 +361,8 @@ export const serviceAccount = (
     yield* kube.apply(Builtins.ServiceAccount, { metadata: { name, namespace } }, { fieldManager, force: true })
     const role = clusterRole(source, { name })
     yield* applyRbacObject(kube, "clusterroles", { ...role }, fieldManager)
-    for (const binding of bindings(source, role, { name, namespace })) {
+    const wanted = bindings(source, role, { name, namespace })
+    for (const binding of wanted) {
       if (binding.kind === "ClusterRoleBinding") {
         yield* applyRbacObject(kube, "clusterrolebindings", { ...binding }, fieldManager)
       } else {
@@ -316,6 +370,7 @@ export const serviceAccount = (
         yield* applyRbacObject(kube, `namespaces/${binding.metadata.namespace}/rolebindings`, { ...binding }, fieldManager)
       }
     }
+    yield* withdrawStale(kube, wanted, { name, namespace }, fieldManager)
     const issued = (yield* kube.request({
       method: "POST",
       path: `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
