@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Certificate } from "@kubefx/apiserver"
 import { Kube, Operator, Resource, Webhook } from "@kubefx/kube"
-import { Effect, Exit, Metric, References, Schedule, Schema, Scope } from "effect"
+import { Context, Effect, Exit, Metric, References, Schedule, Schema, Scope } from "effect"
 import { X509Certificate } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -58,12 +58,21 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Webhook", 
       yield* installCrd(Widget)
       // The operator runs in a scope of its own, so the test can see writes after it is gone.
       const operatorScope = yield* Scope.make()
+      const registry: Context.Service.Shape<typeof Metric.MetricRegistry> = new Map()
       const running = yield* Operator.start(Operator.make({
         name: "widgets-webhooks",
         controllers: [],
         http: false,
         webhooks: { handlers: [evenReplicas, defaultMode], port: 0, tls: certificate }
-      })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()), Scope.provide(operatorScope))
+      })).pipe(Effect.provideService(Metric.MetricRegistry, registry), Scope.provide(operatorScope))
+      // controller-runtime's webhook series, per webhook path: requests by HTTP code, in flight, latency.
+      const metric = (id: string, attributes: Record<string, string>) =>
+        Effect.map(Effect.provideService(Metric.snapshot, Metric.MetricRegistry, registry), (snapshots) =>
+          snapshots.find((s) => s.id === id && Object.entries(attributes).every(([k, v]) => s.attributes?.[k] === v))?.state)
+      const counted = (webhook: string, code: string) =>
+        Effect.map(metric("controller_runtime_webhook_requests_total", { webhook, code }), (state) => Number((state as { count: number } | undefined)?.count))
+      assert.strictEqual(yield* counted(evenReplicas.path, "200"), 0)
+      assert.strictEqual(yield* counted(defaultMode.path, "500"), 0)
       assert.match(running.webhookUrl ?? "", /^https:\/\/127\.0\.0\.1:\d+$/)
       const configurations = Webhook.configurations(
         "widgets-webhooks",
@@ -109,6 +118,16 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Webhook", 
       const deleted = seen.find((r) => r.name === "even" && r.operation === "DELETE")
       assert.strictEqual(deleted?.object, undefined)
       assert.strictEqual(deleted?.oldObject?.spec.replicas, 4)
+
+      // Every review the validator saw was answered (its own failure is the review's 500, not the
+      // answer's), none is being served, each took a time.
+      assert.strictEqual(yield* counted(evenReplicas.path, "200"), seen.length)
+      assert.strictEqual(yield* counted(evenReplicas.path, "500"), 0)
+      assert.isAbove(yield* counted(defaultMode.path, "200"), 0)
+      const latency = (yield* metric("controller_runtime_webhook_latency_seconds", { webhook: evenReplicas.path })) as Metric.HistogramState
+      assert.strictEqual(latency.count, seen.length)
+      assert.isAbove(latency.sum, 0)
+      assert.deepStrictEqual(yield* metric("controller_runtime_webhook_requests_in_flight", { webhook: evenReplicas.path }), { value: 0 })
 
       // Once the operator is gone, failurePolicy Fail refuses writes the webhooks cover.
       yield* Scope.close(operatorScope, Exit.void)

@@ -6,14 +6,16 @@
  * `kubefx manifests` mounts there. Read from files, the certificate is read again every 10 seconds
  * and a changed one served to new connections, as controller-runtime's certificate watcher does: a
  * Secret replaced in the cluster reaches a running operator once the kubelet updates its files,
- * without a restart. Every replica serves webhooks, leading or not.
+ * without a restart. Every replica serves webhooks, leading or not. Each webhook's requests, those
+ * in flight and their latency are in the operator's metrics under controller-runtime's names.
  *
  * Internal to the operator: not exported from `@kubefx/kube`.
  *
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Config, Context, Duration, Effect, Layer, type Scope } from "effect"
+import { EngineMetrics } from "@kubefx/core"
+import { Clock, Config, Context, Duration, Effect, Exit, Layer, Metric, type Scope } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:https"
@@ -72,17 +74,63 @@ const reloading = (server: Server, dir: string, initial: { readonly cert: string
   return Effect.forever(Effect.delay(check, every))
 }
 
+/** `controller_runtime_webhook_latency_seconds{webhook}`, as controller-runtime names it. */
+export const latency = Metric.histogram("controller_runtime_webhook_latency_seconds", {
+  description: "Histogram of the latency of processing admission requests",
+  boundaries: []
+})
+
+/** `controller_runtime_webhook_requests_total{webhook,code}`: by the answer's HTTP status code. */
+export const requests = Metric.counter("controller_runtime_webhook_requests_total", {
+  description: "Total number of admission requests by HTTP status code.",
+  incremental: true
+})
+
+/** `controller_runtime_webhook_requests_in_flight{webhook}`. */
+export const inFlight = Metric.gauge("controller_runtime_webhook_requests_in_flight", {
+  description: "Current number of admission requests being served."
+})
+
+// Prometheus' default buckets, which controller-runtime's webhook latency uses.
+const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
 // Each handler comes with what it needs already provided, so the router requires nothing.
 type Served = { readonly path: `/${string}`; readonly review: (review: unknown) => Effect.Effect<unknown> }
 
-const routes = (handlers: ReadonlyArray<Served>): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+// A webhook's series, as controller-runtime's instrumented handler keeps them: its requests by
+// status code (200 and 500 there from the start), those being served, and how long each took.
+const instrumented = Effect.fnUntraced(function*(path: string) {
+  const clock = yield* Clock.Clock
+  const webhook = { webhook: path }
+  const answered = { ok: 0, failed: 0 }
+  let serving = 0
+  yield* EngineMetrics.observeCounter(requests, { ...webhook, code: "200" }, () => answered.ok)
+  yield* EngineMetrics.observeCounter(requests, { ...webhook, code: "500" }, () => answered.failed)
+  yield* EngineMetrics.observeGauge(inFlight, webhook, () => serving)
+  const time = yield* EngineMetrics.observeHistogram(latency, latencyBuckets, webhook)
+  return <A, E, R>(answer: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.suspend(() => {
+      serving++
+      const start = clock.currentTimeNanosUnsafe()
+      return Effect.onExit(answer, (exit) =>
+        Effect.sync(() => {
+          serving--
+          if (Exit.isSuccess(exit)) answered.ok++
+          else answered.failed++
+          time.record(Number(clock.currentTimeNanosUnsafe() - start) / 1e9)
+        }))
+    })
+})
+
+const routes = (handlers: ReadonlyArray<Served>): Layer.Layer<never, never, HttpRouter.HttpRouter | Scope.Scope> =>
   HttpRouter.use(Effect.fn(function*(router) {
     for (const hook of handlers) {
-      yield* router.add("POST", hook.path, Effect.gen(function*() {
+      const measured = yield* instrumented(hook.path)
+      yield* router.add("POST", hook.path, measured(Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const body = yield* Effect.orElseSucceed(request.json, () => undefined)
         return HttpServerResponse.jsonUnsafe(yield* hook.review(body))
-      }))
+      })))
     }
   }))
 
