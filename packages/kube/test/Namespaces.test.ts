@@ -5,8 +5,8 @@
  */
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, Kube, Operator, Rbac } from "@kubefx/kube"
-import { Context, Effect, Ref, References } from "effect"
+import { Builtins, Controller, Handover, Kube, Operator, Rbac } from "@kubefx/kube"
+import { Context, Effect, Metric, Ref, References } from "effect"
 import { clientWithToken, ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const done = () => Effect.succeed(Outcome.done)
@@ -162,17 +162,63 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a controll
       assert.deepStrictEqual(failed.unsynced.map((cache) => [cache.kind, cache.namespace, cache.failure?.split(":")[0]]), [["ConfigMap", b, "ServerError"]])
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 
-  it.effect("are refused in a sharded operator, whose sharder labels one namespace or all", () =>
+  it.effect("in a sharded operator are shared out among its replicas, each object of theirs to one, none of another namespace", () =>
     Effect.gen(function*() {
-      const sharded = Operator.make({
-        name: "sharded",
-        http: false,
-        sharding: { namespace: "default" },
-        controllers: [Controller.define({ name: "multi", for: Builtins.ConfigMap, namespaces: ["a", "b"], reconcile: done })]
-      })
-      const refused = yield* Effect.flip(Operator.start(sharded))
-      assert.strictEqual(refused.message, "controller multi watches several namespaces: a sharded operator's controllers watch one namespace or all")
-    }))
+      const [a, b, c, system] = [yield* namespace, yield* namespace, yield* namespace, yield* namespace]
+      const kube = yield* Kube.Kube
+      const runs = yield* Ref.make<Record<string, ReadonlyArray<string>>>({})
+      const replica = (identity: string) =>
+        Operator.start(Operator.make({
+          name: "sharded-teams",
+          http: false,
+          sharding: { namespace: system, identity, leaseDuration: "4 seconds", renewDeadline: "3 seconds", retryPeriod: "200 millis" },
+          controllers: [Controller.define({
+            name: "sharded-teams",
+            for: Builtins.ConfigMap,
+            namespaces: [a, b],
+            reconcile: (configMap) =>
+              Effect.as(Ref.update(runs, (all) => {
+                const key = `${configMap.metadata.namespace}/${configMap.metadata.name}`
+                return { ...all, [key]: [...new Set([...(all[key] ?? []), identity])] }
+              }), Outcome.done)
+          })]
+        })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+      for (const ns of [a, b, c]) {
+        for (let i = 0; i < 6; i++) {
+          yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}`, namespace: ns } })
+        }
+      }
+      const replicas = new Map([["r1", yield* replica("r1")], ["r2", yield* replica("r2")]])
+      const ours = (yield* Effect.forEach([a, b], (ns) => kube.list(Builtins.ConfigMap, { namespace: ns })))
+        .flatMap((list) => list.items.filter((cm) => cm.metadata.name?.startsWith("cm-")).map((cm) => `${cm.metadata.namespace}/${cm.metadata.name}`))
+      assert.strictEqual(ours.length, 12)
+      // Every object of a and b labelled with a live replica and reconciled there, each replica
+      // caching exactly its own; c's left alone.
+      yield* eventually(Effect.gen(function*() {
+        const labelled = yield* Effect.forEach(ours, (key) => {
+          const [ns, name] = key.split("/") as [string, string]
+          return Effect.map(kube.get(Builtins.ConfigMap, name, ns), (cm) => [key, Handover.placement(cm).owner] as const)
+        })
+        yield* ensure(labelled.every(([, owner]) => owner === "r1" || owner === "r2"), JSON.stringify(labelled))
+        yield* ensure(new Set(labelled.map(([, owner]) => owner)).size === 2, `one replica owns all: ${JSON.stringify(labelled)}`)
+        const seen = yield* Ref.get(runs)
+        for (const [key, owner] of labelled) {
+          // (A key the first replica ran may have moved to the second since.)
+          yield* ensure(seen[key]?.includes(owner!) === true, `${key}: run by ${JSON.stringify(seen[key])}, owned by ${owner}`)
+          const cached = replicas.get(owner!)!.controllers[0]!.controller()?.informer.get(key)
+          yield* ensure(cached !== undefined, `${owner} does not cache ${key}`)
+        }
+        for (const [identity, running] of replicas) {
+          const keys = (running.controllers[0]!.controller()?.informer.keys() ?? []).filter((key) => key.includes("/cm-"))
+          const own = labelled.filter(([, owner]) => owner === identity).map(([key]) => key)
+          yield* ensure(JSON.stringify([...keys].sort()) === JSON.stringify(own.sort()), `${identity} caches ${JSON.stringify(keys)}`)
+        }
+      }), "30 seconds")
+      const untouched = (yield* kube.list(Builtins.ConfigMap, { namespace: c })).items.filter((cm) => cm.metadata.name?.startsWith("cm-"))
+      assert.deepStrictEqual(untouched.map((cm) => Handover.placement(cm).owner), Array(6).fill(undefined))
+      assert.isFalse(Object.keys(yield* Ref.get(runs)).some((key) => key.startsWith(`${c}/`)))
+      for (const running of replicas.values()) yield* running.shutdown
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 })
 
 describe("namespaces a controller cannot watch", () => {

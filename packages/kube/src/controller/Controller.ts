@@ -212,8 +212,8 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly namespace?: string | undefined
   /**
    * Watch these namespaces only (controller-runtime's `DefaultNamespaces`, JOSDK's `namespaces`):
-   * each kind is cached per namespace, and the caches read as one. Not with `namespace`; an
-   * operator with `sharding` takes one namespace or all.
+   * each kind is cached per namespace, and the caches read as one. Not with `namespace`. In a
+   * sharded operator, its sharder labels the primaries of these namespaces only.
    */
   readonly namespaces?: ReadonlyArray<string> | undefined
   /**

@@ -158,11 +158,6 @@ const validate = <R>(operator: Operator<R>): string | undefined => {
     const found = cycle(definition, [])
     if (found !== undefined) return `dependsOn has a cycle: ${found}`
   }
-  // Its sharder labels the objects of one namespace, or of all.
-  const multiNamespace = operator.controllers.find((definition) => definition.namespaces !== undefined)
-  if (operator.options.sharding !== undefined && multiNamespace !== undefined) {
-    return `controller ${multiNamespace.name} watches several namespaces: a sharded operator's controllers watch one namespace or all`
-  }
   return undefined
 }
 
@@ -458,17 +453,19 @@ export const start = <R>(
             return Effect.forEach(sharders, (sharder) => sharder.hold, { discard: true })
           }))
       })
-      // One sharder per primary kind and selector, whatever number of controllers reconcile it.
+      // One sharder per primary kind, namespaces and selector, whatever number of controllers reconcile it.
       const scopes = new Map<string, Controller.Any<R>>()
       for (const definition of operator.controllers) {
         const resource = definition.for
-        scopes.set(JSON.stringify([resource.group, resource.plural, definition.namespace ?? "", definition.labelSelector ?? ""]), definition)
+        const namespaces = definition.namespaces === undefined ? [definition.namespace ?? ""] : [...definition.namespaces].sort()
+        scopes.set(JSON.stringify([resource.group, resource.plural, namespaces, definition.labelSelector ?? ""]), definition)
       }
       for (const definition of scopes.values()) {
         const made = Sharder.make({
           name: `${definition.name}-sharder`,
           resource: definition.for,
           namespace: definition.namespace,
+          namespaces: definition.namespaces,
           labelSelector: definition.labelSelector,
           members
         })

@@ -24,7 +24,10 @@ export interface Options {
   /** Names the sharder's engine (`<controller>-sharder` in metrics). */
   readonly name: string
   readonly resource: Resource.Resource
+  /** The one namespace whose objects it labels; with neither this nor `namespaces`, every namespace's. */
   readonly namespace?: string | undefined
+  /** The namespaces whose objects it labels, each cached apart (a controller's `namespaces`). */
+  readonly namespaces?: ReadonlyArray<string> | undefined
   readonly labelSelector?: string | undefined
   readonly members: Membership.Members
 }
@@ -66,7 +69,8 @@ export const make = (options: Options): Effect.Effect<Sharder, never, Kube.Kube 
     const kube = yield* Kube.Kube
     const { members, resource } = options
     const metadata: Resource.Resource = { ...resource, schema: MetadataOnly as unknown as Resource.Resource["schema"] }
-    const informer = yield* Informer.make(metadata, { namespace: options.namespace, labelSelector: options.labelSelector })
+    const informer = Informer.merge(yield* Effect.forEach(options.namespaces ?? [options.namespace], (namespace) =>
+      Informer.make(metadata, { namespace, labelSelector: options.labelSelector })))
     let ring = { live: members.live(), ring: Shards.ring(members.live()) }
     const currentRing = () => {
       const live = members.live()
