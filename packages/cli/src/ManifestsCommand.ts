@@ -181,6 +181,7 @@ export const objects = (
   const namespace = options.namespace ?? name
   const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "kubefx" }
   const role = Rbac.clusterRole(operator)
+  const roles = Rbac.roles(operator)
   const bindings = Rbac.bindings(operator, role, { name, namespace })
   const webhooks = webhookObjects(operator, namespace, labels, options.webhookCertificate)
   const converted = new Set<unknown>(webhooks?.conversion.resources ?? [])
@@ -192,6 +193,7 @@ export const objects = (
     { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { ...labels, "pod-security.kubernetes.io/enforce": "restricted" } } },
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
     { ...role, metadata: { ...role.metadata, labels } },
+    ...roles.map((own) => ({ ...own, metadata: { ...own.metadata, labels } })),
     ...bindings.map((binding) => ({ ...binding, metadata: { ...binding.metadata, labels } })),
     {
       apiVersion: "apps/v1",

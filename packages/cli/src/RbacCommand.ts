@@ -1,7 +1,8 @@
 /**
  * `kubefx rbac <module> [--export NAME] [--name ROLE]`: loads a TypeScript or JavaScript module,
  * finds the operators it exports (or, failing that, its controller definitions) and prints the
- * least-privilege ClusterRole each needs as a YAML stream, ready for `kubectl apply -f -`.
+ * least-privilege ClusterRole each needs, with a Role per namespace its namespaced rules name, as a
+ * YAML stream, ready for `kubectl apply -f -`.
  *
  * @since 0.1.0
  */
@@ -20,9 +21,10 @@ export class RbacCommandError extends Schema.TaggedError<RbacCommandError>()("Rb
 }
 
 /**
- * The ClusterRoles for a module's exports: one per exported operator (in export-name order, each
- * once), or one for all its exported controllers when it exports no operator; or for the one
- * exported as `name`. `roleName` renames the role of controllers (an operator's is its name).
+ * The ClusterRoles for a module's exports, each followed by the Roles of its namespaced rules: one
+ * per exported operator (in export-name order, each once), or one for all its exported controllers
+ * when it exports no operator; or for the one exported as `name`. `roleName` renames the role of
+ * controllers (an operator's is its name).
  *
  * @example
  * import { Option } from "effect"
@@ -33,22 +35,25 @@ export const clusterRoles = (
   exports: Readonly<Record<string, unknown>>,
   name: Option.Option<string>,
   roleName: Option.Option<string>
-): Effect.Effect<ReadonlyArray<Rbac.ClusterRole>, RbacCommandError> => {
+): Effect.Effect<ReadonlyArray<Rbac.ClusterRole | Rbac.Role>, RbacCommandError> => {
   const named = { name: Option.getOrUndefined(roleName) }
   if (Option.isSome(name)) {
     const value = exports[name.value]
-    if (Operator.isOperator(value)) return Effect.succeed([Rbac.clusterRole(value, named)])
-    if (Controller.isDefinition(value)) return Effect.succeed([Rbac.clusterRole([value], { name: named.name ?? value.name })])
+    if (Operator.isOperator(value)) return Effect.succeed(rolesOf(value, named))
+    if (Controller.isDefinition(value)) return Effect.succeed(rolesOf([value], { name: named.name ?? value.name }))
     return Effect.fail(new RbacCommandError({ message: `the module exports no operator or controller named ${name.value}` }))
   }
   const values = [...new Set(Object.values(exports))]
   const operators = values.filter(Operator.isOperator)
-  if (operators.length > 0) return Effect.succeed(operators.map((operator) => Rbac.clusterRole(operator, named)))
+  if (operators.length > 0) return Effect.succeed(operators.flatMap((operator) => rolesOf(operator, named)))
   const controllers = values.filter(Controller.isDefinition)
   return controllers.length === 0
     ? Effect.fail(new RbacCommandError({ message: "the module exports no operator (Operator.make) or controller (Controller.define)" }))
-    : Effect.succeed([Rbac.clusterRole(controllers, named)])
+    : Effect.succeed(rolesOf(controllers, named))
 }
+
+const rolesOf = (source: Parameters<typeof Rbac.roles>[0], named: { readonly name?: string | undefined }) =>
+  [Rbac.clusterRole(source, named), ...Rbac.roles(source, named)]
 
 /**
  * The YAML stream of the ClusterRoles a module's operators need.
@@ -86,14 +91,14 @@ export const command = Command.make(
       Flag.optional
     ),
     name: Flag.String("name").pipe(
-      Flag.withDescription("Name of the ClusterRole (default: the operator's name)"),
+      Flag.withDescription("Name of the ClusterRole and Roles (default: the operator's name)"),
       Flag.optional
     )
   },
   ({ export: exported, module, name }) =>
     render(module, exported, name).pipe(Effect.flatMap((yaml) => Console.log(yaml.trimEnd())))
 ).pipe(
-  Command.withDescription("Print the least-privilege ClusterRole an operator's controllers need, as YAML"),
+  Command.withDescription("Print the least-privilege ClusterRole (and namespaced Roles) an operator's controllers need, as YAML"),
   Command.withExamples([
     { command: "kubefx rbac src/operator.ts | kubectl apply -f -", description: "Install the operator's ClusterRole" },
     { command: "kubefx rbac src/operator.ts --export widgets", description: "Print one controller's role" }

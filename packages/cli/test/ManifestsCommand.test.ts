@@ -35,7 +35,9 @@ describe("kubefx manifests", () => {
       "Namespace/buckets-operator",
       "ServiceAccount/buckets-operator",
       "ClusterRole/buckets-operator",
+      "Role/buckets-operator",
       "ClusterRoleBinding/buckets-operator",
+      "RoleBinding/buckets-operator-role",
       "Deployment/buckets-operator",
       "Service/buckets-operator-metrics"
     ])
@@ -43,8 +45,17 @@ describe("kubefx manifests", () => {
     const role = objects[3]
     expect(role.rules).toContainEqual({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["buckets-operator-leader"], verbs: ["get", "update"] })
     expect(role.rules).toContainEqual({ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] })
-    expect(objects[4].subjects).toEqual([{ kind: "ServiceAccount", name: "buckets-operator", namespace: "buckets-operator" }])
-    const deployment = objects[5]
+    // The rule naming kube-system is granted there alone, by a Role bound to the ServiceAccount.
+    expect(role.rules.some((rule: { resourceNames?: Array<string> }) => rule.resourceNames?.includes("extension-apiserver-authentication"))).toBe(false)
+    expect(objects[4].metadata.namespace).toBe("kube-system")
+    expect(objects[4].rules).toEqual([{ apiGroups: [""], resources: ["configmaps"], resourceNames: ["extension-apiserver-authentication"], verbs: ["get"] }])
+    expect(objects[5].subjects).toEqual([{ kind: "ServiceAccount", name: "buckets-operator", namespace: "buckets-operator" }])
+    expect(objects[6]).toMatchObject({
+      metadata: { namespace: "kube-system" },
+      roleRef: { kind: "Role", name: "buckets-operator" },
+      subjects: [{ kind: "ServiceAccount", name: "buckets-operator", namespace: "buckets-operator" }]
+    })
+    const deployment = objects[7]
     expect(deployment.spec.replicas).toBe(2)
     const pod = deployment.spec.template.spec
     expect(pod.serviceAccountName).toBe("buckets-operator")
@@ -70,7 +81,7 @@ describe("kubefx manifests", () => {
         env: { ...process.env, NODE_OPTIONS: nodeOptions.value }
       }, (error, stdout) => error === null ? resolve(stdout) : reject(error)))
     expect(Number(limit)).toBe(144 + 3 * 16)
-    expect(objects[6].spec.ports).toEqual([{ name: "http-metrics", port: 8080, targetPort: "http", protocol: "TCP" }])
+    expect(objects[8].spec.ports).toEqual([{ name: "http-metrics", port: 8080, targetPort: "http", protocol: "TCP" }])
   })
 
   it("applies to the API server: a server-side dry run, then for real", async () => {
@@ -91,7 +102,7 @@ describe("kubefx manifests", () => {
     const applied = await kubectl("apply", "-f", file)
     expect(applied.stderr).toBe("")
     expect(applied.code).toBe(0)
-    expect(applied.stdout.trim().split("\n")).toHaveLength(7)
+    expect(applied.stdout.trim().split("\n")).toHaveLength(9)
     const deployment = JSON.parse((await kubectl("get", "deployment", "buckets-operator", "-n", "buckets-operator", "-o", "json")).stdout)
     expect(deployment.spec.template.spec.containers[0].ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }])
   })

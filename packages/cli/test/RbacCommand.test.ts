@@ -10,8 +10,11 @@ describe("kubefx rbac", () => {
   it("prints the ClusterRole of the exported operator, with every controller's and the Lease's rules", async () => {
     const result = await kubefx("rbac", "fixtures/operator.ts")
     expect(result.code).toBe(0)
-    const [role] = documents(result.stdout) as Array<Rbac.ClusterRole>
+    const [role, ...roles] = documents(result.stdout) as Array<Rbac.ClusterRole>
     expect(role).toEqual(json(Rbac.clusterRole(Fixture.operator)))
+    // Its rule naming kube-system, as a Role there.
+    expect(roles).toEqual(json(Rbac.roles(Fixture.operator)))
+    expect(roles.map((r) => [r.kind, (r.metadata as { namespace?: string }).namespace])).toEqual([["Role", "kube-system"]])
     expect(role!.metadata.name).toBe("buckets-operator")
     expect(role!.rules).toContainEqual({ apiGroups: ["storage.kubefx.dev"], resources: ["buckets"], verbs: ["get", "list", "watch", "patch"] })
     expect(role!.rules).toContainEqual({ apiGroups: ["storage.kubefx.dev"], resources: ["buckets/status"], verbs: ["patch"] })

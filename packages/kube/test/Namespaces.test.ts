@@ -145,6 +145,41 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("a controll
       assert.deepStrictEqual(yield* bound, { cluster: true, namespaces: [own] })
     }))
 
+  it.effect("with a rule naming another namespace, are granted it there by a Role, until the rule goes", () =>
+    Effect.gen(function*() {
+      const { server } = yield* TestCluster
+      if (server === undefined) return
+      const [a, vault] = [yield* namespace, yield* namespace]
+      const kube = yield* Kube.Kube
+      const account = { name: "vaulted", namespace: "vaulted-system" }
+      const operatorOf = (rbac: ReadonlyArray<Rbac.PolicyRule>) =>
+        Operator.make({
+          name: "vaulted",
+          http: false,
+          controllers: [Controller.define({ name: "vaulted", for: Builtins.ConfigMap, namespaces: [a], rbac, reconcile: done })]
+        })
+      for (const ns of [a, vault]) {
+        yield* kube.create(Builtins.Secret, { apiVersion: "v1", kind: "Secret", metadata: { name: "token", namespace: ns } })
+      }
+      const { token } = yield* Rbac.serviceAccount(operatorOf([{ apiGroups: [""], resources: ["secrets"], verbs: ["get"], namespace: vault }]), account)
+      const reads = yield* Effect.scoped(Effect.gen(function*() {
+        const asOperator = Context.get(yield* clientWithToken(server, token), Kube.Kube)
+        return yield* Effect.forEach([vault, a], (ns) =>
+          Effect.map(Effect.result(asOperator.get(Builtins.Secret, "token", ns)), (read) => read._tag === "Success" ? "read" : read.failure._tag))
+      }))
+      // Its namespace's Secret through the Role; its own namespace grants the ClusterRole only.
+      assert.deepStrictEqual(reads, ["read", "Forbidden"])
+      const cluster = yield* kube.request({ method: "GET", path: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/vaulted" }).pipe(Effect.flip)
+      assert.strictEqual(cluster._tag, "NotFound")
+      const present = (path: string) =>
+        kube.request({ method: "GET", path }).pipe(Effect.as(true), Effect.catchTag("NotFound", () => Effect.succeed(false)))
+      const rolePath = `/apis/rbac.authorization.k8s.io/v1/namespaces/${vault}/roles/vaulted`
+      const bindingPath = `/apis/rbac.authorization.k8s.io/v1/namespaces/${vault}/rolebindings/vaulted-role`
+      assert.deepStrictEqual([yield* present(rolePath), yield* present(bindingPath)], [true, true])
+      yield* Rbac.serviceAccount(operatorOf([]), account)
+      assert.deepStrictEqual([yield* present(rolePath), yield* present(bindingPath)], [false, false])
+    }))
+
   it.effect("that cannot all be listed fail the controller's start, naming the namespace whose list failed", () =>
     Effect.gen(function*() {
       const { server } = yield* TestCluster

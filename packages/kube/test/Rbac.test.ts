@@ -153,14 +153,58 @@ describe("where the ClusterRole is bound", () => {
     const cases = [
       [inNamespaces(["team-a"]), widgets],
       [inNamespaces(["team-a"], { owns: [Builtins.Namespace] })],
-      [inNamespaces(["team-a"], { rbac: [{ apiGroups: [""], resources: ["nodes"], verbs: ["get"] }] })]
+      [inNamespaces(["team-a"], { rbac: [{ apiGroups: [""], resources: ["nodes"], verbs: ["get"] }] })],
+      // One rule naming no namespace is enough, beside rules that do.
+      [inNamespaces(["team-a"], { rbac: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get"], namespace: "vault" }, { apiGroups: [""], resources: ["nodes"], verbs: ["get"] }] })]
     ]
     for (const controllers of cases) {
       const operator = Operator.make({ name: "widgets", controllers })
       expect(Rbac.namespaces(operator)).toBeUndefined()
-      expect(Rbac.bindings(operator, Rbac.clusterRole(operator), account).map((b) => b.kind)).toEqual(["ClusterRoleBinding"])
+      expect(Rbac.bindings(operator, Rbac.clusterRole(operator), account).filter((b) => b.roleRef.kind === "ClusterRole").map((b) => b.kind))
+        .toEqual(["ClusterRoleBinding"])
     }
     const withRules = Operator.make({ name: "widgets", controllers: [inNamespaces(["team-a"])], rbac: [{ apiGroups: [""], resources: ["nodes"], verbs: ["get"] }] })
     expect(Rbac.namespaces(withRules)).toBeUndefined()
+  })
+
+  it("rules naming a namespace are granted there by a Role, and keep an operator of some namespaces bound there only", () => {
+    const secrets = { apiGroups: [""], resources: ["secrets"], verbs: ["get", "watch"], namespace: "vault" }
+    const operator = Operator.make({
+      name: "widgets",
+      controllers: [inNamespaces(["team-a"], { rbac: [secrets, { ...secrets, verbs: ["list"] }] })],
+      rbac: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get"], namespace: "kube-system" }]
+    })
+    const role = Rbac.clusterRole(operator)
+    expect(role.rules.some((rule) => rule.resources.includes("secrets") || rule.resources.includes("leases"))).toBe(false)
+    expect(role.rules.every((rule) => !("namespace" in rule))).toBe(true)
+    expect(Rbac.roles(operator)).toEqual([
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "Role",
+        metadata: { name: "widgets", namespace: "kube-system" },
+        rules: [{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get"] }]
+      },
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "Role",
+        metadata: { name: "widgets", namespace: "vault" },
+        rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] }]
+      }
+    ])
+    // The rules' namespaces are the Roles', not ones the operator works in.
+    expect(Rbac.namespaces(operator)).toEqual(["team-a"])
+    const bindings = Rbac.bindings(operator, role, account) as ReadonlyArray<Rbac.RoleBinding>
+    expect(bindings.map((b) => [b.metadata.name, b.metadata.namespace, b.roleRef.kind])).toEqual([
+      ["widgets", "team-a", "ClusterRole"],
+      ["widgets-role", "kube-system", "Role"],
+      ["widgets-role", "vault", "Role"]
+    ])
+    // Across the cluster, the Roles are bound beside the ClusterRole.
+    const everywhere = Operator.make({ name: "widgets", controllers: [inNamespaces(["team-a"], { rbac: [secrets] }), widgets] })
+    expect(Rbac.bindings(everywhere, Rbac.clusterRole(everywhere), account).map((b) => [b.kind, b.roleRef.kind])).toEqual([
+      ["ClusterRoleBinding", "ClusterRole"],
+      ["RoleBinding", "Role"]
+    ])
+    expect(Rbac.toYaml([role, ...Rbac.roles(operator)])).toContain("kind: Role\n")
   })
 })

@@ -17,18 +17,32 @@ import * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
 import * as Yaml from "../client/Yaml.ts"
 
-/** rbac.authorization.k8s.io/v1 PolicyRule (resource rules). */
+/**
+ * rbac.authorization.k8s.io/v1 PolicyRule (resource rules), with where it applies: a rule with a
+ * `namespace` (kubebuilder's `namespace=` marker) is granted in that namespace only, by a Role there;
+ * one without, by the ClusterRole.
+ */
 export interface PolicyRule {
   readonly apiGroups: ReadonlyArray<string>
   readonly resources: ReadonlyArray<string>
   readonly verbs: ReadonlyArray<string>
   readonly resourceNames?: ReadonlyArray<string> | undefined
+  /** Grant it in this namespace only (a Role), not across the cluster. */
+  readonly namespace?: string | undefined
 }
 
 export interface ClusterRole {
   readonly apiVersion: "rbac.authorization.k8s.io/v1"
   readonly kind: "ClusterRole"
   readonly metadata: { readonly name: string; readonly labels?: Readonly<Record<string, string>> }
+  readonly rules: ReadonlyArray<PolicyRule>
+}
+
+/** rbac.authorization.k8s.io/v1 Role: the rules granted in one namespace. */
+export interface Role {
+  readonly apiVersion: "rbac.authorization.k8s.io/v1"
+  readonly kind: "Role"
+  readonly metadata: { readonly name: string; readonly namespace: string; readonly labels?: Readonly<Record<string, string>> }
   readonly rules: ReadonlyArray<PolicyRule>
 }
 
@@ -141,37 +155,62 @@ export const normalize = (rules: ReadonlyArray<PolicyRule>): ReadonlyArray<Polic
     }))
 }
 
+type Source = Operator.Operator<unknown> | ReadonlyArray<Controller.Any<unknown>>
+
+const rulesOf = (source: Source): ReadonlyArray<PolicyRule> =>
+  Array.isArray(source) ? (source as ReadonlyArray<Controller.Any<unknown>>).flatMap(controllerRules) : operatorRules(source as Operator.Operator<unknown>)
+
+const nameOf = (source: Source, options: { readonly name?: string | undefined }): string =>
+  options.name ?? (Array.isArray(source) ? "kubefx-operator" : (source as Operator.Operator<unknown>).name)
+
 /**
- * The ClusterRole of an operator (named after it), or of a set of controllers.
+ * The ClusterRole of an operator (named after it), or of a set of controllers: every rule without
+ * a `namespace`.
  *
  * @example
  * import { Rbac } from "@kubefx/kube"
  * declare const operator: import("@kubefx/kube").Operator.Operator
  * const role = Rbac.clusterRole(operator)
  */
-export const clusterRole = (
-  source: Operator.Operator<unknown> | ReadonlyArray<Controller.Any<unknown>>,
-  options: { readonly name?: string | undefined } = {}
-): ClusterRole => {
-  const isOperator = !Array.isArray(source)
-  const operator = source as Operator.Operator<unknown>
-  return {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "ClusterRole",
-    metadata: { name: options.name ?? (isOperator ? operator.name : "kubefx-operator") },
-    rules: normalize(isOperator ? operatorRules(operator) : (source as ReadonlyArray<Controller.Any<unknown>>).flatMap(controllerRules))
-  }
-}
+export const clusterRole = (source: Source, options: { readonly name?: string | undefined } = {}): ClusterRole => ({
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "ClusterRole",
+  metadata: { name: nameOf(source, options) },
+  rules: normalize(rulesOf(source).filter((rule) => rule.namespace === undefined))
+})
 
 /**
- * ClusterRoles as a YAML stream, ready for `kubectl apply -f -`.
+ * The Roles of an operator's rules that name a namespace, one per namespace, named as its
+ * {@link clusterRole}; none when no rule does.
  *
  * @example
  * import { Rbac } from "@kubefx/kube"
  * declare const operator: import("@kubefx/kube").Operator.Operator
- * process.stdout.write(Rbac.toYaml([Rbac.clusterRole(operator)]))
+ * Rbac.roles(operator) // [{ kind: "Role", metadata: { name: "widgets", namespace: "vault" }, rules: [...] }]
  */
-export const toYaml = (roles: ReadonlyArray<ClusterRole>): string =>
+export const roles = (source: Source, options: { readonly name?: string | undefined } = {}): ReadonlyArray<Role> => {
+  const byNamespace = new Map<string, Array<PolicyRule>>()
+  for (const rule of rulesOf(source)) {
+    if (rule.namespace === undefined) continue
+    byNamespace.set(rule.namespace, [...(byNamespace.get(rule.namespace) ?? []), rule])
+  }
+  return [...byNamespace].sort(([a], [b]) => a.localeCompare(b)).map(([namespace, rules]): Role => ({
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: nameOf(source, options), namespace },
+    rules: normalize(rules)
+  }))
+}
+
+/**
+ * ClusterRoles and Roles as a YAML stream, ready for `kubectl apply -f -`.
+ *
+ * @example
+ * import { Rbac } from "@kubefx/kube"
+ * declare const operator: import("@kubefx/kube").Operator.Operator
+ * process.stdout.write(Rbac.toYaml([Rbac.clusterRole(operator), ...Rbac.roles(operator)]))
+ */
+export const toYaml = (roles: ReadonlyArray<ClusterRole | Role>): string =>
   Yaml.stringify(roles)
 
 /** rbac.authorization.k8s.io/v1 ClusterRoleBinding of one ServiceAccount. */
@@ -202,20 +241,20 @@ export const clusterRoleBinding = (
   subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }]
 })
 
-/** rbac.authorization.k8s.io/v1 RoleBinding of one ServiceAccount to a ClusterRole, in one namespace. */
+/** rbac.authorization.k8s.io/v1 RoleBinding of one ServiceAccount to a ClusterRole or a Role, in one namespace. */
 export interface RoleBinding {
   readonly apiVersion: "rbac.authorization.k8s.io/v1"
   readonly kind: "RoleBinding"
   readonly metadata: { readonly name: string; readonly namespace: string; readonly labels?: Readonly<Record<string, string>> }
-  readonly roleRef: { readonly apiGroup: "rbac.authorization.k8s.io"; readonly kind: "ClusterRole"; readonly name: string }
+  readonly roleRef: { readonly apiGroup: "rbac.authorization.k8s.io"; readonly kind: "ClusterRole" | "Role"; readonly name: string }
   readonly subjects: ReadonlyArray<{ readonly kind: "ServiceAccount"; readonly name: string; readonly namespace: string }>
 }
 
 /**
  * The namespaces an operator works in, when it works in some only: every controller watches one
- * namespace or several, every kind they touch is namespaced, and no rule beyond the derived ones is
- * declared (such a rule may name what no namespace holds); with the leader and member Leases'
- * namespaces. Undefined when the operator needs the cluster.
+ * namespace or several, every kind they touch is namespaced, and every rule beyond the derived ones
+ * names its namespace (one without may name what no namespace holds); with the leader and member
+ * Leases' namespaces. Undefined when the operator needs the cluster.
  *
  * @example
  * import { Rbac } from "@kubefx/kube"
@@ -227,10 +266,11 @@ export const namespaces = (operator: Operator.Operator<unknown>): ReadonlyArray<
   for (const definition of operator.controllers) {
     const watched = definition.namespaces ?? (definition.namespace === undefined ? [] : [definition.namespace])
     const kinds = [definition.for, ...definition.owns, ...definition.watches]
-    if (watched.length === 0 || definition.rules.length > 0 || kinds.some((kind) => !kind.namespaced)) return undefined
+    const clusterRules = definition.rules.some((rule) => rule.namespace === undefined)
+    if (watched.length === 0 || clusterRules || kinds.some((kind) => !kind.namespaced)) return undefined
     for (const namespace of watched) found.add(namespace)
   }
-  if (found.size === 0 || (operator.options.rbac ?? []).length > 0) return undefined
+  if (found.size === 0 || (operator.options.rbac ?? []).some((rule) => rule.namespace === undefined)) return undefined
   for (const namespace of [operator.options.leaderElection?.namespace, operator.options.sharding?.namespace]) {
     if (namespace !== undefined) found.add(namespace)
   }
@@ -240,7 +280,8 @@ export const namespaces = (operator: Operator.Operator<unknown>): ReadonlyArray<
 /**
  * How `role` is bound to the operator's ServiceAccount: in each of its {@link namespaces} when it
  * works in some only (a RoleBinding to the ClusterRole grants it there and nowhere else), else
- * across the cluster.
+ * across the cluster; and each of its {@link roles} in its namespace (a RoleBinding named
+ * `<name>-role`).
  *
  * @example
  * import { Rbac } from "@kubefx/kube"
@@ -252,15 +293,26 @@ export const bindings = (
   role: ClusterRole,
   serviceAccount: { readonly name: string; readonly namespace: string }
 ): ReadonlyArray<ClusterRoleBinding | RoleBinding> => {
+  const subjects = [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }] as const
   const scoped = namespaces(operator)
-  if (scoped === undefined) return [clusterRoleBinding(role, serviceAccount)]
-  return scoped.map((namespace): RoleBinding => ({
+  const toRoles = roles(operator, { name: role.metadata.name }).map((own): RoleBinding => ({
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "RoleBinding",
-    metadata: { name: serviceAccount.name, namespace },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
-    subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }]
+    metadata: { name: `${serviceAccount.name}-role`, namespace: own.metadata.namespace },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: own.metadata.name },
+    subjects
   }))
+  if (scoped === undefined) return [clusterRoleBinding(role, serviceAccount), ...toRoles]
+  return [
+    ...scoped.map((namespace): RoleBinding => ({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: serviceAccount.name, namespace },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role.metadata.name },
+      subjects
+    })),
+    ...toRoles
+  ]
 }
 
 /** Where {@link serviceAccount} puts the operator's identity. */
@@ -284,7 +336,7 @@ const applyRbacObject = (kube: Kube.Client, plural: string, body: { readonly met
     body
   })
 
-interface BindingObject {
+interface RbacObject {
   readonly metadata: {
     readonly name: string
     readonly namespace?: string
@@ -293,53 +345,61 @@ interface BindingObject {
   readonly subjects?: ReadonlyArray<{ readonly kind?: string; readonly name?: string; readonly namespace?: string }>
 }
 
-// A binding this function applied for this ServiceAccount: its field manager applied it and it
-// binds the ServiceAccount. Anything else of the same name (a user's own binding) is not ours to delete.
-const appliedFor = (binding: BindingObject, serviceAccount: { readonly name: string; readonly namespace: string }, fieldManager: string) =>
-  (binding.metadata.managedFields ?? []).some((entry) => entry.manager === fieldManager && entry.operation === "Apply") &&
-  (binding.subjects ?? []).some((subject) =>
+// An object this function applied for this ServiceAccount: its field manager applied it and, for a
+// binding, it binds the ServiceAccount. Anything else of the same name (a user's own) is not ours to delete.
+const appliedFor = (object: RbacObject, serviceAccount: { readonly name: string; readonly namespace: string }, fieldManager: string) =>
+  (object.metadata.managedFields ?? []).some((entry) => entry.manager === fieldManager && entry.operation === "Apply") &&
+  (object.subjects === undefined || object.subjects.some((subject) =>
     subject.kind === "ServiceAccount" && subject.name === serviceAccount.name && subject.namespace === serviceAccount.namespace
-  )
+  ))
 
-// Bindings an earlier call applied that the operator no longer needs: the ClusterRoleBinding of an
-// operator that now works in some namespaces, the RoleBindings of namespaces it left. Kept, they
-// would grant in development what the cluster it is deployed to will not.
+// What an earlier call applied that the operator no longer needs: the ClusterRoleBinding of an
+// operator that now works in some namespaces, the RoleBindings of namespaces it left, the Roles (and
+// their bindings) of namespaces its rules no longer name. Kept, they would grant in development
+// what the cluster it is deployed to will not.
 const withdrawStale = (
   kube: Kube.Client,
-  kept: ReadonlyArray<ClusterRoleBinding | RoleBinding>,
+  kept: { readonly bindings: ReadonlyArray<ClusterRoleBinding | RoleBinding>; readonly roles: ReadonlyArray<Role> },
   serviceAccount: { readonly name: string; readonly namespace: string },
   fieldManager: string
 ) =>
   Effect.gen(function*() {
     const { name } = serviceAccount
     const gone = <A>(effect: Effect.Effect<A, KubeError.KubeError>) => Effect.catchTag(effect, "NotFound", () => Effect.void)
-    if (!kept.some((binding) => binding.kind === "ClusterRoleBinding")) {
+    if (!kept.bindings.some((binding) => binding.kind === "ClusterRoleBinding")) {
       const path = `${rbacPath}/clusterrolebindings/${name}`
       const existing = yield* kube.request({ method: "GET", path }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))
-      if (existing !== undefined && appliedFor(existing as BindingObject, serviceAccount, fieldManager)) {
+      if (existing !== undefined && appliedFor(existing as RbacObject, serviceAccount, fieldManager)) {
         yield* kube.request({ method: "DELETE", path }).pipe(gone)
       }
     }
-    const keptIn = new Set(kept.flatMap((binding) => binding.kind === "RoleBinding" ? [binding.metadata.namespace] : []))
-    const named = (yield* kube.request({
-      method: "GET",
-      path: `${rbacPath}/rolebindings`,
-      query: { fieldSelector: `metadata.name=${name}` }
-    })) as { readonly items: ReadonlyArray<BindingObject> }
-    for (const binding of named.items) {
-      const namespace = binding.metadata.namespace
-      if (namespace === undefined || keptIn.has(namespace) || !appliedFor(binding, serviceAccount, fieldManager)) continue
-      yield* kube.request({ method: "DELETE", path: `${rbacPath}/namespaces/${namespace}/rolebindings/${name}` }).pipe(gone)
+    const keptIn = (objects: ReadonlyArray<{ readonly metadata: { readonly name: string; readonly namespace?: string } }>, named: string) =>
+      new Set(objects.flatMap((object) => object.metadata.name === named && object.metadata.namespace !== undefined ? [object.metadata.namespace] : []))
+    const namespaced = kept.bindings.filter((binding): binding is RoleBinding => binding.kind === "RoleBinding")
+    for (const [plural, named, keep] of [
+      ["rolebindings", name, keptIn(namespaced, name)],
+      ["rolebindings", `${name}-role`, keptIn(namespaced, `${name}-role`)],
+      ["roles", name, keptIn(kept.roles, name)]
+    ] as const) {
+      const found = (yield* kube.request({ method: "GET", path: `${rbacPath}/${plural}`, query: { fieldSelector: `metadata.name=${named}` } })) as {
+        readonly items: ReadonlyArray<RbacObject>
+      }
+      for (const object of found.items) {
+        const namespace = object.metadata.namespace
+        if (namespace === undefined || keep.has(namespace) || !appliedFor(object, serviceAccount, fieldManager)) continue
+        yield* kube.request({ method: "DELETE", path: `${rbacPath}/namespaces/${namespace}/${plural}/${named}` }).pipe(gone)
+      }
     }
   })
 
 /**
  * Gives an operator the identity it is deployed with, using the current client's (an
  * administrator's) rights: the ServiceAccount `name` in `namespace` (both created if missing), the
- * operator's {@link clusterRole} named `name` and its {@link bindings} (in each namespace it works
- * in, created if missing, or across the cluster); bindings an earlier call applied for the same
- * ServiceAccount that these replace (across the cluster before, or in a namespace it left) are
- * deleted, so it is granted what it would be in a fresh cluster and no more. Answers a token of that
+ * operator's {@link clusterRole} named `name`, its {@link roles} and its {@link bindings} (in each
+ * namespace it works in, created if missing, or across the cluster); what an earlier call applied
+ * for the same ServiceAccount that these replace (a binding across the cluster before, or in a
+ * namespace it left; a Role its rules no longer name) is deleted, so it is granted what it would be
+ * in a fresh cluster and no more. Answers a token of that
  * ServiceAccount and the role. A client with that token may do what the operator's controllers
  * declare and nothing else, as in a cluster: `kubefx dev` and the test kit run operators so.
  *
@@ -361,16 +421,22 @@ export const serviceAccount = (
     yield* kube.apply(Builtins.ServiceAccount, { metadata: { name, namespace } }, { fieldManager, force: true })
     const role = clusterRole(source, { name })
     yield* applyRbacObject(kube, "clusterroles", { ...role }, fieldManager)
+    const ensureNamespace = (ns: string) => kube.apply(Builtins.Namespace, { metadata: { name: ns } }, { fieldManager, force: true })
+    const wantedRoles = roles(source, { name })
+    for (const own of wantedRoles) {
+      yield* ensureNamespace(own.metadata.namespace)
+      yield* applyRbacObject(kube, `namespaces/${own.metadata.namespace}/roles`, { ...own }, fieldManager)
+    }
     const wanted = bindings(source, role, { name, namespace })
     for (const binding of wanted) {
       if (binding.kind === "ClusterRoleBinding") {
         yield* applyRbacObject(kube, "clusterrolebindings", { ...binding }, fieldManager)
       } else {
-        yield* kube.apply(Builtins.Namespace, { metadata: { name: binding.metadata.namespace } }, { fieldManager, force: true })
+        yield* ensureNamespace(binding.metadata.namespace)
         yield* applyRbacObject(kube, `namespaces/${binding.metadata.namespace}/rolebindings`, { ...binding }, fieldManager)
       }
     }
-    yield* withdrawStale(kube, wanted, { name, namespace }, fieldManager)
+    yield* withdrawStale(kube, { bindings: wanted, roles: wantedRoles }, { name, namespace }, fieldManager)
     const issued = (yield* kube.request({
       method: "POST",
       path: `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
