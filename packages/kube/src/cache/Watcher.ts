@@ -2,11 +2,12 @@
  * A resilient list-then-watch of one resource as a `Stream` that never fails: it lists, watches from
  * the list's resourceVersion with bookmarks, resumes from the last version seen when a watch ends or
  * drops, relists when the version is too old (410), restarts a watch that has been silent for too
- * long, and backs off (capped, jittered) on errors.
+ * long, and backs off (capped, jittered) on errors. With the `"streaming"` initial list, one watch
+ * brings the objects there are now and then their changes, in place of the list.
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Queue, Random, Stream } from "effect"
+import { Context, Duration, Effect, Queue, Random, Stream } from "effect"
 import * as Kube from "../client/Kube.ts"
 import type * as KubeError from "../client/KubeError.ts"
 import * as ObjectMeta from "../client/ObjectMeta.ts"
@@ -61,7 +62,33 @@ export interface Options<A = never> {
   readonly pageSize?: number | undefined
   /** Applied to every object as it arrives, so nothing holds the untransformed copy. */
   readonly transform?: ((object: A) => A) | undefined
+  /** How the objects there are now are read; default {@link InitialList}'s. */
+  readonly initialList?: InitialListStrategy | undefined
 }
+
+/**
+ * How a watcher reads the objects there are now, before their changes: `"list"` pages through a
+ * list (500 objects a page by default), then watches from its version; `"streaming"` asks one watch
+ * for them first (`sendInitialEvents`, Kubernetes' streaming lists: the API server sends them from
+ * its watch cache, one at a time, instead of reading whole pages from etcd), as client-go's
+ * `WatchListClient` and kube-rs's `StreamingList` do. A server that refuses streaming lists (422,
+ * as 1.33 does by default) or ends the watch before their end is listed instead, from then on.
+ */
+export type InitialListStrategy = "list" | "streaming"
+
+/**
+ * The strategy of watchers that do not choose one: `"list"` unless provided (an operator's
+ * `initialList` option provides it to its controllers).
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import { Watcher } from "@kubefx/kube"
+ * declare const program: Effect.Effect<void>
+ * program.pipe(Effect.provideService(Watcher.InitialList, "streaming"))
+ */
+export const InitialList = Context.Reference<InitialListStrategy>("@kubefx/kube/Watcher/InitialList", {
+  defaultValue: () => "list"
+})
 
 // The key of an object known only as JSON.
 const rawKey = (object: unknown): string => {
@@ -102,6 +129,8 @@ export const watch = <A extends ObjectMeta.KubeObject>(
       const transform = options.transform
       let version: string | undefined
       let failures = 0
+      // Until a server refuses them: then every list of this watcher pages.
+      let streaming = (options.initialList ?? (yield* InitialList)) === "streaming"
 
       const watchTimeoutSeconds = options.watchTimeout === undefined
         ? Effect.map(Random.nextIntBetween(300, 600), (seconds) => seconds)
@@ -125,11 +154,31 @@ export const watch = <A extends ObjectMeta.KubeObject>(
       let delivered = 0
       const watchOnce = Effect.gen(function*() {
         const timeoutSeconds = yield* watchTimeoutSeconds
+        // A streaming list under way: the objects so far, by key, until the bookmark that ends them.
+        let initial: { readonly objects: Map<string, A>; readonly undecodable: Array<Undecodable> } | undefined =
+          version === undefined ? { objects: new Map(), undecodable: [] } : undefined
         const onUndecodable: Kube.Undecodable = (object, error, type) => {
+          if (initial !== undefined) {
+            initial.undecodable.push({ key: rawKey(object), object, error })
+            return Effect.void
+          }
           version = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion ?? version
           return Queue.offer(queue, { _tag: "Undecodable", key: rawKey(object), object, error, deleted: type === "DELETED" })
         }
-        yield* kube.watch(resource, { ...select, resourceVersion: version!, allowBookmarks: true, timeoutSeconds, onUndecodable }).pipe(
+        const listedAt = (resourceVersion: string, objects: Map<string, A>, undecodable: ReadonlyArray<Undecodable>): Event<A> => {
+          version = resourceVersion
+          notServed = false
+          failing = false
+          return { _tag: "Listed", objects: [...objects.values()], undecodable, resourceVersion }
+        }
+        yield* kube.watch(resource, {
+          ...select,
+          resourceVersion: version ?? "",
+          sendInitialEvents: initial !== undefined,
+          allowBookmarks: true,
+          timeoutSeconds,
+          onUndecodable
+        }).pipe(
           Stream.timeoutOrElse({ duration: inactivity, orElse: () => Stream.fail(new Inactive()) }),
           // A batch of events (what one read of the answer held) goes on as one offer.
           Stream.runForEachArray((events) =>
@@ -137,11 +186,21 @@ export const watch = <A extends ObjectMeta.KubeObject>(
               failures = 0
               delivered += events.length
               const out: Array<Event<A>> = []
-              if (failing) {
+              if (failing && initial === undefined) {
                 failing = false
                 out.push({ _tag: "Recovered" })
               }
               for (const event of events) {
+                if (initial !== undefined) {
+                  if (event.type === "BOOKMARK") {
+                    if (event.initialEventsEnd === true) {
+                      out.push(listedAt(event.resourceVersion, initial.objects, initial.undecodable))
+                      initial = undefined
+                    }
+                  } else if (event.type === "DELETED") initial.objects.delete(ObjectMeta.key(event.object))
+                  else initial.objects.set(ObjectMeta.key(event.object), transform === undefined ? event.object : transform(event.object))
+                  continue
+                }
                 if (event.type === "BOOKMARK") {
                   version = event.resourceVersion
                   continue
@@ -154,6 +213,12 @@ export const watch = <A extends ObjectMeta.KubeObject>(
             })
           )
         )
+        if (initial !== undefined) {
+          // Ended before its end: a server that ignores streaming lists (older than 1.27) sends the
+          // objects but never the bookmark. Listed from now on.
+          streaming = false
+          yield* Effect.logInfo(`${resource.kind} streaming list ended before its end; listing instead`)
+        }
       })
 
       const backoff = Effect.gen(function*() {
@@ -173,6 +238,10 @@ export const watch = <A extends ObjectMeta.KubeObject>(
           const announce = notServed ? Effect.void : Queue.offer(queue, { _tag: "NotServed" } as const)
           notServed = true
           return Effect.andThen(announce, backoff)
+        }
+        if (error._tag === "Invalid" && streaming && version === undefined) {
+          streaming = false
+          return Effect.logInfo(`the API server refuses streaming lists of ${resource.kind} (${error.message}); listing instead`)
         }
         if (error._tag === "Gone") {
           version = undefined
@@ -194,7 +263,7 @@ export const watch = <A extends ObjectMeta.KubeObject>(
       // A watch the server ends normally resumes at once; a loop of empty watches would spin,
       // so a watch that ended without delivering anything waits like a failure.
       const cycle = Effect.gen(function*() {
-        if (version === undefined) yield* list
+        if (version === undefined && !streaming) yield* list
         const before = delivered
         yield* watchOnce
         if (delivered === before) yield* backoff

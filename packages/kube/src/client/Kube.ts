@@ -47,8 +47,17 @@ export interface List<A> {
 
 export interface WatchOptions {
   readonly namespace?: string | undefined
-  /** Changes after this version; the list's version when following a list. */
+  /**
+   * Changes after this version; the list's version when following a list. With
+   * `sendInitialEvents`, the state at least this new ("" for the latest).
+   */
   readonly resourceVersion: string
+  /**
+   * A streaming list: the collection's objects as ADDED events first, then a bookmark marked
+   * `initialEventsEnd` at their version, then the changes after it (bookmarks are asked for).
+   * A server without the feature refuses it with 422 (`Invalid`).
+   */
+  readonly sendInitialEvents?: boolean | undefined
   readonly labelSelector?: string | undefined
   readonly fieldSelector?: string | undefined
   /** The server ends the watch after this long (it is resumed from the last version seen). */
@@ -60,7 +69,7 @@ export interface WatchOptions {
 
 export type WatchEvent<A> =
   | { readonly type: "ADDED" | "MODIFIED" | "DELETED"; readonly object: A }
-  | { readonly type: "BOOKMARK"; readonly resourceVersion: string }
+  | { readonly type: "BOOKMARK"; readonly resourceVersion: string; readonly initialEventsEnd?: true }
 
 export interface DeleteOptions {
   readonly propagationPolicy?: "Background" | "Foreground" | "Orphan" | undefined
@@ -315,8 +324,9 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
           accept: acceptOf(resource, "PartialObjectMetadata"),
           query: {
             watch: "true",
-            resourceVersion: options.resourceVersion,
-            allowWatchBookmarks: options.allowBookmarks === false ? undefined : "true",
+            resourceVersion: options.resourceVersion === "" ? undefined : options.resourceVersion,
+            ...(options.sendInitialEvents === true ? { sendInitialEvents: "true", resourceVersionMatch: "NotOlderThan" } : {}),
+            allowWatchBookmarks: options.allowBookmarks === false && options.sendInitialEvents !== true ? undefined : "true",
             labelSelector: options.labelSelector,
             fieldSelector: options.fieldSelector,
             timeoutSeconds: options.timeoutSeconds?.toString()

@@ -40,6 +40,8 @@ export const events = <A extends ObjectMeta.KubeObject, E>(
     Stream.flatMap((batch) => Stream.paginate(0, (from: number) => page(resource, batch, from, onUndecodable, written)))
   )
 
+const initialEventsEnd = "k8s.io/initial-events-end"
+
 // What a line is without running anything: its event, nothing to deliver (null), an object still to
 // decode, or undefined for a line that takes `watchEvent`'s path.
 type Read<A> = Kube.WatchEvent<A> | null | { readonly decode: unknown; readonly type: "ADDED" | "MODIFIED" | "DELETED" }
@@ -58,8 +60,11 @@ const read = <A extends ObjectMeta.KubeObject>(resource: Resource.Resource<A>, l
       return known !== undefined ? { type, object: known } : { decode: object, type }
     }
     case "BOOKMARK": {
-      const version = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion
-      return version === undefined ? null : { type, resourceVersion: version }
+      const metadata = (object as { metadata?: { resourceVersion?: string; annotations?: Record<string, string> } } | null)?.metadata
+      const version = metadata?.resourceVersion
+      if (version === undefined) return null
+      // A streaming list's end: the objects sent before it are the collection at this version.
+      return metadata?.annotations?.[initialEventsEnd] === "true" ? { type, resourceVersion: version, initialEventsEnd: true } : { type, resourceVersion: version }
     }
   }
   return undefined

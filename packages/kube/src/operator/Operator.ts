@@ -37,6 +37,7 @@ import * as Membership from "./Membership.ts"
 import * as OperatorHttp from "./OperatorHttp.ts"
 import type * as Rbac from "./Rbac.ts"
 import * as SharedInformers from "../cache/SharedInformers.ts"
+import * as Watcher from "../cache/Watcher.ts"
 import * as Sharder from "./Sharder.ts"
 import * as Telemetry from "./Telemetry.ts"
 import * as WebhookServer from "./WebhookServer.ts"
@@ -84,6 +85,12 @@ export interface Options<R> {
   readonly rbac?: ReadonlyArray<Rbac.PolicyRule> | undefined
   /** Admission webhooks, served over HTTPS (default 127.0.0.1:9443) by every replica. */
   readonly webhooks?: WebhookServer.Options<R> | undefined
+  /**
+   * How every cache reads the objects there are now: `"list"` (the default) pages through lists,
+   * `"streaming"` asks the API server for a streaming list (a watch with `sendInitialEvents`, served
+   * from its watch cache), falling back to lists where the server refuses them (`Watcher.InitialList`).
+   */
+  readonly initialList?: Watcher.InitialListStrategy | undefined
 }
 
 /** An operator, declared: a value that `run` starts, and that `Rbac` and `kubefx rbac` read. */
@@ -528,7 +535,9 @@ export const start = <R>(
       shutdown,
       done: Deferred.await(stopped)
     } satisfies Running
-  })
+  }).pipe((started) =>
+    operator.options.initialList === undefined ? started : Effect.provideService(started, Watcher.InitialList, operator.options.initialList)
+  )
 
 /**
  * Runs the operator until it is interrupted (SIGTERM/SIGINT under `NodeRuntime.runMain`), which
