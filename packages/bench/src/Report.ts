@@ -112,6 +112,11 @@ export interface Report {
   readonly scale: {
     readonly objects: number
     readonly sync_s: number
+    /** The caches filled alone before anything reconciles, from paginated lists and from streaming lists (medians of 3). */
+    readonly fill_list_s: number
+    readonly fill_streaming_s: number
+    readonly fill_list_peak_rss_mb: number
+    readonly fill_streaming_peak_rss_mb: number
     readonly converge_s: number
     readonly heap_bytes_per_object: number
     readonly rss_bytes_per_object: number
@@ -190,7 +195,7 @@ export const contract = {
   ],
   latency: ["cached_objects", "p50_ms", "p99_ms", "commit_p50_ms", "commit_p99_ms", "arrival_p50_ms", "arrival_p99_ms", "arrivals_missed"],
   memory: ["cached_objects", "bytes_per_object", "bytes_per_object_metadata_only"],
-  scale: ["objects", "sync_s", "converge_s", "heap_bytes_per_object", "rss_bytes_per_object", "p50_ms", "p99_ms", "commit_p50_ms", "commit_p99_ms", "arrival_p50_ms", "arrival_p99_ms", "arrivals_missed"],
+  scale: ["objects", "sync_s", "fill_list_s", "fill_streaming_s", "fill_list_peak_rss_mb", "fill_streaming_peak_rss_mb", "converge_s", "heap_bytes_per_object", "rss_bytes_per_object", "p50_ms", "p99_ms", "commit_p50_ms", "commit_p99_ms", "arrival_p50_ms", "arrival_p99_ms", "arrivals_missed"],
   apiserver: ["objects", "creates_s", "applies_s", "watch_events_s", "rss_mb_at_10k", "rss_bytes_per_object"],
   sharding: [
     "objects",
@@ -249,10 +254,7 @@ export const table = (report: Report): string => {
     latencyRow(`latency: a spec update's watch event at the operator to its reconcile's start, ${int(latency.cached_objects)} cached, ${int(latency.samples)} samples`, latency, 5),
     [`memory: heap per cached Widget, ${int(memory.cached_objects)} cached`, `${int(memory.bytes_per_object)} B`, `${int(memory.bytes_per_object_with_managed_fields)} B with managedFields kept; ${int(memory.bytes_per_object_at_sync)} B right after the sync (goal: at most 1,024 B)`],
     [`memory: the same Widgets cached as their metadata alone (\`Resource.metadataOnly\`)`, `${int(memory.bytes_per_object_metadata_only)} B`, ""],
-    [`scale: ${int(scale.objects)} Widgets, list and sync (with their ConfigMaps)`, `${fixed(scale.sync_s, 1)} s`, ""],
-    [`scale: ${int(scale.objects)} Widgets to Ready`, `${fixed(scale.converge_s, 1)} s`, ""],
-    [`scale: heap and RSS per cached object (Widgets and ConfigMaps), converged`, `${int(scale.heap_bytes_per_object)} B heap`, `${int(scale.rss_bytes_per_object)} B RSS`],
-    latencyRow(`scale: a spec update's watch event at the operator to its reconcile's start, ${int(scale.objects)} Widgets cached`, scale, 10),
+    ...scaleRows(scale),
     [`apiserver: creates (${int(apiserver.objects)} objects)`, `${int(apiserver.creates_s)} /s`, ""],
     [`apiserver: server-side applies`, `${int(apiserver.applies_s)} /s`, ""],
     [`apiserver: watch events delivered (10 watchers)`, `${int(apiserver.watch_events_s)} /s`, ""],
@@ -329,6 +331,28 @@ const markdown = (machine: Report["machine"], rows: ReadonlyArray<readonly [stri
  * console.log(Report.shardingTable(report))
  */
 export const shardingTable = (report: Pick<Report, "machine" | "sharding">): string => markdown(report.machine, shardingRows(report.sharding))
+
+const scaleRows = (scale: Report["scale"]): Array<readonly [string, string, string]> => [
+  [`scale: ${int(scale.objects)} Widgets, list and sync (with their ConfigMaps)`, `${fixed(scale.sync_s, 1)} s`, ""],
+  [
+    `scale: the ${int(scale.objects)} Widgets cached alone, before any reconcile, from pages of lists, then from streaming lists (\`initialList: "streaming"\`; medians of 3)`,
+    `${fixed(scale.fill_list_s, 1)} s, then ${fixed(scale.fill_streaming_s, 1)} s`,
+    `peak RSS ${int(scale.fill_list_peak_rss_mb)} MB, then ${int(scale.fill_streaming_peak_rss_mb)} MB`
+  ],
+  [`scale: ${int(scale.objects)} Widgets to Ready`, `${fixed(scale.converge_s, 1)} s`, ""],
+  [`scale: heap and RSS per cached object (Widgets and ConfigMaps), converged`, `${int(scale.heap_bytes_per_object)} B heap`, `${int(scale.rss_bytes_per_object)} B RSS`],
+  latencyRow(`scale: a spec update's watch event at the operator to its reconcile's start, ${int(scale.objects)} Widgets cached`, scale, 10)
+]
+
+/**
+ * The markdown table of the scale scenario alone (`--only scale`).
+ *
+ * @example
+ * import * as Report from "./Report.ts"
+ * declare const report: Pick<Report.Report, "machine" | "scale">
+ * console.log(Report.scaleTable(report))
+ */
+export const scaleTable = (report: Pick<Report, "machine" | "scale">): string => markdown(report.machine, scaleRows(report.scale))
 
 /**
  * The markdown table of the fleet scenario alone (`--only fleet`).

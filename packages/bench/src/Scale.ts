@@ -7,6 +7,7 @@
 import { Duration, Effect } from "effect"
 import * as BenchServer from "./BenchServer.ts"
 import * as Child from "./Child.ts"
+import type * as ScaleSync from "./children/ScaleSync.ts"
 import * as Latency from "./Latency.ts"
 
 /** What the scale child gets. */
@@ -29,8 +30,17 @@ export interface Report extends Latency.Report {
   readonly rssBytesPerObject: number
 }
 
+/** The caches filled alone, three times each way, side by side: the medians. */
+export interface Fill {
+  readonly listSeconds: number
+  readonly streamingSeconds: number
+  readonly listPeakRssMb: number
+  readonly streamingPeakRssMb: number
+}
+
 export interface Result extends Omit<Report, "starts"> {
   readonly objects: number
+  readonly fill: Fill
   /** From the controller's start to the N-th Widget done. */
   readonly convergeSeconds: number
   /** The latency samples timed from their edit's commit in the server's store. */
@@ -49,6 +59,7 @@ export const run = (options: { readonly objects: number; readonly samples: numbe
   Effect.scoped(Effect.gen(function*() {
     const bench = yield* BenchServer.make
     yield* Effect.promise(() => BenchServer.seed(bench, options.objects))
+    const fill = yield* fillBoth(bench.kubeconfigPath, options.objects)
     const committed = yield* Latency.commits(bench)
     const input: Input = { kubeconfigPath: bench.kubeconfigPath, url: bench.server.url, token: bench.server.token, ...options }
     const child = yield* Child.spawn(new URL("children/Scale.ts", import.meta.url), input, { nodeOptions: ["--expose-gc"] })
@@ -61,5 +72,30 @@ export const run = (options: { readonly objects: number; readonly samples: numbe
     )
     const convergeSeconds = (performance.now() - start) / 1000
     const { starts, ...report } = (yield* child.stop) as Report
-    return { objects: options.objects, convergeSeconds, ...report, fromCommit: Latency.fromCommit(committed, starts) } satisfies Result
+    return { objects: options.objects, fill, convergeSeconds, ...report, fromCommit: Latency.fromCommit(committed, starts) } satisfies Result
   }))
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+// Before anything reconciles (so with no ConfigMap yet): the Widgets and ConfigMaps cached from
+// paginated lists, then from streaming lists, alternately, three times.
+const fillBoth = (kubeconfigPath: string, expected: number) =>
+  Effect.gen(function*() {
+    const runs: Record<"list" | "streaming", Array<ScaleSync.Report>> = { list: [], streaming: [] }
+    for (let i = 0; i < 3; i++) {
+      for (const initialList of ["list", "streaming"] as const) {
+        const report = (yield* Effect.scoped(Effect.flatMap(
+          Child.spawn(new URL("children/ScaleSync.ts", import.meta.url), { kubeconfigPath, initialList } satisfies ScaleSync.Input),
+          (child) => child.result
+        ))) as ScaleSync.Report
+        if (report.cached < expected) return yield* Effect.fail(new Error(`scale sync (${initialList}): ${report.cached} of ${expected} cached`))
+        runs[initialList].push(report)
+      }
+    }
+    return {
+      listSeconds: median(runs.list.map((r) => r.syncSeconds)),
+      streamingSeconds: median(runs.streaming.map((r) => r.syncSeconds)),
+      listPeakRssMb: median(runs.list.map((r) => r.peakRssMb)),
+      streamingPeakRssMb: median(runs.streaming.map((r) => r.peakRssMb))
+    } satisfies Fill
+  })

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--quick] [--only fleet|sharding] [--fleet N] [--pairs N] [--sharding-concurrency N] [--json FILE]`: every scenario in one process tree, each against an
+ * `npm run bench -- [--quick] [--only fleet|sharding|scale] [--fleet N] [--pairs N] [--sharding-concurrency N] [--json FILE]`: every scenario in one process tree, each against an
  * embedded API server of its own, printed as a markdown table (progress on stderr). The ratios
  * (engine against a bare queue, fleet against the raw writes) are measured three times each, side
  * by side, and reported as median and spread, with the machine's load average at start and end.
@@ -13,7 +13,7 @@
  * - `--smoke`: tiny sizes (100 / 300 cached, 50 latency samples, sharding 40 Widgets once and one
  *   kill among 30, with 5 s Leases), only for the package's own test, which checks the JSON, not
  *   the figures.
- * - `--only fleet`, `--only sharding`: that scenario alone (its JSON has the machine section and
+ * - `--only fleet`, `--only sharding`, `--only scale`: that scenario alone (its JSON has the machine section and
  *   the scenario's), a few minutes instead of about twelve.
  * - `--fleet N`: the fleet's Widgets (default 10,000; 1,000 with `--quick`), to see how its ratios
  *   move with the fleet's size. The two peers then do not run: they are compared at the default
@@ -42,8 +42,8 @@ const valueOf = (flag: string) => args.includes(flag) ? args[args.indexOf(flag) 
 const jsonFile = valueOf("--json")
 const size = args.includes("--smoke") ? "smoke" : args.includes("--quick") ? "quick" : "full"
 const only = valueOf("--only")
-if (only !== undefined && only !== "fleet" && only !== "sharding") {
-  console.error(`--only takes fleet or sharding, not ${only}`)
+if (only !== undefined && only !== "fleet" && only !== "sharding" && only !== "scale") {
+  console.error(`--only takes fleet, sharding or scale, not ${only}`)
   process.exit(2)
 }
 const fleetObjects = valueOf("--fleet")
@@ -223,13 +223,29 @@ const machine = (loadAtStart: ReadonlyArray<number>): Report.Report["machine"] =
   load_average_at_end: loadavg()
 })
 
+const scaleFigures = Effect.map(
+  step(`scale (${sizes.scale})`, Scale.run({ objects: sizes.scale, samples: sizes.samples, concurrency })),
+  (scale): Report.Report["scale"] => ({
+    objects: scale.objects,
+    sync_s: scale.syncSeconds,
+    fill_list_s: scale.fill.listSeconds,
+    fill_streaming_s: scale.fill.streamingSeconds,
+    fill_list_peak_rss_mb: scale.fill.listPeakRssMb,
+    fill_streaming_peak_rss_mb: scale.fill.streamingPeakRssMb,
+    converge_s: scale.convergeSeconds,
+    heap_bytes_per_object: scale.heapBytesPerObject,
+    rss_bytes_per_object: scale.rssBytesPerObject,
+    ...timings(scale)
+  })
+)
+
 const program = Effect.gen(function*() {
   const loadAtStart = loadavg()
   const engine = yield* step("engine", Engine.run({ quick }))
   const fleetFigures = yield* fleet
   const latency = yield* step(`latency (${sizes.cached} cached)`, Latency.run({ objects: sizes.cached, samples: sizes.samples }))
   const memory = yield* step(`memory (${sizes.cached} cached)`, Memory.run({ objects: sizes.cached }))
-  const scale = yield* step(`scale (${sizes.scale})`, Scale.run({ objects: sizes.scale, samples: sizes.samples, concurrency }))
+  const scale = yield* scaleFigures
   const apiserver = yield* step("apiserver", ApiServerBench.run({ quick }))
   const shardingFigures = yield* sharding
   const report: Report.Report = {
@@ -248,14 +264,7 @@ const program = Effect.gen(function*() {
       bytes_per_object_metadata_only: memory.metadata.bytesPerObject,
       bytes_per_object_at_sync: memory.stripped.bytesPerObjectAtSync
     },
-    scale: {
-      objects: scale.objects,
-      sync_s: scale.syncSeconds,
-      converge_s: scale.convergeSeconds,
-      heap_bytes_per_object: scale.heapBytesPerObject,
-      rss_bytes_per_object: scale.rssBytesPerObject,
-      ...timings(scale)
-    },
+    scale,
     apiserver,
     sharding: shardingFigures
   }
@@ -275,6 +284,12 @@ const shardingOnly = Effect.gen(function*() {
   return { machine: machine(loadAtStart), sharding: figures }
 })
 
+const scaleOnly = Effect.gen(function*() {
+  const loadAtStart = loadavg()
+  const figures = yield* scaleFigures
+  return { machine: machine(loadAtStart), scale: figures }
+})
+
 // Each run prints its table and writes its JSON. Under `runMain`, SIGINT or SIGTERM interrupts the
 // run: every scope closes, so the children it forked are killed and its API servers stopped.
 const output = <A>(report: A, table: (report: A) => string) =>
@@ -288,5 +303,7 @@ NodeRuntime.runMain(
     ? Effect.flatMap(fleetOnly, (report) => output(report, Report.fleetTable))
     : only === "sharding"
     ? Effect.flatMap(shardingOnly, (report) => output(report, Report.shardingTable))
+    : only === "scale"
+    ? Effect.flatMap(scaleOnly, (report) => output(report, Report.scaleTable))
     : Effect.flatMap(program, (report) => output(report, Report.table))
 )

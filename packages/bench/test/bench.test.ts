@@ -115,4 +115,30 @@ describe("npm run bench", () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 180_000)
+
+  it("runs the scale scenario alone, its caches filled from lists and from streaming lists beside it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kubefx-bench-scale-test-"))
+    try {
+      const file = join(dir, "scale.json")
+      const run = spawnSync(process.execPath, ["--conditions=@kubefx/source", main, "--smoke", "--only", "scale", "--json", file], {
+        encoding: "utf8",
+        timeout: 170_000
+      })
+      assert.strictEqual(run.status, 0, run.stderr)
+      assert.include(run.stdout, "then from streaming lists")
+      assert.notInclude(run.stdout, "fleet:")
+      const report = JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, unknown>>
+      assert.deepStrictEqual(Object.keys(report).sort(), ["machine", "scale"])
+      for (const field of Report.contract.scale) {
+        const value = report.scale![field]
+        assert.isTrue(typeof value === "number" && Number.isFinite(value), `scale.${field} is ${String(value)}`)
+      }
+      assert.isAbove(report.scale!.fill_streaming_s as number, 0)
+      const refused = spawnSync(process.execPath, ["--conditions=@kubefx/source", main, "--only", "everything"], { encoding: "utf8" })
+      assert.strictEqual(refused.status, 2)
+      assert.include(refused.stderr, "--only takes fleet, sharding or scale, not everything")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
 })
