@@ -108,6 +108,46 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("named inde
       yield* ranOnce("a")
     }))
 
+  it.effect("a watch's transform keeps what the cache holds of each object to what the controller reads", () =>
+    Effect.gen(function*() {
+      yield* installCrd(Mirror)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const seen = yield* Ref.make<Array<string>>([])
+      const controller = yield* Controller.start(Controller.define({
+        name: "versions",
+        for: Mirror,
+        namespace: ns,
+        watches: [
+          Controller.watch(Builtins.ConfigMap, (configMap) => [ObjectMeta.key(configMap)], {
+            // The cache keeps the "version" key alone: the big payload beside it is never held.
+            transform: (configMap) => ({ ...configMap, data: { version: configMap.data?.version ?? "" } }),
+            predicate: (previous, next) => previous.data?.version !== next.data?.version
+          })
+        ],
+        reconcile: (object, ctx) =>
+          Effect.as(Ref.update(seen, (xs) => [...xs, JSON.stringify(ctx.cached(Builtins.ConfigMap, `${ns}/${object.spec.configMap}`)?.data ?? null)]), Outcome.done)
+      }))
+      yield* kube.create(Builtins.ConfigMap, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "a", namespace: ns },
+        data: { version: "1", payload: "x".repeat(10_000) }
+      })
+      yield* kube.create(Mirror, mirror(ns, "a", "a"))
+      yield* eventually(Effect.flatMap(Ref.get(seen), (xs) => ensure(xs.at(-1) === JSON.stringify({ version: "1" }), xs.join(" "))))
+      const cached = controller.informers.find((informer) => informer.resource === Builtins.ConfigMap)!.get(`${ns}/a`) as Builtins.ConfigMap | undefined
+      assert.deepStrictEqual(cached?.data, { version: "1" })
+      assert.isUndefined(cached?.metadata.managedFields)
+      // A change of what the cache does not keep is no change to the controller; a new version is.
+      yield* Ref.set(seen, [])
+      yield* kube.patch(Builtins.ConfigMap, "a", ns, { data: { payload: "y" } }, { type: "merge" })
+      yield* Effect.sleep("500 millis")
+      assert.deepStrictEqual(yield* Ref.get(seen), [])
+      yield* kube.patch(Builtins.ConfigMap, "a", ns, { data: { version: "2" } }, { type: "merge" })
+      yield* eventually(Effect.flatMap(Ref.get(seen), (xs) => ensure(xs.at(-1) === JSON.stringify({ version: "2" }), xs.join(" "))))
+    }))
+
   it.effect("ctx.owned: each primary reads its own children of an owned kind from the cache, and an unowned kind throws", () =>
     Effect.gen(function*() {
       yield* installCrd(Mirror)

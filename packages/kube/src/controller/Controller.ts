@@ -68,6 +68,12 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
    * predicates): a status-only change of a noisy kind, say, is not. Adds and deletes always are.
    */
   predicate?(previous: B, next: B): boolean
+  /**
+   * What the cache keeps of each object, applied as it arrives (controller-runtime's per-kind cache
+   * transforms): a watch that needs a ConfigMap's name and one key need not hold its whole `data`.
+   * `map`, `predicate` and `ctx.cached` see what it keeps. managedFields are dropped before it.
+   */
+  transform?(object: B): B
 }
 
 /**
@@ -95,6 +101,10 @@ export interface Watch<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> 
  * const onData = Controller.watch(Builtins.Secret, (secret) => [ObjectMeta.key(secret)], {
  *   predicate: (previous, next) => JSON.stringify(previous.data) !== JSON.stringify(next.data)
  * })
+ * // The cache keeps each ConfigMap's "version" key alone, not its whole data.
+ * const versions = Controller.watch(Builtins.ConfigMap, (cm) => [ObjectMeta.key(cm)], {
+ *   transform: (cm) => ({ ...cm, data: { version: cm.data?.version ?? "" } })
+ * })
  */
 export const watch = <B extends ObjectMeta.KubeObject>(
   resource: Resource.Resource<B>,
@@ -103,13 +113,15 @@ export const watch = <B extends ObjectMeta.KubeObject>(
     readonly labelSelector?: string | undefined
     readonly fieldSelector?: string | undefined
     readonly predicate?: ((previous: B, next: B) => boolean) | undefined
+    readonly transform?: ((object: B) => B) | undefined
   } = {}
 ): Watch<B> => ({
   resource,
   map,
   labelSelector: options.labelSelector,
   fieldSelector: options.fieldSelector,
-  ...(options.predicate === undefined ? {} : { predicate: options.predicate })
+  ...(options.predicate === undefined ? {} : { predicate: options.predicate }),
+  ...(options.transform === undefined ? {} : { transform: options.transform })
 })
 
 /** A status write of the object being reconciled: `metadata` names it unless given. */
@@ -576,6 +588,8 @@ const onError = <A extends ObjectMeta.KubeObject, E, R>(parts: Parts<A, E, R>) =
     return yield* options.onError(object, failure, info)
   })
 
+const transformAfterStrip = (watch: Watch) => (object: ObjectMeta.KubeObject) => watch.transform!(Informer.stripManagedFields(object))
+
 const run = <A extends ObjectMeta.KubeObject, E, R>(
   definition: Definition<A, E, R>,
   runWith: RunWith
@@ -609,7 +623,12 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       cacheOf(kind, { labelSelector: selectorOf(ownedLabels) }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(
-        cacheOf(watch.resource, { labelSelector: watch.labelSelector, fieldSelector: watch.fieldSelector }),
+        cacheOf(watch.resource, {
+          labelSelector: watch.labelSelector,
+          fieldSelector: watch.fieldSelector,
+          // A transform of its own makes the cache this watch's alone (an informer shares none).
+          ...(watch.transform === undefined ? {} : { transform: transformAfterStrip(watch) })
+        }),
         (informer) => ({ watch, informer })
       ))
     const secondaries = [...owned, ...watched.map((w) => w.informer)]
