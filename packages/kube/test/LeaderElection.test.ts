@@ -179,4 +179,59 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("LeaderElec
       }
       for (const running of replicas.values()) yield* running.shutdown
     }).pipe(quiet))
+
+  it.effect("a controller that needs no leader election runs on every replica, leading or not, and goes on when leadership moves", () =>
+    Effect.gen(function*() {
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "one", namespace: ns } })
+      // Who ran each controller: "elected" by default, "local" on every replica.
+      const runs = yield* Ref.make<Array<{ readonly controller: string; readonly replica: string; readonly at: number }>>([])
+      const recorded = (controller: string, replica: string) => () =>
+        Effect.flatMap(Clock.currentTimeMillis, (at) => Ref.update(runs, (xs) => [...xs, { controller, replica, at }])).pipe(
+          Effect.as(Outcome.requeueAfter("50 millis"))
+        )
+      const replica = (identity: string) =>
+        Operator.start(Operator.make({
+          name: "mixed",
+          http: false,
+          leaderElection: { namespace: ns, identity, ...timings },
+          controllers: [
+            Controller.define({ name: "elected", for: Builtins.ConfigMap, namespace: ns, reconcile: recorded("elected", identity) }),
+            Controller.define({ name: "local", for: Builtins.ConfigMap, namespace: ns, needLeaderElection: false, reconcile: recorded("local", identity) })
+          ]
+        })).pipe(Effect.provideService(Metric.MetricRegistry, new Map()))
+      const replicas = new Map([["r1", yield* replica("r1")], ["r2", yield* replica("r2")]])
+      const leaders = () => [...replicas].filter(([, r]) => r.leaderElector?.isLeader() === true).map(([name]) => name)
+      const ranSince = (since: number, controller: string) =>
+        Effect.map(Ref.get(runs), (xs) => [...new Set(xs.filter((x) => x.at >= since && x.controller === controller).map((x) => x.replica))].sort())
+      yield* eventually(Effect.suspend(() => ensure(leaders().length === 1, "no leader yet")))
+      const first = leaders()[0]!
+      const settled = yield* Clock.currentTimeMillis
+      yield* eventually(Effect.flatMap(ranSince(settled, "local"), (by) => ensure(by.join() === "r1,r2", by.join())))
+      assert.deepStrictEqual(yield* ranSince(settled, "elected"), [first])
+      for (const [name, running] of replicas) {
+        const held = Object.fromEntries(running.controllers.map((c) => [c.name, c.controller()!.isHeld()]))
+        assert.deepStrictEqual(held, { elected: name !== first, local: false })
+      }
+      // The leader gone, the other leads; its own "local" never stopped.
+      yield* replicas.get(first)!.shutdown
+      replicas.delete(first)
+      const second = [...replicas.keys()][0]!
+      const handedOver = yield* Clock.currentTimeMillis
+      yield* eventually(Effect.flatMap(ranSince(handedOver, "elected"), (by) => ensure(by.join() === second, by.join())))
+      assert.deepStrictEqual(yield* ranSince(handedOver, "local"), [second])
+      yield* replicas.get(second)!.shutdown
+    }).pipe(quiet))
+
+  it.effect("a sharded operator refuses a controller that needs no leader election", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(Operator.start(Operator.make({
+        name: "sharded-everywhere",
+        http: false,
+        sharding: { namespace: "default" },
+        controllers: [Controller.define({ name: "everywhere", for: Builtins.ConfigMap, needLeaderElection: false, reconcile: () => Effect.succeed(Outcome.done) })]
+      })))
+      assert.strictEqual(refused.message, "controller everywhere sets needLeaderElection false: a sharded operator's replicas split the keys, none runs them all")
+    }))
 })

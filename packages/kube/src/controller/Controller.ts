@@ -270,6 +270,12 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
   readonly dependsOn?: ReadonlyArray<Any<R>> | undefined
   /** Permissions the reconciler needs beyond what the definition shows (for `Rbac` and `kubefx manifests`). */
   readonly rbac?: ReadonlyArray<Rbac.PolicyRule> | undefined
+  /**
+   * In an operator with `leaderElection`, whether only the leader runs it; default true. False runs
+   * it on every replica, leading or not (controller-runtime's `NeedLeaderElection`): for work each
+   * replica does for itself, or reads only. Not in a sharded operator, whose replicas split the keys.
+   */
+  readonly needLeaderElection?: boolean | undefined
   /** Default the controller's name. */
   readonly fieldManager?: string | undefined
   /**
@@ -720,6 +726,8 @@ export interface Any<R = never> extends Pipeable.Pipeable {
   readonly dependsOn: ReadonlyArray<Any<R>>
   /** Permissions the reconciler needs beyond what the definition shows (for `Rbac`). */
   readonly rules: ReadonlyArray<Rbac.PolicyRule>
+  /** Whether only the leader runs it, in an operator with leader election. */
+  readonly needLeaderElection: boolean
   /** Starts it in the current scope: what operators call. */
   readonly run: (runWith: RunWith) => Effect.Effect<Running, CacheSync.Timeout, R | Kube.Kube | Scope.Scope>
 }
@@ -833,6 +841,7 @@ const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<
     finalizer: options.cleanup === undefined ? undefined : options.finalizer ?? defaultFinalizer(options.for.group, options.name),
     dependsOn: options.dependsOn ?? [],
     rules: options.rbac ?? [],
+    needLeaderElection: options.needLeaderElection ?? true,
     options,
     run: (runWith) => run(self, runWith)
   }

@@ -165,6 +165,10 @@ const validate = <R>(operator: Operator<R>): string | undefined => {
     const found = cycle(definition, [])
     if (found !== undefined) return `dependsOn has a cycle: ${found}`
   }
+  const everywhere = operator.controllers.find((definition) => !definition.needLeaderElection)
+  if (operator.options.sharding !== undefined && everywhere !== undefined) {
+    return `controller ${everywhere.name} sets needLeaderElection false: a sharded operator's replicas split the keys, none runs them all`
+  }
   return undefined
 }
 
@@ -321,7 +325,7 @@ export const start = <R>(
         const slot = slots.get(definition)!
         const dependencies = yield* Effect.forEach(definition.dependsOn, (dependency) => Deferred.await(slots.get(dependency)!.started))
         slot.phase = "Syncing"
-        const made = yield* definition.run({ dependsOn: dependencies, held: electing, shard }).pipe(
+        const made = yield* definition.run({ dependsOn: dependencies, held: electing && definition.needLeaderElection, shard }).pipe(
           Effect.provideService(SharedInformers.SharedInformers, shared),
           Scope.provide(scope),
           Effect.exit
@@ -351,7 +355,7 @@ export const start = <R>(
         yield* transitions.withPermits(1)(Effect.gen(function*() {
           slot.controller = started
           slot.phase = phase === "Stopping" || phase === "Stopped" ? "Stopped" : "Running"
-          if (leading && slot.phase === "Running") yield* started.resume
+          if ((leading || !definition.needLeaderElection) && slot.phase === "Running") yield* started.resume
         }))
         yield* Deferred.succeed(slot.started, started)
         yield* Effect.logInfo(`controller ${definition.name} started`)
@@ -412,8 +416,12 @@ export const start = <R>(
       yield* Effect.forkIn(startController(definition), scope, { startImmediately: true })
     }
 
-    const holdAll = (drainTimeout: Duration.Duration) =>
-      Effect.forEach(running(), (c) => c.hold({ drainTimeout }), { concurrency: "unbounded", discard: true })
+    const holdAll = (drainTimeout: Duration.Duration, only: (definition: Controller.Any<R>) => boolean = () => true) =>
+      Effect.forEach(
+        Array.from(slots).flatMap(([definition, slot]) => slot.controller !== undefined && only(definition) ? [slot.controller] : []),
+        (c) => c.hold({ drainTimeout }),
+        { concurrency: "unbounded", discard: true }
+      )
 
     if (options.leaderElection !== undefined) {
       const le = options.leaderElection
@@ -428,7 +436,8 @@ export const start = <R>(
           transitions.withPermits(1)(Effect.gen(function*() {
             leading = false
             const margin = Math.min(1000, (made.timings.leaseDuration - made.timings.renewDeadline) / 2)
-            yield* holdAll(Duration.millis(Math.max(0, deadline - clock.currentTimeMillisUnsafe() - margin)))
+            // Controllers that run on every replica go on.
+            yield* holdAll(Duration.millis(Math.max(0, deadline - clock.currentTimeMillisUnsafe() - margin)), (definition) => definition.needLeaderElection)
           }))
       })
       elector = made
