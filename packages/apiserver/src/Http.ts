@@ -257,11 +257,26 @@ interface Call {
   readonly query: URLSearchParams
 }
 
-// Authenticates, parses, runs the route, and answers every failure as a Status (a defect as 500).
+// Authenticates, parses, runs the route, and answers every failure as a Status (a defect as 500),
+// counting the request in flight until it is answered.
 const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>) =>
-(request: HttpServerRequest.HttpServerRequest) => {
-  // Counted with the code it is answered with, an error's included.
+(request: HttpServerRequest.HttpServerRequest) =>
+  Effect.suspend(() => {
+    // A watch is long-running: counted among the open watches, not the requests in flight.
+    const done = request.url.includes("watch=") || request.url.includes("/watch/")
+      ? undefined
+      : context.metrics.started(request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ? "readOnly" : "mutating")
+    return Effect.ensuring(measured(context, request, respond), Effect.sync(() => done?.()))
+  })
+
+// The answer, counted with the code it is answered with (an error's included) and timed from here.
+const measured = (
+  context: Context,
+  request: HttpServerRequest.HttpServerRequest,
+  respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>
+) => {
   let counted: ReturnType<typeof requestLabels>
+  const receivedAt = performance.now()
   return Effect.suspend(() => {
     const authenticated = Authentication.userOf(context.authentication, request.headers["authorization"])
     if (authenticated === undefined) return Status.unauthorized()
@@ -291,7 +306,7 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
       )
     ),
     Effect.map((response) => {
-      if (counted !== undefined) context.metrics.record({ ...counted, code: response.status })
+      if (counted !== undefined) context.metrics.record({ ...counted, code: response.status }, (performance.now() - receivedAt) / 1000)
       return response
     })
   )

@@ -3,8 +3,11 @@
  * by verb (`LIST`, `WATCH`, `APPLY`, `CONNECT`... as kube reports them), dry run, group, version,
  * resource, subresource, scope, component and response code, and `apiserver_storage_objects` by
  * resource, `apiserver_longrunning_requests` (the watches open now) and `apiserver_watch_events_total`
- * by kind (the events sent to watchers), so a test can count what an operator asks of the server and
- * what it is sent. Each server keeps its own registry: servers in one process never mix their counts.
+ * by kind (the events sent to watchers), `apiserver_request_duration_seconds` (a watch's whole life,
+ * as kube counts it, once it ends) and `apiserver_current_inflight_requests` by request kind (not
+ * counting watches), so a test can count what an operator asks of the server, what it is sent and
+ * how long the server took. Each server keeps its own registry: servers in one process never mix
+ * their counts.
  */
 import { Context, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
@@ -26,6 +29,41 @@ const watchEvents = Metric.counter("apiserver_watch_events_total", {
   description: "[ALPHA] Number of events sent in watch clients",
   incremental: true
 })
+
+const latencies = Metric.histogram("apiserver_request_duration_seconds", {
+  description: "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+  boundaries: []
+})
+
+// The number now, where kube-apiserver reports the most of the last second.
+const inflight = Metric.gauge("apiserver_current_inflight_requests", {
+  description: "[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second."
+})
+
+// kube-apiserver's buckets for the request latency: its SLO's and the regressions' both.
+const latencyBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
+
+// One histogram series: counts per bucket, kept as they are observed, read when scraped.
+const histogram = () => {
+  const counts = new Array<number>(latencyBuckets.length + 1).fill(0)
+  const state = { count: 0, sum: 0, min: Number.MAX_VALUE, max: -Number.MAX_VALUE }
+  return {
+    observe: (seconds: number) => {
+      let i = 0
+      while (i < latencyBuckets.length && seconds > latencyBuckets[i]!) i++
+      counts[i]!++
+      state.count++
+      state.sum += seconds
+      if (seconds < state.min) state.min = seconds
+      if (seconds > state.max) state.max = seconds
+    },
+    read: (): Metric.HistogramState => {
+      let cumulated = 0
+      const buckets = latencyBuckets.map((boundary, i): [number, number] => [boundary, cumulated += counts[i]!])
+      return { buckets: [...buckets, [Number.POSITIVE_INFINITY, state.count]], ...state }
+    }
+  }
+}
 
 /** What a watch is of: the labels of its long-running request. */
 export interface Watched {
@@ -49,8 +87,14 @@ export interface Request {
 }
 
 export interface RequestMetrics {
-  readonly record: (request: Request) => void
-  /** A watch opened: counted among the long-running requests until the returned function is called. */
+  /** One request answered, `seconds` after it came in (a watch's time is counted when it ends). */
+  readonly record: (request: Request, seconds: number) => void
+  /** A request that is not long-running came in: counted in flight until the returned function is called. */
+  readonly started: (kind: "readOnly" | "mutating") => () => void
+  /**
+   * A watch opened: counted among the long-running requests until the returned function is called,
+   * and its duration then.
+   */
   readonly watchOpened: (watch: Watched) => () => void
   /** `count` events of `kind` sent to one watcher. */
   readonly eventsSent: (group: string, version: string, kind: string, count: number) => void
@@ -58,13 +102,24 @@ export interface RequestMetrics {
   readonly text: (stored: ReadonlyArray<readonly [resource: string, count: () => number]>) => string
 }
 
+const labelsOf = (r: Omit<Request, "code">) => ({
+  component: "apiserver",
+  dry_run: r.dryRun ? "All" : "",
+  group: r.group,
+  resource: r.resource,
+  scope: r.scope,
+  subresource: r.subresource,
+  verb: r.verb,
+  version: r.version
+})
+
 /**
  * Metrics of one server.
  *
  * @example
  * import * as RequestMetrics from "./RequestMetrics.ts"
  * const metrics = RequestMetrics.make()
- * metrics.record({ verb: "LIST", dryRun: false, group: "", version: "v1", resource: "pods", subresource: "", scope: "namespace", code: 200 })
+ * metrics.record({ verb: "LIST", dryRun: false, group: "", version: "v1", resource: "pods", subresource: "", scope: "namespace", code: 200 }, 0.002)
  * metrics.text([]).includes('verb="LIST"') // true
  */
 export const make = (): RequestMetrics => {
@@ -91,21 +146,34 @@ export const make = (): RequestMetrics => {
   const requestSeries = seriesOf(requests, counted)
   const watchSeries = seriesOf(longRunning, (value) => ({ value: value.value }))
   const eventSeries = seriesOf(watchEvents, counted)
+  const inflightSeries = seriesOf(inflight, (value) => ({ value: value.value }))
+  const latencySeries = new Map<string, ReturnType<typeof histogram>>()
+  const latencyOf = (r: Omit<Request, "code">) => {
+    const key = `${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}`
+    let series = latencySeries.get(key)
+    if (series === undefined) {
+      const made = histogram()
+      series = made
+      latencySeries.set(key, made)
+      register(latencies, labelsOf(r), made.read)
+    }
+    return series
+  }
   return {
-    record: (r) => {
+    record: (r, seconds) => {
       requestSeries(`${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}\0${r.code}`, () => ({
         code: String(r.code),
-        component: "apiserver",
-        dry_run: r.dryRun ? "All" : "",
-        group: r.group,
-        resource: r.resource,
-        scope: r.scope,
-        subresource: r.subresource,
-        verb: r.verb,
-        version: r.version
+        ...labelsOf(r)
       })).value++
+      if (r.verb !== "WATCH") latencyOf(r).observe(seconds)
+    },
+    started: (kind) => {
+      const current = inflightSeries(kind, () => ({ request_kind: kind }))
+      current.value++
+      return () => current.value--
     },
     watchOpened: (w) => {
+      const openedAt = performance.now()
       const open = watchSeries(`${w.group}\0${w.version}\0${w.resource}\0${w.scope}`, () => ({
         component: "apiserver",
         group: w.group,
@@ -121,6 +189,7 @@ export const make = (): RequestMetrics => {
         if (closed) return
         closed = true
         open.value--
+        latencyOf({ verb: "WATCH", dryRun: false, subresource: "", ...w }).observe((performance.now() - openedAt) / 1000)
       }
     },
     eventsSent: (group, version, kind, count) => {

@@ -1,7 +1,7 @@
 /**
  * The server's /metrics with kube-apiserver's names: every request counted by verb (as kube reports
- * verbs: LIST, WATCH, APPLY...), resource, scope and code, discovery by its path, stored objects by
- * resource; each server its own counts.
+ * verbs: LIST, WATCH, APPLY...), resource, scope and code, and timed; discovery by its path, stored
+ * objects by resource, requests in flight; each server its own counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
@@ -56,6 +56,18 @@ describe("/metrics", () => {
     expect(value(text, "apiserver_request_total", { verb: "GET", subresource: "/apis", code: "200" })).toBe(1)
     expect(value(text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(3)
     expect(value(text, "apiserver_storage_objects", { resource: "deployments.apps" })).toBe(0)
+    // Each request timed, as kube's histogram: its count beside the counter's, its buckets cumulative.
+    const timed = (labels: Record<string, string>) => value(text, "apiserver_request_duration_seconds_count", { ...cm, ...labels })
+    expect(timed({ verb: "POST", scope: "namespace" })).toBe(2)
+    expect(timed({ verb: "GET", scope: "resource" })).toBe(2)
+    expect(timed({ verb: "APPLY", scope: "resource" })).toBe(1)
+    expect(value(text, "apiserver_request_duration_seconds_bucket", { ...cm, verb: "POST", le: "+Inf" })).toBe(2)
+    expect(value(text, "apiserver_request_duration_seconds_bucket", { ...cm, verb: "POST", le: "60" })).toBe(2)
+    expect(value(text, "apiserver_request_duration_seconds_sum", { ...cm, verb: "POST" })).toBeGreaterThan(0)
+    expect(text).toContain("# TYPE apiserver_request_duration_seconds histogram")
+    // Nothing is being served now but this scrape; a watch is never counted in flight.
+    expect(value(text, "apiserver_current_inflight_requests", { request_kind: "readOnly" })).toBe(1)
+    expect(value(text, "apiserver_current_inflight_requests", { request_kind: "mutating" })).toBe(0)
     // Another server in the process counts its own.
     const elsewhere = (await other.request("GET", "/metrics")).text
     expect(value(elsewhere, "apiserver_request_total", { ...cm, verb: "POST" })).toBe(0)
@@ -83,6 +95,11 @@ describe("/metrics", () => {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     expect(await metric("apiserver_longrunning_requests", { verb: "WATCH", resource: "configmaps" })).toBe(0)
+    // A watch's time is its whole life, counted once it ended (here, after its 200 ms wait at least).
+    const watchTimes = async (stat: "count" | "sum") =>
+      metric(`apiserver_request_duration_seconds_${stat}`, { verb: "WATCH", resource: "configmaps", scope: "namespace" })
+    expect(await watchTimes("count")).toBeGreaterThanOrEqual(1)
+    expect(await watchTimes("sum")).toBeGreaterThanOrEqual(0.2)
     expect(await metric("apiserver_watch_events_total", { group: "", version: "v1", kind: "ConfigMap" }) - sentBefore).toBe(2)
   })
 })
