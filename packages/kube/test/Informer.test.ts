@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Builtins, Informer, Kube } from "@kubefx/kube"
 import { Effect, Latch, Ref, Stream } from "effect"
-import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
+import { converged, ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const configMap = (ns: string, name: string, value: string) => ({
   apiVersion: "v1",
@@ -9,17 +9,6 @@ const configMap = (ns: string, name: string, value: string) => ({
   metadata: { name, namespace: ns },
   data: { value }
 })
-
-/** The informer's view equals the server's list, version for version. */
-const converged = (informer: Informer.Informer<typeof Builtins.ConfigMap.schema.Type>, ns: string) =>
-  Effect.gen(function*() {
-    const kube = yield* Kube.Kube
-    const listed = yield* kube.list(Builtins.ConfigMap, { namespace: ns })
-    const server = listed.items.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort()
-    const cached = informer.list({ namespace: ns }).map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort()
-    yield* ensure(JSON.stringify(server) === JSON.stringify(cached), `cache ${cached.length} != server ${server.length}`)
-    return server.length
-  })
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Informer on the API server", (it) => {
   it.effect("lists, then follows creates, updates and deletes, with label and namespace indexes", () =>

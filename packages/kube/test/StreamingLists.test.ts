@@ -8,7 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
 import { Builtins, Controller, Informer, Kube, Operator, Watcher } from "@kubefx/kube"
 import { Effect, Metric, References, Stream } from "effect"
-import { ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
+import { converged, ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
 
 const configMap = (ns: string, name: string, value: string) => ({
   apiVersion: "v1",
@@ -27,15 +27,6 @@ const recording = (kube: Kube.Client) => {
   }
   return { seen, client }
 }
-
-/** The informer's view equals the server's list, version for version. */
-const converged = (informer: Informer.Informer<typeof Builtins.ConfigMap.schema.Type>, ns: string) =>
-  Effect.gen(function*() {
-    const kube = yield* Kube.Kube
-    const server = (yield* kube.list(Builtins.ConfigMap, { namespace: ns })).items.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort()
-    const cached = informer.list({ namespace: ns }).map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort()
-    yield* ensure(JSON.stringify(server) === JSON.stringify(cached), `cache ${JSON.stringify(cached)} != server ${JSON.stringify(server)}`)
-  })
 
 layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Streaming lists", (it) => {
   it.effect("fill an informer from one watch, with no list asked for, then follow the changes on it", () =>

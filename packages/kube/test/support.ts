@@ -3,7 +3,7 @@
  * cluster of KUBEFX_TEST_KUBECONFIG), a fresh namespace per test, CRD installation, and polling.
  */
 import { ApiServer, Kubeconfig } from "@kubefx/apiserver"
-import { Builtins, Crd, Kube, KubeError } from "@kubefx/kube"
+import { Builtins, Crd, type Informer, Kube, KubeError } from "@kubefx/kube"
 import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Schedule, Stream } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -72,6 +72,17 @@ export const clientWithToken = (server: ApiServer.ApiServer, token: string) =>
     const kubeconfig = join(dir, "kubeconfig")
     yield* Kubeconfig.write(kubeconfig, { server: server.httpsUrl, token, certificateAuthority: server.certificateAuthority })
     return yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfig }))
+  })
+
+/** Fails unless the informer's ConfigMaps in `ns` are the server's, version for version; answers how many. */
+export const converged = (informer: Informer.Informer<Builtins.ConfigMap>, ns: string) =>
+  Effect.gen(function*() {
+    const kube = yield* Kube.Kube
+    const listed = yield* kube.list(Builtins.ConfigMap, { namespace: ns })
+    const server = listed.items.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort()
+    const cached = informer.list({ namespace: ns }).map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort()
+    yield* ensure(JSON.stringify(server) === JSON.stringify(cached), `cache ${cached.length} != server ${server.length}`)
+    return server.length
   })
 
 /** Fails unless `condition` holds; for use with `eventually`. */
