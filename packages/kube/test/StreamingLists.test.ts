@@ -6,9 +6,20 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, Informer, Kube, Operator, Watcher } from "@kubefx/kube"
-import { Effect, Metric, References, Stream } from "effect"
-import { converged, ensure, eventually, layer as cluster, namespace, TestCluster } from "./support.ts"
+import { Builtins, Conditions, Controller, Informer, Kube, Operator, Resource, Watcher } from "@kubefx/kube"
+import { Effect, Metric, References, Schema, Stream } from "effect"
+import { converged, ensure, eventually, installCrd, layer as cluster, namespace, TestCluster } from "./support.ts"
+
+// What the CRD accepts (any number), and what the controller's Schema decodes (whole numbers only).
+const meter = {
+  group: "streaming.test.kubefx.dev",
+  version: "v1",
+  kind: "Meter",
+  plural: "meters",
+  status: Schema.Struct(Conditions.statusFields)
+} as const
+const LooseMeter = Resource.custom({ ...meter, spec: Schema.Struct({ size: Schema.Number }) })
+const Meter = Resource.custom({ ...meter, spec: Schema.Struct({ size: Schema.Int }) })
 
 const configMap = (ns: string, name: string, value: string) => ({
   apiVersion: "v1",
@@ -141,5 +152,31 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("Streaming 
       assert.strictEqual(seen.lists, 0)
       assert.deepStrictEqual(seen.watches.map((w) => w.sendInitialEvents).sort(), [true, true, true])
       yield* running.shutdown
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
+
+  it.effect("report an object there already that does not decode, as a list does", () =>
+    Effect.gen(function*() {
+      yield* installCrd(LooseMeter)
+      const ns = yield* namespace
+      const kube = yield* Kube.Kube
+      const create = (name: string, size: number) =>
+        kube.create(LooseMeter, { apiVersion: LooseMeter.apiVersion, kind: "Meter", metadata: { name, namespace: ns }, spec: { size } })
+      yield* create("broken", 1.5)
+      yield* create("fine", 2)
+      const { client, seen } = recording(kube)
+      const meters = yield* Controller.start(Controller.define({
+        name: "streamed-meters",
+        for: Meter,
+        namespace: ns,
+        watch: { initialList: "streaming" },
+        reconcile: () => Effect.succeed(Outcome.done)
+      })).pipe(Effect.provideService(Kube.Kube, client))
+      assert.deepStrictEqual(meters.informer.keys(), [`${ns}/fine`])
+      const ready = yield* eventually(Effect.flatMap(kube.get(LooseMeter, "broken", ns), (object) => {
+        const condition = object.status?.conditions?.find((c) => c.type === "Ready")
+        return condition?.reason === "DecodeError" ? Effect.succeed(condition) : Effect.fail(new Error(`Ready is ${JSON.stringify(condition)}`))
+      }))
+      assert.strictEqual(ready.status, "False")
+      assert.strictEqual(seen.lists, 0)
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 })
