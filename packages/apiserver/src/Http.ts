@@ -257,25 +257,13 @@ interface Call {
   readonly query: URLSearchParams
 }
 
-// Authenticates, parses, runs the route, and answers every failure as a Status (a defect as 500),
-// counting the request in flight until it is answered.
+// Authenticates, parses, runs the route, and answers every failure as a Status (a defect as 500).
+// Counted with the code it is answered with, an error's included, timed from here, and counted in
+// flight from its parse until its answer unless it is long-running.
 const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>) =>
-(request: HttpServerRequest.HttpServerRequest) =>
-  Effect.suspend(() => {
-    // A watch is long-running: counted among the open watches, not the requests in flight.
-    const done = request.url.includes("watch=") || request.url.includes("/watch/")
-      ? undefined
-      : context.metrics.started(request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ? "readOnly" : "mutating")
-    return Effect.ensuring(measured(context, request, respond), Effect.sync(() => done?.()))
-  })
-
-// The answer, counted with the code it is answered with (an error's included) and timed from here.
-const measured = (
-  context: Context,
-  request: HttpServerRequest.HttpServerRequest,
-  respond: (call: Call) => Effect.Effect<HttpServerResponse.HttpServerResponse, Status.ApiError>
-) => {
+(request: HttpServerRequest.HttpServerRequest) => {
   let counted: ReturnType<typeof requestLabels>
+  let inFlight: (() => void) | undefined
   const receivedAt = performance.now()
   return Effect.suspend(() => {
     const authenticated = Authentication.userOf(context.authentication, request.headers["authorization"])
@@ -297,7 +285,9 @@ const measured = (
     }
     const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
     counted = requestLabels(request, path, rawPath, query)
-    return respond({ request, user, path, query })
+    const call: Call = { request, user, path, query }
+    if (!isLongRunning(counted)) inFlight = context.metrics.started(isRead(call) ? "readOnly" : "mutating")
+    return respond(call)
   }).pipe(
     Effect.catch((error) => Effect.succeed(errorResponse(error))),
     Effect.catchDefect((defect) =>
@@ -308,9 +298,15 @@ const measured = (
     Effect.map((response) => {
       if (counted !== undefined) context.metrics.record({ ...counted, code: response.status }, (performance.now() - receivedAt) / 1000)
       return response
-    })
+    }),
+    Effect.ensuring(Effect.sync(() => inFlight?.()))
   )
 }
+
+// kube-apiserver's long-running requests (watches, exec and its kin, logs, proxies): not counted in flight.
+const isLongRunning = (labels: ReturnType<typeof requestLabels>): boolean =>
+  labels !== undefined &&
+  (labels.verb === "WATCH" || labels.verb === "CONNECT" || labels.subresource === "log" || labels.subresource === "proxy")
 
 // The paths that are no resource's that kube-apiserver counts, by their path.
 const countedPaths = new Set(["/api", "/apis", "/version", "/healthz", "/livez", "/readyz", "/openapi/v2", "/metrics"])

@@ -30,40 +30,16 @@ const watchEvents = Metric.counter("apiserver_watch_events_total", {
   incremental: true
 })
 
+// kube-apiserver's buckets for the request latency: its SLO's and the regressions' both.
 const latencies = Metric.histogram("apiserver_request_duration_seconds", {
   description: "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
-  boundaries: []
+  boundaries: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
 })
 
 // The number now, where kube-apiserver reports the most of the last second.
 const inflight = Metric.gauge("apiserver_current_inflight_requests", {
   description: "[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second."
 })
-
-// kube-apiserver's buckets for the request latency: its SLO's and the regressions' both.
-const latencyBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
-
-// One histogram series: counts per bucket, kept as they are observed, read when scraped.
-const histogram = () => {
-  const counts = new Array<number>(latencyBuckets.length + 1).fill(0)
-  const state = { count: 0, sum: 0, min: Number.MAX_VALUE, max: -Number.MAX_VALUE }
-  return {
-    observe: (seconds: number) => {
-      let i = 0
-      while (i < latencyBuckets.length && seconds > latencyBuckets[i]!) i++
-      counts[i]!++
-      state.count++
-      state.sum += seconds
-      if (seconds < state.min) state.min = seconds
-      if (seconds > state.max) state.max = seconds
-    },
-    read: (): Metric.HistogramState => {
-      let cumulated = 0
-      const buckets = latencyBuckets.map((boundary, i): [number, number] => [boundary, cumulated += counts[i]!])
-      return { buckets: [...buckets, [Number.POSITIVE_INFINITY, state.count]], ...state }
-    }
-  }
-}
 
 /** What a watch is of: the labels of its long-running request. */
 export interface Watched {
@@ -147,17 +123,16 @@ export const make = (): RequestMetrics => {
   const watchSeries = seriesOf(longRunning, (value) => ({ value: value.value }))
   const eventSeries = seriesOf(watchEvents, counted)
   const inflightSeries = seriesOf(inflight, (value) => ({ value: value.value }))
-  const latencySeries = new Map<string, ReturnType<typeof histogram>>()
-  const latencyOf = (r: Omit<Request, "code">) => {
+  // Effect's own histogram per label set, made once: an observation is one registry look-up.
+  const latencySeries = new Map<string, Metric.Metric<number, Metric.HistogramState>>()
+  const observe = (r: Omit<Request, "code">, seconds: number) => {
     const key = `${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}`
     let series = latencySeries.get(key)
     if (series === undefined) {
-      const made = histogram()
-      series = made
-      latencySeries.set(key, made)
-      register(latencies, labelsOf(r), made.read)
+      series = Metric.withAttributes(latencies, labelsOf(r))
+      latencySeries.set(key, series)
     }
-    return series
+    series.updateUnsafe(seconds, context)
   }
   return {
     record: (r, seconds) => {
@@ -165,7 +140,7 @@ export const make = (): RequestMetrics => {
         code: String(r.code),
         ...labelsOf(r)
       })).value++
-      if (r.verb !== "WATCH") latencyOf(r).observe(seconds)
+      if (r.verb !== "WATCH") observe(r, seconds)
     },
     started: (kind) => {
       const current = inflightSeries(kind, () => ({ request_kind: kind }))
@@ -189,7 +164,7 @@ export const make = (): RequestMetrics => {
         if (closed) return
         closed = true
         open.value--
-        latencyOf({ verb: "WATCH", dryRun: false, subresource: "", ...w }).observe((performance.now() - openedAt) / 1000)
+        observe({ verb: "WATCH", dryRun: false, subresource: "", ...w }, (performance.now() - openedAt) / 1000)
       }
     },
     eventsSent: (group, version, kind, count) => {

@@ -86,6 +86,8 @@ describe("/metrics", () => {
       await new Promise((resolve) => setTimeout(resolve, 200))
       openDuring = await metric("apiserver_longrunning_requests", watching)
       expect(await metric("apiserver_longrunning_requests", { ...watching, scope: "cluster" })).toBe(1)
+      // The two open watches are long-running: the scrape is the one request in flight.
+      expect(await metric("apiserver_current_inflight_requests", { request_kind: "readOnly" })).toBe(1)
       await server.request("POST", cms, { body: { ...configMap("w"), metadata: { name: "w", labels: { metered: "yes" } } } })
     })
     expect((await cluster).map((event) => event.type)).toEqual(["ADDED"])
