@@ -136,6 +136,15 @@ export const watch = <A extends ObjectMeta.KubeObject>(
         ? Effect.map(Random.nextIntBetween(300, 600), (seconds) => seconds)
         : Effect.succeed(Math.max(1, Math.round(Duration.toSeconds(Duration.fromInputUnsafe(options.watchTimeout)))))
 
+      // The objects there are now, from a list or a streaming list's initial events: the watch goes
+      // on from their version, and a kind that was not served or a failing list is so no longer.
+      const listedAt = (resourceVersion: string, objects: ReadonlyArray<A>, undecodable: ReadonlyArray<Undecodable>): Event<A> => {
+        version = resourceVersion
+        notServed = false
+        failing = false
+        return { _tag: "Listed", objects, undecodable, resourceVersion }
+      }
+
       const list = Effect.gen(function*() {
         const undecodable: Array<Undecodable> = []
         const listed = yield* kube.listAll(resource, {
@@ -144,11 +153,8 @@ export const watch = <A extends ObjectMeta.KubeObject>(
           skipUndecodable: true,
           onUndecodable: (object, error) => Effect.sync(() => undecodable.push({ key: rawKey(object), object, error }))
         })
-        version = listed.resourceVersion
-        notServed = false
-        failing = false
         const objects = transform === undefined ? listed.items : listed.items.map(transform)
-        yield* Queue.offer(queue, { _tag: "Listed", objects, undecodable, resourceVersion: listed.resourceVersion })
+        yield* Queue.offer(queue, listedAt(listed.resourceVersion, objects, undecodable))
       })
 
       let delivered = 0
@@ -164,12 +170,6 @@ export const watch = <A extends ObjectMeta.KubeObject>(
           }
           version = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion ?? version
           return Queue.offer(queue, { _tag: "Undecodable", key: rawKey(object), object, error, deleted: type === "DELETED" })
-        }
-        const listedAt = (resourceVersion: string, objects: Map<string, A>, undecodable: ReadonlyArray<Undecodable>): Event<A> => {
-          version = resourceVersion
-          notServed = false
-          failing = false
-          return { _tag: "Listed", objects: [...objects.values()], undecodable, resourceVersion }
         }
         yield* kube.watch(resource, {
           ...select,
@@ -194,7 +194,7 @@ export const watch = <A extends ObjectMeta.KubeObject>(
                 if (initial !== undefined) {
                   if (event.type === "BOOKMARK") {
                     if (event.initialEventsEnd === true) {
-                      out.push(listedAt(event.resourceVersion, initial.objects, initial.undecodable))
+                      out.push(listedAt(event.resourceVersion, [...initial.objects.values()], initial.undecodable))
                       initial = undefined
                     }
                   } else if (event.type === "DELETED") initial.objects.delete(ObjectMeta.key(event.object))
