@@ -30,12 +30,10 @@ export interface Report extends Latency.Report {
   readonly rssBytesPerObject: number
 }
 
-/** The caches filled alone, three times each way, side by side: the medians. */
+/** The caches filled alone, three times each way, alternately: each way's runs. */
 export interface Fill {
-  readonly listSeconds: number
-  readonly streamingSeconds: number
-  readonly listPeakRssMb: number
-  readonly streamingPeakRssMb: number
+  readonly list: ReadonlyArray<ScaleSync.Report>
+  readonly streaming: ReadonlyArray<ScaleSync.Report>
 }
 
 export interface Result extends Omit<Report, "starts"> {
@@ -75,8 +73,6 @@ export const run = (options: { readonly objects: number; readonly samples: numbe
     return { objects: options.objects, fill, convergeSeconds, ...report, fromCommit: Latency.fromCommit(committed, starts) } satisfies Result
   }))
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-
 // Before anything reconciles (so with no ConfigMap yet): the Widgets and ConfigMaps cached from
 // paginated lists, then from streaming lists, alternately, three times.
 const fillBoth = (kubeconfigPath: string, expected: number) =>
@@ -92,10 +88,5 @@ const fillBoth = (kubeconfigPath: string, expected: number) =>
         runs[initialList].push(report)
       }
     }
-    return {
-      listSeconds: median(runs.list.map((r) => r.syncSeconds)),
-      streamingSeconds: median(runs.streaming.map((r) => r.syncSeconds)),
-      listPeakRssMb: median(runs.list.map((r) => r.peakRssMb)),
-      streamingPeakRssMb: median(runs.streaming.map((r) => r.peakRssMb))
-    } satisfies Fill
+    return runs satisfies Fill
   })
