@@ -6,20 +6,10 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Controller, Informer, Kube, Operator, Resource, Watcher } from "@kubefx/kube"
-import { Effect, Metric, References, Schema, Stream } from "effect"
+import { Builtins, Controller, Informer, Kube, Operator, Watcher } from "@kubefx/kube"
+import { Effect, Metric, References, Stream } from "effect"
+import { LooseMeter, Meter } from "./fixtures/Meter.ts"
 import { converged, ensure, eventually, installCrd, layer as cluster, namespace, TestCluster } from "./support.ts"
-
-// What the CRD accepts (any number), and what the controller's Schema decodes (whole numbers only).
-const meter = {
-  group: "streaming.test.kubefx.dev",
-  version: "v1",
-  kind: "Meter",
-  plural: "meters",
-  status: Schema.Struct(Conditions.statusFields)
-} as const
-const LooseMeter = Resource.custom({ ...meter, spec: Schema.Struct({ size: Schema.Number }) })
-const Meter = Resource.custom({ ...meter, spec: Schema.Struct({ size: Schema.Int }) })
 
 const configMap = (ns: string, name: string, value: string) => ({
   apiVersion: "v1",

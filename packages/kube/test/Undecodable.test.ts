@@ -6,21 +6,11 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Conditions, Controller, Kube, Resource } from "@kubefx/kube"
-import { Effect, Option, References, Schema } from "effect"
+import { Builtins, Conditions, Controller, Kube } from "@kubefx/kube"
+import { Effect, Option, References } from "effect"
+import { LooseMeter, Meter } from "./fixtures/Meter.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
 
-const definition = {
-  group: "test.kubefx.dev",
-  version: "v1",
-  kind: "Meter",
-  plural: "meters",
-  status: Schema.Struct(Conditions.statusFields)
-} as const
-
-// What the CRD accepts (any number), and what the controller's Schema decodes (whole numbers only).
-const LooseMeter = Resource.custom({ ...definition, spec: Schema.Struct({ size: Schema.Number }) })
-const Meter = Resource.custom({ ...definition, spec: Schema.Struct({ size: Schema.Int }) })
 
 const readyOf = (object: { readonly status?: { readonly conditions?: ReadonlyArray<Conditions.Condition> | undefined } | undefined }) =>
   object.status?.conditions?.find((c) => c.type === "Ready")
