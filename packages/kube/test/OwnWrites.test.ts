@@ -1,5 +1,5 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
-import { Outcome } from "@kubefx/core"
+import { Controller as Engine, Outcome } from "@kubefx/core"
 import { Builtins, Controller, type Informer, Kube, ObjectMeta } from "@kubefx/kube"
 import { Effect, Ref, References } from "effect"
 import * as OwnWrites from "../src/controller/OwnWrites.ts"
@@ -212,7 +212,7 @@ describe("OwnWrites", () => {
   })
 
   plain("keeps nothing the cache already holds or no cache will bring back, and at most its capacity", () => {
-    const writes = OwnWrites.make([configMaps], 2)
+    const writes = OwnWrites.make([configMaps], { capacity: 2 })
     cached.set("ns/held", configMap("held", "9"))
     writes.record(Builtins.ConfigMap, configMap("held", "9"), "ns/a")
     assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("held", "9"))))
@@ -223,5 +223,48 @@ describe("OwnWrites", () => {
     assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("p", "1"))))
     assert.strictEqual(writes.writerOf(Builtins.ConfigMap, updated(configMap("q", "1"))), "ns/q")
     assert.strictEqual(writes.writerOf(Builtins.ConfigMap, updated(configMap("r", "1"))), "ns/r")
+  })
+
+  // The watch may bring a write back before its answer: what comes meanwhile waits for the answer.
+  const echoFirst = (changes: ReadonlyArray<Informer.Change<Builtins.ConfigMap>>, answer: Builtins.ConfigMap | undefined) => {
+    const redelivered: Array<string> = []
+    const writes = OwnWrites.make([configMaps], { redeliver: (events) => redelivered.push(...events.map((e) => `${e._tag} ${e.key}`)) })
+    const pending = writes.begin(Builtins.ConfigMap, "ns/f", "ns/a")!
+    const writers = changes.map((change) => {
+      const writer = writes.writerOf(Builtins.ConfigMap, change)
+      if (writer !== undefined) writes.hold(change, Engine.enqueue(writer))
+      return writer
+    })
+    const before = [...redelivered]
+    writes.end(pending, answer)
+    return { writers, before, redelivered, writes }
+  }
+
+  plain("holds a change of an object its writer's write is in flight for, and drops it when the answer names its version", () => {
+    const echo = updated(configMap("f", "6"))
+    const { before, redelivered, writers, writes } = echoFirst([echo], configMap("f", "6"))
+    assert.deepStrictEqual(writers, ["ns/a"])
+    assert.deepStrictEqual(before, [])
+    assert.deepStrictEqual(redelivered, [])
+    // Another trigger asking about that change after the write ended hears the same writer.
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, echo), "ns/a")
+  })
+
+  plain("sends the writer what it held that was not the write's: someone else's version, a relist's, or anything of a failed write", () => {
+    assert.deepStrictEqual(echoFirst([updated(configMap("f", "5")), updated(configMap("f", "6"))], configMap("f", "6")).redelivered, ["Enqueue ns/a"])
+    const relisted: Informer.Change<Builtins.ConfigMap> = { _tag: "Updated", previous: configMap("f", "3"), object: configMap("f", "6"), listed: true }
+    assert.deepStrictEqual(echoFirst([relisted], configMap("f", "6")).redelivered, ["Enqueue ns/a"])
+    assert.deepStrictEqual(echoFirst([updated(configMap("f", "6"))], undefined).redelivered, ["Enqueue ns/a"])
+    // A deletion is never held.
+    assert.deepStrictEqual(echoFirst([{ _tag: "Deleted", object: configMap("f", "6") }], configMap("f", "6")).writers, [undefined])
+  })
+
+  plain("holds nothing for an object two keys' runs write at once", () => {
+    const writes = OwnWrites.make([configMaps])
+    const first = writes.begin(Builtins.ConfigMap, "ns/shared", "ns/a")!
+    const second = writes.begin(Builtins.ConfigMap, "ns/shared", "ns/b")!
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("shared", "2"))))
+    writes.end(first, undefined)
+    writes.end(second, undefined)
   })
 })

@@ -17,7 +17,10 @@ const informer = (chunks: ReadonlyArray<ReadonlyArray<string>>) =>
 // `c` was written by the run of key default/own-c: its change does not reconcile that key.
 const writes: OwnWrites.OwnWrites = {
   record: () => undefined,
-  writerOf: (_, change) => change.object.metadata.name === "c" ? "default/own-c" : undefined
+  writerOf: (_, change) => change.object.metadata.name === "c" ? "default/own-c" : undefined,
+  hold: () => undefined,
+  begin: () => undefined,
+  end: () => undefined
 }
 
 describe("Triggers.watched", () => {

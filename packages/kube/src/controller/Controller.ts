@@ -16,7 +16,7 @@ import {
   type TokenBucket,
   Trigger
 } from "@kubefx/core"
-import { type Duration, Effect, Option, Pipeable, Predicate, Result, SchemaAST, Scope, Stream } from "effect"
+import { type Duration, Effect, identity, Option, Pipeable, Predicate, Queue, Result, SchemaAST, Scope, Stream } from "effect"
 import * as Conditions from "./Conditions.ts"
 import * as Events from "./Events.ts"
 import * as CacheSync from "../cache/CacheSync.ts"
@@ -459,11 +459,15 @@ const applyCached = <A extends ObjectMeta.KubeObject, B extends ObjectMeta.KubeO
   body: Kube.ApplyBody
 ): Effect.Effect<B, KubeError.KubeError | Resource.DecodeError> =>
   Effect.map(
-    Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
-    (applied) => {
-      if (applied.applied) parts.writes.record(kind, applied.object, writer)
-      return applied.object
-    }
+    OwnWrites.around(
+      parts.writes,
+      kind,
+      ObjectMeta.keyOf(kind.namespaced ? body.metadata.namespace : undefined, body.metadata.name),
+      writer,
+      Applies.apply(parts.kube, kind, body, { fieldManager: parts.fieldManager, force: true }, parts.caches.get(kind)),
+      (applied) => applied.applied ? applied.object : undefined
+    ),
+    (applied) => applied.object
   )
 
 // What a key from one of the definition's `sources` runs as.
@@ -555,8 +559,7 @@ const reconcileKey = <A extends ObjectMeta.KubeObject, E, R>(
     status.begin(key, object)
     if (ObjectMeta.isDeleting(object)) return yield* finalize(parts, object)
     if (options.cleanup !== undefined && !Finalizers.has(object, finalizer)) {
-      const finalized = yield* Finalizers.add(kube, resource, object, finalizer)
-      parts.writes.record(resource, finalized, key)
+      const finalized = yield* OwnWrites.around(parts.writes, resource, key, key, Finalizers.add(kube, resource, object, finalizer), identity)
       yield* overlay.remember(finalized)
       if (isStored(finalized)) object = finalized
     }
@@ -641,6 +644,8 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
     // Workers start once every cache is complete, so a reconcile never acts on a partial view.
     yield* CacheSync.wait([primary, ...secondaries], { controller: options.name, timeout: options.cacheSyncTimeout })
 
+    // Changes held while their writer's write was in flight, that were not its echo.
+    const redelivered = yield* Queue.unbounded<Engine.Event>()
     const parts: Parts<A, E, R> = {
       kube,
       options,
@@ -655,7 +660,9 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       undecodable: new Map(),
       sharded: runWith.shard !== undefined,
       ownedLabels,
-      writes: OwnWrites.make(options.reconcileOwnWrites === true ? [] : [primary, ...secondaries])
+      writes: OwnWrites.make(options.reconcileOwnWrites === true ? [] : [primary, ...secondaries], {
+        redeliver: (events) => Queue.offerAllUnsafe(redelivered, events)
+      })
     }
     const engine = yield* Engine.make({
       name: options.name,
@@ -663,6 +670,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       source: [
         Triggers.primary(primary, options.predicate ?? generationChanged, parts.status.forget, parts.writes),
         Triggers.validity(primary, parts.undecodable),
+        Stream.fromQueue(redelivered),
         ...[
           ...owned.map((informer) => Triggers.owned(informer, resource, parts.writes)),
           ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object, primary), parts.writes, watch.predicate?.bind(watch))),

@@ -45,14 +45,30 @@ export const primary = <A extends ObjectMeta.KubeObject>(
         onDeleted(key)
         return Result.succeed(Engine.forget(key))
       }
-      if (writer === key) return Result.failVoid
       // Listed objects come many at once: they wait behind fresh changes (Trigger.listed is low priority).
-      if (change._tag === "Added") return Result.succeed(Engine.enqueue(key, change.listed ? Trigger.listed : added))
-      return predicate(change.previous, change.object)
-        ? Result.succeed(Engine.enqueue(key, { _tag: "Event", detail: "updated" }))
-        : Result.failVoid
+      const event = change._tag === "Added"
+        ? Engine.enqueue(key, change.listed ? Trigger.listed : added)
+        : predicate(change.previous, change.object)
+        ? Engine.enqueue(key, updated)
+        : undefined
+      if (event === undefined) return Result.failVoid
+      return sendUnlessWriter(writes, change, event, writer) ? Result.succeed(event) : Result.failVoid
     })
   )
+
+const updated: Trigger.Trigger = { _tag: "Event", detail: "updated" }
+
+// An event for the key whose run wrote the change is not sent (held, while that write is in flight).
+const sendUnlessWriter = (
+  writes: OwnWrites.OwnWrites,
+  change: Informer.Change<ObjectMeta.KubeObject>,
+  event: Engine.Event,
+  writer: string | undefined
+): boolean => {
+  if (event.key !== writer) return true
+  writes.hold(change, event)
+  return false
+}
 
 /** An object the API server holds but the resource's Schema does not decode. */
 export interface Undecodable {
@@ -110,9 +126,13 @@ export const owned = <B extends ObjectMeta.KubeObject>(
   return perChunk(informer, (change, events) => {
     const writer = writes.writerOf(informer.resource, change)
     const now = ownerKey(change.object)
-    if (now !== undefined && now !== writer) events.push(Engine.enqueue(now, related(informer.resource.kind, change)))
+    const send = (key: string) => {
+      const event = Engine.enqueue(key, related(informer.resource.kind, change))
+      if (sendUnlessWriter(writes, change, event, writer)) events.push(event)
+    }
+    if (now !== undefined) send(now)
     const before = change._tag === "Updated" ? ownerKey(change.previous) : undefined
-    if (before !== undefined && before !== now && before !== writer) events.push(Engine.enqueue(before, related(informer.resource.kind, change)))
+    if (before !== undefined && before !== now) send(before)
   })
 }
 
@@ -147,7 +167,10 @@ export const watched = <B extends ObjectMeta.KubeObject>(
     const writer = writes.writerOf(informer.resource, change)
     // Only an update has two versions to map, and so keys to merge.
     const keys = change._tag === "Updated" ? new Set([...map(change.object), ...map(change.previous)]) : map(change.object)
-    for (const key of keys) if (key !== writer) events.push(Engine.enqueue(key, related(informer.resource.kind, change)))
+    for (const key of keys) {
+      const event = Engine.enqueue(key, related(informer.resource.kind, change))
+      if (sendUnlessWriter(writes, change, event, writer)) events.push(event)
+    }
   })
 }
 
