@@ -54,6 +54,11 @@ const dispatchOptions = (origin: string, request: Request, bodyTimeout: number):
   bodyTimeout
 })
 
+// undici fails every request queued on a connection that could not be made, then asserts that none
+// is left: a request sent again from inside that failure (a retry, the next run of a worker) would
+// land on the same connection and throw past every handler. Failures reach the client after it.
+const afterUndici = (failed: () => void) => queueMicrotask(failed)
+
 const text = (chunks: ReadonlyArray<Buffer>) =>
   chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")
 
@@ -94,7 +99,7 @@ export const send = (
       onResponseEnd: () => resume(Effect.succeed({ status, headers, body: text(chunks) })),
       onResponseError: (_, error) => {
         if (status === 0) observe(noAnswer)
-        resume(Effect.fail(failure(request.path, error)))
+        afterUndici(() => resume(Effect.fail(failure(request.path, error))))
       }
     })
     return Effect.sync(() => controller?.abort(new Error("interrupted")))
@@ -172,7 +177,7 @@ export const lines = <E>(
             },
             onResponseError: (_, error) => {
               if (status === 0) observe(noAnswer)
-              Queue.failCauseUnsafe(queue, Cause.fail(failure(request.path, error)))
+              afterUndici(() => Queue.failCauseUnsafe(queue, Cause.fail(failure(request.path, error))))
             }
           })
         }),
