@@ -2,9 +2,14 @@
  * One port, two protocols: plain HTTP (what the printed URL and in-process clients use) and HTTPS
  * with the server's self-signed certificate (what kubectl needs: client-go sends credentials only
  * over TLS). The first byte of a connection decides: 0x16 opens a TLS handshake.
+ *
+ * Over TLS the server offers HTTP/2 first and HTTP/1.1 after it, as kube-apiserver does: client-go
+ * and undici (kubefx's client) then multiplex every request and watch over one connection, as they
+ * do against a cluster; a client that offers only HTTP/1.1 gets it.
  */
 import { Effect, Schema } from "effect"
 import * as http from "node:http"
+import * as http2 from "node:http2"
 import * as net from "node:net"
 import { Duplex } from "node:stream"
 import * as tls from "node:tls"
@@ -20,6 +25,15 @@ export interface Listener {
 }
 
 const tlsHandshake = 0x16
+
+// kube-apiserver's HTTP/2 settings: 100 streams a connection (its flag's default, Go's client
+// default), 256 KiB frames and per-stream windows (most objects fit one frame), 1 MiB of headers.
+const http2Settings: http2.Settings = {
+  maxConcurrentStreams: 100,
+  maxFrameSize: 256 * 1024,
+  initialWindowSize: 256 * 1024,
+  maxHeaderListSize: 1024 * 1024
+}
 
 // TLS needs a stream it reads through JavaScript, so the bytes already taken to detect the
 // protocol can be handed back (a raw socket's handle would skip them).
@@ -69,10 +83,18 @@ export const listen = Effect.fnUntraced(function*(options: {
   readonly host: string
   readonly port: number
   readonly certificate: Certificate.Certificate
-  readonly handler: (request: http.IncomingMessage, response: http.ServerResponse) => void
+  readonly handler: (
+    request: http.IncomingMessage | http2.Http2ServerRequest,
+    response: http.ServerResponse | http2.Http2ServerResponse
+  ) => void
 }) {
   const httpServer = http.createServer({ keepAliveTimeout: 30_000 }, options.handler)
-  const secureContext = tls.createSecureContext({ cert: options.certificate.cert, key: options.certificate.key })
+  const http2Server = http2.createServer({ settings: http2Settings }, options.handler)
+  // Never listens: it takes the connections whose first byte opened a TLS handshake, and hands each
+  // on once the handshake chose its protocol.
+  const tlsServer = tls.createServer({ cert: options.certificate.cert, key: options.certificate.key, ALPNProtocols: ["h2", "http/1.1"] })
+  tlsServer.on("secureConnection", (secure) => (secure.alpnProtocol === "h2" ? http2Server : httpServer).emit("connection", secure))
+  tlsServer.on("tlsClientError", (_, secure) => secure.destroy())
   const sockets = new Set<net.Socket>()
   const front = net.createServer({ pauseOnConnect: true, noDelay: true }, (socket) => {
     sockets.add(socket)
@@ -81,13 +103,7 @@ export const listen = Effect.fnUntraced(function*(options: {
     socket.once("data", (first) => {
       socket.pause()
       if (first[0] === tlsHandshake) {
-        const secure = new tls.TLSSocket(replaying(socket, first) as net.Socket, {
-          isServer: true,
-          secureContext,
-          ALPNProtocols: ["http/1.1"]
-        })
-        secure.on("error", () => socket.destroy())
-        httpServer.emit("connection", secure)
+        tlsServer.emit("connection", replaying(socket, first))
       } else {
         socket.unshift(first)
         httpServer.emit("connection", socket)
