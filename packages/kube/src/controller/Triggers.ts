@@ -126,14 +126,23 @@ export const owned = <B extends ObjectMeta.KubeObject>(
   return perChunk(informer, (change, events) => {
     const writer = writes.writerOf(informer.resource, change)
     const now = ownerKey(change.object)
-    const send = (key: string) => {
-      const event = Engine.enqueue(key, related(informer.resource.kind, change))
-      if (sendUnlessWriter(writes, change, event, writer)) events.push(event)
-    }
-    if (now !== undefined) send(now)
+    if (now !== undefined) sendRelated(events, writes, informer, change, now, writer)
     const before = change._tag === "Updated" ? ownerKey(change.previous) : undefined
-    if (before !== undefined && before !== now) send(before)
+    if (before !== undefined && before !== now) sendRelated(events, writes, informer, change, before, writer)
   })
+}
+
+// A related change's event for `key`, unless `key` wrote the change.
+const sendRelated = <B extends ObjectMeta.KubeObject>(
+  events: Array<Engine.Event>,
+  writes: OwnWrites.OwnWrites,
+  informer: Informer.Informer<B>,
+  change: Informer.Change<B>,
+  key: string,
+  writer: string | undefined
+): void => {
+  const event = Engine.enqueue(key, related(informer.resource.kind, change))
+  if (sendUnlessWriter(writes, change, event, writer)) events.push(event)
 }
 
 // A chunk of changes (what the informer published together) becomes one chunk of events, or none;
@@ -167,10 +176,7 @@ export const watched = <B extends ObjectMeta.KubeObject>(
     const writer = writes.writerOf(informer.resource, change)
     // Only an update has two versions to map, and so keys to merge.
     const keys = change._tag === "Updated" ? new Set([...map(change.object), ...map(change.previous)]) : map(change.object)
-    for (const key of keys) {
-      const event = Engine.enqueue(key, related(informer.resource.kind, change))
-      if (sendUnlessWriter(writes, change, event, writer)) events.push(event)
-    }
+    for (const key of keys) sendRelated(events, writes, informer, change, key, writer)
   })
 }
 
