@@ -4,8 +4,8 @@
  * over TLS). The first byte of a connection decides: 0x16 opens a TLS handshake.
  *
  * Over TLS the server offers HTTP/2 first and HTTP/1.1 after it, as kube-apiserver does: client-go
- * and undici (kubefx's client) then multiplex every request and watch over one connection, as they
- * do against a cluster; a client that offers only HTTP/1.1 gets it.
+ * (kubectl) then multiplexes every request and watch over one connection, as it does against a
+ * cluster; a client that offers only HTTP/1.1 gets it.
  */
 import { Effect, Schema } from "effect"
 import * as http from "node:http"

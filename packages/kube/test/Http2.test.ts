@@ -1,16 +1,19 @@
 /**
- * The client over HTTP/2, as it talks to a cluster's API server (and to the embedded one): every
- * request and watch of an operator shares one connection, and a server gone with requests queued
- * on that connection fails each of them, sent again or not, without throwing past the client.
+ * The client against a server that offers HTTP/2, as a cluster's API server (and the embedded one)
+ * does: it offers HTTP/1.1 alone and works over it; and its exchanges, given a dispatcher that does
+ * speak HTTP/2, fail every request queued on the connection of a server that is gone, sent again or
+ * not, without throwing past the client.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { ApiServer } from "@kubefx/apiserver"
-import { Builtins, Kube, type KubeError, type Resource } from "@kubefx/kube"
+import { Builtins, Kube, type KubeError } from "@kubefx/kube"
 import { Context, Effect, Exit, Layer, Scope, Stream } from "effect"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Exchange from "../src/client/Exchange.ts"
 
 // A directory for the test's kubeconfigs, removed with the scope.
 const directory = Effect.acquireRelease(
@@ -21,15 +24,35 @@ const directory = Effect.acquireRelease(
 const clientOf = (kubeconfigPath: string) =>
   Effect.map(Layer.build(Kube.layer({ _tag: "File", path: kubeconfigPath })), (context) => Context.get(context, Kube.Kube))
 
-// A TCP relay to `port` on loopback that counts the connections made through it.
-const countingRelay = (port: number) =>
+// The protocols a TLS ClientHello offers in its ALPN extension (16), read from its first record.
+const offeredProtocols = (hello: Buffer): ReadonlyArray<string> => {
+  let at = 5 + 4 + 2 + 32 // record header, handshake header, version, random
+  at += 1 + hello[at]! // session id
+  at += 2 + hello.readUInt16BE(at) // cipher suites
+  at += 1 + hello[at]! // compression methods
+  const end = at + 2 + hello.readUInt16BE(at)
+  for (at += 2; at + 4 <= end;) {
+    const type = hello.readUInt16BE(at)
+    const length = hello.readUInt16BE(at + 2)
+    if (type === 16) {
+      const protocols: Array<string> = []
+      for (let p = at + 6; p < at + 4 + length; p += 1 + hello[p]!) protocols.push(hello.toString("latin1", p + 1, p + 1 + hello[p]!))
+      return protocols
+    }
+    at += 4 + length
+  }
+  return []
+}
+
+// A TCP relay to `port` on loopback that keeps what each connection offered in its TLS handshake.
+const relay = (port: number) =>
   Effect.acquireRelease(
-    Effect.callback<{ readonly port: number; readonly connections: () => number; readonly server: net.Server }>((resume) => {
-      let connections = 0
+    Effect.callback<{ readonly port: number; readonly offers: Array<ReadonlyArray<string>>; readonly server: net.Server }>((resume) => {
+      const offers: Array<ReadonlyArray<string>> = []
       const sockets = new Set<net.Socket>()
       const server = net.createServer((client) => {
-        connections++
         const upstream = net.connect(port, "127.0.0.1")
+        client.once("data", (hello: Buffer) => offers.push(offeredProtocols(hello)))
         for (const socket of [client, upstream]) {
           sockets.add(socket)
           socket.on("close", () => sockets.delete(socket))
@@ -41,8 +64,7 @@ const countingRelay = (port: number) =>
         client.pipe(upstream).pipe(client)
       })
       server.on("close", () => sockets.forEach((socket) => socket.destroy()))
-      server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, connections: () => connections, server })))
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, offers, server })))
     }),
     ({ server }) => Effect.callback<void>((resume) => {
       server.close(() => resume(Effect.void))
@@ -52,41 +74,44 @@ const countingRelay = (port: number) =>
 
 const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { n: name } })
 
-describe("the client over HTTP/2", () => {
-  it.live("sends an operator's watches and concurrent writes over one connection", () =>
+describe("the client and HTTP/2", () => {
+  it.live("offers a server that speaks HTTP/2 HTTP/1.1 alone, and watches and writes over it", () =>
     Effect.gen(function*() {
       const dir = yield* directory
       const kubeconfigPath = join(dir, "kubeconfig")
       const server = yield* ApiServer.make({ kubeconfigPath })
-      const relay = yield* countingRelay(server.port)
-      const relayed = join(dir, "relayed")
-      writeFileSync(relayed, readFileSync(kubeconfigPath, "utf8").replace(`127.0.0.1:${server.port}`, `127.0.0.1:${relay.port}`))
-      const kube = yield* clientOf(relayed)
-      // Five watches at once from a cold start, then 40 creates 16 at a time, each watch seeing them.
-      const seen = yield* Effect.forEach([Builtins.ConfigMap, Builtins.Secret, Builtins.Service, Builtins.Pod, Builtins.Namespace], (resource) =>
+      const relayed = yield* relay(server.port)
+      const relayedPath = join(dir, "relayed")
+      writeFileSync(relayedPath, readFileSync(kubeconfigPath, "utf8").replace(`127.0.0.1:${server.port}`, `127.0.0.1:${relayed.port}`))
+      const kube = yield* clientOf(relayedPath)
+      const watches = yield* Effect.forEach([Builtins.ConfigMap, Builtins.Secret, Builtins.Service], (resource) =>
         Stream.runDrain(kube.watch(resource as typeof Builtins.ConfigMap, { resourceVersion: "0" })).pipe(Effect.forkScoped))
-      const names = Array.from({ length: 40 }, (_, i) => `over-one-${i}`)
-      yield* Effect.forEach(names, (name) => kube.create(Builtins.ConfigMap, configMap(name)), { concurrency: 16 })
+      const names = Array.from({ length: 20 }, (_, i) => `over-http1-${i}`)
+      yield* Effect.forEach(names, (name) => kube.create(Builtins.ConfigMap, configMap(name)), { concurrency: 8 })
       const listed = yield* kube.listAll(Builtins.ConfigMap, { namespace: "default" })
       assert.includeMembers(listed.items.map((cm) => cm.metadata.name), names)
-      assert.isTrue(seen.every((fiber) => fiber.pollUnsafe() === undefined), "every watch still open")
-      // Over HTTP/1.1 each open watch and each request in flight holds a connection of its own.
-      assert.strictEqual(relay.connections(), 1)
+      assert.isTrue(watches.every((fiber) => fiber.pollUnsafe() === undefined), "every watch still open")
+      assert.isAbove(relayed.offers.length, 0)
+      for (const offered of relayed.offers) assert.deepStrictEqual(offered, ["http/1.1"])
     }).pipe(Effect.scoped))
 
-  it.live("fails every request queued on the connection of a server that is gone, sent again at once, and throws nothing", () =>
+  it.live("an exchange over an HTTP/2 dispatcher fails every request queued on a gone server's connection, sent again at once, and throws nothing", () =>
     Effect.gen(function*() {
       const dir = yield* directory
-      const kubeconfigPath = join(dir, "kubeconfig")
       const serverScope = yield* Scope.make()
-      yield* ApiServer.make({ kubeconfigPath }).pipe(Scope.provide(serverScope))
-      const kube = yield* clientOf(kubeconfigPath)
-      yield* kube.listAll(Builtins.ConfigMap, { namespace: "default" })
+      const server = yield* ApiServer.make({ kubeconfigPath: join(dir, "kubeconfig") }).pipe(Scope.provide(serverScope))
+      const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ allowH2: true, connect: { ca: server.certificateAuthority } })
+      const request: Exchange.Request = {
+        method: "GET",
+        path: "/api/v1/namespaces/default/configmaps/gone",
+        headers: { authorization: `Bearer ${server.token}`, accept: "application/json" }
+      }
+      assert.strictEqual((yield* Exchange.send(dispatcher, server.httpsUrl, request)).status, 404)
       yield* Scope.close(serverScope, Exit.void)
       // Twenty requests queued on the connection, each sent again as soon as it fails: undici fails
       // the queue of a connection it cannot make, and must find it empty after.
-      const attempt = (left: number): Effect.Effect<unknown, KubeError.KubeError | Resource.DecodeError> =>
-        kube.get(Builtins.ConfigMap, "gone", "default").pipe(Effect.catch((error) => left > 0 ? attempt(left - 1) : Effect.fail(error)))
+      const attempt = (left: number): Effect.Effect<unknown, KubeError.Transport | KubeError.Timeout> =>
+        Exchange.send(dispatcher, server.httpsUrl, request).pipe(Effect.catch((error) => left > 0 ? attempt(left - 1) : Effect.fail(error)))
       const failures = yield* Effect.forEach(Array.from({ length: 20 }), () => Effect.flip(attempt(5)), { concurrency: 20 })
       assert.deepStrictEqual([...new Set(failures.map((error) => error._tag))], ["Transport"])
     }).pipe(Effect.scoped))

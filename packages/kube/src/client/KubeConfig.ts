@@ -131,10 +131,18 @@ const defaultFile = (): string | typeof inPod | undefined => {
   return existsSync(join(serviceAccountDirectory, "token")) ? inPod : undefined
 }
 
+// HTTP/1.1, even to a server that offers HTTP/2 (kube-apiserver does; undici offers both by
+// default): with the whole test suite over HTTP/2, undici's client once threw its ClientDestroyedError
+// past every handler as an operator's connection was torn down (an emitter with no error listener),
+// which would crash an operator at shutdown. Over HTTP/1.1 an operator holds a connection per watch
+// and per request in flight, as client-node's and kube-rs's clients do.
+const allowH2 = false
+
 const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dispatcher = plain.server.startsWith("https://")
       ? yield* NodeHttpClient.makeDispatcherOptions({
+        allowH2,
         connect: {
           rejectUnauthorized: !plain.insecureSkipTlsVerify,
           ...(plain.certificateAuthority === undefined ? {} : { ca: plain.certificateAuthority }),
@@ -187,7 +195,7 @@ export const inCluster = (directory: string = serviceAccountDirectory): Effect.E
     const ca = yield* readText(join(directory, "ca.crt"), "CA certificate")
     const tokenPath = join(directory, "token")
     const readToken = Effect.map(readText(tokenPath, "token"), (text) => text.trim())
-    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ connect: { ca } })
+    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ allowH2, connect: { ca } })
     // Every request asks for the headers: the usual answer is the held object, made when read.
     const held = yield* Ref.make({ headers: bearer(yield* readToken), readAt: yield* Clock.currentTimeMillis })
     const reread = (now: number, last: Readonly<Record<string, string>>) =>

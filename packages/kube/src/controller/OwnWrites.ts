@@ -5,8 +5,8 @@
  * kind, key and resourceVersion, and only for the key whose run wrote it: other keys the object maps
  * to are still woken, and so is the writer by anyone else's change, a later version or a deletion.
  *
- * The watch may bring a write back before its answer arrives (over HTTP/2 both share one
- * connection, and the server sends the event as it commits). A change of an object while the
+ * The watch may bring a write back before its answer arrives (the server sends the event as it
+ * commits; over HTTP/2, where both share one connection, it often does). A change of an object while the
  * writer's write of it is in flight is held, not sent to the writer: once the write ends, what was
  * not its version (someone else's change, or anything held by a write that failed) is sent.
  *
