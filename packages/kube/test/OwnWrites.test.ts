@@ -259,6 +259,20 @@ describe("OwnWrites", () => {
     assert.deepStrictEqual(echoFirst([{ _tag: "Deleted", object: configMap("f", "6") }], configMap("f", "6")).writers, [undefined])
   })
 
+  plain("in a kind with several caches, an echo held in one is still the write's when another brings it after the answer", () => {
+    const first = { resource: Builtins.ConfigMap, get: () => configMap("late", "6") } as unknown as Informer.Informer<Builtins.ConfigMap>
+    const second = { resource: Builtins.ConfigMap, get: () => undefined } as unknown as Informer.Informer<Builtins.ConfigMap>
+    const writes = OwnWrites.make([first, second])
+    const pending = writes.begin(Builtins.ConfigMap, "ns/late", "ns/a")!
+    const early = updated(configMap("late", "6"))
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, early), "ns/a")
+    writes.hold(early, Engine.enqueue("ns/a"))
+    writes.end(pending, configMap("late", "6"))
+    assert.strictEqual(writes.writerOf(Builtins.ConfigMap, updated(configMap("late", "6"))), "ns/a")
+    // Someone else's later version ends it.
+    assert.isUndefined(writes.writerOf(Builtins.ConfigMap, updated(configMap("late", "7"))))
+  })
+
   plain("holds nothing for an object two keys' runs write at once", () => {
     const writes = OwnWrites.make([configMaps])
     const first = writes.begin(Builtins.ConfigMap, "ns/shared", "ns/a")!

@@ -105,7 +105,10 @@ export const make = (caches: Iterable<Informer.Informer<any>>, options: Options 
       const cached = informer.get(key) as ObjectMeta.KubeObject | undefined
       if (cached !== undefined && (ObjectMeta.compareVersions(cached.metadata.resourceVersion, resourceVersion) ?? -1) >= 0) return
     }
-    const id = `${kindOf(resource)} ${key}`
+    remember(`${kindOf(resource)} ${key}`, resourceVersion, writer)
+  }
+
+  const remember = (id: string, resourceVersion: string, writer: string) => {
     written.delete(id)
     written.set(id, { resourceVersion, writer })
     if (written.size() > capacity) written.delete(written.oldest()!)
@@ -149,6 +152,7 @@ export const make = (caches: Iterable<Informer.Informer<any>>, options: Options 
   const end = ({ flight, id, resource, writer }: Pending, answer: ObjectMeta.KubeObject | undefined) => {
     const version = answer?.metadata.resourceVersion
     if (version !== undefined) flight.answered.add(version)
+    let echoed = false
     if (--flight.writes === 0) {
       inFlight.delete(id)
       const events: Array<Engine.Event> = []
@@ -157,10 +161,13 @@ export const make = (caches: Iterable<Informer.Informer<any>>, options: Options 
           flight.answered.has(change.object.metadata.resourceVersion ?? "")
         if (echo) answered.set(change, flight.writer)
         else events.push(event)
+        echoed ||= echo
       }
       if (events.length > 0) redeliver(events)
     }
-    if (answer !== undefined) record(resource, answer, writer)
+    // The echo one cache brought is still to come from the kind's other caches.
+    if (version !== undefined && echoed && (byKind[kindOf(resource)]?.length ?? 0) > 1) remember(id, version, writer)
+    else if (answer !== undefined) record(resource, answer, writer)
   }
 
   // The writer whose recorded write this change brings back, if it does.
