@@ -1,6 +1,7 @@
 /**
  * The client against a server that offers HTTP/2, as a cluster's API server (and the embedded one)
- * does: it offers HTTP/1.1 alone and works over it; and its exchanges, given a dispatcher that does
+ * does: it offers HTTP/1.1 alone and works over it, from a plain kubeconfig and from one client-node
+ * loads; and its exchanges, given a dispatcher that does
  * speak HTTP/2, fail every request queued on the connection of a server that is gone, sent again or
  * not, without throwing past the client.
  */
@@ -13,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { execUser, kubeconfig } from "../bench/kubeconfigs.ts"
 import * as Exchange from "../src/client/Exchange.ts"
 
 // A directory for the test's kubeconfigs, removed with the scope.
@@ -91,6 +93,17 @@ describe("the client and HTTP/2", () => {
       const listed = yield* kube.listAll(Builtins.ConfigMap, { namespace: "default" })
       assert.includeMembers(listed.items.map((cm) => cm.metadata.name), names)
       assert.isTrue(watches.every((fiber) => fiber.pollUnsafe() === undefined), "every watch still open")
+      assert.isAbove(relayed.offers.length, 0)
+      for (const offered of relayed.offers) assert.deepStrictEqual(offered, ["http/1.1"])
+
+      // A kubeconfig that client-node loads (an exec plugin for the token) is served the same way.
+      const execPath = join(dir, "exec")
+      const ca = Buffer.from(server.certificateAuthority).toString("base64")
+      writeFileSync(execPath, kubeconfig({ server: `https://127.0.0.1:${relayed.port}`, "certificate-authority-data": ca }, execUser(server.token)))
+      relayed.offers.length = 0
+      const viaPlugin = yield* clientOf(execPath)
+      yield* viaPlugin.create(Builtins.ConfigMap, configMap("over-http1-exec"))
+      assert.strictEqual((yield* viaPlugin.get(Builtins.ConfigMap, "over-http1-exec", "default")).data?.n, "over-http1-exec")
       assert.isAbove(relayed.offers.length, 0)
       for (const offered of relayed.offers) assert.deepStrictEqual(offered, ["http/1.1"])
     }).pipe(Effect.scoped))

@@ -14,6 +14,7 @@ import { Clock, Effect, Ref, Schema, type Scope } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { isIPv6 } from "node:net"
+import type * as https from "node:https"
 import { delimiter, join } from "node:path"
 import type * as Undici from "undici"
 import * as KubeconfigFile from "./KubeconfigFile.ts"
@@ -243,8 +244,32 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
         new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
     })
     const first = yield* authenticate
-    const dispatcher = first.dispatcher as Undici.Dispatcher | undefined
-    if (dispatcher !== undefined) {
+    const fromClientNode = first.dispatcher as Undici.Dispatcher | undefined
+    // An HTTPS server without a proxy gets a dispatcher of kubefx's, with the TLS options client-node
+    // resolved (an exec plugin's client certificate included), speaking HTTP/1.1 as every other.
+    const ownTls = server.startsWith("https://") && cluster.proxyUrl === undefined
+      ? yield* Effect.tryPromise({
+        try: async () => {
+          const options: https.RequestOptions = {}
+          await authConfig.applyToHTTPSOptions(options)
+          return options
+        },
+        catch: (error) =>
+          new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
+      })
+      : undefined
+    if (ownTls !== undefined) void fromClientNode?.destroy().catch(() => undefined)
+    const dispatcher = ownTls === undefined ? fromClientNode : yield* NodeHttpClient.makeDispatcherOptions({
+      allowH2,
+      connect: {
+        ...(ownTls.ca === undefined ? {} : { ca: ownTls.ca }),
+        ...(ownTls.cert === undefined ? {} : { cert: ownTls.cert }),
+        ...(ownTls.key === undefined ? {} : { key: ownTls.key }),
+        ...(ownTls.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: ownTls.rejectUnauthorized }),
+        ...(ownTls.servername === undefined ? {} : { servername: ownTls.servername })
+      }
+    })
+    if (ownTls === undefined && dispatcher !== undefined) {
       // destroy, not close: close waits for open watches, which never end on their own.
       yield* Effect.addFinalizer(() => Effect.promise(() => dispatcher.destroy().catch(() => undefined)))
     }
