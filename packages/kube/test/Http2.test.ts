@@ -49,29 +49,31 @@ const offeredProtocols = (hello: Buffer): ReadonlyArray<string> => {
 // A TCP relay to `port` on loopback that keeps what each connection offered in its TLS handshake.
 const relay = (port: number) =>
   Effect.acquireRelease(
-    Effect.callback<{ readonly port: number; readonly offers: Array<ReadonlyArray<string>>; readonly server: net.Server }>((resume) => {
-      const offers: Array<ReadonlyArray<string>> = []
-      const sockets = new Set<net.Socket>()
-      const server = net.createServer((client) => {
-        const upstream = net.connect(port, "127.0.0.1")
-        client.once("data", (hello: Buffer) => offers.push(offeredProtocols(hello)))
-        for (const socket of [client, upstream]) {
-          sockets.add(socket)
-          socket.on("close", () => sockets.delete(socket))
-          socket.on("error", () => {
-            client.destroy()
-            upstream.destroy()
-          })
+    Effect.callback<{ readonly port: number; readonly offers: Array<ReadonlyArray<string>>; readonly close: (done: () => void) => void }>(
+      (resume) => {
+        const offers: Array<ReadonlyArray<string>> = []
+        const sockets = new Set<net.Socket>()
+        const server = net.createServer((client) => {
+          const upstream = net.connect(port, "127.0.0.1")
+          client.once("data", (hello: Buffer) => offers.push(offeredProtocols(hello)))
+          for (const socket of [client, upstream]) {
+            sockets.add(socket)
+            socket.on("close", () => sockets.delete(socket))
+            socket.on("error", () => {
+              client.destroy()
+              upstream.destroy()
+            })
+          }
+          client.pipe(upstream).pipe(client)
+        })
+        const close = (done: () => void) => {
+          server.close(() => done())
+          sockets.forEach((socket) => socket.destroy())
         }
-        client.pipe(upstream).pipe(client)
-      })
-      server.on("close", () => sockets.forEach((socket) => socket.destroy()))
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, offers, server })))
-    }),
-    ({ server }) => Effect.callback<void>((resume) => {
-      server.close(() => resume(Effect.void))
-      server.emit("close")
-    })
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, offers, close })))
+      }
+    ),
+    ({ close }) => Effect.callback<void>((resume) => close(() => resume(Effect.void)))
   )
 
 const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { n: name } })

@@ -136,8 +136,9 @@ export const make = (caches: Iterable<Informer.Informer<any>>, options: Options 
   }
 
   const begin = (resource: Resource.Resource, key: string, writer: string): Pending | undefined => {
-    if (byKind[kindOf(resource)] === undefined) return undefined
-    const id = `${kindOf(resource)} ${key}`
+    const kind = kindOf(resource)
+    if (byKind[kind] === undefined) return undefined
+    const id = `${kind} ${key}`
     let flight = inFlight.get(id)
     if (flight === undefined) {
       flight = { writer, writes: 0, contested: false, answered: new Set(), held: [] }
