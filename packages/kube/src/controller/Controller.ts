@@ -124,6 +124,72 @@ export const watch = <B extends ObjectMeta.KubeObject>(
   ...(options.transform === undefined ? {} : { transform: options.transform })
 })
 
+/**
+ * An owned kind with options of its own, for `owns` (controller-runtime's `Owns` with predicates,
+ * and its per-kind cache transforms); `own` builds one with `B` inferred.
+ */
+export interface Own<B extends ObjectMeta.KubeObject = ObjectMeta.KubeObject> {
+  readonly _tag: "Own"
+  readonly resource: Resource.Resource<B>
+  /**
+   * Whether an update of an owned object is worth reconciling its owner: a status-only change of an
+   * owned Deployment, say, is not. Adds and deletes always are, and so is an update that moved the
+   * object to another controller owner (both owners hear of it).
+   */
+  predicate?(previous: B, next: B): boolean
+  /**
+   * What the cache keeps of each owned object, applied as it arrives (managedFields are dropped
+   * before it): `predicate`, `ctx.cached` and `ctx.owned` see what it keeps. Whatever it returns,
+   * the object's name, namespace, uid, resourceVersion, labels and ownerReferences are kept: they
+   * are how a change finds its owner and a run's own write is recognised. An apply of the kind is
+   * skipped only when the cached object holds every field it states, so a transform that drops a
+   * field the controller applies makes that apply go on every run.
+   */
+  transform?(object: B): B
+}
+
+/**
+ * An owned kind with an update predicate or a cache transform, for `owns`.
+ *
+ * @example
+ * import { Builtins, Controller } from "@kubefx/kube"
+ * // A Deployment's status changes (every rollout step) do not reconcile its owner; spec changes do.
+ * const deployments = Controller.own(Builtins.Deployment, {
+ *   predicate: (previous, next) => previous.metadata.generation !== next.metadata.generation
+ * })
+ * // The cache keeps the owned Secrets without their data.
+ * const secrets = Controller.own(Builtins.Secret, { transform: ({ data: _, ...secret }) => secret })
+ */
+export const own = <B extends ObjectMeta.KubeObject>(
+  resource: Resource.Resource<B>,
+  options: {
+    readonly predicate?: ((previous: B, next: B) => boolean) | undefined
+    readonly transform?: ((object: B) => B) | undefined
+  } = {}
+): Own<B> => ({
+  _tag: "Own",
+  resource,
+  ...(options.predicate === undefined ? {} : { predicate: options.predicate }),
+  ...(options.transform === undefined ? {} : { transform: options.transform })
+})
+
+const ownOf = (owned: Resource.Resource | Own): Own => "_tag" in owned && owned._tag === "Own" ? owned : own(owned as Resource.Resource)
+
+// A transform of an owned kind keeps what the controller itself reads of each object.
+const ownedTransform = (owned: Own) => (object: ObjectMeta.KubeObject): ObjectMeta.KubeObject => {
+  const kept = Informer.stripManagedFields(object)
+  const transformed = owned.transform!(kept)
+  const metadata: Record<string, unknown> = { ...transformed.metadata }
+  for (const field of ownedIdentity) {
+    const value = kept.metadata[field]
+    if (value === undefined) delete metadata[field]
+    else metadata[field] = value
+  }
+  return { ...transformed, metadata }
+}
+
+const ownedIdentity = ["name", "namespace", "uid", "resourceVersion", "labels", "ownerReferences"] as const
+
 /** A status write of the object being reconciled: `metadata` names it unless given. */
 export type StatusBody = { readonly metadata?: Kube.ApplyBody["metadata"] | undefined; readonly status: unknown }
 
@@ -233,8 +299,12 @@ export interface Options<A extends ObjectMeta.KubeObject, E, R> {
    * Kubernetes label selector when the controller is defined, as a watch's `labelSelector` is.
    */
   readonly labelSelector?: string | undefined
-  /** Kinds whose objects this controller owns: a change reconciles their controller owner (`Resource.metadataOnly` caches one as metadata alone). */
-  readonly owns?: ReadonlyArray<Resource.Resource> | undefined
+  /**
+   * Kinds whose objects this controller owns: a change reconciles their controller owner
+   * (`Resource.metadataOnly` caches one as metadata alone; `own` gives one an update predicate or a
+   * cache transform).
+   */
+  readonly owns?: ReadonlyArray<Resource.Resource | Own<any>> | undefined
   /**
    * Labels every object this controller owns carries, and what its caches of owned kinds select by
    * (controller-runtime's per-kind cache selector): `applyOwned` and owned dependents add them, so
@@ -628,8 +698,13 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
       ...options.ownedLabels,
       ...(runWith.shard === undefined ? {} : { [Handover.shardLabel]: runWith.shard.identity })
     }
-    const owned = yield* Effect.forEach(options.owns ?? [], (kind) =>
-      cacheOf(kind, { labelSelector: selectorOf(ownedLabels) }))
+    const owns = (options.owns ?? []).map(ownOf)
+    const owned = yield* Effect.forEach(owns, (kind) =>
+      cacheOf(kind.resource, {
+        labelSelector: selectorOf(ownedLabels),
+        // As a watch's: a transform of its own makes the cache this controller's alone.
+        ...(kind.transform === undefined ? {} : { transform: ownedTransform(kind) })
+      }))
     const watched = yield* Effect.forEach(options.watches ?? [], (watch) =>
       Effect.map(
         cacheOf(watch.resource, {
@@ -672,7 +747,7 @@ const run = <A extends ObjectMeta.KubeObject, E, R>(
         Triggers.validity(primary, parts.undecodable),
         Stream.fromQueue(redelivered),
         ...[
-          ...owned.map((informer) => Triggers.owned(informer, resource, parts.writes)),
+          ...owned.map((informer, i) => Triggers.owned(informer, resource, parts.writes, owns[i]!.predicate?.bind(owns[i]))),
           ...watched.map(({ informer, watch }) => Triggers.watched(informer, (object) => watch.map(object, primary), parts.writes, watch.predicate?.bind(watch))),
           ...secondaries.map((informer) => Triggers.served(informer, primary.keys)),
           ...(options.sources ?? []).map((source) => Stream.map(source, (key) => Engine.enqueue(key, external)))
@@ -843,7 +918,7 @@ const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<
     namespace: options.namespace,
     namespaces: options.namespaces,
     labelSelector: options.labelSelector,
-    owns: options.owns ?? [],
+    owns: (options.owns ?? []).map((owned) => ownOf(owned).resource),
     watches: (options.watches ?? []).map((watch) => watch.resource),
     concurrency: options.concurrency ?? 1,
     finalizer: options.cleanup === undefined ? undefined : options.finalizer ?? defaultFinalizer(options.for.group, options.name),

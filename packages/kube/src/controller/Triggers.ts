@@ -104,7 +104,8 @@ export const validity = <A extends ObjectMeta.KubeObject>(
 /**
  * A change of an owned object reconciles its controller owner of the primary kind; an update that
  * moved it to another owner (or orphaned it) reconciles the one it had too, as controller-runtime's
- * owner handler.
+ * owner handler. An update `predicate` refuses reconciles nothing, unless it moved the object to
+ * another owner.
  *
  * @example
  * const events = Triggers.owned(configMaps, Widget, writes)
@@ -112,7 +113,8 @@ export const validity = <A extends ObjectMeta.KubeObject>(
 export const owned = <B extends ObjectMeta.KubeObject>(
   informer: Informer.Informer<B>,
   owner: Resource.Resource,
-  writes: OwnWrites.OwnWrites
+  writes: OwnWrites.OwnWrites,
+  predicate?: ((previous: B, next: B) => boolean) | undefined
 ): Stream.Stream<Engine.Event> => {
   const ownerGroup = owner.apiVersion.split("/")[0]
   // The key of the object's controller owner of the primary kind, if it has one.
@@ -126,8 +128,10 @@ export const owned = <B extends ObjectMeta.KubeObject>(
   return perChunk(informer, (change, events) => {
     const writer = writes.writerOf(informer.resource, change)
     const now = ownerKey(change.object)
-    if (now !== undefined) sendRelated(events, writes, informer, change, now, writer)
     const before = change._tag === "Updated" ? ownerKey(change.previous) : undefined
+    // The writer is asked first: a refused change may be a run's echo, whose record it ends.
+    if (change._tag === "Updated" && before === now && predicate !== undefined && !predicate(change.previous, change.object)) return
+    if (now !== undefined) sendRelated(events, writes, informer, change, now, writer)
     if (before !== undefined && before !== now) sendRelated(events, writes, informer, change, before, writer)
   })
 }
