@@ -133,7 +133,7 @@ export const watch = <A extends ObjectMeta.KubeObject>(
       let streaming = (options.initialList ?? (yield* InitialList)) === "streaming"
 
       const watchTimeoutSeconds = options.watchTimeout === undefined
-        ? Effect.map(Random.nextIntBetween(300, 600), (seconds) => seconds)
+        ? Random.nextIntBetween(300, 600)
         : Effect.succeed(Math.max(1, Math.round(Duration.toSeconds(Duration.fromInputUnsafe(options.watchTimeout)))))
 
       // The objects there are now, from a list or a streaming list's initial events: the watch goes
