@@ -245,51 +245,78 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
     })
     const first = yield* authenticate
     const fromClientNode = first.dispatcher as Undici.Dispatcher | undefined
+    const user = config.getCurrentUser()
+    const dynamic = user !== null && (user.exec !== undefined || user.authProvider !== undefined)
     // An HTTPS server without a proxy gets a dispatcher of kubefx's, with the TLS options client-node
     // resolved (an exec plugin's client certificate included), speaking HTTP/1.1 as every other.
-    const ownTls = server.startsWith("https://") && cluster.proxyUrl === undefined
-      ? yield* Effect.tryPromise({
-        try: async () => {
-          const options: https.RequestOptions = {}
-          await authConfig.applyToHTTPSOptions(options)
-          return options
-        },
-        catch: (error) =>
-          new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
-      })
-      : undefined
-    if (ownTls !== undefined) void fromClientNode?.destroy().catch(() => undefined)
-    const dispatcher = ownTls === undefined ? fromClientNode : yield* NodeHttpClient.makeDispatcherOptions({
-      allowH2,
-      connect: {
-        ...(ownTls.ca === undefined ? {} : { ca: ownTls.ca }),
-        ...(ownTls.cert === undefined ? {} : { cert: ownTls.cert }),
-        ...(ownTls.key === undefined ? {} : { key: ownTls.key }),
-        ...(ownTls.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: ownTls.rejectUnauthorized }),
-        ...(ownTls.servername === undefined ? {} : { servername: ownTls.servername })
-      }
+    const tlsOptions = Effect.tryPromise({
+      try: async () => {
+        const options: https.RequestOptions = {}
+        await authConfig.applyToHTTPSOptions(options)
+        return connectOptions(options)
+      },
+      catch: (error) =>
+        new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
     })
+    const ownTls = server.startsWith("https://") && cluster.proxyUrl === undefined ? yield* tlsOptions : undefined
+    if (ownTls !== undefined) void fromClientNode?.destroy().catch(() => undefined)
+    // An exec plugin's client certificate expires, and the plugin gives a new one: each new
+    // connection is made with the latest (client-go's rotating dialer), while open ones, already
+    // authenticated, go on.
+    const rotating = dynamic && ownTls?.cert !== undefined ? yield* rotatingConnector(ownTls) : undefined
+    const dispatcher = ownTls === undefined
+      ? fromClientNode
+      : yield* NodeHttpClient.makeDispatcherOptions({ allowH2, connect: rotating?.connect ?? ownTls })
     if (ownTls === undefined && dispatcher !== undefined) {
       // destroy, not close: close waits for open watches, which never end on their own.
       yield* Effect.addFinalizer(() => Effect.promise(() => dispatcher.destroy().catch(() => undefined)))
     }
-    const user = config.getCurrentUser()
-    const dynamic = user !== null && (user.exec !== undefined || user.authProvider !== undefined)
     if (!dynamic) return { server, dispatcher, headers: Effect.succeed(first.headers) }
-    let cached = first.headers
-    let fetchedAt = yield* Clock.currentTimeMillis
+    const held = yield* Ref.make({ headers: first.headers, fetchedAt: yield* Clock.currentTimeMillis })
     const headers = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      if (now - fetchedAt < refreshEveryMillis) return cached
+      const current = yield* Ref.get(held)
+      if (now - current.fetchedAt < refreshEveryMillis) return current.headers
       const fresh = yield* authenticate
       // Only the headers are wanted; the dispatcher made for them is never used.
       void (fresh.dispatcher as Undici.Dispatcher | undefined)?.close().catch(() => undefined)
-      cached = fresh.headers
-      fetchedAt = now
-      return cached
+      if (rotating !== undefined) yield* rotating.use(yield* tlsOptions)
+      yield* Ref.set(held, { headers: fresh.headers, fetchedAt: now })
+      return fresh.headers
     })
     return { server, dispatcher, headers }
   })
+
+type ConnectOptions = Pick<https.RequestOptions, "ca" | "cert" | "key" | "rejectUnauthorized" | "servername">
+
+// The TLS options an undici connector takes, of those client-node resolved.
+const connectOptions = (options: https.RequestOptions): ConnectOptions => ({
+  ...(options.ca === undefined ? {} : { ca: options.ca }),
+  ...(options.cert === undefined ? {} : { cert: options.cert }),
+  ...(options.key === undefined ? {} : { key: options.key }),
+  ...(options.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: options.rejectUnauthorized }),
+  ...(options.servername === undefined ? {} : { servername: options.servername })
+})
+
+// client-node reads files and data into new Buffers on every call: compared by content.
+const sameTls = (a: unknown, b: unknown): boolean =>
+  a === b || (Buffer.isBuffer(a) && Buffer.isBuffer(b) && a.equals(b)) ||
+  (Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameTls(item, b[i])))
+
+// An undici connector that makes each connection with the TLS options last given to `use`.
+const rotatingConnector = Effect.fnUntraced(function*(initial: ConnectOptions) {
+  const { buildConnector } = yield* Effect.promise(() => import("@effect/platform-node/Undici"))
+  const build = (options: ConnectOptions) => ({ options, connect: buildConnector({ ...options, allowH2 }) })
+  const current = yield* Ref.make(build(initial))
+  return {
+    connect: ((options, callback) => Ref.getUnsafe(current).connect(options, callback)) satisfies Undici.buildConnector.connector,
+    use: (options: ConnectOptions): Effect.Effect<void> =>
+      Ref.update(current, (held) =>
+        sameTls(options.cert, held.options.cert) && sameTls(options.key, held.options.key) && sameTls(options.ca, held.options.ca)
+          ? held
+          : build(options))
+  }
+})
 
 /**
  * Whether the server is plain HTTP on a loopback address, like the embedded API server. client-node
