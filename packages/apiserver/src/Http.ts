@@ -265,6 +265,8 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
   let counted: ReturnType<typeof requestLabels>
   let inFlight: (() => void) | undefined
   const receivedAt = performance.now()
+  // The request's admission webhooks add their time here, which its SLI latency leaves out.
+  const admission: RequestMetrics.Admission = { metrics: context.metrics, webhookSeconds: 0 }
   return Effect.suspend(() => {
     const authenticated = Authentication.userOf(context.authentication, request.headers["authorization"])
     if (authenticated === undefined) return Status.unauthorized()
@@ -286,8 +288,8 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
     const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
     counted = requestLabels(request, path, rawPath, query)
     const call: Call = { request, user, path, query }
-    if (!isLongRunning(counted)) inFlight = context.metrics.started(isRead(call) ? "readOnly" : "mutating")
-    return respond(call)
+    if (counted === undefined || !RequestMetrics.isLongRunning(counted)) inFlight = context.metrics.started(isRead(call) ? "readOnly" : "mutating")
+    return Effect.provideService(respond(call), RequestMetrics.CurrentAdmission, admission)
   }).pipe(
     Effect.catch((error) => Effect.succeed(errorResponse(error))),
     Effect.catchDefect((defect) =>
@@ -296,17 +298,18 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
       )
     ),
     Effect.map((response) => {
-      if (counted !== undefined) context.metrics.record({ ...counted, code: response.status }, (performance.now() - receivedAt) / 1000)
+      if (counted !== undefined) {
+        context.metrics.record({ ...counted, code: response.status }, (performance.now() - receivedAt) / 1000, {
+          bytes: response.body._tag === "Empty" ? 0 : response.body.contentLength,
+          webhookSeconds: admission.webhookSeconds
+        })
+      }
       return response
     }),
     Effect.ensuring(Effect.sync(() => inFlight?.()))
   )
 }
 
-// kube-apiserver's long-running requests (watches, exec and its kin, logs, proxies): not counted in flight.
-const isLongRunning = (labels: ReturnType<typeof requestLabels>): boolean =>
-  labels !== undefined &&
-  (labels.verb === "WATCH" || labels.verb === "CONNECT" || labels.subresource === "log" || labels.subresource === "proxy")
 
 // The paths that are no resource's that kube-apiserver counts, by their path.
 const countedPaths = new Set(["/api", "/apis", "/version", "/healthz", "/livez", "/readyz", "/openapi/v2", "/metrics"])

@@ -5,9 +5,11 @@
  * resource, `apiserver_longrunning_requests` (the watches open now) and `apiserver_watch_events_total`
  * by kind (the events sent to watchers), `apiserver_request_duration_seconds` (a watch's whole life,
  * as kube counts it, once it ends) and `apiserver_current_inflight_requests` by request kind (not
- * counting watches), so a test can count what an operator asks of the server, what it is sent and
- * how long the server took. Each server keeps its own registry: servers in one process never mix
- * their counts.
+ * counting watches), `apiserver_request_sli_duration_seconds` (the same without the time its
+ * admission webhooks took), `apiserver_response_sizes` of gets and lists, `apiserver_watch_events_sizes`
+ * by kind and `apiserver_admission_webhook_admission_duration_seconds` by webhook, so a test can
+ * count what an operator asks of the server, what it is sent and how long the server (and each
+ * webhook) took. Each server keeps its own registry: servers in one process never mix their counts.
  */
 import { Context, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
@@ -36,6 +38,29 @@ const latencies = Metric.histogram("apiserver_request_duration_seconds", {
   boundaries: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
 })
 
+// kube-apiserver's SLI buckets: the request latency without its admission webhooks' time.
+const sliLatencies = Metric.histogram("apiserver_request_sli_duration_seconds", {
+  description: "[STABLE] Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.",
+  boundaries: [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
+})
+
+// kube-apiserver's buckets, 1 KB to 10 GB by tens.
+const responseSizes = Metric.histogram("apiserver_response_sizes", {
+  description: "[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.",
+  boundaries: Array.from({ length: 8 }, (_, i) => 1000 * 10 ** i)
+})
+
+// kube-apiserver's buckets, 1 KiB to 128 KiB by twos.
+const watchEventSizes = Metric.histogram("apiserver_watch_events_sizes", {
+  description: "[ALPHA] Watch event size distribution in bytes",
+  boundaries: Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i)
+})
+
+const webhookDurations = Metric.histogram("apiserver_admission_webhook_admission_duration_seconds", {
+  description: "[STABLE] Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+  boundaries: [0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 25]
+})
+
 // The number now, where kube-apiserver reports the most of the last second.
 const inflight = Metric.gauge("apiserver_current_inflight_requests", {
   description: "[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second."
@@ -62,9 +87,17 @@ export interface Request {
   readonly code: number
 }
 
+/** What else is known of an answered request. */
+export interface Answered {
+  /** The response body's size, when it was sent whole. */
+  readonly bytes?: number | undefined
+  /** The time its admission webhooks took, not the server's (kube's SLI leaves it out). */
+  readonly webhookSeconds?: number | undefined
+}
+
 export interface RequestMetrics {
   /** One request answered, `seconds` after it came in (a watch's time is counted when it ends). */
-  readonly record: (request: Request, seconds: number) => void
+  readonly record: (request: Request, seconds: number, answered?: Answered) => void
   /** A request that is not long-running came in: counted in flight until the returned function is called. */
   readonly started: (kind: "readOnly" | "mutating") => () => void
   /**
@@ -72,11 +105,42 @@ export interface RequestMetrics {
    * and its duration then.
    */
   readonly watchOpened: (watch: Watched) => () => void
-  /** `count` events of `kind` sent to one watcher. */
-  readonly eventsSent: (group: string, version: string, kind: string, count: number) => void
+  /** Events of `kind` sent to one watcher, each of the given size in bytes. */
+  readonly eventsSent: (group: string, version: string, kind: string, sizes: ReadonlyArray<number>) => void
+  /** One call of an admission webhook, which `rejected` the request (denied it, or failed it) or not. */
+  readonly webhookCalled: (webhook: WebhookCall, seconds: number) => void
   /** The Prometheus text, `stored` giving each resource's object count (`deployments.apps`). */
   readonly text: (stored: ReadonlyArray<readonly [resource: string, count: () => number]>) => string
 }
+
+/** One admission webhook call, as its labels. */
+export interface WebhookCall {
+  readonly name: string
+  readonly operation: string
+  readonly type: "admit" | "validating"
+  readonly rejected: boolean
+}
+
+/**
+ * The admission webhooks' time of the request being served, added to by each phase that calls
+ * them, and the metrics their calls are counted in: provided per request by the HTTP handler.
+ */
+export interface Admission {
+  readonly metrics: RequestMetrics
+  webhookSeconds: number
+}
+
+/**
+ * The request's `Admission`, or undefined outside a request (a test calling the admission chain).
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as RequestMetrics from "./RequestMetrics.ts"
+ * const spent = Effect.map(RequestMetrics.CurrentAdmission, (admission) => admission?.webhookSeconds ?? 0)
+ */
+export const CurrentAdmission = Context.Reference<Admission | undefined>("@kubefx/apiserver/RequestMetrics/CurrentAdmission", {
+  defaultValue: () => undefined
+})
 
 const labelsOf = (r: Omit<Request, "code">) => ({
   component: "apiserver",
@@ -124,23 +188,37 @@ export const make = (): RequestMetrics => {
   const eventSeries = seriesOf(watchEvents, counted)
   const inflightSeries = seriesOf(inflight, (value) => ({ value: value.value }))
   // Effect's own histogram per label set, made once: an observation is one registry look-up.
-  const latencySeries = new Map<string, Metric.Metric<number, Metric.HistogramState>>()
-  const observe = (r: Omit<Request, "code">, seconds: number) => {
-    const key = `${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}`
-    let series = latencySeries.get(key)
-    if (series === undefined) {
-      series = Metric.withAttributes(latencies, labelsOf(r))
-      latencySeries.set(key, series)
+  const histogramOf = (metric: Metric.Metric<number, Metric.HistogramState>) => {
+    const series = new Map<string, Metric.Metric<number, Metric.HistogramState>>()
+    return (key: string, labels: () => Readonly<Record<string, string>>, value: number) => {
+      let held = series.get(key)
+      if (held === undefined) {
+        held = Metric.withAttributes(metric, labels())
+        series.set(key, held)
+      }
+      held.updateUnsafe(value, context)
     }
-    series.updateUnsafe(seconds, context)
+  }
+  const latencySeries = histogramOf(latencies)
+  const sliSeries = histogramOf(sliLatencies)
+  const sizeSeries = histogramOf(responseSizes)
+  const eventSizeSeries = histogramOf(watchEventSizes)
+  const webhookSeries = histogramOf(webhookDurations)
+  const keyOf = (r: Omit<Request, "code">) => `${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}`
+  const observe = (r: Omit<Request, "code">, seconds: number) => latencySeries(keyOf(r), () => labelsOf(r), seconds)
+  // The SLI and size histograms have no dry-run label.
+  const withoutDryRun = (r: Omit<Request, "code">) => {
+    const { dry_run: _, ...labels } = labelsOf(r)
+    return labels
   }
   return {
-    record: (r, seconds) => {
-      requestSeries(`${r.verb}\0${r.dryRun}\0${r.group}\0${r.version}\0${r.resource}\0${r.subresource}\0${r.scope}\0${r.code}`, () => ({
-        code: String(r.code),
-        ...labelsOf(r)
-      })).value++
-      if (r.verb !== "WATCH") observe(r, seconds)
+    record: (r, seconds, answered = {}) => {
+      const key = keyOf(r)
+      requestSeries(`${key}\0${r.code}`, () => ({ code: String(r.code), ...labelsOf(r) })).value++
+      if (r.verb === "WATCH") return
+      observe(r, seconds)
+      if (!isLongRunning(r)) sliSeries(key, () => withoutDryRun(r), Math.max(0, seconds - (answered.webhookSeconds ?? 0)))
+      if ((r.verb === "GET" || r.verb === "LIST") && answered.bytes !== undefined) sizeSeries(key, () => withoutDryRun(r), answered.bytes)
     },
     started: (kind) => {
       const current = inflightSeries(kind, () => ({ request_kind: kind }))
@@ -167,9 +245,19 @@ export const make = (): RequestMetrics => {
         observe({ verb: "WATCH", dryRun: false, subresource: "", ...w }, (performance.now() - openedAt) / 1000)
       }
     },
-    eventsSent: (group, version, kind, count) => {
-      eventSeries(`${group}\0${version}\0${kind}`, () => ({ group, kind, version })).value += count
+    eventsSent: (group, version, kind, sizes) => {
+      const key = `${group}\0${version}\0${kind}`
+      const labels = () => ({ group, kind, version })
+      eventSeries(key, labels).value += sizes.length
+      for (const size of sizes) eventSizeSeries(key, labels, size)
     },
+    webhookCalled: (call, seconds) =>
+      webhookSeries(`${call.name}\0${call.operation}\0${call.type}\0${call.rejected}`, () => ({
+        name: call.name,
+        operation: call.operation,
+        rejected: String(call.rejected),
+        type: call.type
+      }), seconds),
     text: (stored) => {
       for (const [resource, count] of stored) {
         if (gauges.has(resource)) continue
@@ -180,3 +268,14 @@ export const make = (): RequestMetrics => {
     }
   }
 }
+
+/**
+ * kube-apiserver's long-running requests (watches, exec and its kin, logs, proxies): not counted in
+ * flight, and not in the SLI, whose latency is a short request's.
+ *
+ * @example
+ * import * as RequestMetrics from "./RequestMetrics.ts"
+ * RequestMetrics.isLongRunning({ verb: "GET", subresource: "log" }) // true
+ */
+export const isLongRunning = (r: Pick<Request, "verb" | "subresource">): boolean =>
+  r.verb === "WATCH" || r.verb === "CONNECT" || r.subresource === "log" || r.subresource === "proxy"

@@ -290,9 +290,14 @@ export const make = (options: Options): Watches => {
           Effect.andThen(faults.awaitDelivery(handle)),
           Effect.andThen(converted(items)),
           Effect.map((ready) => {
-            const events = ready.reduce((n, item) => item.type === "BOOKMARK" ? n : n + 1, 0)
-            if (events > 0) options.metrics?.eventsSent(type.group, type.version, type.kind, events)
-            return [Buffer.from(ready.map(encode).join("")) as Uint8Array] as const
+            const lines = ready.map(encode)
+            const metrics = options.metrics
+            if (metrics !== undefined) {
+              const sizes: Array<number> = []
+              for (let i = 0; i < ready.length; i++) if (ready[i]!.type !== "BOOKMARK") sizes.push(Buffer.byteLength(lines[i]!))
+              if (sizes.length > 0) metrics.eventsSent(type.group, type.version, type.kind, sizes)
+            }
+            return [Buffer.from(lines.join("")) as Uint8Array] as const
           }),
           Effect.catch((error) =>
             Effect.sync(() => {

@@ -12,10 +12,11 @@
  * without side effects (None or NoneOnDryRun).
  * The configuration kinds themselves never go through webhooks, so no webhook can lock them.
  */
-import { Effect, Result } from "effect"
+import { Effect, Exit, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import * as AdmissionRules from "./AdmissionRules.ts"
 import * as Patch from "./Patch.ts"
+import * as RequestMetrics from "./RequestMetrics.ts"
 import type * as Registry from "./Registry.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -208,6 +209,7 @@ const call = (hook: Webhook, at: Attributes, mutating: boolean, resolve: Webhook
       ? Effect.as(Effect.logWarning(`Failed calling webhook, failing open ${name}: ${failure.reason}`), { _tag: "Skipped" } as const)
       : Effect.fail(Status.internal(`failed calling webhook ${JSON.stringify(name)}: ${failure.reason}`))
   const uid = randomUUID()
+  const calledAt = performance.now()
   return post(hook, JSON.stringify(review(uid, at)), resolve).pipe(
     Effect.flatMap((answer) => {
       const verified = verify(uid, mutating, answer)
@@ -215,9 +217,30 @@ const call = (hook: Webhook, at: Attributes, mutating: boolean, resolve: Webhook
         ? Effect.succeed<Outcome>({ _tag: "Answered", answer: verified.success })
         : Effect.fail(callFailure(`received invalid webhook response: ${verified.failure}`))
     }),
-    Effect.catch(failed)
+    Effect.catch(failed),
+    // Rejected: denied, or failed with failurePolicy Fail.
+    Effect.onExit((exit) =>
+      Effect.map(RequestMetrics.CurrentAdmission, (admission) =>
+        admission?.metrics.webhookCalled({
+          name,
+          operation: at.operation,
+          type: mutating ? "admit" : "validating",
+          rejected: Exit.isFailure(exit) || (exit.value._tag === "Answered" && !exit.value.answer.allowed)
+        }, (performance.now() - calledAt) / 1000))
+    )
   )
 }
+
+// A phase's webhook calls take this long of the request's time, which its SLI leaves out (the
+// validating ones run concurrently: the phase's time, not their sum).
+const timed = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.suspend(() => {
+    const startedAt = performance.now()
+    return Effect.onExit(effect, () =>
+      Effect.map(RequestMetrics.CurrentAdmission, (admission) => {
+        if (admission !== undefined) admission.webhookSeconds += (performance.now() - startedAt) / 1000
+      }))
+  })
 
 const applyPatch = (object: KubeObject.KubeObject, patch: string): Result.Result<KubeObject.KubeObject, string> => {
   const operations = Json.parse(Buffer.from(patch, "base64").toString("utf8"))
@@ -243,7 +266,7 @@ export interface Admitted {
  * const mutated = Webhooks.mutate(store, attributes) // Effect<{ object, warnings }, ApiError>
  */
 export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitted, Status.ApiError> =>
-  Effect.gen(function*() {
+  timed(Effect.gen(function*() {
     let object = at.object
     const warnings: Array<string> = []
     for (const { hook, as } of selected(store, mutatingStorage, at)) {
@@ -262,7 +285,7 @@ export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitt
         : (yield* at.equivalents.convert([patched.success], at.resource))[0]
     }
     return { object, warnings }
-  })
+  }))
 
 /**
  * Runs the validating webhooks this request reaches, concurrently; the first denial or failure
@@ -275,7 +298,7 @@ export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitt
  * const checked = Webhooks.validate(store, attributes) // Effect<warnings, ApiError>
  */
 export const validate = (store: Store.Store, at: Attributes): Effect.Effect<ReadonlyArray<string>, Status.ApiError> =>
-  Effect.gen(function*() {
+  timed(Effect.gen(function*() {
     const hooks = selected(store, validatingStorage, at)
     const outcomes = yield* Effect.forEach(
       hooks,
@@ -291,7 +314,7 @@ export const validate = (store: Store.Store, at: Attributes): Effect.Effect<Read
       if (!answer.allowed) return yield* denial(String(hooks[i]!.hook.name ?? ""), answer.result)
     }
     return warnings
-  })
+  }))
 
 /**
  * Whether any webhook configuration exists (a write skips the webhook machinery otherwise).

@@ -1,7 +1,8 @@
 /**
  * The server's /metrics with kube-apiserver's names: every request counted by verb (as kube reports
- * verbs: LIST, WATCH, APPLY...), resource, scope and code, and timed; discovery by its path, stored
- * objects by resource, requests in flight; each server its own counts.
+ * verbs: LIST, WATCH, APPLY...), resource, scope and code, and timed (and its SLI latency); the sizes
+ * of gets' and lists' answers and of watch events; discovery by its path, stored objects by
+ * resource, requests in flight; each server its own counts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
@@ -30,7 +31,7 @@ describe("/metrics", () => {
     const cms = "/api/v1/namespaces/metered/configmaps"
     await server.request("POST", cms, { body: configMap("a") })
     await server.request("POST", cms, { body: configMap("b") })
-    await server.request("GET", cms)
+    const listed = await server.request("GET", cms)
     await server.request("GET", `${cms}/a`)
     await server.request("GET", `${cms}/missing`)
     await server.request("PATCH", `${cms}/c?fieldManager=test`, {
@@ -65,6 +66,20 @@ describe("/metrics", () => {
     expect(value(text, "apiserver_request_duration_seconds_bucket", { ...cm, verb: "POST", le: "60" })).toBe(2)
     expect(value(text, "apiserver_request_duration_seconds_sum", { ...cm, verb: "POST" })).toBeGreaterThan(0)
     expect(text).toContain("# TYPE apiserver_request_duration_seconds histogram")
+    // The SLI latency of every request but the watch (no webhooks here: the same counts), without a
+    // dry-run label; the response sizes of gets and lists alone, the 404's Status included.
+    const sli = (labels: Record<string, string>) => value(text, "apiserver_request_sli_duration_seconds_count", { ...cm, ...labels })
+    expect(sli({ verb: "POST", scope: "namespace" })).toBe(2)
+    expect(sli({ verb: "GET", scope: "resource" })).toBe(2)
+    expect(sli({ verb: "WATCH" })).toBe(0)
+    expect(sli({ verb: "DELETE" })).toBe(1)
+    expect(text).not.toMatch(/apiserver_request_sli_duration_seconds_count\{[^}]*dry_run/)
+    const sizes = (stat: "count" | "sum", labels: Record<string, string>) => value(text, `apiserver_response_sizes_${stat}`, { ...cm, ...labels })
+    expect(sizes("count", { verb: "LIST" })).toBe(1)
+    expect(sizes("count", { verb: "GET", scope: "resource" })).toBe(2)
+    expect(sizes("sum", { verb: "LIST" })).toBe(Buffer.byteLength(listed.text))
+    expect(sizes("count", { verb: "POST" })).toBe(0)
+    expect(sizes("count", { verb: "APPLY" })).toBe(0)
     // Nothing is being served now but this scrape; a watch is never counted in flight.
     expect(value(text, "apiserver_current_inflight_requests", { request_kind: "readOnly" })).toBe(1)
     expect(value(text, "apiserver_current_inflight_requests", { request_kind: "mutating" })).toBe(0)
@@ -79,6 +94,8 @@ describe("/metrics", () => {
     const metric = async (name: string, labels: Record<string, string>) => value((await server.request("GET", "/metrics")).text, name, labels)
     const watching = { verb: "WATCH", group: "", version: "v1", resource: "configmaps", scope: "namespace", component: "apiserver" }
     const sentBefore = await metric("apiserver_watch_events_total", { group: "", version: "v1", kind: "ConfigMap" })
+    const sizedBefore = await metric("apiserver_watch_events_sizes_count", { group: "", version: "v1", kind: "ConfigMap" })
+    const bytesBefore = await metric("apiserver_watch_events_sizes_sum", { group: "", version: "v1", kind: "ConfigMap" })
     let openDuring = -1
     // Two watchers, one namespaced and one of the cluster, each sent the one new ConfigMap.
     const cluster = watchEvents(server, "/api/v1/configmaps?watch=true&labelSelector=metered%3Dyes", 1, 5000)
@@ -103,5 +120,9 @@ describe("/metrics", () => {
     expect(await watchTimes("count")).toBeGreaterThanOrEqual(1)
     expect(await watchTimes("sum")).toBeGreaterThanOrEqual(0.2)
     expect(await metric("apiserver_watch_events_total", { group: "", version: "v1", kind: "ConfigMap" }) - sentBefore).toBe(2)
+    // Each event's size: the line each watcher was sent, twice the same object here.
+    const line = JSON.stringify({ type: "ADDED", object: seen[0]!.object }) + "\n"
+    expect(await metric("apiserver_watch_events_sizes_count", { group: "", version: "v1", kind: "ConfigMap" }) - sizedBefore).toBe(2)
+    expect(await metric("apiserver_watch_events_sizes_sum", { group: "", version: "v1", kind: "ConfigMap" }) - bytesBefore).toBe(2 * Buffer.byteLength(line))
   })
 })

@@ -2,7 +2,7 @@
  * Admission webhooks as kube-apiserver 1.32 calls them, against a local HTTPS webhook server:
  * allow, deny, mutate (mutating before validating), failurePolicy both ways, timeouts, answers that
  * are not AdmissionReviews, namespace and object selectors, rules on operations and subresources,
- * and dry runs.
+ * dry runs, and each call's time in /metrics, which the request's SLI latency leaves out.
  */
 import { createServer, type Server } from "node:https"
 import type { AddressInfo } from "node:net"
@@ -43,6 +43,7 @@ const patch = (operations: ReadonlyArray<unknown>) => ({ patchType: "JSONPatch",
 /** The webhook server's behaviours, by path. */
 const handlers: Record<string, (review: Review) => unknown> = {
   "/allow": (review) => respond(review, { allowed: true, warnings: ["checked by allow"] }),
+  "/late": (review) => respond(review, { allowed: true }),
   "/deny": (review) => respond(review, { allowed: false, status: { code: 403, reason: "Forbidden", message: "colour red is not allowed" } }),
   "/deny-bare": (review) => respond(review, { allowed: false }),
   "/no-red": (review) =>
@@ -71,15 +72,19 @@ beforeAll(async () => {
       const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Review
       received.push({ path, review })
       const answer = handlers[path]?.(review)
-      res.writeHead(200, { "content-type": "application/json" })
-      res.end(typeof answer === "string" ? answer : JSON.stringify(answer))
+      const send = () => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(typeof answer === "string" ? answer : JSON.stringify(answer))
+      }
+      if (path === "/late") setTimeout(send, 300)
+      else send()
     })
   })
   await new Promise<void>((resolve) => webhooks.listen(0, "127.0.0.1", resolve))
   webhookUrl = `https://127.0.0.1:${(webhooks.address() as AddressInfo).port}`
   server = await Testing.start()
   await installCrd(server)
-  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale", "service", "generated"]) await createNamespace(server, `wh-${ns}`)
+  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale", "service", "generated", "metrics"]) await createNamespace(server, `wh-${ns}`)
 })
 afterAll(async () => {
   await server.close()
@@ -389,5 +394,37 @@ describe("which requests reach a webhook", () => {
     expect(dry.status).toBe(201)
     expect(reviewsOf("/allow", "dry")[0]?.review.request.dryRun).toBe(true)
     expect((await server.request("GET", `${cms("dry")}/dry`)).status).toBe(404)
+  })
+})
+
+// The value of the series whose labels include `labels`, summed; 0 when there is none.
+const metric = (text: string, name: string, labels: Record<string, string>) =>
+  text.split("\n")
+    .filter((line) => line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0)
+
+describe("webhook metrics", () => {
+  it("each call is timed by webhook, type, operation and rejection; the request's SLI latency leaves the webhooks' time out", async () => {
+    await configure("Mutating", "metrics-late", [webhook("late.example.com", { path: "/late", namespace: "wh-metrics" })])
+    await configure("Validating", "metrics-deny", [
+      webhook("deny-metered.example.com", { path: "/deny", namespace: "wh-metrics", objectSelector: { matchLabels: { denied: "yes" } } })
+    ])
+    const text = async () => (await server.request("GET", "/metrics")).text
+    const before = await text()
+    const posts = { verb: "POST", resource: "configmaps" }
+    const spentBefore = metric(before, "apiserver_request_duration_seconds_sum", posts) - metric(before, "apiserver_request_sli_duration_seconds_sum", posts)
+    expect((await server.request("POST", cms("metrics"), { body: configMap("a") })).status).toBe(201)
+    expect((await server.request("POST", cms("metrics"), { body: configMap("b", {}, { labels: { denied: "yes" } }) })).status).toBe(403)
+    const after = await text()
+    const late = { name: "late.example.com", type: "admit", operation: "CREATE", rejected: "false" }
+    expect(metric(after, "apiserver_admission_webhook_admission_duration_seconds_count", late)).toBe(2)
+    expect(metric(after, "apiserver_admission_webhook_admission_duration_seconds_sum", late)).toBeGreaterThanOrEqual(0.6)
+    const denied = { name: "deny-metered.example.com", type: "validating", operation: "CREATE" }
+    expect(metric(after, "apiserver_admission_webhook_admission_duration_seconds_count", { ...denied, rejected: "true" })).toBe(1)
+    expect(metric(after, "apiserver_admission_webhook_admission_duration_seconds_count", { ...denied, rejected: "false" })).toBe(0)
+    // Both requests waited 300 ms for the late webhook: their latency has it, their SLI latency not.
+    const spent = metric(after, "apiserver_request_duration_seconds_sum", posts) - metric(after, "apiserver_request_sli_duration_seconds_sum", posts)
+    expect(spent - spentBefore).toBeGreaterThanOrEqual(0.6)
+    expect(metric(after, "apiserver_request_sli_duration_seconds_count", posts) - metric(before, "apiserver_request_sli_duration_seconds_count", posts)).toBe(2)
   })
 })
