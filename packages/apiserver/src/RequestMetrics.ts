@@ -40,14 +40,14 @@ const latencies = Metric.histogram("apiserver_request_duration_seconds", {
 
 // kube-apiserver's SLI buckets: the request latency without its admission webhooks' time.
 const sliLatencies = Metric.histogram("apiserver_request_sli_duration_seconds", {
-  description: "[STABLE] Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.",
+  description: "[ALPHA] Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.",
   boundaries: [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
 })
 
-// kube-apiserver's buckets, 1 KB to 10 GB by tens.
+// kube-apiserver's buckets, 1 KB to 1 GB by tens.
 const responseSizes = Metric.histogram("apiserver_response_sizes", {
   description: "[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.",
-  boundaries: Array.from({ length: 8 }, (_, i) => 1000 * 10 ** i)
+  boundaries: Array.from({ length: 7 }, (_, i) => 1000 * 10 ** i)
 })
 
 // kube-apiserver's buckets, 1 KiB to 128 KiB by twos.
