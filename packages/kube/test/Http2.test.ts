@@ -1,7 +1,7 @@
 /**
  * The client against a server that offers HTTP/2, as a cluster's API server (and the embedded one)
  * does: it offers HTTP/1.1 alone and works over it, from a plain kubeconfig and from one client-node
- * loads; and its exchanges, given a dispatcher that does
+ * loads, through an HTTP proxy a kubeconfig names too; and its exchanges, given a dispatcher that does
  * speak HTTP/2, fail every request queued on the connection of a server that is gone, sent again or
  * not, without throwing past the client.
  */
@@ -11,6 +11,7 @@ import { ApiServer } from "@kubefx/apiserver"
 import { Builtins, Kube, type KubeError } from "@kubefx/kube"
 import { Context, Effect, Exit, Layer, Scope, Stream } from "effect"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -76,6 +77,43 @@ const relay = (port: number) =>
     ({ close }) => Effect.callback<void>((resume) => close(() => resume(Effect.void)))
   )
 
+// An HTTP proxy answering CONNECT to `port` on loopback, keeping each tunnel's target and what its
+// TLS handshake offered.
+const proxy = (port: number) =>
+  Effect.acquireRelease(
+    Effect.callback<{ readonly port: number; readonly targets: Array<string>; readonly offers: Array<ReadonlyArray<string>>; readonly close: (done: () => void) => void }>(
+      (resume) => {
+        const targets: Array<string> = []
+        const offers: Array<ReadonlyArray<string>> = []
+        const sockets = new Set<net.Socket>()
+        const server = http.createServer((_, response) => response.writeHead(405).end())
+        server.on("connect", (request: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+          targets.push(request.url ?? "")
+          const upstream = net.connect(port, "127.0.0.1", () => {
+            client.write("HTTP/1.1 200 Connection Established\r\n\r\n")
+            if (head.length > 0) upstream.write(head)
+            client.once("data", (hello: Buffer) => offers.push(offeredProtocols(hello)))
+            client.pipe(upstream).pipe(client)
+          })
+          for (const socket of [client, upstream]) {
+            sockets.add(socket)
+            socket.on("close", () => sockets.delete(socket))
+            socket.on("error", () => {
+              client.destroy()
+              upstream.destroy()
+            })
+          }
+        })
+        const close = (done: () => void) => {
+          server.close(() => done())
+          sockets.forEach((socket) => socket.destroy())
+        }
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, targets, offers, close })))
+      }
+    ),
+    ({ close }) => Effect.callback<void>((resume) => close(() => resume(Effect.void)))
+  )
+
 const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { n: name } })
 
 describe("the client and HTTP/2", () => {
@@ -108,6 +146,61 @@ describe("the client and HTTP/2", () => {
       assert.strictEqual((yield* viaPlugin.get(Builtins.ConfigMap, "over-http1-exec", "default")).data?.n, "over-http1-exec")
       assert.isAbove(relayed.offers.length, 0)
       for (const offered of relayed.offers) assert.deepStrictEqual(offered, ["http/1.1"])
+    }).pipe(Effect.scoped))
+
+  it.live("a kubeconfig naming an HTTP proxy: every request goes through it, and the TLS inside offers HTTP/1.1 alone", () =>
+    Effect.gen(function*() {
+      const dir = yield* directory
+      const server = yield* ApiServer.make({ kubeconfigPath: join(dir, "kubeconfig") })
+      const tunnels = yield* proxy(server.port)
+      const proxiedPath = join(dir, "proxied")
+      const ca = Buffer.from(server.certificateAuthority).toString("base64")
+      writeFileSync(proxiedPath, kubeconfig(
+        { server: `https://127.0.0.1:${server.port}`, "certificate-authority-data": ca, "proxy-url": `http://127.0.0.1:${tunnels.port}` },
+        { token: server.token }
+      ))
+      const kube = yield* clientOf(proxiedPath)
+      const watch = yield* Stream.runDrain(kube.watch(Builtins.ConfigMap, { resourceVersion: "0" })).pipe(Effect.forkScoped)
+      yield* kube.create(Builtins.ConfigMap, configMap("through-proxy"))
+      assert.strictEqual((yield* kube.get(Builtins.ConfigMap, "through-proxy", "default")).data?.n, "through-proxy")
+      assert.isUndefined(watch.pollUnsafe(), "the watch is open")
+      assert.isAtLeast(tunnels.targets.length, 2)
+      assert.deepStrictEqual([...new Set(tunnels.targets)], [`127.0.0.1:${server.port}`])
+      for (const offered of tunnels.offers) assert.deepStrictEqual(offered, ["http/1.1"])
+    }).pipe(Effect.scoped))
+
+  it.live("connections are kept alive by TCP after 30 s idle, as client-go's, from every kind of kubeconfig", () =>
+    Effect.gen(function*() {
+      const dir = yield* directory
+      const kubeconfigPath = join(dir, "kubeconfig")
+      const server = yield* ApiServer.make({ kubeconfigPath })
+      const tunnels = yield* proxy(server.port)
+      const ca = Buffer.from(server.certificateAuthority).toString("base64")
+      const execPath = join(dir, "exec")
+      writeFileSync(execPath, kubeconfig({ server: server.httpsUrl, "certificate-authority-data": ca }, execUser(server.token)))
+      const proxiedPath = join(dir, "proxied")
+      writeFileSync(proxiedPath, kubeconfig({ server: server.httpsUrl, "certificate-authority-data": ca, "proxy-url": `http://127.0.0.1:${tunnels.port}` }, { token: server.token }))
+      // Every keepalive a socket is given while each client makes its first connection.
+      const calls: Array<ReadonlyArray<unknown>> = []
+      const original = net.Socket.prototype.setKeepAlive
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          net.Socket.prototype.setKeepAlive = function(this: net.Socket, ...args: Array<unknown>) {
+            calls.push(args)
+            return original.apply(this, args as Parameters<typeof original>)
+          }
+        }),
+        () => Effect.sync(() => {
+          net.Socket.prototype.setKeepAlive = original
+        })
+      )
+      for (const path of [kubeconfigPath, execPath, proxiedPath]) {
+        calls.length = 0
+        const kube = yield* clientOf(path)
+        yield* kube.get(Builtins.Namespace, "default")
+        assert.deepInclude(calls, [true, 30_000], path)
+        assert.notDeepInclude(calls, [true, 60_000], path)
+      }
     }).pipe(Effect.scoped))
 
   it.live("an exchange over an HTTP/2 dispatcher fails every request queued on a gone server's connection, sent again at once, and throws nothing", () =>

@@ -139,12 +139,17 @@ const defaultFile = (): string | typeof inPod | undefined => {
 // and per request in flight, as client-node's and kube-rs's clients do.
 const allowH2 = false
 
+// TCP keepalive after 30 s idle, as client-go and client-node: undici's 60 s default races the
+// 60 s idle timeout of cloud load balancers (AWS's), which could drop a quiet watch's connection.
+const keepAlive = { keepAlive: true, keepAliveInitialDelay: 30_000 } as const
+
 const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dispatcher = plain.server.startsWith("https://")
       ? yield* NodeHttpClient.makeDispatcherOptions({
         allowH2,
         connect: {
+          ...keepAlive,
           rejectUnauthorized: !plain.insecureSkipTlsVerify,
           ...(plain.certificateAuthority === undefined ? {} : { ca: plain.certificateAuthority }),
           ...(plain.clientCertificate === undefined ? {} : { cert: plain.clientCertificate, key: plain.clientKey }),
@@ -196,7 +201,7 @@ export const inCluster = (directory: string = serviceAccountDirectory): Effect.E
     const ca = yield* readText(join(directory, "ca.crt"), "CA certificate")
     const tokenPath = join(directory, "token")
     const readToken = Effect.map(readText(tokenPath, "token"), (text) => text.trim())
-    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ allowH2, connect: { ca } })
+    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ allowH2, connect: { ...keepAlive, ca } })
     // Every request asks for the headers: the usual answer is the held object, made when read.
     const held = yield* Ref.make({ headers: bearer(yield* readToken), readAt: yield* Clock.currentTimeMillis })
     const reread = (now: number, last: Readonly<Record<string, string>>) =>
@@ -247,8 +252,9 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
     const fromClientNode = first.dispatcher as Undici.Dispatcher | undefined
     const user = config.getCurrentUser()
     const dynamic = user !== null && (user.exec !== undefined || user.authProvider !== undefined)
-    // An HTTPS server without a proxy gets a dispatcher of kubefx's, with the TLS options client-node
-    // resolved (an exec plugin's client certificate included), speaking HTTP/1.1 as every other.
+    // An HTTPS server gets a dispatcher of kubefx's, with the TLS options client-node resolved (an
+    // exec plugin's client certificate included), speaking HTTP/1.1 as every other, through an
+    // HTTP proxy if the cluster names one (a SOCKS proxy keeps client-node's connector).
     const tlsOptions = Effect.tryPromise({
       try: async () => {
         const options: https.RequestOptions = {}
@@ -258,15 +264,18 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
       catch: (error) =>
         new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
     })
-    const ownTls = server.startsWith("https://") && cluster.proxyUrl === undefined ? yield* tlsOptions : undefined
+    const proxy = cluster.proxyUrl
+    const ownTls = server.startsWith("https://") && proxy?.startsWith("socks") !== true ? yield* tlsOptions : undefined
     if (ownTls !== undefined) void fromClientNode?.destroy().catch(() => undefined)
     // An exec plugin's client certificate expires, and the plugin gives a new one: each new
     // connection is made with the latest (client-go's rotating dialer), while open ones, already
     // authenticated, go on.
-    const rotating = dynamic && ownTls?.cert !== undefined ? yield* rotatingConnector(ownTls) : undefined
+    const rotating = dynamic && ownTls?.cert !== undefined && proxy === undefined ? yield* rotatingConnector(ownTls) : undefined
     const dispatcher = ownTls === undefined
       ? fromClientNode
-      : yield* NodeHttpClient.makeDispatcherOptions({ allowH2, connect: rotating?.connect ?? ownTls })
+      : proxy !== undefined
+      ? yield* proxyDispatcher(proxy, ownTls)
+      : yield* NodeHttpClient.makeDispatcherOptions({ allowH2, connect: rotating?.connect ?? { ...keepAlive, ...ownTls } })
     if (ownTls === undefined && dispatcher !== undefined) {
       // destroy, not close: close waits for open watches, which never end on their own.
       yield* Effect.addFinalizer(() => Effect.promise(() => dispatcher.destroy().catch(() => undefined)))
@@ -306,7 +315,7 @@ const sameTls = (a: unknown, b: unknown): boolean =>
 // An undici connector that makes each connection with the TLS options last given to `use`.
 const rotatingConnector = Effect.fnUntraced(function*(initial: ConnectOptions) {
   const { buildConnector } = yield* Effect.promise(() => import("@effect/platform-node/Undici"))
-  const build = (options: ConnectOptions) => ({ options, connect: buildConnector({ ...options, allowH2 }) })
+  const build = (options: ConnectOptions) => ({ options, connect: buildConnector({ ...options, ...keepAlive, allowH2 }) })
   const current = yield* Ref.make(build(initial))
   return {
     connect: ((options, callback) => Ref.getUnsafe(current).connect(options, callback)) satisfies Undici.buildConnector.connector,
@@ -349,3 +358,13 @@ const withoutTls = (module: typeof k8s, config: k8s.KubeConfig): k8s.KubeConfig 
   })
   return copy
 }
+
+// An HTTP(S) proxy's tunnel to the API server, the TLS inside it as every other connection's.
+const proxyDispatcher = (uri: string, tls: ConnectOptions): Effect.Effect<Undici.Dispatcher, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.map(
+      Effect.promise(() => import("@effect/platform-node/Undici")),
+      ({ ProxyAgent }): Undici.Dispatcher => new ProxyAgent({ uri, requestTls: { ...keepAlive, ...tls }, proxyTls: keepAlive, allowH2 })
+    ),
+    (dispatcher) => Effect.promise(() => dispatcher.destroy().catch(() => undefined))
+  )
