@@ -1,7 +1,8 @@
 /**
  * The client against a server that offers HTTP/2, as a cluster's API server (and the embedded one)
  * does: it offers HTTP/1.1 alone and works over it, from a plain kubeconfig and from one client-node
- * loads, through an HTTP proxy a kubeconfig names too; and its exchanges, given a dispatcher that does
+ * loads, through an HTTP proxy a kubeconfig or the environment names too, every connection kept
+ * alive by TCP after 30 s; and its exchanges, given a dispatcher that does
  * speak HTTP/2, fail every request queued on the connection of a server that is gone, sent again or
  * not, without throwing past the client.
  */
@@ -167,6 +168,36 @@ describe("the client and HTTP/2", () => {
       assert.isAtLeast(tunnels.targets.length, 2)
       assert.deepStrictEqual([...new Set(tunnels.targets)], [`127.0.0.1:${server.port}`])
       for (const offered of tunnels.offers) assert.deepStrictEqual(offered, ["http/1.1"])
+    }).pipe(Effect.scoped))
+
+  it.live("HTTPS_PROXY: a kubeconfig that names no proxy goes through the environment's, as client-go's", () =>
+    Effect.gen(function*() {
+      const dir = yield* directory
+      const server = yield* ApiServer.make({ kubeconfigPath: join(dir, "kubeconfig") })
+      const tunnels = yield* proxy(server.port)
+      // A name only the proxy resolves (it tunnels every target to the server), the certificate's for TLS.
+      const cluster = {
+        server: `https://apiserver.example:${server.port}`,
+        "certificate-authority-data": Buffer.from(server.certificateAuthority).toString("base64"),
+        "tls-server-name": "localhost"
+      }
+      const plainPath = join(dir, "plain")
+      writeFileSync(plainPath, kubeconfig(cluster, { token: server.token }))
+      const execPath = join(dir, "exec")
+      writeFileSync(execPath, kubeconfig(cluster, execUser(server.token)))
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          process.env.HTTPS_PROXY = `http://127.0.0.1:${tunnels.port}`
+        }),
+        () => Effect.sync(() => delete process.env.HTTPS_PROXY)
+      )
+      for (const [path, name] of [[plainPath, "env-proxy-plain"], [execPath, "env-proxy-exec"]] as const) {
+        const kube = yield* clientOf(path)
+        yield* kube.create(Builtins.ConfigMap, configMap(name))
+        assert.strictEqual((yield* kube.get(Builtins.ConfigMap, name, "default")).data?.n, name)
+      }
+      assert.isAtLeast(tunnels.targets.length, 2)
+      assert.deepStrictEqual([...new Set(tunnels.targets)], [`apiserver.example:${server.port}`])
     }).pipe(Effect.scoped))
 
   it.live("connections are kept alive by TCP after 30 s idle, as client-go's, from every kind of kubeconfig", () =>

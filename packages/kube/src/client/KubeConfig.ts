@@ -18,6 +18,7 @@ import type * as https from "node:https"
 import { delimiter, join } from "node:path"
 import type * as Undici from "undici"
 import * as KubeconfigFile from "./KubeconfigFile.ts"
+import * as ProxyEnvironment from "./ProxyEnvironment.ts"
 
 /** The kubeconfig could not be loaded or has no usable cluster. */
 export class KubeConfigError extends Schema.TaggedError<KubeConfigError>()("KubeConfigError", {
@@ -143,18 +144,22 @@ const allowH2 = false
 // 60 s idle timeout of cloud load balancers (AWS's), which could drop a quiet watch's connection.
 const keepAlive = { keepAlive: true, keepAliveInitialDelay: 30_000 } as const
 
+// Kubefx's dispatcher for an HTTPS server: through the proxy the environment names, if any.
+const httpsDispatcher = (server: string, tls: ConnectOptions): Effect.Effect<Undici.Dispatcher, never, Scope.Scope> => {
+  const proxy = ProxyEnvironment.proxyFor(server)
+  return proxy === undefined
+    ? NodeHttpClient.makeDispatcherOptions({ allowH2, connect: { ...keepAlive, ...tls } })
+    : proxyDispatcher(proxy, tls)
+}
+
 const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dispatcher = plain.server.startsWith("https://")
-      ? yield* NodeHttpClient.makeDispatcherOptions({
-        allowH2,
-        connect: {
-          ...keepAlive,
-          rejectUnauthorized: !plain.insecureSkipTlsVerify,
-          ...(plain.certificateAuthority === undefined ? {} : { ca: plain.certificateAuthority }),
-          ...(plain.clientCertificate === undefined ? {} : { cert: plain.clientCertificate, key: plain.clientKey }),
-          ...(plain.tlsServerName === undefined ? {} : { servername: plain.tlsServerName })
-        }
+      ? yield* httpsDispatcher(plain.server, {
+        rejectUnauthorized: !plain.insecureSkipTlsVerify,
+        ...(plain.certificateAuthority === undefined ? {} : { ca: plain.certificateAuthority }),
+        ...(plain.clientCertificate === undefined ? {} : { cert: plain.clientCertificate, key: plain.clientKey! }),
+        ...(plain.tlsServerName === undefined ? {} : { servername: plain.tlsServerName })
       })
       : undefined
     const headers = plain.token === undefined ? {} : bearer(plain.token)
@@ -201,7 +206,7 @@ export const inCluster = (directory: string = serviceAccountDirectory): Effect.E
     const ca = yield* readText(join(directory, "ca.crt"), "CA certificate")
     const tokenPath = join(directory, "token")
     const readToken = Effect.map(readText(tokenPath, "token"), (text) => text.trim())
-    const dispatcher = yield* NodeHttpClient.makeDispatcherOptions({ allowH2, connect: { ...keepAlive, ca } })
+    const dispatcher = yield* httpsDispatcher(server, { ca })
     // Every request asks for the headers: the usual answer is the held object, made when read.
     const held = yield* Ref.make({ headers: bearer(yield* readToken), readAt: yield* Clock.currentTimeMillis })
     const reread = (now: number, last: Readonly<Record<string, string>>) =>
@@ -253,8 +258,8 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
     const user = config.getCurrentUser()
     const dynamic = user !== null && (user.exec !== undefined || user.authProvider !== undefined)
     // An HTTPS server gets a dispatcher of kubefx's, with the TLS options client-node resolved (an
-    // exec plugin's client certificate included), speaking HTTP/1.1 as every other, through an
-    // HTTP proxy if the cluster names one (a SOCKS proxy keeps client-node's connector).
+    // exec plugin's client certificate included), speaking HTTP/1.1 as every other, through the
+    // HTTP proxy the cluster or the environment names (a SOCKS one keeps client-node's connector).
     const tlsOptions = Effect.tryPromise({
       try: async () => {
         const options: https.RequestOptions = {}
@@ -264,7 +269,7 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
       catch: (error) =>
         new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
     })
-    const proxy = cluster.proxyUrl
+    const proxy = cluster.proxyUrl ?? ProxyEnvironment.proxyFor(server)
     const ownTls = server.startsWith("https://") && proxy?.startsWith("socks") !== true ? yield* tlsOptions : undefined
     if (ownTls !== undefined) void fromClientNode?.destroy().catch(() => undefined)
     // An exec plugin's client certificate expires, and the plugin gives a new one: each new
