@@ -310,7 +310,6 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
   )
 }
 
-
 // The paths that are no resource's that kube-apiserver counts, by their path.
 const countedPaths = new Set(["/api", "/apis", "/version", "/healthz", "/livez", "/readyz", "/openapi/v2", "/metrics"])
 
