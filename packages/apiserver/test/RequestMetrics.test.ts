@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
-import { configMap, createNamespace, watchEvents } from "./fixtures.ts"
+import { configMap, createNamespace, metricValue as value, watchEvents } from "./fixtures.ts"
 
 let server: Testing.TestServer
 let other: Testing.TestServer
@@ -18,12 +18,6 @@ afterAll(async () => {
   await server?.close()
   await other?.close()
 })
-
-// The value of the series whose labels include `labels`, summed; 0 when there is none.
-const value = (text: string, name: string, labels: Record<string, string>) =>
-  text.split("\n")
-    .filter((line) => line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0)
 
 describe("/metrics", () => {
   it("counts each request as kube-apiserver does, and the objects stored", async () => {

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Certificate from "../src/Certificate.ts"
 import * as Testing from "../src/Testing.ts"
-import { configMap, createNamespace, crontab, installCrd } from "./fixtures.ts"
+import { configMap, createNamespace, crontab, installCrd, metricValue as metric } from "./fixtures.ts"
 
 interface Review {
   readonly request: {
@@ -396,12 +396,6 @@ describe("which requests reach a webhook", () => {
     expect((await server.request("GET", `${cms("dry")}/dry`)).status).toBe(404)
   })
 })
-
-// The value of the series whose labels include `labels`, summed; 0 when there is none.
-const metric = (text: string, name: string, labels: Record<string, string>) =>
-  text.split("\n")
-    .filter((line) => line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0)
 
 describe("webhook metrics", () => {
   it("each call is timed by webhook, type, operation and rejection; the request's SLI latency leaves the webhooks' time out", async () => {

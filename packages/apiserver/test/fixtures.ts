@@ -180,3 +180,9 @@ export const watch = async (
 /** The events of {@link watch}. */
 export const watchEvents = async (...args: Parameters<typeof watch>): Promise<Array<WatchEvent>> =>
   (await watch(...args)).events
+
+/** The value of the series of metric `name` whose labels include `labels`, summed; 0 when there is none. */
+export const metricValue = (text: string, name: string, labels: Record<string, string>): number =>
+  text.split("\n")
+    .filter((line) => line.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0)

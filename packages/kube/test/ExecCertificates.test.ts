@@ -15,6 +15,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as tls from "node:tls"
 import { kubeconfig } from "../bench/kubeconfigs.ts"
+import * as Tunnels from "./fixtures/Tunnels.ts"
 
 const directory = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "kubefx-exec-certs-"))),
@@ -24,34 +25,15 @@ const directory = Effect.acquireRelease(
 // A TLS front to the embedded server's port that asks each connection for a client certificate
 // and keeps which one it presented; `drop` closes every connection it holds.
 const front = (upstreamPort: number, certificate: Certificate.Certificate) =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly port: number; readonly presented: Array<string>; readonly drop: () => void; readonly close: (done: () => void) => void }>(
-      (resume) => {
-        const presented: Array<string> = []
-        const sockets = new Set<net.Socket>()
-        const server = tls.createServer({ ...certificate, requestCert: true, rejectUnauthorized: false }, (client) => {
-          presented.push(client.getPeerCertificate().fingerprint256 ?? "none")
-          const upstream = net.connect(upstreamPort, "127.0.0.1")
-          for (const socket of [client, upstream]) {
-            sockets.add(socket)
-            socket.on("close", () => sockets.delete(socket))
-            socket.on("error", () => {
-              client.destroy()
-              upstream.destroy()
-            })
-          }
-          client.pipe(upstream).pipe(client)
-        })
-        const drop = () => sockets.forEach((socket) => socket.destroy())
-        const close = (done: () => void) => {
-          server.close(() => done())
-          drop()
-        }
-        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, presented, drop, close })))
-      }
-    ),
-    ({ close }) => Effect.callback<void>((resume) => close(() => resume(Effect.void)))
-  )
+  Effect.gen(function*() {
+    const presented: Array<string> = []
+    const open: Tunnels.Open = new Set()
+    const server = tls.createServer({ ...certificate, requestCert: true, rejectUnauthorized: false }, (client) => {
+      presented.push(client.getPeerCertificate().fingerprint256 ?? "none")
+      Tunnels.splice(client, net.connect(upstreamPort, "127.0.0.1"), open)
+    })
+    return { port: yield* Tunnels.listen(server, open), presented, drop: () => open.forEach((socket) => socket.destroy()) }
+  })
 
 const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint256
 

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { execUser, kubeconfig } from "../bench/kubeconfigs.ts"
 import * as Exchange from "../src/client/Exchange.ts"
+import * as Tunnels from "./fixtures/Tunnels.ts"
 
 // A directory for the test's kubeconfigs, removed with the scope.
 const directory = Effect.acquireRelease(
@@ -50,70 +51,34 @@ const offeredProtocols = (hello: Buffer): ReadonlyArray<string> => {
 
 // A TCP relay to `port` on loopback that keeps what each connection offered in its TLS handshake.
 const relay = (port: number) =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly port: number; readonly offers: Array<ReadonlyArray<string>>; readonly close: (done: () => void) => void }>(
-      (resume) => {
-        const offers: Array<ReadonlyArray<string>> = []
-        const sockets = new Set<net.Socket>()
-        const server = net.createServer((client) => {
-          const upstream = net.connect(port, "127.0.0.1")
-          client.once("data", (hello: Buffer) => offers.push(offeredProtocols(hello)))
-          for (const socket of [client, upstream]) {
-            sockets.add(socket)
-            socket.on("close", () => sockets.delete(socket))
-            socket.on("error", () => {
-              client.destroy()
-              upstream.destroy()
-            })
-          }
-          client.pipe(upstream).pipe(client)
-        })
-        const close = (done: () => void) => {
-          server.close(() => done())
-          sockets.forEach((socket) => socket.destroy())
-        }
-        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, offers, close })))
-      }
-    ),
-    ({ close }) => Effect.callback<void>((resume) => close(() => resume(Effect.void)))
-  )
+  Effect.gen(function*() {
+    const offers: Array<ReadonlyArray<string>> = []
+    const open: Tunnels.Open = new Set()
+    const server = net.createServer((client) => {
+      client.once("data", (hello: Buffer) => offers.push(offeredProtocols(hello)))
+      Tunnels.splice(client, net.connect(port, "127.0.0.1"), open)
+    })
+    return { port: yield* Tunnels.listen(server, open), offers }
+  })
 
 // An HTTP proxy answering CONNECT to `port` on loopback, keeping each tunnel's target and what its
 // TLS handshake offered.
 const proxy = (port: number) =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly port: number; readonly targets: Array<string>; readonly offers: Array<ReadonlyArray<string>>; readonly close: (done: () => void) => void }>(
-      (resume) => {
-        const targets: Array<string> = []
-        const offers: Array<ReadonlyArray<string>> = []
-        const sockets = new Set<net.Socket>()
-        const server = http.createServer((_, response) => response.writeHead(405).end())
-        server.on("connect", (request: http.IncomingMessage, client: net.Socket, head: Buffer) => {
-          targets.push(request.url ?? "")
-          const upstream = net.connect(port, "127.0.0.1", () => {
-            client.write("HTTP/1.1 200 Connection Established\r\n\r\n")
-            if (head.length > 0) upstream.write(head)
-            client.once("data", (hello: Buffer) => offers.push(offeredProtocols(hello)))
-            client.pipe(upstream).pipe(client)
-          })
-          for (const socket of [client, upstream]) {
-            sockets.add(socket)
-            socket.on("close", () => sockets.delete(socket))
-            socket.on("error", () => {
-              client.destroy()
-              upstream.destroy()
-            })
-          }
-        })
-        const close = (done: () => void) => {
-          server.close(() => done())
-          sockets.forEach((socket) => socket.destroy())
-        }
-        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as net.AddressInfo).port, targets, offers, close })))
-      }
-    ),
-    ({ close }) => Effect.callback<void>((resume) => close(() => resume(Effect.void)))
-  )
+  Effect.gen(function*() {
+    const targets: Array<string> = []
+    const offers: Array<ReadonlyArray<string>> = []
+    const open: Tunnels.Open = new Set()
+    const server = http.createServer((_, response) => response.writeHead(405).end())
+    server.on("connect", (request: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+      targets.push(request.url ?? "")
+      const upstream = net.connect(port, "127.0.0.1")
+      if (head.length > 0) upstream.write(head)
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n")
+      client.once("data", (hello: Buffer) => offers.push(offeredProtocols(hello)))
+      Tunnels.splice(client, upstream, open)
+    })
+    return { port: yield* Tunnels.listen(server, open), targets, offers }
+  })
 
 const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { n: name } })
 
