@@ -9,6 +9,9 @@ import { KubeObject } from "@kubefx/schema/internal"
 /** How a simulated Job ends: its pods succeed, or fail until its backoff limit. */
 export type Outcome = "Complete" | "Failed"
 
+/** How a Job ended: completed, or failed past its backoff limit or its active deadline. */
+export type Ending = "Complete" | "BackoffLimitExceeded" | "DeadlineExceeded"
+
 /** Where a Job stands, as its spec and status tell. */
 export type Stage = "new" | "suspended" | "running" | "finished"
 
@@ -168,15 +171,34 @@ export const toCreate = (job: KubeObject.KubeObject, tally: Tally, activeIndexes
 }
 
 /**
- * How the Job ends, if it does now: `Failed` past its backoff limit, `Complete` with its completions
- * succeeded (without completions: once a pod succeeded and none is active).
+ * When a running Job's `activeDeadlineSeconds` passes (ms since the epoch), counted from its start
+ * time; undefined without one.
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
- * JobRuns.ending({ spec: { backoffLimit: 1 } }, { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 2, completed: new Set() }) // "Failed"
+ * JobRuns.deadline({ spec: { activeDeadlineSeconds: 60 }, status: { startTime: "2026-01-01T00:00:00Z" } }) // 1767225660000
  */
-export const ending = (job: KubeObject.KubeObject, tally: Tally): Outcome | undefined => {
-  if (tally.failed > count(record(job.spec).backoffLimit, 6)) return "Failed"
+export const deadline = (job: KubeObject.KubeObject): number | undefined => {
+  const seconds = record(job.spec).activeDeadlineSeconds
+  const startTime = record(job.status).startTime
+  if (typeof seconds !== "number" || typeof startTime !== "string") return undefined
+  const start = Date.parse(startTime)
+  return Number.isNaN(start) ? undefined : start + seconds * 1000
+}
+
+/**
+ * How the Job ends, if it does at `now` (ms): past its backoff limit, then past its active deadline,
+ * as 1.32's controller looks; `Complete` with its completions succeeded (without completions: once
+ * a pod succeeded and none is active).
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.ending({ spec: { backoffLimit: 1 } }, { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 2, completed: new Set() }, Date.now()) // "BackoffLimitExceeded"
+ */
+export const ending = (job: KubeObject.KubeObject, tally: Tally, now: number): Ending | undefined => {
+  if (tally.failed > count(record(job.spec).backoffLimit, 6)) return "BackoffLimitExceeded"
+  const due = deadline(job)
+  if (due !== undefined && now >= due) return "DeadlineExceeded"
   const completions = completionsOf(job)
   const succeeded = indexed(job) ? tally.completed.size : tally.succeeded
   if (completions === undefined ? succeeded > 0 && tally.active === 0 : succeeded >= completions) return "Complete"
@@ -246,10 +268,10 @@ export const suspended = (job: KubeObject.KubeObject, now: string): Record<strin
  * import * as JobRuns from "./JobRuns.ts"
  * JobRuns.finished({ spec: { completions: 3 } }, "2026-01-01T00:00:00Z", "Complete", { active: 0, ready: 0, terminating: 0, succeeded: 3, failed: 0, completed: new Set() }).succeeded // 3
  */
-export const finished = (job: KubeObject.KubeObject, now: string, outcome: Outcome, tally: Tally): Record<string, unknown> => {
+export const finished = (job: KubeObject.KubeObject, now: string, ending: Ending, tally: Tally): Record<string, unknown> => {
   const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }) }
-  if (outcome === "Failed") {
-    const reason = { status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" } as const
+  if (ending !== "Complete") {
+    const reason = { status: "True", reason: ending, message: failureMessages[ending] } as const
     return { ...status, conditions: withCondition(job, now, { type: "FailureTarget", ...reason }, { type: "Failed", ...reason }) }
   }
   const reason = { status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods" } as const
@@ -262,11 +284,23 @@ export const finished = (job: KubeObject.KubeObject, now: string, outcome: Outco
 }
 
 /**
+ * The message of a failed Job's conditions and its Warning event, as 1.32's controller words them.
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.failureMessages.DeadlineExceeded // "Job was active longer than specified deadline"
+ */
+export const failureMessages = {
+  BackoffLimitExceeded: "Job has reached the specified backoff limit",
+  DeadlineExceeded: "Job was active longer than specified deadline"
+} as const
+
+/**
  * When a finished Job ended: the time its `Complete` or `Failed` condition became true.
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
- * JobRuns.endedAt(JobRuns.finished({ spec: {} }, "2026-01-01T00:00:00Z", "Failed")) // "2026-01-01T00:00:00Z"
+ * JobRuns.endedAt(JobRuns.finished({ spec: {} }, "2026-01-01T00:00:00Z", "BackoffLimitExceeded")) // "2026-01-01T00:00:00Z"
  */
 export const endedAt = (job: KubeObject.KubeObject): string | undefined => {
   const end = conditions(job).find((c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True")

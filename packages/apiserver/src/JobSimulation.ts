@@ -2,10 +2,11 @@
  * The workload simulator's Job controller, as kube-controller-manager's runs it: a Job's Pods made
  * from its template up to its parallelism, the finished ones counted (and let go of the tracking
  * finalizer; one deleted before it finished counts as failed), failed ones replaced until the
- * backoff limit, the Job ended (`Complete` or `Failed`),
+ * backoff limit, the Job ended (`Complete`, or `Failed` past its backoff limit or its
+ * `activeDeadlineSeconds`),
  * suspended and resumed, with the controller's events. The arithmetic is {@link JobRuns}'.
  */
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import * as ControllerEvents from "./ControllerEvents.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as Rest from "./Rest.ts"
@@ -120,14 +121,14 @@ export const job = (
       failed: count(status.failed) + counting.length - succeededNow,
       completed
     })
-    const ending = JobRuns.ending(job, tally(active.length))
+    const ending = JobRuns.ending(job, tally(active.length), Date.now())
     if (ending !== undefined) {
       yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.finished(current, now, ending, tally(0)))
       for (const pod of counting) yield* release(ctx, pod)
       for (const pod of active) yield* remove(pod)
       return yield* event(ending === "Complete"
         ? { type: "Normal", reason: "Completed", message: "Job completed" }
-        : { type: "Warning", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" })
+        : { type: "Warning", reason: ending, message: JobRuns.failureMessages[ending] })
     }
 
     const resumed = stage !== "running" && KubeObject.records(status.conditions).some((c) => c.type === "Suspended" && c.status === "True")
@@ -147,4 +148,10 @@ export const job = (
     yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.running(current, now, tally(active.length + made)))
     for (const pod of counting) yield* release(ctx, pod)
     if (resumed) yield* event({ type: "Normal", reason: "Resumed", message: "Job resumed" })
+    // Looked at again when its active deadline passes (counted from the start time just written).
+    const seconds = record(job.spec).activeDeadlineSeconds
+    if (typeof seconds === "number") {
+      const due = (resumed || stage === "new" ? Date.parse(now) + seconds * 1000 : JobRuns.deadline(job)) ?? Date.now()
+      yield* ctx.again(key, Duration.millis(Math.max(0, due - Date.now()) + 10))
+    }
   })

@@ -31,14 +31,32 @@ describe("JobRuns", () => {
   })
 
   it("ends a Job past its backoff limit, or once its completions succeeded", () => {
-    expect(JobRuns.ending({ spec: { backoffLimit: 2 } }, tally({ failed: 2 }))).toBeUndefined()
-    expect(JobRuns.ending({ spec: { backoffLimit: 2 } }, tally({ failed: 3 }))).toBe("Failed")
-    expect(JobRuns.ending({ spec: {} }, tally({ failed: 7 }))).toBe("Failed")
-    expect(JobRuns.ending({ spec: { completions: 2 } }, tally({ succeeded: 1, active: 1 }))).toBeUndefined()
-    expect(JobRuns.ending({ spec: { completions: 2 } }, tally({ succeeded: 2 }))).toBe("Complete")
-    expect(JobRuns.ending({ spec: {} }, tally({ succeeded: 1, active: 1 }))).toBeUndefined()
-    expect(JobRuns.ending({ spec: {} }, tally({ succeeded: 1 }))).toBe("Complete")
-    expect(JobRuns.ending({ spec: { completions: 3, completionMode: "Indexed" } }, tally({ succeeded: 3, completed: new Set([0, 1]) }))).toBeUndefined()
+    const now = Date.now()
+    expect(JobRuns.ending({ spec: { backoffLimit: 2 } }, tally({ failed: 2 }), now)).toBeUndefined()
+    expect(JobRuns.ending({ spec: { backoffLimit: 2 } }, tally({ failed: 3 }), now)).toBe("BackoffLimitExceeded")
+    expect(JobRuns.ending({ spec: {} }, tally({ failed: 7 }), now)).toBe("BackoffLimitExceeded")
+    expect(JobRuns.ending({ spec: { completions: 2 } }, tally({ succeeded: 1, active: 1 }), now)).toBeUndefined()
+    expect(JobRuns.ending({ spec: { completions: 2 } }, tally({ succeeded: 2 }), now)).toBe("Complete")
+    expect(JobRuns.ending({ spec: {} }, tally({ succeeded: 1, active: 1 }), now)).toBeUndefined()
+    expect(JobRuns.ending({ spec: {} }, tally({ succeeded: 1 }), now)).toBe("Complete")
+    expect(JobRuns.ending({ spec: { completions: 3, completionMode: "Indexed" } }, tally({ succeeded: 3, completed: new Set([0, 1]) }), now)).toBeUndefined()
+  })
+
+  it("ends a Job past its active deadline, counted from its start time; the backoff limit first", () => {
+    const started = { startTime: "2026-01-01T00:00:00Z" }
+    const at = (iso: string) => Date.parse(iso)
+    const spec = { activeDeadlineSeconds: 60, completions: 2 }
+    expect(JobRuns.deadline({ spec, status: started })).toBe(at("2026-01-01T00:01:00Z"))
+    expect(JobRuns.deadline({ spec: {}, status: started })).toBeUndefined()
+    expect(JobRuns.deadline({ spec, status: {} })).toBeUndefined()
+    expect(JobRuns.ending({ spec, status: started }, tally({ active: 2 }), at("2026-01-01T00:00:59Z"))).toBeUndefined()
+    expect(JobRuns.ending({ spec, status: started }, tally({ active: 2 }), at("2026-01-01T00:01:00Z"))).toBe("DeadlineExceeded")
+    expect(JobRuns.ending({ spec: { ...spec, backoffLimit: 0 }, status: started }, tally({ failed: 1 }), at("2026-01-01T00:02:00Z"))).toBe("BackoffLimitExceeded")
+    const failed = JobRuns.finished({ spec, status: started }, "2026-01-01T00:01:00Z", "DeadlineExceeded", tally({ active: 0 }))
+    expect(failed.conditions).toMatchObject([
+      { type: "FailureTarget", status: "True", reason: "DeadlineExceeded", message: "Job was active longer than specified deadline" },
+      { type: "Failed", status: "True", reason: "DeadlineExceeded", message: "Job was active longer than specified deadline" }
+    ])
   })
 
   it("spells completed indexes as ranges, and reads them back", () => {
@@ -50,7 +68,7 @@ describe("JobRuns", () => {
   it("counts a running Job's pods, omitting zero counters as 1.32 does", () => {
     const status = JobRuns.running({ spec: {} }, "2026-01-01T00:00:00Z", tally({ active: 2 }))
     expect(status).toEqual({ startTime: "2026-01-01T00:00:00Z", active: 2, ready: 0, terminating: 0, uncountedTerminatedPods: {} })
-    const failed = JobRuns.finished({ spec: {}, status: { active: 1 } }, "2026-01-01T00:00:00Z", "Failed", tally({ failed: 7 }))
+    const failed = JobRuns.finished({ spec: {}, status: { active: 1 } }, "2026-01-01T00:00:00Z", "BackoffLimitExceeded", tally({ failed: 7 }))
     expect(failed).toMatchObject({ failed: 7, ready: 0 })
     expect(failed).not.toHaveProperty("active")
   })

@@ -1,7 +1,8 @@
 /**
  * The workload simulator's Job controller against the server: a Job's pods are objects, made from
  * its template, tracked by a finalizer until counted, ended as the Job's outcome says, replaced
- * until the backoff limit, deleted when it is suspended, with the controller's events.
+ * until the backoff limit, stopped at the active deadline, deleted when it is suspended, with the
+ * controller's events.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
@@ -109,6 +110,22 @@ describe("JobSimulation", () => {
     }
     expect((await eventsOf("flaky")).map((e) => [e.type, e.reason, e.message])).toContainEqual(
       ["Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit"]
+    )
+  })
+
+  it("fails a Job still running past its activeDeadlineSeconds: DeadlineExceeded, its active pods deleted", async () => {
+    // Fifty pods one after another take far longer than the one second the Job may run.
+    await server.request("POST", jobs, { body: job("deadline", { completions: 50, activeDeadlineSeconds: 1 }) })
+    const { job: failed } = await until("deadline", (j, p) =>
+      condition(j, "Failed") !== undefined && p.every((x) => x.status?.phase === "Succeeded" && x.metadata.finalizers === undefined))
+    const reason = { status: "True", reason: "DeadlineExceeded", message: "Job was active longer than specified deadline" }
+    expect(condition(failed, "FailureTarget")).toMatchObject(reason)
+    expect(condition(failed, "Failed")).toMatchObject(reason)
+    expect(failed.status).not.toHaveProperty("active")
+    expect(failed.status.succeeded ?? 0).toBeLessThan(50)
+    expect(Date.parse(condition(failed, "Failed").lastTransitionTime) - Date.parse(failed.status.startTime)).toBeGreaterThanOrEqual(1000)
+    expect((await eventsOf("deadline")).map((e) => [e.type, e.reason, e.message])).toContainEqual(
+      ["Warning", "DeadlineExceeded", "Job was active longer than specified deadline"]
     )
   })
 
