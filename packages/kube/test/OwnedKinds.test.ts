@@ -2,11 +2,12 @@
  * Owned kinds with options of their own (`Controller.own`): a cache transform keeps what the owned
  * cache holds of each object, never the fields the controller finds owners and its own writes by,
  * and never masks an outside change of a field it drops; an update predicate keeps an owned
- * object's noise from reconciling its owner, while adds, deletes and a change of owner still do.
+ * object's noise from reconciling its owner, while adds, deletes and a change of owner still do; a
+ * kind owned twice is refused.
  */
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Outcome } from "@kubefx/core"
-import { Builtins, Controller, Kube } from "@kubefx/kube"
+import { Builtins, Controller, Kube, Resource } from "@kubefx/kube"
 import { Effect, Ref } from "effect"
 import { Widget, widgetIn } from "./fixtures/Widget.ts"
 import { ensure, eventually, installCrd, layer as cluster, namespace } from "./support.ts"
@@ -122,4 +123,16 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("owned kind
       yield* ran("b", before.b! + 1)
       assert.strictEqual((yield* settled).a, before.a)
     }))
+})
+
+describe("owns", () => {
+  plain("a kind owned twice, as it is, metadata-only or through own, is refused when the controller is defined", () => {
+    const define = (owns: Controller.Options<typeof Widget.schema.Type, never, never>["owns"]) => () =>
+      Controller.define({ name: "twice", for: Widget, owns, reconcile: () => Effect.succeed(Outcome.done) })
+    const message = "controller twice: owns ConfigMap twice: list each kind once (Controller.own gives one its options)"
+    assert.throws(define([Builtins.ConfigMap, Builtins.ConfigMap]), message)
+    assert.throws(define([Builtins.ConfigMap, Resource.metadataOnly(Builtins.ConfigMap)]), message)
+    assert.throws(define([Controller.own(Builtins.ConfigMap), Builtins.ConfigMap]), message)
+    assert.doesNotThrow(define([Controller.own(Builtins.ConfigMap, { predicate: () => false }), Builtins.Secret]))
+  })
 })

@@ -905,8 +905,20 @@ const checkNamespaces = (name: string, namespace: string | undefined, namespaces
   if (problem !== "") throw new Error(`controller ${name}: ${problem}`)
 }
 
+// A kind owned twice (as it is, metadata-only, or through `own`) would have two caches and two
+// triggers for each of its objects, and no one predicate or transform.
+const checkOwns = (name: string, owns: ReadonlyArray<Resource.Resource | Own<any>>): void => {
+  const seen = new Set<string>()
+  for (const { resource } of owns.map(ownOf)) {
+    const kind = `${resource.kind}.${resource.group}`
+    if (seen.has(kind)) throw new Error(`controller ${name}: owns ${resource.kind} twice: list each kind once (Controller.own gives one its options)`)
+    seen.add(kind)
+  }
+}
+
 const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<A, E, R>): Definition<A, E, R> => {
   checkNamespaces(options.name, options.namespace, options.namespaces)
+  checkOwns(options.name, options.owns ?? [])
   checkOwnedLabels(options.name, options.ownedLabels ?? {})
   checkSelectors(options.name, options)
   checkFinalizer(options.name, options.for, options.cleanup === undefined ? undefined : options.finalizer ?? defaultFinalizer(options.for.group, options.name))
