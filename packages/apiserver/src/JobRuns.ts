@@ -146,6 +146,8 @@ export interface Tally {
   readonly failed: number
   /** An Indexed Job's succeeded indexes. */
   readonly completed: ReadonlySet<number>
+  /** The container restarts of its active pods (`restartPolicy: OnFailure` restarts in place). */
+  readonly restarts?: number | undefined
 }
 
 /**
@@ -186,8 +188,14 @@ export const deadline = (job: KubeObject.KubeObject): number | undefined => {
   return Number.isNaN(start) ? undefined : start + seconds * 1000
 }
 
+// A pod that restarts on failure never fails: its containers' restarts count against the limit.
+const pastBackoffLimitOnFailure = (job: KubeObject.KubeObject, restarts: number, backoffLimit: number): boolean =>
+  record(record(record(job.spec).template).spec).restartPolicy === "OnFailure" &&
+  (backoffLimit === 0 ? restarts > 0 : restarts >= backoffLimit)
+
 /**
- * How the Job ends, if it does at `now` (ms): past its backoff limit, then past its active deadline,
+ * How the Job ends, if it does at `now` (ms): past its backoff limit (its failed pods, or with
+ * `restartPolicy: OnFailure` its active pods' restarts), then past its active deadline,
  * as 1.32's controller looks; `Complete` with its completions succeeded (without completions: once
  * a pod succeeded and none is active).
  *
@@ -196,7 +204,8 @@ export const deadline = (job: KubeObject.KubeObject): number | undefined => {
  * JobRuns.ending({ spec: { backoffLimit: 1 } }, { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 2, completed: new Set() }, Date.now()) // "BackoffLimitExceeded"
  */
 export const ending = (job: KubeObject.KubeObject, tally: Tally, now: number): Ending | undefined => {
-  if (tally.failed > count(record(job.spec).backoffLimit, 6)) return "BackoffLimitExceeded"
+  const backoffLimit = count(record(job.spec).backoffLimit, 6)
+  if (tally.failed > backoffLimit || pastBackoffLimitOnFailure(job, tally.restarts ?? 0, backoffLimit)) return "BackoffLimitExceeded"
   const due = deadline(job)
   if (due !== undefined && now >= due) return "DeadlineExceeded"
   const completions = completionsOf(job)

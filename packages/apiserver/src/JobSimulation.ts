@@ -9,6 +9,7 @@
 import { Duration, Effect } from "effect"
 import * as ControllerEvents from "./ControllerEvents.ts"
 import * as JobRuns from "./JobRuns.ts"
+import * as PodRuns from "./PodRuns.ts"
 import * as Rest from "./Rest.ts"
 import * as Rollouts from "./Rollouts.ts"
 import * as SimulatedController from "./SimulatedController.ts"
@@ -119,7 +120,8 @@ export const job = (
       terminating,
       succeeded: count(status.succeeded) + succeededNow,
       failed: count(status.failed) + counting.length - succeededNow,
-      completed
+      completed,
+      restarts: active.reduce((sum, pod) => sum + PodRuns.restarts(pod), 0)
     })
     const ending = JobRuns.ending(job, tally(active.length), Date.now())
     if (ending !== undefined) {

@@ -59,20 +59,29 @@ const imageId = (image: string): string => {
   return `${repository}@sha256:${createHash("sha256").update(reported).digest("hex")}`
 }
 
-const containerId = (pod: KubeObject.KubeObject, name: string): string =>
-  `containerd://${createHash("sha256").update(`${KubeObject.meta(pod).uid ?? ""}/${name}`).digest("hex")}`
+// A container's id: each restart is a new container.
+const containerId = (pod: KubeObject.KubeObject, name: string, restarts = 0): string =>
+  `containerd://${createHash("sha256").update(`${KubeObject.meta(pod).uid ?? ""}/${name}${restarts === 0 ? "" : `/${restarts}`}`).digest("hex")}`
 
-const status = (pod: KubeObject.KubeObject, container: Readonly<Record<string, unknown>>, state: Record<string, unknown>, ready: boolean) => {
+// `previous`: the container's status before, whose restarts (and the last one's end) it keeps.
+const status = (
+  pod: KubeObject.KubeObject,
+  container: Readonly<Record<string, unknown>>,
+  state: Record<string, unknown>,
+  ready: boolean,
+  previous?: Readonly<Record<string, unknown>>
+) => {
   const name = String(container.name ?? "")
   const image = String(container.image ?? "")
+  const restartCount = KubeObject.number(previous?.restartCount, 0)
   return {
-    containerID: containerId(pod, name),
+    containerID: containerId(pod, name, restartCount),
     image: reportedImage(image),
     imageID: imageId(image),
-    lastState: {},
+    lastState: previous?.lastState ?? {},
     name,
     ready,
-    restartCount: 0,
+    restartCount,
     started: "running" in state,
     state
   }
@@ -145,19 +154,60 @@ export const ended = (pod: KubeObject.KubeObject, now: string, succeeded: boolea
       { ...condition("PodScheduled", now), lastTransitionTime: since("PodScheduled") }
     ],
     containerStatuses: list(record(pod.spec).containers).map((c) => {
-      const startedAt = list(previous.containerStatuses).find((s) => s.name === c.name)
-      const began = record(record(startedAt?.state).running).startedAt ?? now
-      const terminated = {
-        containerID: containerId(pod, String(c.name ?? "")),
-        exitCode: succeeded ? 0 : 1,
-        finishedAt: now,
-        reason: succeeded ? "Completed" : "Error",
-        startedAt: began
-      }
-      return status(pod, c, { terminated }, false)
+      const before = list(previous.containerStatuses).find((s) => s.name === c.name)
+      return status(pod, c, { terminated: exited(pod, c, before, now, succeeded) }, false, before)
     })
   }
 }
+
+// How a container's run ended: exit code 0 (`Completed`) or 1 (`Error`).
+const exited = (
+  pod: KubeObject.KubeObject,
+  container: Readonly<Record<string, unknown>>,
+  before: Readonly<Record<string, unknown>> | undefined,
+  now: string,
+  succeeded: boolean
+) => ({
+  containerID: containerId(pod, String(container.name ?? ""), KubeObject.number(before?.restartCount, 0)),
+  exitCode: succeeded ? 0 : 1,
+  finishedAt: now,
+  reason: succeeded ? "Completed" : "Error",
+  startedAt: record(record(before?.state).running).startedAt ?? now
+})
+
+/**
+ * The status a kubelet reports once it restarted a Pod's failed containers (`restartPolicy:
+ * OnFailure`): each running again as a new container, its restart count one up and its failed run
+ * (exit code 1, `Error`) as its last state; the Pod still `Running`.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * const pod = { metadata: { uid: "u" }, spec: { restartPolicy: "OnFailure", containers: [{ name: "work", image: "busybox" }] }, status: { phase: "Running" } }
+ * PodRuns.restarted(pod, "2026-01-01T00:00:05Z").containerStatuses[0].restartCount // 1
+ */
+export const restarted = (pod: KubeObject.KubeObject, now: string): Record<string, unknown> => {
+  const previous = record(pod.status)
+  return {
+    ...previous,
+    containerStatuses: list(record(pod.spec).containers).map((c) => {
+      const before = list(previous.containerStatuses).find((s) => s.name === c.name)
+      const last = { terminated: exited(pod, c, before, now, false) }
+      const again = { ...before, restartCount: KubeObject.number(before?.restartCount, 0) + 1, lastState: last }
+      return status(pod, c, { running: { startedAt: now } }, true, again)
+    })
+  }
+}
+
+/**
+ * The restarts of a Pod's containers, its init containers' included.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.restarts({ status: { containerStatuses: [{ restartCount: 2 }], initContainerStatuses: [{ restartCount: 1 }] } }) // 3
+ */
+export const restarts = (pod: KubeObject.KubeObject): number =>
+  [...list(record(pod.status).initContainerStatuses), ...list(record(pod.status).containerStatuses)]
+    .reduce((sum, s) => sum + KubeObject.number(s.restartCount, 0), 0)
 
 // Ephemeral containers run once started and are never ready (no probe may say so).
 const ephemeralStatuses = (pod: KubeObject.KubeObject, now: string) => {

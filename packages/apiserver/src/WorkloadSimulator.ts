@@ -225,6 +225,11 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         const running = record(pod.status).phase === "Running"
         if (key.phase === "complete" && running && job !== undefined) {
           const succeeded = (options.jobOutcome?.(job) ?? "Complete") === "Complete"
+          // A pod that restarts on failure is restarted in place by its kubelet, and runs again.
+          if (!succeeded && record(pod.spec).restartPolicy === "OnFailure") {
+            yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.restarted(current, KubeObject.timestamp()))
+            return yield* completeAfter(key, delay)
+          }
           return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), succeeded))
         }
         if (!PodRuns.pending(pod)) return

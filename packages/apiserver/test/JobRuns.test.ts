@@ -42,6 +42,16 @@ describe("JobRuns", () => {
     expect(JobRuns.ending({ spec: { completions: 3, completionMode: "Indexed" } }, tally({ succeeded: 3, completed: new Set([0, 1]) }), now)).toBeUndefined()
   })
 
+  it("counts an OnFailure Job's container restarts against its backoff limit; a limit of 0 allows none", () => {
+    const onFailure = (backoffLimit: number) => ({ spec: { backoffLimit, template: { spec: { restartPolicy: "OnFailure" } } } })
+    const now = Date.now()
+    expect(JobRuns.ending(onFailure(2), tally({ active: 1, restarts: 1 }), now)).toBeUndefined()
+    expect(JobRuns.ending(onFailure(2), tally({ active: 1, restarts: 2 }), now)).toBe("BackoffLimitExceeded")
+    expect(JobRuns.ending(onFailure(0), tally({ active: 1, restarts: 1 }), now)).toBe("BackoffLimitExceeded")
+    expect(JobRuns.ending(onFailure(0), tally({ active: 1, restarts: 0 }), now)).toBeUndefined()
+    expect(JobRuns.ending({ spec: { backoffLimit: 2, template: { spec: { restartPolicy: "Never" } } } }, tally({ active: 1, restarts: 5 }), now)).toBeUndefined()
+  })
+
   it("ends a Job past its active deadline, counted from its start time; the backoff limit first", () => {
     const started = { startTime: "2026-01-01T00:00:00Z" }
     const at = (iso: string) => Date.parse(iso)

@@ -1,8 +1,9 @@
 /**
  * The workload simulator's Job controller against the server: a Job's pods are objects, made from
  * its template, tracked by a finalizer until counted, ended as the Job's outcome says, replaced
- * until the backoff limit, stopped at the active deadline, deleted when it is suspended, with the
- * controller's events.
+ * until the backoff limit (restarted in place with `restartPolicy: OnFailure`, their restarts
+ * counted), stopped at the active deadline, deleted when it is suspended, with the controller's
+ * events.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
@@ -111,6 +112,31 @@ describe("JobSimulation", () => {
     expect((await eventsOf("flaky")).map((e) => [e.type, e.reason, e.message])).toContainEqual(
       ["Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit"]
     )
+  })
+
+  it("restarts an OnFailure Job's failed containers in place, counting the restarts against the backoff limit", async () => {
+    const onFailure = job("restarting", { backoffLimit: 2 }, { outcome: "fail" })
+    onFailure.spec.template.spec.restartPolicy = "OnFailure"
+    await server.request("POST", jobs, { body: onFailure })
+    // One pod all along, never Failed: its containers restart in it.
+    let restarts = 0
+    let names = new Set<string>()
+    const { job: failed } = await until("restarting", (j) => condition(j, "Failed") !== undefined, (pods) => {
+      for (const pod of pods) {
+        names.add(pod.metadata.name)
+        expect(pod.status?.phase).not.toBe("Failed")
+        const status = pod.status?.containerStatuses?.[0]
+        if (status?.restartCount > restarts) {
+          restarts = status.restartCount
+          expect(status.lastState.terminated).toMatchObject({ exitCode: 1, reason: "Error" })
+          expect(status.state.running).toBeDefined()
+        }
+      }
+    })
+    expect(names.size).toBe(1)
+    expect(restarts).toBe(2)
+    expect(condition(failed, "Failed")).toMatchObject({ reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" })
+    expect((await eventsOf("restarting")).map((e) => [e.type, e.reason])).toContainEqual(["Warning", "BackoffLimitExceeded"])
   })
 
   it("fails a Job still running past its activeDeadlineSeconds: DeadlineExceeded, its active pods deleted", async () => {
