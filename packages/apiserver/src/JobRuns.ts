@@ -9,8 +9,8 @@ import { KubeObject } from "@kubefx/schema/internal"
 /** How a simulated Job ends: its pods succeed, or fail until its backoff limit. */
 export type Outcome = "Complete" | "Failed"
 
-/** How a Job ended: completed, or failed past its backoff limit or its active deadline. */
-export type Ending = "Complete" | "BackoffLimitExceeded" | "DeadlineExceeded"
+/** How a Job ended: completed, or failed by its pod failure policy, past its backoff limit or its active deadline. */
+export type Ending = "Complete" | "PodFailurePolicy" | "BackoffLimitExceeded" | "DeadlineExceeded"
 
 /** Where a Job stands, as its spec and status tell. */
 export type Stage = "new" | "suspended" | "running" | "finished"
@@ -148,6 +148,8 @@ export interface Tally {
   readonly completed: ReadonlySet<number>
   /** The container restarts of its active pods (`restartPolicy: OnFailure` restarts in place). */
   readonly restarts?: number | undefined
+  /** The message of the first failed pod its `podFailurePolicy` fails the Job for. */
+  readonly failJob?: string | undefined
 }
 
 /**
@@ -194,7 +196,7 @@ const pastBackoffLimitOnFailure = (job: KubeObject.KubeObject, restarts: number,
   (backoffLimit === 0 ? restarts > 0 : restarts >= backoffLimit)
 
 /**
- * How the Job ends, if it does at `now` (ms): past its backoff limit (its failed pods, or with
+ * How the Job ends, if it does at `now` (ms): failed by its pod failure policy, past its backoff limit (its failed pods, or with
  * `restartPolicy: OnFailure` its active pods' restarts), then past its active deadline,
  * as 1.32's controller looks; `Complete` with its completions succeeded (without completions: once
  * a pod succeeded and none is active).
@@ -204,6 +206,7 @@ const pastBackoffLimitOnFailure = (job: KubeObject.KubeObject, restarts: number,
  * JobRuns.ending({ spec: { backoffLimit: 1 } }, { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 2, completed: new Set() }, Date.now()) // "BackoffLimitExceeded"
  */
 export const ending = (job: KubeObject.KubeObject, tally: Tally, now: number): Ending | undefined => {
+  if (tally.failJob !== undefined) return "PodFailurePolicy"
   const backoffLimit = count(record(job.spec).backoffLimit, 6)
   if (tally.failed > backoffLimit || pastBackoffLimitOnFailure(job, tally.restarts ?? 0, backoffLimit)) return "BackoffLimitExceeded"
   const due = deadline(job)
@@ -280,7 +283,7 @@ export const suspended = (job: KubeObject.KubeObject, now: string): Record<strin
 export const finished = (job: KubeObject.KubeObject, now: string, ending: Ending, tally: Tally): Record<string, unknown> => {
   const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }) }
   if (ending !== "Complete") {
-    const reason = { status: "True", reason: ending, message: failureMessages[ending] } as const
+    const reason = { status: "True", reason: ending, message: failureMessage(ending, tally) } as const
     return { ...status, conditions: withCondition(job, now, { type: "FailureTarget", ...reason }, { type: "Failed", ...reason }) }
   }
   const reason = { status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods" } as const
@@ -303,6 +306,16 @@ export const failureMessages = {
   BackoffLimitExceeded: "Job has reached the specified backoff limit",
   DeadlineExceeded: "Job was active longer than specified deadline"
 } as const
+
+/**
+ * The message of a Job's failure: the pod failure policy's names the pod and the rule.
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.failureMessage("DeadlineExceeded", { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 0, completed: new Set() }) // "Job was active longer than specified deadline"
+ */
+export const failureMessage = (ending: Exclude<Ending, "Complete">, tally: Tally): string =>
+  ending === "PodFailurePolicy" ? tally.failJob ?? "" : failureMessages[ending]
 
 /**
  * When a finished Job ended: the time its `Complete` or `Failed` condition became true.

@@ -2,13 +2,14 @@
  * The workload simulator's Job controller, as kube-controller-manager's runs it: a Job's Pods made
  * from its template up to its parallelism, the finished ones counted (and let go of the tracking
  * finalizer; one deleted before it finished counts as failed), failed ones replaced until the
- * backoff limit, the Job ended (`Complete`, or `Failed` past its backoff limit or its
- * `activeDeadlineSeconds`),
+ * backoff limit (a failure its `podFailurePolicy` ignores not counted), the Job ended (`Complete`,
+ * or `Failed` by its pod failure policy, past its backoff limit or its `activeDeadlineSeconds`),
  * suspended and resumed, with the controller's events. The arithmetic is {@link JobRuns}'.
  */
 import { Duration, Effect } from "effect"
 import * as ControllerEvents from "./ControllerEvents.ts"
 import * as JobRuns from "./JobRuns.ts"
+import * as PodFailurePolicy from "./PodFailurePolicy.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as Rest from "./Rest.ts"
 import * as Rollouts from "./Rollouts.ts"
@@ -114,14 +115,19 @@ export const job = (
     // Pods being deleted are terminating until their kubelet is done with them.
     const terminating = all.filter((p) => deleting(p) && !done(p)).length
     const succeededNow = counting.filter((p) => phase(p) === "Succeeded").length
+    // The pod failure policy may fail the Job for a failed pod, or leave its failure uncounted.
+    const decisions = counting.filter((p) => phase(p) === "Failed").map((p) => PodFailurePolicy.decide(job, p))
+    const ignored = decisions.filter((d) => d?.action === "Ignore").length
+    const failJob = decisions.find((d) => d?.action === "FailJob")?.message
     const tally = (activeCount: number): JobRuns.Tally => ({
       active: activeCount,
       ready: active.filter(ready).length,
       terminating,
       succeeded: count(status.succeeded) + succeededNow,
-      failed: count(status.failed) + counting.length - succeededNow,
+      failed: count(status.failed) + counting.length - succeededNow - ignored,
       completed,
-      restarts: active.reduce((sum, pod) => sum + PodRuns.restarts(pod), 0)
+      restarts: active.reduce((sum, pod) => sum + PodRuns.restarts(pod), 0),
+      failJob
     })
     const ending = JobRuns.ending(job, tally(active.length), Date.now())
     if (ending !== undefined) {
@@ -130,7 +136,7 @@ export const job = (
       for (const pod of active) yield* remove(pod)
       return yield* event(ending === "Complete"
         ? { type: "Normal", reason: "Completed", message: "Job completed" }
-        : { type: "Warning", reason: ending, message: JobRuns.failureMessages[ending] })
+        : { type: "Warning", reason: ending, message: JobRuns.failureMessage(ending, tally(0)) })
     }
 
     const resumed = stage !== "running" && KubeObject.records(status.conditions).some((c) => c.type === "Suspended" && c.status === "True")

@@ -2,8 +2,8 @@
  * The workload simulator's Job controller against the server: a Job's pods are objects, made from
  * its template, tracked by a finalizer until counted, ended as the Job's outcome says, replaced
  * until the backoff limit (restarted in place with `restartPolicy: OnFailure`, their restarts
- * counted), stopped at the active deadline, deleted when it is suspended, with the controller's
- * events.
+ * counted), ended or not counted as its podFailurePolicy says, stopped at the active deadline,
+ * deleted when it is suspended, with the controller's events.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
@@ -137,6 +137,24 @@ describe("JobSimulation", () => {
     expect(restarts).toBe(2)
     expect(condition(failed, "Failed")).toMatchObject({ reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" })
     expect((await eventsOf("restarting")).map((e) => [e.type, e.reason])).toContainEqual(["Warning", "BackoffLimitExceeded"])
+  })
+
+  it("podFailurePolicy: FailJob ends the Job at the first matching failure; Ignore leaves failures uncounted", async () => {
+    const policy = (action: string) => ({ podFailurePolicy: { rules: [{ action, onExitCodes: { containerName: "work", operator: "In", values: [1] } }] } })
+    await server.request("POST", jobs, { body: job("fail-fast", { backoffLimit: 6, ...policy("FailJob") }, { outcome: "fail" }) })
+    const { job: failed, pods } = await until("fail-fast", (j, p) => condition(j, "Failed") !== undefined && p.every((x) => x.metadata.finalizers === undefined))
+    expect(pods).toHaveLength(1)
+    const message = `Container work for pod default/${pods[0].metadata.name} failed with exit code 1 matching FailJob rule at index 0`
+    expect(condition(failed, "FailureTarget")).toMatchObject({ reason: "PodFailurePolicy", message })
+    expect(condition(failed, "Failed")).toMatchObject({ reason: "PodFailurePolicy", message })
+    expect((await eventsOf("fail-fast")).map((e) => [e.type, e.reason, e.message])).toContainEqual(["Warning", "PodFailurePolicy", message])
+
+    // With every failure ignored, a backoff limit of 0 never fails the Job: its pods are replaced.
+    await server.request("POST", jobs, { body: job("ignoring", { backoffLimit: 0, ...policy("Ignore") }, { outcome: "fail" }) })
+    const { job: going } = await until("ignoring", (_, p) => p.filter((x) => x.status?.phase === "Failed" && x.metadata.finalizers === undefined).length >= 3)
+    expect(condition(going, "Failed")).toBeUndefined()
+    expect(going.status).not.toHaveProperty("failed")
+    await server.request("DELETE", `${jobs}/ignoring?propagationPolicy=Background`)
   })
 
   it("fails a Job still running past its activeDeadlineSeconds: DeadlineExceeded, its active pods deleted", async () => {
