@@ -198,6 +198,81 @@ export const restarted = (pod: KubeObject.KubeObject, now: string): Record<strin
   }
 }
 
+// Go's duration text of kube's crash back-off: 10s, doubling, at most five minutes.
+const backOff = (restarts: number): string => {
+  const seconds = Math.min(300, 10 * 2 ** Math.max(0, restarts - 1))
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`
+}
+
+/**
+ * The status a kubelet reports when a Pod's containers crashed (exit code 1) and wait out their
+ * back-off before it restarts them (`restartPolicy: Always`): `CrashLoopBackOff`, the restart count
+ * one up, the failed run as the last state, the Pod `Running` but not ready.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * const pod = { metadata: { name: "web", namespace: "default", uid: "u" }, spec: { containers: [{ name: "app", image: "nginx" }] }, status: { phase: "Running" } }
+ * PodRuns.crashed(pod, "2026-01-01T00:00:05Z").containerStatuses[0].state.waiting.reason // "CrashLoopBackOff"
+ */
+export const crashed = (pod: KubeObject.KubeObject, now: string): Record<string, unknown> => {
+  const previous = record(pod.status)
+  const { name, namespace, uid } = KubeObject.meta(pod)
+  const containers = list(record(pod.spec).containers)
+  const notReady = (type: string) => ({
+    type,
+    status: "False",
+    lastProbeTime: null,
+    lastTransitionTime: now,
+    reason: "ContainersNotReady",
+    message: `containers with unready status: [${containers.map((c) => String(c.name ?? "")).join(" ")}]`
+  })
+  return {
+    ...previous,
+    conditions: list(previous.conditions).map((c) => c.type === "Ready" || c.type === "ContainersReady" ? notReady(String(c.type)) : c),
+    containerStatuses: containers.map((c) => {
+      const before = list(previous.containerStatuses).find((s) => s.name === c.name)
+      const restarts = KubeObject.number(before?.restartCount, 0) + 1
+      const waiting = {
+        reason: "CrashLoopBackOff",
+        message: `back-off ${backOff(restarts)} restarting failed container=${String(c.name ?? "")} pod=${name}_${namespace}(${uid})`
+      }
+      const again = { ...before, restartCount: restarts, lastState: { terminated: exited(pod, c, before, now, false) } }
+      return status(pod, c, { waiting }, false, again)
+    })
+  }
+}
+
+/**
+ * The status a kubelet reports once it restarted a Pod's crashed containers after their back-off:
+ * running again, each a new container, ready, and the Pod ready.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * const pod = { metadata: { uid: "u" }, spec: { containers: [{ name: "app", image: "nginx" }] }, status: { phase: "Running" } }
+ * PodRuns.backedOff(PodRuns.crashed(pod, "2026-01-01T00:00:05Z") as any, "2026-01-01T00:00:06Z")
+ */
+export const backedOff = (pod: KubeObject.KubeObject, now: string): Record<string, unknown> => {
+  const previous = record(pod.status)
+  return {
+    ...previous,
+    conditions: list(previous.conditions).map((c) => c.type === "Ready" || c.type === "ContainersReady" ? condition(String(c.type), now) : c),
+    containerStatuses: list(record(pod.spec).containers).map((c) => {
+      const before = list(previous.containerStatuses).find((s) => s.name === c.name)
+      return status(pod, c, { running: { startedAt: now } }, true, before)
+    })
+  }
+}
+
+/**
+ * Whether a Pod's containers wait out a crash back-off.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.backingOff({ status: { containerStatuses: [{ state: { waiting: { reason: "CrashLoopBackOff" } } }] } }) // true
+ */
+export const backingOff = (pod: KubeObject.KubeObject): boolean =>
+  list(record(pod.status).containerStatuses).some((s) => record(record(s.state).waiting).reason === "CrashLoopBackOff")
+
 /**
  * The restarts of a Pod's containers, its init containers' included.
  *

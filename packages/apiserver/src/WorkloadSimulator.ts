@@ -23,12 +23,14 @@
  * registers a Node, `kubefx-node`, and a DaemonSet runs a pod for each node it should run on. The
  * scheduler binds a Pod to it when the Pod fits there (else it stays Pending, `Unschedulable`), and
  * the kubelet runs it, every container started and ready, after `delay`, until it is deleted: then
- * it is `Terminating` for `delay` (or its grace period, if shorter) before it is gone. Off unless
- * passed in `ApiServer.Options.controllers`.
+ * it is `Terminating` for `delay` (or its grace period, if shorter) before it is gone; a pod
+ * `crashing` picks crashes and is restarted in a `CrashLoopBackOff` loop. Off unless passed in
+ * `ApiServer.Options.controllers`.
  */
 import { Duration, Effect, FiberMap, type Scope } from "effect"
 import type * as ApiServer from "./ApiServer.ts"
 import * as AutoscalerSimulation from "./AutoscalerSimulation.ts"
+import * as ControllerEvents from "./ControllerEvents.ts"
 import * as CronJobSimulation from "./CronJobSimulation.ts"
 import * as DaemonSetSimulation from "./DaemonSetSimulation.ts"
 import * as DeploymentSimulation from "./DeploymentSimulation.ts"
@@ -53,6 +55,12 @@ export interface Options {
   readonly delay?: Duration.Input
   /** How a Job ends once its pods ran; default every Job completes. */
   readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
+  /**
+   * The pods whose containers crash (not a Job's): each runs for `delay`, exits with code 1 and
+   * waits out a back-off of `delay` in `CrashLoopBackOff` (the restart count going up, the pod not
+   * ready) before it is restarted, over and over; default none.
+   */
+  readonly crashing?: ((pod: KubeObject.KubeObject) => boolean) | undefined
 }
 
 type Kind =
@@ -223,6 +231,7 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (PodRuns.ephemeralPending(pod)) return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.withEphemeral(current, KubeObject.timestamp()))
         const job = jobOf(pod)
         const running = record(pod.status).phase === "Running"
+        if (key.phase === "complete" && running && job === undefined && crashing(pod)) return yield* crashLoop(key, pod)
         if (key.phase === "complete" && running && job !== undefined) {
           const succeeded = (options.jobOutcome?.(job) ?? "Complete") === "Complete"
           // A pod that restarts on failure is restarted in place by its kubelet, and runs again.
@@ -241,7 +250,29 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (!PodSimulation.runs(env.store, pod)) return
         if (key.phase === "observe") return yield* completeAfter(key, delay)
         yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
-        if (job !== undefined) yield* completeAfter(key, delay)
+        if (job !== undefined || crashing(pod)) yield* completeAfter(key, delay)
+      })
+
+    // A crashing pod's next step: its containers crash and back off, or are restarted; either way
+    // the next comes after the delay.
+    const crashing = options.crashing ?? (() => false)
+    const crashLoop = (key: Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+      Effect.gen(function*() {
+        const now = KubeObject.timestamp()
+        if (PodRuns.backingOff(pod)) {
+          yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.backedOff(current, now))
+        } else {
+          yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.crashed(current, now))
+          const { name, namespace, uid } = KubeObject.meta(pod)
+          for (const container of KubeObject.records(record(pod.spec).containers)) {
+            yield* ControllerEvents.record(env, writeOptions, pod, "kubelet", {
+              type: "Warning",
+              reason: "BackOff",
+              message: `Back-off restarting failed container ${String(container.name ?? "")} in pod ${name}_${namespace}(${uid})`
+            })
+          }
+        }
+        yield* completeAfter(key, delay)
       })
 
     // kube's TTL-after-finished controller: a finished Job with `ttlSecondsAfterFinished` is

@@ -1,7 +1,8 @@
 /**
  * The workload simulator: Deployments roll out through ReplicaSets and Pods (StatefulSets in
  * StatefulSetSimulation.test); Jobs run for that long and complete or fail;
- * Pods are scheduled, then run with every container ready;
+ * Pods are scheduled, then run with every container ready (a crashing one restarted in a
+ * CrashLoopBackOff loop);
  * without it nothing touches their status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -15,7 +16,8 @@ beforeAll(async () => {
   simulated = await Testing.start({
     controllers: [WorkloadSimulator.make({
       delay: "300 millis",
-      jobOutcome: outcomeByLabel
+      jobOutcome: outcomeByLabel,
+      crashing: (pod) => (pod.metadata as { readonly labels?: Record<string, string> } | undefined)?.labels?.crash === "yes"
     })]
   })
   plain = await Testing.start()
@@ -329,6 +331,32 @@ describe("WorkloadSimulator", () => {
     expect(started.status.ephemeralContainerStatuses).toEqual([expect.objectContaining({ name: "debugger", ready: false, started: true, state: { running: expect.anything() } })])
     // kubectl reads it as a cluster's: ready and running.
     expect((await simulated.request("GET", `${pods}/runner`, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })).json.rows[0].cells.slice(1, 3)).toEqual(["2/2", "Running"])
+  })
+
+  it("restarts a crashing pod's containers in a CrashLoopBackOff loop, as a kubelet reports it", async () => {
+    const pods = "/api/v1/namespaces/default/pods"
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "crashy", labels: { crash: "yes" } }, spec: { containers: [{ name: "app", image: "nginx" }] } }
+    expect((await simulated.request("POST", pods, { body: pod })).status).toBe(201)
+    // Seen while backing off: waiting, the failed run as its last state, the pod not ready.
+    const backingOff = await until(simulated, `${pods}/crashy`, (p) => p.status?.containerStatuses?.[0]?.state?.waiting !== undefined)
+    const status = backingOff.status.containerStatuses[0]
+    expect(status).toMatchObject({ ready: false, started: false, restartCount: 1, lastState: { terminated: { exitCode: 1, reason: "Error" } } })
+    expect(status.state.waiting).toEqual({
+      reason: "CrashLoopBackOff",
+      message: `back-off 10s restarting failed container=app pod=crashy_default(${backingOff.metadata.uid})`
+    })
+    expect(backingOff.status.phase).toBe("Running")
+    expect(condition(backingOff, "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [app]" })
+    // Then running and ready again, a new container, until it crashes again.
+    const restarted = await until(simulated, `${pods}/crashy`, (p) => p.status?.containerStatuses?.[0]?.state?.running !== undefined && p.status.containerStatuses[0].restartCount === 1)
+    expect(restarted.status.containerStatuses[0].containerID).not.toBe(status.lastState.terminated.containerID)
+    expect(condition(restarted, "Ready")?.status).toBe("True")
+    await until(simulated, `${pods}/crashy`, (p) => p.status?.containerStatuses?.[0]?.restartCount >= 2)
+    // One Event a crash, the same one counted again (as the kubelet's recorder aggregates them).
+    const backOffs = (await eventsAbout("Pod", "crashy")).filter((e: any) => e.reason === "BackOff")
+    expect(backOffs.reduce((n: number, e: any) => n + (e.count ?? 1), 0)).toBeGreaterThanOrEqual(2)
+    expect(backOffs[0]).toMatchObject({ type: "Warning", message: `Back-off restarting failed container app in pod crashy_default(${backingOff.metadata.uid})` })
+    await simulated.request("DELETE", `${pods}/crashy`)
   })
 
   it("is off by default: a Deployment's status stays empty", async () => {
