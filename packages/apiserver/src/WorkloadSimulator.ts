@@ -38,6 +38,7 @@ import * as DisruptionSimulation from "./DisruptionSimulation.ts"
 import * as EndpointsSimulation from "./EndpointsSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
+import * as LoadBalancerSimulation from "./LoadBalancerSimulation.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSimulation from "./PodSimulation.ts"
 import * as Rest from "./Rest.ts"
@@ -61,6 +62,12 @@ export interface Options {
    * ready) before it is restarted, over and over; default none.
    */
   readonly crashing?: ((pod: KubeObject.KubeObject) => boolean) | undefined
+  /**
+   * An IPv4 pool ("172.18.255.200/29") the LoadBalancer Services without a `loadBalancerClass` get
+   * their addresses from, as a cloud's service controller (kind's cloud-provider-kind, MetalLB)
+   * gives them; default none: they stay pending, as on kind without one.
+   */
+  readonly loadBalancerAddresses?: string | undefined
 }
 
 type Kind =
@@ -120,7 +127,7 @@ const refusedBefore = (object: KubeObject.KubeObject) =>
 // to start, and a Job's pod being deleted.
 const pending = (store: Store.Store, kind: Kind, object: KubeObject.KubeObject) =>
   kind === "Service"
-    ? ServiceEndpoints.kept(object)
+    ? ServiceEndpoints.kept(object) || LoadBalancerSimulation.concerns(object)
     : kind === "Pod"
     ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object) || JobSimulation.heldWhileDeleted(object) ||
       PodSimulation.terminating(store, object)
@@ -188,7 +195,10 @@ export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Ef
         if (kind === "PodDisruptionBudget") return yield* DisruptionSimulation.budget(controllers, key, object)
         if (kind === "DaemonSet") return yield* DaemonSetSimulation.daemonSet(controllers, key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
-        if (kind === "Service") return yield* EndpointsSimulation.endpoints(controllers, key, object)
+        if (kind === "Service") {
+          if (options.loadBalancerAddresses !== undefined) yield* LoadBalancerSimulation.service(controllers, key, object, options.loadBalancerAddresses)
+          return yield* EndpointsSimulation.endpoints(controllers, key, object)
+        }
         if (kind === "Deployment") return yield* DeploymentSimulation.deployment(controllers, key, object)
         if (kind === "ReplicaSet") return yield* DeploymentSimulation.replicaSet(controllers, key, object)
         return yield* StatefulSetSimulation.statefulSet(controllers, key, object)

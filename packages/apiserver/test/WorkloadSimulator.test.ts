@@ -2,7 +2,7 @@
  * The workload simulator: Deployments roll out through ReplicaSets and Pods (StatefulSets in
  * StatefulSetSimulation.test); Jobs run for that long and complete or fail;
  * Pods are scheduled, then run with every container ready (a crashing one restarted in a
- * CrashLoopBackOff loop);
+ * CrashLoopBackOff loop); LoadBalancer Services get addresses of a pool;
  * without it nothing touches their status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -17,7 +17,8 @@ beforeAll(async () => {
     controllers: [WorkloadSimulator.make({
       delay: "300 millis",
       jobOutcome: outcomeByLabel,
-      crashing: (pod) => (pod.metadata as { readonly labels?: Record<string, string> } | undefined)?.labels?.crash === "yes"
+      crashing: (pod) => (pod.metadata as { readonly labels?: Record<string, string> } | undefined)?.labels?.crash === "yes",
+      loadBalancerAddresses: "172.18.255.200/30"
     })]
   })
   plain = await Testing.start()
@@ -357,6 +358,44 @@ describe("WorkloadSimulator", () => {
     expect(backOffs.reduce((n: number, e: any) => n + (e.count ?? 1), 0)).toBeGreaterThanOrEqual(2)
     expect(backOffs[0]).toMatchObject({ type: "Warning", message: `Back-off restarting failed container app in pod crashy_default(${backingOff.metadata.uid})` })
     await simulated.request("DELETE", `${pods}/crashy`)
+  })
+
+  it("gives LoadBalancer Services addresses of its pool, as a cloud's service controller, and cleans them up", async () => {
+    const services = "/api/v1/namespaces/default/services"
+    const balanced = (name: string, extra: Record<string, unknown> = {}) => ({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name },
+      spec: { type: "LoadBalancer", ports: [{ port: 80 }], selector: { app: name }, ...extra }
+    })
+    const ingressOf = (body: any) => body.status?.loadBalancer?.ingress?.[0]?.ip
+    for (const name of ["lb-a", "lb-b", "lb-c"]) expect((await simulated.request("POST", services, { body: balanced(name) })).status).toBe(201)
+    expect((await simulated.request("POST", services, { body: balanced("lb-other", { loadBalancerClass: "example.com/other" }) })).status).toBe(201)
+    // A /30 holds two hosts: .201 and .202, in the order the Services came; the third waits.
+    const a = await until(simulated, `${services}/lb-a`, (body) => ingressOf(body) !== undefined)
+    const b = await until(simulated, `${services}/lb-b`, (body) => ingressOf(body) !== undefined)
+    expect(a.status.loadBalancer.ingress).toEqual([{ ip: "172.18.255.201", ipMode: "VIP" }])
+    expect(ingressOf(b)).toBe("172.18.255.202")
+    expect(a.metadata.finalizers).toEqual(["service.kubernetes.io/load-balancer-cleanup"])
+    const c = await until(simulated, `${services}/lb-c`, () => true)
+    expect(ingressOf(c)).toBeUndefined()
+    expect((await eventsAbout("Service", "lb-c")).map((e: any) => [e.type, e.reason])).toContainEqual(["Warning", "SyncLoadBalancerFailed"])
+    // Another class's Service is another controller's.
+    const other = (await simulated.request("GET", `${services}/lb-other`)).json
+    expect(other.metadata.finalizers).toBeUndefined()
+    expect(ingressOf(other)).toBeUndefined()
+    expect((await eventsAbout("Service", "lb-a")).map((e: any) => [e.type, e.reason, e.message])).toEqual([
+      ["Normal", "EnsuringLoadBalancer", "Ensuring load balancer"],
+      ["Normal", "EnsuredLoadBalancer", "Ensured load balancer"]
+    ])
+    // Deleted, its load balancer is cleaned up and the Service goes; its address is free again.
+    await simulated.request("DELETE", `${services}/lb-a`)
+    await until(simulated, services, (list) => !list.items.some((s: any) => s.metadata.name === "lb-a"))
+    expect((await eventsAbout("Service", "lb-a")).map((e: any) => e.reason)).toEqual(
+      expect.arrayContaining(["DeletingLoadBalancer", "DeletedLoadBalancer"])
+    )
+    expect(ingressOf(await until(simulated, `${services}/lb-c`, (body) => ingressOf(body) !== undefined))).toBe("172.18.255.201")
+    for (const name of ["lb-b", "lb-c", "lb-other"]) await simulated.request("DELETE", `${services}/${name}`)
   })
 
   it("is off by default: a Deployment's status stays empty", async () => {
