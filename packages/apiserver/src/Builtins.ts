@@ -128,7 +128,7 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       categories: ["all"],
       status: true,
       fields: ["spec.clusterIP", "spec.type"]
-    }, { allocate: ServiceDefaults.allocated }),
+    }, { allocate: ServiceDefaults.allocated, prepareUpdate: ServiceDefaults.prepareUpdate }),
     builtin({ group: "", kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"] }),
     builtin({
       group: "",

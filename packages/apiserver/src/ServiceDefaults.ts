@@ -159,3 +159,49 @@ const withDefaults = (object: Json, old: Json | undefined, allocate: boolean): J
     })
   }
 }
+
+const usesNodePorts = (spec: Json) => spec.type === "NodePort" || spec.type === "LoadBalancer"
+const same = (a: unknown, b: unknown) => KubeObject.equals(a, b)
+
+/**
+ * What 1.32's registry clears when an update changes a Service's type (dropTypeDependentFields): the
+ * values the old type needed and the write left as they were (node ports, the health check node
+ * port, `allocateLoadBalancerNodePorts`, `loadBalancerClass`, `externalTrafficPolicy`; the
+ * addresses and IP families for an ExternalName), and the load balancer status of a Service that
+ * is no longer one. So `kubectl patch svc web -p '{"spec":{"type":"ClusterIP"}}'` is valid.
+ *
+ * @example
+ * import * as ServiceDefaults from "./ServiceDefaults.ts"
+ * const old = { spec: { type: "NodePort", ports: [{ port: 80, nodePort: 30080 }], externalTrafficPolicy: "Cluster" } }
+ * ServiceDefaults.prepareUpdate({ spec: { ...old.spec, type: "ClusterIP" } }, old).spec.ports[0].nodePort // undefined
+ */
+export const prepareUpdate = (object: Json, old: Json): Json => {
+  const spec: Record<string, unknown> = { ...KubeObject.record(object.spec) }
+  const oldSpec = KubeObject.record(old.spec)
+  if (needsClusterIP(oldSpec) && !needsClusterIP(spec)) {
+    if (same(spec.clusterIP, oldSpec.clusterIP) && same(spec.clusterIPs, oldSpec.clusterIPs)) {
+      delete spec.clusterIP
+      delete spec.clusterIPs
+    }
+    if (same(spec.ipFamilies, oldSpec.ipFamilies)) delete spec.ipFamilies
+    if (same(spec.ipFamilyPolicy, oldSpec.ipFamilyPolicy)) delete spec.ipFamilyPolicy
+  }
+  // Only when the write adds no node port of its own (a new one fails validation instead).
+  const nodePorts = (s: Json) => new Set(KubeObject.records(s.ports).map((p) => p.nodePort).filter((n) => n !== undefined && n !== 0))
+  const oldNodePorts = nodePorts(oldSpec)
+  if (usesNodePorts(oldSpec) && !usesNodePorts(spec) && [...nodePorts(spec)].every((n) => oldNodePorts.has(n))) {
+    spec.ports = KubeObject.records(spec.ports).map(({ nodePort: _, ...port }) => port)
+  }
+  const healthChecked = (s: Json) => s.type === "LoadBalancer" && s.externalTrafficPolicy === "Local"
+  if (healthChecked(oldSpec) && !healthChecked(spec) && same(spec.healthCheckNodePort, oldSpec.healthCheckNodePort)) delete spec.healthCheckNodePort
+  if (oldSpec.type === "LoadBalancer" && spec.type !== "LoadBalancer") {
+    if (spec.allocateLoadBalancerNodePorts !== undefined && same(spec.allocateLoadBalancerNodePorts, oldSpec.allocateLoadBalancerNodePorts)) {
+      delete spec.allocateLoadBalancerNodePorts
+    }
+    if (same(spec.loadBalancerClass, oldSpec.loadBalancerClass)) delete spec.loadBalancerClass
+  }
+  if (usesNodePorts(oldSpec) && !usesNodePorts(spec) && same(spec.externalTrafficPolicy, oldSpec.externalTrafficPolicy)) delete spec.externalTrafficPolicy
+  const status = KubeObject.record(object.status)
+  const balanced = spec.type === "LoadBalancer" || status.loadBalancer === undefined
+  return { ...object, spec, ...(balanced ? {} : { status: { ...status, loadBalancer: {} } }) }
+}

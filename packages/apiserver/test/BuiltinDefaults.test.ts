@@ -114,6 +114,37 @@ describe("Service node ports and Jobs", () => {
     expect(updated.json.spec.clusterIP).toBe(created.json.spec.clusterIP)
   })
 
+  it("drops what a Service's old type needed when an update changes its type, as 1.32's registry does", async () => {
+    const merge = { "content-type": "application/merge-patch+json" }
+    const created = await server.request("POST", services, {
+      body: { apiVersion: "v1", kind: "Service", metadata: { name: "retyped" }, spec: { type: "LoadBalancer", externalTrafficPolicy: "Local", ports: [{ name: "http", port: 80 }] } }
+    })
+    expect(created.json.spec).toMatchObject({ allocateLoadBalancerNodePorts: true, externalTrafficPolicy: "Local" })
+    expect(created.json.spec.healthCheckNodePort).toBeGreaterThan(0)
+    const balanced = await server.request("PATCH", `${services}/retyped/status`, { body: { status: { loadBalancer: { ingress: [{ ip: "172.18.255.1" }] } } }, headers: merge })
+    expect(balanced.json.status.loadBalancer.ingress).toEqual([{ ip: "172.18.255.1" }])
+    // kubectl patch svc retyped -p '{"spec":{"type":"ClusterIP"}}': no node port, health check port or policy left to refuse.
+    const patched = await server.request("PATCH", `${services}/retyped`, { body: { spec: { type: "ClusterIP" } }, headers: merge })
+    expect(patched.status, patched.text).toBe(200)
+    expect(patched.json.spec.ports[0]).not.toHaveProperty("nodePort")
+    for (const field of ["healthCheckNodePort", "allocateLoadBalancerNodePorts", "externalTrafficPolicy"]) expect(patched.json.spec).not.toHaveProperty(field)
+    expect(patched.json.spec.clusterIP).toBe(created.json.spec.clusterIP)
+    expect(patched.json.status.loadBalancer).toEqual({})
+    // A node port the write states itself is the user's: the change fails validation instead.
+    const np = await server.request("POST", services, {
+      body: { apiVersion: "v1", kind: "Service", metadata: { name: "retyped-np" }, spec: { type: "NodePort", ports: [{ name: "http", port: 80 }] } }
+    })
+    const refused = await server.request("PATCH", `${services}/retyped-np`, {
+      body: { spec: { type: "ClusterIP", ports: [{ name: "http", port: 80, nodePort: np.json.spec.ports[0].nodePort + 1 }] } },
+      headers: merge
+    })
+    expect(refused.status).toBe(422)
+    // To an ExternalName, the addresses go too.
+    const named = await server.request("PATCH", `${services}/retyped-np`, { body: { spec: { type: "ExternalName", externalName: "example.com" } }, headers: merge })
+    expect(named.status, named.text).toBe(200)
+    for (const field of ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"]) expect(named.json.spec).not.toHaveProperty(field)
+  })
+
   it("gives a Job its generated selector and pod labels from its uid", async () => {
     const created = await server.request("POST", "/apis/batch/v1/namespaces/default/jobs", {
       body: {
