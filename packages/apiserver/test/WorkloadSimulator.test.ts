@@ -395,6 +395,15 @@ describe("WorkloadSimulator", () => {
       expect.arrayContaining(["DeletingLoadBalancer", "DeletedLoadBalancer"])
     )
     expect(ingressOf(await until(simulated, `${services}/lb-c`, (body) => ingressOf(body) !== undefined))).toBe("172.18.255.201")
+    // No longer a load balancer: its address and finalizer go.
+    const retyped = await simulated.request("PATCH", `${services}/lb-b`, {
+      body: { spec: { type: "ClusterIP" } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(retyped.status, retyped.text).toBe(200)
+    const clusterIp = await until(simulated, `${services}/lb-b`, (body) => body.metadata.finalizers === undefined)
+    expect(clusterIp.status.loadBalancer).toEqual({})
+    expect((await eventsAbout("Service", "lb-b")).map((e: any) => [e.reason, e.message])).toContainEqual(["Type", "LoadBalancer -> ClusterIP"])
     for (const name of ["lb-b", "lb-c", "lb-other"]) await simulated.request("DELETE", `${services}/${name}`)
   })
 
