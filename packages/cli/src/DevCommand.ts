@@ -129,6 +129,12 @@ export const command = Command.make(
     dir: Flag.String("dir").pipe(
       Flag.withDescription("Where to write the embedded server's kubeconfig and the session log (default .kubefx)"),
       Flag.withDefault(".kubefx")
+    ),
+    loadBalancerAddresses: Flag.String("load-balancer-addresses").pipe(
+      Flag.withDescription(
+        "An IPv4 pool (172.18.255.200/29) the embedded server's LoadBalancer Services get addresses from, as a cloud's (default: none, they stay pending as on kind)"
+      ),
+      Flag.optional
     )
   },
   (flags) => run(flags).pipe(Effect.scoped, Effect.provide(Logger.layer([fileLogger(path.join(flags.dir, "dev.log"))])))
@@ -145,6 +151,13 @@ interface Flags {
   readonly dataDir: Option.Option<string>
   readonly watch: boolean
   readonly dir: string
+  readonly loadBalancerAddresses: Option.Option<string>
+}
+
+// "172.18.255.200/29": four octets and a prefix length.
+const isIpv4Pool = (pool: string): boolean => {
+  const match = pool.match(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/)
+  return match !== null && match.slice(1, 5).every((octet) => Number(octet) <= 255) && Number(match[5]) <= 32
 }
 
 // The cluster the operator talks to: the one of --kubeconfig, or the embedded server, started in
@@ -156,10 +169,14 @@ const cluster = Effect.fnUntraced(function*(flags: Flags) {
     return kubeconfigPath
   }
   const kubeconfigPath = path.resolve(flags.dir, "kubeconfig")
+  const pool = Option.getOrUndefined(flags.loadBalancerAddresses)
+  if (pool !== undefined && !isIpv4Pool(pool)) {
+    return yield* new DevCommandError({ message: `--load-balancer-addresses takes an IPv4 pool such as 172.18.255.200/29, not ${pool}` })
+  }
   const server = yield* ApiServer.make({
     port: flags.port,
     kubeconfigPath,
-    controllers: [WorkloadSimulator.controller],
+    controllers: [pool === undefined ? WorkloadSimulator.controller : WorkloadSimulator.make({ loadBalancerAddresses: pool })],
     ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {})
   })
   yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${path.join(flags.dir, "kubeconfig")} get all -A)`)

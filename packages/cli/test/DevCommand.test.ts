@@ -28,7 +28,7 @@ const metric = async (name: string) => {
 }
 
 beforeAll(async () => {
-  dev = await startDev(dir)
+  dev = await startDev(dir, { args: ["--load-balancer-addresses", "172.18.255.200/30"] })
 }, 90_000)
 
 afterAll(async () => {
@@ -153,6 +153,26 @@ describe("kubefx dev", () => {
     assert.strictEqual(second.stderr, `kubefx dev: port ${apiPort} is in use (--port), port ${httpPort} is in use (--http-port)\n`)
     assert.strictEqual(readFileSync(dev.kubeconfig, "utf8"), kubeconfigBefore)
     assert.isAtLeast(statSync(join(dir, "dev.log")).size, logBefore)
+  }, 60_000)
+
+  it("--load-balancer-addresses: a LoadBalancer Service gets an address of the pool; a pool that is not one is refused", async () => {
+    await dev.kubectl(["apply", "-f", "-"], JSON.stringify({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "front", namespace: "default" },
+      spec: { type: "LoadBalancer", selector: { app: "front" }, ports: [{ port: 80 }] }
+    }))
+    await eventually(async () => {
+      const service = await kubectlJson("get", "service", "front", "-n", "default")
+      assert.deepStrictEqual(service.status?.loadBalancer?.ingress, [{ ip: "172.18.255.201", ipMode: "VIP" }])
+    })
+    await dev.kubectl(["delete", "service", "front", "-n", "default"])
+    const refusedDir = mkdtempSync(join(tmpdir(), "kubefx-dev-pool-"))
+    const buckets = fileURLToPath(new URL("../../../examples/buckets/src/index.ts", import.meta.url))
+    const refused = await kubefx("dev", buckets, "--port", "0", "--http-port", "0", "--store-port", "0", "--dir", refusedDir, "--load-balancer-addresses", "172.18.300.0/24")
+    rmSync(refusedDir, { recursive: true, force: true })
+    assert.strictEqual(refused.code, 1)
+    assert.include(refused.stderr, "--load-balancer-addresses takes an IPv4 pool such as 172.18.255.200/29, not 172.18.300.0/24")
   }, 60_000)
 
   it("exits 0 on SIGTERM", async () => {
