@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { ApiServer, Certificate, type Faults, Kubeconfig } from "@kubefx/apiserver"
+import { ApiServer, Certificate, type Faults, Kubeconfig, WorkloadSimulator } from "@kubefx/apiserver"
 import { Builtins, type Controller, Crd, Kube, type KubeError, Operator, Rbac, type Resource, Webhook } from "@kubefx/kube"
 import { Context, Effect, Layer, Schedule, type Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -37,6 +37,13 @@ export interface Options<R = never> {
   readonly controllers?: ReadonlyArray<Controller.Any<R>>
   /** Extra in-process controllers of the server itself, e.g. `WorkloadSimulator.controller`. */
   readonly serverControllers?: ApiServer.Options["controllers"]
+  /**
+   * Run workloads as a cluster would, with the server's workload simulator: Deployments, Jobs and
+   * their Pods roll out and report readiness (`true`, or its options: how long a Pod takes
+   * (`delay`), how Jobs end (`jobOutcome`), which Pods crash-loop (`crashing`), the addresses of
+   * LoadBalancer Services (`loadBalancerAddresses`)). Off by default: nothing touches their status.
+   */
+  readonly workloads?: boolean | WorkloadSimulator.Options | undefined
   /**
    * Admission and conversion webhooks, served over HTTPS by the layer's operator (with a fresh
    * certificate) and registered with the server, as a cluster would call them.
@@ -80,10 +87,14 @@ const cluster = <R>(options: Options<R>) =>
   Effect.gen(function*() {
     const dir = yield* temporaryDirectory
     const kubeconfigPath = join(dir, "kubeconfig")
+    const workloads = options.workloads === undefined || options.workloads === false
+      ? []
+      : [WorkloadSimulator.make(options.workloads === true ? {} : options.workloads)]
+    const controllers = [...workloads, ...(options.serverControllers ?? [])]
     const server = yield* ApiServer.make({
       port: 0,
       kubeconfigPath,
-      ...(options.serverControllers === undefined ? {} : { controllers: options.serverControllers })
+      ...(controllers.length === 0 ? {} : { controllers })
     })
     const kube = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfigPath }))
     const withKube = <A, E, R2>(effect: Effect.Effect<A, E, R2>) => Effect.provide(effect, kube)

@@ -200,3 +200,52 @@ layer(Layer.empty, { excludeTestServices: true })("TestCluster's start", (it) =>
       )
     }))
 })
+
+// A Deployment whose pods crash-loop, and a LoadBalancer Service, with the layer's workloads.
+const workloads = TestCluster.layer({
+  workloads: {
+    delay: "100 millis",
+    crashing: (pod) => (pod.metadata as { readonly labels?: Record<string, string> } | undefined)?.labels?.["app"] === "broken",
+    loadBalancerAddresses: "172.18.255.0/29"
+  }
+})
+
+layer(workloads, { excludeTestServices: true, timeout: "30 seconds" })("TestCluster's workloads", (it) => {
+  it.effect("roll Deployments out, crash-loop the pods it is told to, and give load balancers addresses", () =>
+    Effect.gen(function*() {
+      const namespace = yield* TestCluster.namespace
+      const deployment = (app: string) => ({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: app, namespace },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app } },
+          template: { metadata: { labels: { app } }, spec: { containers: [{ name: app, image: "nginx" }] } }
+        }
+      })
+      yield* Samples.apply(Builtins.Deployment, deployment("healthy"))
+      yield* Samples.apply(Builtins.Deployment, deployment("broken"))
+      const healthy = yield* Await.until(Builtins.Deployment, "healthy", namespace, (d) => d.status?.availableReplicas === 1)
+      assert.strictEqual(healthy.status?.readyReplicas, 1)
+      const kube = yield* Kube.Kube
+      const crashing = yield* Effect.gen(function*() {
+        const pods = yield* kube.list(Builtins.Pod, { namespace, labelSelector: "app=broken" })
+        const restarts = pods.items[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0
+        if (restarts < 2) return yield* Effect.fail("not restarted twice yet")
+        return pods.items[0]!
+      }).pipe(Effect.retry(Schedule.spaced("100 millis")), Effect.timeout("15 seconds"))
+      const lastState = crashing.status?.containerStatuses?.[0]?.lastState as { readonly terminated?: { readonly reason?: string } } | undefined
+      assert.strictEqual(lastState?.terminated?.reason, "Error")
+      yield* Samples.apply(Builtins.Service, {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "front", namespace },
+        spec: { type: "LoadBalancer", selector: { app: "healthy" }, ports: [{ port: 80 }] }
+      })
+      const ingress = (service: Builtins.Service) =>
+        (service.status?.loadBalancer as { readonly ingress?: ReadonlyArray<{ readonly ip?: string }> } | undefined)?.ingress ?? []
+      const front = yield* Await.until(Builtins.Service, "front", namespace, (s) => ingress(s).length > 0)
+      assert.strictEqual(ingress(front)[0]?.ip, "172.18.255.1")
+    }))
+})
