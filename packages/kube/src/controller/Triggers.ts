@@ -176,8 +176,9 @@ export const watched = <B extends ObjectMeta.KubeObject>(
   predicate?: ((previous: B, next: B) => boolean) | undefined
 ): Stream.Stream<Engine.Event> => {
   return perChunk(informer, (change, events) => {
-    if (change._tag === "Updated" && predicate !== undefined && !predicate(change.previous, change.object)) return
+    // The writer is asked first, as the owned trigger asks: a refused change may be a run's echo, whose record it ends.
     const writer = writes.writerOf(informer.resource, change)
+    if (change._tag === "Updated" && predicate !== undefined && !predicate(change.previous, change.object)) return
     // Only an update has two versions to map, and so keys to merge.
     const keys = change._tag === "Updated" ? new Set([...map(change.object), ...map(change.previous)]) : map(change.object)
     for (const key of keys) sendRelated(events, writes, informer, change, key, writer)
