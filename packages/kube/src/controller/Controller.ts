@@ -907,9 +907,9 @@ const checkNamespaces = (name: string, namespace: string | undefined, namespaces
 
 // A kind owned twice (as it is, metadata-only, or through `own`) would have two caches and two
 // triggers for each of its objects, and no one predicate or transform.
-const checkOwns = (name: string, owns: ReadonlyArray<Resource.Resource | Own<any>>): void => {
+const checkOwns = (name: string, owns: ReadonlyArray<Own>): void => {
   const seen = new Set<string>()
-  for (const { resource } of owns.map(ownOf)) {
+  for (const { resource } of owns) {
     const kind = `${resource.kind}.${resource.group}`
     if (seen.has(kind)) throw new Error(`controller ${name}: owns ${resource.kind} twice: list each kind once (Controller.own gives one its options)`)
     seen.add(kind)
@@ -918,7 +918,8 @@ const checkOwns = (name: string, owns: ReadonlyArray<Resource.Resource | Own<any
 
 const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<A, E, R>): Definition<A, E, R> => {
   checkNamespaces(options.name, options.namespace, options.namespaces)
-  checkOwns(options.name, options.owns ?? [])
+  const owns = (options.owns ?? []).map(ownOf)
+  checkOwns(options.name, owns)
   checkOwnedLabels(options.name, options.ownedLabels ?? {})
   checkSelectors(options.name, options)
   checkFinalizer(options.name, options.for, options.cleanup === undefined ? undefined : options.finalizer ?? defaultFinalizer(options.for.group, options.name))
@@ -930,7 +931,7 @@ const makeDefinition = <A extends ObjectMeta.KubeObject, E, R>(options: Options<
     namespace: options.namespace,
     namespaces: options.namespaces,
     labelSelector: options.labelSelector,
-    owns: (options.owns ?? []).map((owned) => ownOf(owned).resource),
+    owns: owns.map((owned) => owned.resource),
     watches: (options.watches ?? []).map((watch) => watch.resource),
     concurrency: options.concurrency ?? 1,
     finalizer: options.cleanup === undefined ? undefined : options.finalizer ?? defaultFinalizer(options.for.group, options.name),
