@@ -144,18 +144,24 @@ const allowH2 = false
 // 60 s idle timeout of cloud load balancers (AWS's), which could drop a quiet watch's connection.
 const keepAlive = { keepAlive: true, keepAliveInitialDelay: 30_000 } as const
 
-// Kubefx's dispatcher for an HTTPS server: through the proxy the environment names, if any.
-const httpsDispatcher = (server: string, tls: ConnectOptions): Effect.Effect<Undici.Dispatcher, never, Scope.Scope> => {
-  const proxy = ProxyEnvironment.proxyFor(server)
-  return proxy === undefined
-    ? NodeHttpClient.makeDispatcherOptions({ allowH2, connect: { ...keepAlive, ...tls } })
+// Kubefx's dispatcher for an HTTPS server with `tls`: through `proxy` when there is one, else
+// straight, each connection made by `connector` when given (a rotating certificate's).
+const httpsDispatcher = (
+  proxy: string | undefined,
+  tls: ConnectOptions,
+  connector?: Undici.buildConnector.connector
+): Effect.Effect<Undici.Dispatcher, never, Scope.Scope> =>
+  proxy === undefined
+    ? NodeHttpClient.makeDispatcherOptions({ allowH2, connect: connector ?? { ...keepAlive, ...tls } })
     : proxyDispatcher(proxy, tls)
-}
+
+const authenticationFailed = (error: unknown) =>
+  new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
 
 const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dispatcher = plain.server.startsWith("https://")
-      ? yield* httpsDispatcher(plain.server, {
+      ? yield* httpsDispatcher(ProxyEnvironment.proxyFor(plain.server), {
         rejectUnauthorized: !plain.insecureSkipTlsVerify,
         ...(plain.certificateAuthority === undefined ? {} : { ca: plain.certificateAuthority }),
         ...(plain.clientCertificate === undefined ? {} : { cert: plain.clientCertificate, key: plain.clientKey! }),
@@ -206,7 +212,7 @@ export const inCluster = (directory: string = serviceAccountDirectory): Effect.E
     const ca = yield* readText(join(directory, "ca.crt"), "CA certificate")
     const tokenPath = join(directory, "token")
     const readToken = Effect.map(readText(tokenPath, "token"), (text) => text.trim())
-    const dispatcher = yield* httpsDispatcher(server, { ca })
+    const dispatcher = yield* httpsDispatcher(ProxyEnvironment.proxyFor(server), { ca })
     // Every request asks for the headers: the usual answer is the held object, made when read.
     const held = yield* Ref.make({ headers: bearer(yield* readToken), readAt: yield* Clock.currentTimeMillis })
     const reread = (now: number, last: Readonly<Record<string, string>>) =>
@@ -250,8 +256,7 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
         await authConfig.applySecurityAuthentication(context)
         return { headers: context.getHeaders() as Record<string, string>, dispatcher: context.getDispatcher() }
       },
-      catch: (error) =>
-        new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
+      catch: authenticationFailed
     })
     const first = yield* authenticate
     const fromClientNode = first.dispatcher as Undici.Dispatcher | undefined
@@ -266,8 +271,7 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
         await authConfig.applyToHTTPSOptions(options)
         return connectOptions(options)
       },
-      catch: (error) =>
-        new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
+      catch: authenticationFailed
     })
     const proxy = cluster.proxyUrl ?? ProxyEnvironment.proxyFor(server)
     const ownTls = server.startsWith("https://") && proxy?.startsWith("socks") !== true ? yield* tlsOptions : undefined
@@ -276,11 +280,7 @@ export const connect = (config: k8s.KubeConfig): Effect.Effect<Connection, KubeC
     // connection is made with the latest (client-go's rotating dialer), while open ones, already
     // authenticated, go on.
     const rotating = dynamic && ownTls?.cert !== undefined && proxy === undefined ? yield* rotatingConnector(ownTls) : undefined
-    const dispatcher = ownTls === undefined
-      ? fromClientNode
-      : proxy !== undefined
-      ? yield* proxyDispatcher(proxy, ownTls)
-      : yield* NodeHttpClient.makeDispatcherOptions({ allowH2, connect: rotating?.connect ?? { ...keepAlive, ...ownTls } })
+    const dispatcher = ownTls === undefined ? fromClientNode : yield* httpsDispatcher(proxy, ownTls, rotating?.connect)
     if (ownTls === undefined && dispatcher !== undefined) {
       // destroy, not close: close waits for open watches, which never end on their own.
       yield* Effect.addFinalizer(() => Effect.promise(() => dispatcher.destroy().catch(() => undefined)))
