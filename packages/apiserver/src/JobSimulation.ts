@@ -156,10 +156,7 @@ export const job = (
     yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.running(current, now, tally(active.length + made)))
     for (const pod of counting) yield* release(ctx, pod)
     if (resumed) yield* event({ type: "Normal", reason: "Resumed", message: "Job resumed" })
-    // Looked at again when its active deadline passes (counted from the start time just written).
-    const seconds = record(job.spec).activeDeadlineSeconds
-    if (typeof seconds === "number") {
-      const due = (resumed || stage === "new" ? Date.parse(now) + seconds * 1000 : JobRuns.deadline(job)) ?? Date.now()
-      yield* ctx.again(key, Duration.millis(Math.max(0, due - Date.now()) + 10))
-    }
+    // Looked at again when its active deadline passes, counted from the start time just written.
+    const due = JobRuns.deadline({ ...job, status: JobRuns.running(job, now, tally(active.length + made)) })
+    if (due !== undefined) yield* ctx.again(key, Duration.millis(Math.max(0, due - Date.now()) + 10))
   })
