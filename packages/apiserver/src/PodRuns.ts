@@ -154,11 +154,23 @@ export const ended = (pod: KubeObject.KubeObject, now: string, succeeded: boolea
       { ...condition("PodScheduled", now), lastTransitionTime: since("PodScheduled") }
     ],
     containerStatuses: list(record(pod.spec).containers).map((c) => {
-      const before = list(previous.containerStatuses).find((s) => s.name === c.name)
+      const before = statusOf(previous, c)
       return status(pod, c, { terminated: exited(pod, c, before, now, succeeded) }, false, before)
     })
   }
 }
+
+// The status the Pod reported for `container` before, if any.
+const statusOf = (previous: Readonly<Record<string, unknown>>, container: Readonly<Record<string, unknown>>) =>
+  list(previous.containerStatuses).find((s) => s.name === container.name)
+
+// A container's status once its run failed and the kubelet restarts it: the count one up, the
+// failed run as its last state.
+const failedRun = (pod: KubeObject.KubeObject, container: Readonly<Record<string, unknown>>, before: Readonly<Record<string, unknown>> | undefined, now: string) => ({
+  ...before,
+  restartCount: KubeObject.number(before?.restartCount, 0) + 1,
+  lastState: { terminated: exited(pod, container, before, now, false) }
+})
 
 // How a container's run ended: exit code 0 (`Completed`) or 1 (`Error`).
 const exited = (
@@ -189,12 +201,9 @@ export const restarted = (pod: KubeObject.KubeObject, now: string): Record<strin
   const previous = record(pod.status)
   return {
     ...previous,
-    containerStatuses: list(record(pod.spec).containers).map((c) => {
-      const before = list(previous.containerStatuses).find((s) => s.name === c.name)
-      const last = { terminated: exited(pod, c, before, now, false) }
-      const again = { ...before, restartCount: KubeObject.number(before?.restartCount, 0) + 1, lastState: last }
-      return status(pod, c, { running: { startedAt: now } }, true, again)
-    })
+    containerStatuses: list(record(pod.spec).containers).map((c) =>
+      status(pod, c, { running: { startedAt: now } }, true, failedRun(pod, c, statusOf(previous, c), now))
+    )
   }
 }
 
@@ -230,13 +239,11 @@ export const crashed = (pod: KubeObject.KubeObject, now: string): Record<string,
     ...previous,
     conditions: list(previous.conditions).map((c) => c.type === "Ready" || c.type === "ContainersReady" ? notReady(String(c.type)) : c),
     containerStatuses: containers.map((c) => {
-      const before = list(previous.containerStatuses).find((s) => s.name === c.name)
-      const restarts = KubeObject.number(before?.restartCount, 0) + 1
+      const again = failedRun(pod, c, statusOf(previous, c), now)
       const waiting = {
         reason: "CrashLoopBackOff",
-        message: `back-off ${backOff(restarts)} restarting failed container=${String(c.name ?? "")} pod=${name}_${namespace}(${uid})`
+        message: `back-off ${backOff(again.restartCount)} restarting failed container=${String(c.name ?? "")} pod=${name}_${namespace}(${uid})`
       }
-      const again = { ...before, restartCount: restarts, lastState: { terminated: exited(pod, c, before, now, false) } }
       return status(pod, c, { waiting }, false, again)
     })
   }
@@ -256,10 +263,7 @@ export const backedOff = (pod: KubeObject.KubeObject, now: string): Record<strin
   return {
     ...previous,
     conditions: list(previous.conditions).map((c) => c.type === "Ready" || c.type === "ContainersReady" ? condition(String(c.type), now) : c),
-    containerStatuses: list(record(pod.spec).containers).map((c) => {
-      const before = list(previous.containerStatuses).find((s) => s.name === c.name)
-      return status(pod, c, { running: { startedAt: now } }, true, before)
-    })
+    containerStatuses: list(record(pod.spec).containers).map((c) => status(pod, c, { running: { startedAt: now } }, true, statusOf(previous, c)))
   }
 }
 
