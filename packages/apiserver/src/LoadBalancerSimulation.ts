@@ -35,16 +35,30 @@ const ingressOf = (service: KubeObject.KubeObject) => KubeObject.records(record(
  */
 export const concerns = (service: KubeObject.KubeObject): boolean => wanted(service) || finalized(service)
 
-// The pool's first address no Service holds, hosts first ("172.18.255.200/29": .201 to .206), or
-// undefined when it has none left (or is not an IPv4 CIDR).
-const firstFree = (pool: string, taken: ReadonlySet<string>): string | undefined => {
-  const match = pool.match(/^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/)
-  const octets = match?.slice(1, 5).map(Number) ?? []
-  const bits = Number(match?.[5])
-  if (match === null || octets.some((o) => o > 255) || !(bits >= 0 && bits <= 32)) return undefined
+/**
+ * The host addresses of an IPv4 pool, as numbers, first and last ("172.18.255.200/29": .201 to
+ * .206; a /31 or /32 has no network or broadcast address to leave out), or undefined when the
+ * text is not an IPv4 CIDR.
+ *
+ * @example
+ * import * as LoadBalancerSimulation from "./LoadBalancerSimulation.ts"
+ * LoadBalancerSimulation.hosts("172.18.255.200/30") // [2886926281, 2886926282]: .201 and .202
+ * LoadBalancerSimulation.hosts("172.18.300.0/24") // undefined
+ */
+export const hosts = (pool: string): readonly [first: number, last: number] | undefined => {
+  const match = pool.match(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/)
+  if (match === null) return undefined
+  const octets = match.slice(1, 5).map(Number)
+  const bits = Number(match[5])
+  if (octets.some((o) => o > 255) || bits > 32) return undefined
   const size = 2 ** (32 - bits)
   const network = Math.floor((octets[0]! * 2 ** 24 + octets[1]! * 2 ** 16 + octets[2]! * 2 ** 8 + octets[3]!) / size) * size
-  const [first, last] = size > 2 ? [network + 1, network + size - 2] : [network, network + size - 1]
+  return size > 2 ? [network + 1, network + size - 2] : [network, network + size - 1]
+}
+
+// The pool's first address no Service holds, or undefined when none is left.
+const firstFree = (pool: string, taken: ReadonlySet<string>): string | undefined => {
+  const [first, last] = hosts(pool) ?? [1, 0]
   for (let n = first; n <= last; n++) {
     const address = [Math.floor(n / 2 ** 24), Math.floor(n / 2 ** 16) % 256, Math.floor(n / 2 ** 8) % 256, n % 256].join(".")
     if (!taken.has(address)) return address

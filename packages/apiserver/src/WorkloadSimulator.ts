@@ -137,7 +137,8 @@ const pending = (store: Store.Store, kind: Kind, object: KubeObject.KubeObject) 
 const refusedJob = (object: KubeObject.KubeObject) => JobRuns.stage(object) === "running" && count(record(object.status).active) === 0
 
 /**
- * The simulator as a controller for `ApiServer.Options.controllers`.
+ * The simulator as a controller for `ApiServer.Options.controllers`. Throws for a
+ * `loadBalancerAddresses` that is not an IPv4 CIDR, naming it.
  *
  * @example
  * import { Effect } from "effect"
@@ -145,7 +146,15 @@ const refusedJob = (object: KubeObject.KubeObject) => JobRuns.stage(object) === 
  * import * as WorkloadSimulator from "./WorkloadSimulator.ts"
  * const program = Effect.scoped(ApiServer.make({ controllers: [WorkloadSimulator.make({ delay: "200 millis" })] }))
  */
-export const make = (options: Options = {}) => (server: ApiServer.ApiServer): Effect.Effect<void, never, Scope.Scope> =>
+export const make = (options: Options = {}): (server: ApiServer.ApiServer) => Effect.Effect<void, never, Scope.Scope> => {
+  const pool = options.loadBalancerAddresses
+  if (pool !== undefined && LoadBalancerSimulation.hosts(pool) === undefined) {
+    throw new Error(`loadBalancerAddresses takes an IPv4 pool such as 172.18.255.200/29, not ${pool}`)
+  }
+  return (server) => simulate(options, server)
+}
+
+const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const delay = Duration.fromInputUnsafe(options.delay ?? "1 second")
     const { env } = server

@@ -405,6 +405,10 @@ describe("WorkloadSimulator", () => {
     expect(clusterIp.status.loadBalancer).toEqual({})
     expect((await eventsAbout("Service", "lb-b")).map((e: any) => [e.reason, e.message])).toContainEqual(["Type", "LoadBalancer -> ClusterIP"])
     for (const name of ["lb-b", "lb-c", "lb-other"]) await simulated.request("DELETE", `${services}/${name}`)
+    // A pool that is not an IPv4 CIDR is refused when the simulator is made.
+    for (const pool of ["172.18.300.0/24", "172.18.255.0/33", "fd00::/64"]) {
+      expect(() => WorkloadSimulator.make({ loadBalancerAddresses: pool })).toThrow(`loadBalancerAddresses takes an IPv4 pool such as 172.18.255.200/29, not ${pool}`)
+    }
   })
 
   it("is off by default: a Deployment's status stays empty", async () => {

@@ -154,12 +154,6 @@ interface Flags {
   readonly loadBalancerAddresses: Option.Option<string>
 }
 
-// "172.18.255.200/29": four octets and a prefix length.
-const isIpv4Pool = (pool: string): boolean => {
-  const match = pool.match(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/)
-  return match !== null && match.slice(1, 5).every((octet) => Number(octet) <= 255) && Number(match[5]) <= 32
-}
-
 // The cluster the operator talks to: the one of --kubeconfig, or the embedded server, started in
 // the current scope with its kubeconfig in the session directory. Returns the kubeconfig's path.
 const cluster = Effect.fnUntraced(function*(flags: Flags) {
@@ -170,13 +164,15 @@ const cluster = Effect.fnUntraced(function*(flags: Flags) {
   }
   const kubeconfigPath = path.resolve(flags.dir, "kubeconfig")
   const pool = Option.getOrUndefined(flags.loadBalancerAddresses)
-  if (pool !== undefined && !isIpv4Pool(pool)) {
-    return yield* new DevCommandError({ message: `--load-balancer-addresses takes an IPv4 pool such as 172.18.255.200/29, not ${pool}` })
-  }
+  // The simulator refuses a pool that is not one; said here with the flag's name.
+  const simulator = pool === undefined ? WorkloadSimulator.controller : yield* Effect.try({
+    try: () => WorkloadSimulator.make({ loadBalancerAddresses: pool }),
+    catch: () => new DevCommandError({ message: `--load-balancer-addresses takes an IPv4 pool such as 172.18.255.200/29, not ${pool}` })
+  })
   const server = yield* ApiServer.make({
     port: flags.port,
     kubeconfigPath,
-    controllers: [pool === undefined ? WorkloadSimulator.controller : WorkloadSimulator.make({ loadBalancerAddresses: pool })],
+    controllers: [simulator],
     ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {})
   })
   yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${path.join(flags.dir, "kubeconfig")} get all -A)`)
