@@ -23,6 +23,7 @@ import * as PodLogs from "./PodLogs.ts"
 import * as Paths from "./Paths.ts"
 import * as Protobuf from "./Protobuf.ts"
 import * as RequestMetrics from "./RequestMetrics.ts"
+import * as ResponseCompression from "./ResponseCompression.ts"
 import type * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
 import * as Rest from "./Rest.ts"
@@ -296,6 +297,10 @@ const answer = (context: Context, respond: (call: Call) => Effect.Effect<HttpSer
       Effect.logError("kubefx apiserver: unexpected failure", defect).pipe(
         Effect.as(errorResponse(Status.internal(defect instanceof Error ? defect.message : String(defect))))
       )
+    ),
+    // Compressed before it is counted: kube's response sizes are the bytes sent.
+    Effect.flatMap((response) =>
+      request.method === "HEAD" ? Effect.succeed(response) : ResponseCompression.compress(response, request.headers["accept-encoding"])
     ),
     Effect.map((response) => {
       if (counted !== undefined) {
