@@ -10,6 +10,7 @@
  */
 import { Cause, Effect, Queue, Stream } from "effect"
 import type { IncomingHttpHeaders } from "node:http"
+import { gunzip } from "node:zlib"
 import type * as Undici from "undici"
 import * as KubeError from "./KubeError.ts"
 
@@ -96,7 +97,16 @@ export const send = (
       onResponseData: (_, chunk) => {
         chunks.push(chunk)
       },
-      onResponseEnd: () => resume(Effect.succeed({ status, headers, body: text(chunks) })),
+      onResponseEnd: () => {
+        if (headers["content-encoding"] !== "gzip") return resume(Effect.succeed({ status, headers, body: text(chunks) }))
+        // A large answer to a client that asked for gzip: inflated on libuv's thread pool.
+        gunzip(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), (error, inflated) =>
+          resume(
+            error === null
+              ? Effect.succeed({ status, headers, body: inflated.toString("utf8") })
+              : Effect.fail(new KubeError.Transport({ message: `unreadable gzip answer from ${request.path}: ${error.message}` }))
+          ))
+      },
       onResponseError: (_, error) => {
         if (status === 0) observe(noAnswer)
         afterUndici(() => resume(Effect.fail(failure(request.path, error))))

@@ -207,18 +207,25 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     // rest_client_requests_total, each answer counted as it arrives.
     const requests = yield* RequestMetrics.recorder(base.host)
 
+    // As client-go: answers read whole are asked for gzipped (the server compresses only large ones,
+    // a list's pages) unless the kubeconfig's cluster says `disable-compression`. Watches are never
+    // compressed by kube-apiserver, so their lines are not asked to be.
+    const encoding = connection.disableCompression === true ? {} : { "accept-encoding": "gzip" }
     // Eager: with headers known at once (a static token), the request is built at once too.
-    const exchangeFor = (request: RawRequest) =>
+    const exchangeFor = (request: RawRequest, whole: boolean) =>
       Effect.mapEager(
         Effect.mapErrorEager(connection.headers, (error) => new KubeError.Unauthorized({ message: error.message, code: 401 })),
         (headers): Exchange.Request => {
           const body = request.body === undefined ? undefined : JSON.stringify(request.body)
+          const accept = request.accept ?? "application/json"
           return {
             method: request.method,
             path: prefix + request.path + queryString(request.query),
-            headers: body === undefined
-              ? { ...headers, accept: request.accept ?? "application/json" }
-              : { ...headers, accept: request.accept ?? "application/json", "content-type": request.contentType ?? "application/json" },
+            headers: body !== undefined
+              ? { ...headers, ...encoding, accept, "content-type": request.contentType ?? "application/json" }
+              : whole
+              ? { ...headers, ...encoding, accept }
+              : { ...headers, accept },
             body
           }
         }
@@ -229,7 +236,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
 
     // The text of an answer that is not a refusal.
     const answerOnce = (raw: RawRequest): Effect.Effect<string, KubeError.KubeError> =>
-      tracedWithBackend(raw, exchangeFor(raw).pipe(
+      tracedWithBackend(raw, exchangeFor(raw, true).pipe(
         Effect.flatMapEager((request) => Exchange.send(dispatcher, origin, request, requests.observer(request.method))),
         Effect.flatMap((reply) => reply.status >= 400 ? Effect.fail(refused(reply)) : Effect.succeed(reply.body))
       ))
@@ -331,7 +338,7 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
             fieldSelector: options.fieldSelector,
             timeoutSeconds: options.timeoutSeconds?.toString()
           }
-        }),
+        }, false),
         (request) =>
           WatchLines.events(
             resource,

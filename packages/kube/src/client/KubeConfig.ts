@@ -95,6 +95,11 @@ export interface Connection {
   readonly dispatcher: Undici.Dispatcher | undefined
   /** Authentication headers for the next request. */
   readonly headers: Effect.Effect<Readonly<Record<string, string>>, KubeConfigError>
+  /**
+   * Answers are not asked for gzipped (the kubeconfig cluster's `disable-compression`, client-go's
+   * `DisableCompression`): for a fast network where the server's CPU is dearer than the bytes.
+   */
+  readonly disableCompression?: boolean | undefined
 }
 
 /**
@@ -114,9 +119,12 @@ export const connection = (source: Source): Effect.Effect<Connection, KubeConfig
   const file = source._tag === "File" ? source.path : defaultFile()
   if (file === inPod) return source.context === undefined ? inCluster() : Effect.flatMap(load(source), connect)
   const plain = file === undefined ? undefined : KubeconfigFile.read(file, source.context)
-  return plain !== undefined && (plain.server.startsWith("https://") || isLoopbackHttp(plain.server))
-    ? fromPlain(plain)
-    : Effect.flatMap(load(source), connect)
+  if (plain !== undefined && (plain.server.startsWith("https://") || isLoopbackHttp(plain.server))) return fromPlain(plain)
+  const loaded = Effect.flatMap(load(source), connect)
+  // client-node's clusters drop `disable-compression`: it is read from the file beside them.
+  return file !== undefined && KubeconfigFile.disablesCompression(file, source.context)
+    ? Effect.map(loaded, (connection) => ({ ...connection, disableCompression: true }))
+    : loaded
 }
 
 const inPod = Symbol("inPod")
@@ -169,7 +177,7 @@ const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never
       })
       : undefined
     const headers = plain.token === undefined ? {} : bearer(plain.token)
-    return { server: plain.server, dispatcher, headers: Effect.succeed(headers) }
+    return { server: plain.server, dispatcher, headers: Effect.succeed(headers), disableCompression: plain.disableCompression }
   })
 
 const notInCluster = "not in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set"

@@ -25,6 +25,8 @@ export interface Plain {
   /** PEM, with `clientKey`. */
   readonly clientCertificate: string | undefined
   readonly clientKey: string | undefined
+  /** The cluster's `disable-compression`: answers are not asked for gzipped. */
+  readonly disableCompression: boolean
 }
 
 // `extensions` (minikube writes them) carry nothing a connection needs.
@@ -34,6 +36,7 @@ const clusterFields = new Set([
   "certificate-authority-data",
   "insecure-skip-tls-verify",
   "tls-server-name",
+  "disable-compression",
   "extensions"
 ])
 const userFields = new Set(["token", "client-certificate", "client-certificate-data", "client-key", "client-key-data", "extensions"])
@@ -61,12 +64,10 @@ const text = (value: unknown): string | undefined => typeof value === "string" &
  */
 export const read = (path: string, context: string | undefined): Plain | undefined => {
   try {
-    const document: Entry | undefined = Yaml.parseObjects(readFileSync(path, "utf8"))[0]
-    if (document === undefined) return undefined
-    const current = named(document.contexts, context ?? document["current-context"], "context")
+    const current = currentOf(path, context)
     if (current === undefined) return undefined
-    const cluster = named(document.clusters, current.cluster, "cluster")
-    const user = current.user === undefined ? {} : named(document.users, current.user, "user")
+    const { cluster, document } = current
+    const user = current.context.user === undefined ? {} : named(document.users, current.context.user, "user")
     if (cluster === undefined || user === undefined || !onlyKnown(cluster, clusterFields) || !onlyKnown(user, userFields)) {
       return undefined
     }
@@ -94,9 +95,34 @@ export const read = (path: string, context: string | undefined): Plain | undefin
       tlsServerName: text(cluster["tls-server-name"]),
       token: text(user.token),
       clientCertificate,
-      clientKey
+      clientKey,
+      disableCompression: cluster["disable-compression"] === true
     }
   } catch {
     return undefined
+  }
+}
+
+const currentOf = (path: string, context: string | undefined) => {
+  const document: Entry | undefined = Yaml.parseObjects(readFileSync(path, "utf8"))[0]
+  if (document === undefined) return undefined
+  const current = named(document.contexts, context ?? document["current-context"], "context")
+  if (current === undefined) return undefined
+  return { document, context: current, cluster: named(document.clusters, current.cluster, "cluster") }
+}
+
+/**
+ * Whether the cluster of the kubeconfig's context (`context`, or its current one) says
+ * `disable-compression: true`, for a kubeconfig client-node loads (its clusters drop the field).
+ *
+ * @example
+ * import * as KubeconfigFile from "./KubeconfigFile.ts"
+ * KubeconfigFile.disablesCompression("/home/me/.kube/config", undefined) // false, unless it says so
+ */
+export const disablesCompression = (path: string, context: string | undefined): boolean => {
+  try {
+    return currentOf(path, context)?.cluster?.["disable-compression"] === true
+  } catch {
+    return false
   }
 }
