@@ -1,8 +1,8 @@
 /**
  * Compressed answers, as client-go asks for them: every request read whole asks for gzip (the
  * server compresses only large answers, a list's pages), watches do not, a kubeconfig cluster's
- * `disable-compression` turns it off (read directly or through client-node), and an answer that
- * does not inflate is a Transport error, not a crash.
+ * `disable-compression` turns it off or, for a loopback server (not asked by default), on (read
+ * directly or through client-node), and an answer that does not inflate is a Transport error.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ApiServer } from "@kubefx/apiserver"
@@ -46,13 +46,12 @@ const listBytes = (server: ApiServer.ApiServer) =>
 const count = 60
 
 describe("compressed answers", () => {
-  it.effect("a large list comes gzipped and reads the same; disable-compression sends it plain, read directly or by client-node", () =>
+  it.effect("a large list comes gzipped and reads the same; plain from loopback by default or with disable-compression, read directly or by client-node", () =>
     Effect.gen(function*() {
       const server = yield* ApiServer.make({ port: 0 })
       const dir = yield* directory
       const cluster = { server: server.httpsUrl, "certificate-authority-data": Buffer.from(server.certificateAuthority).toString("base64") }
-      const plainPath = kubeconfig(dir, "plain", cluster, { token: server.token })
-      const kube = yield* clientOf(plainPath)
+      const kube = yield* clientOf(kubeconfig(dir, "asking", { ...cluster, "disable-compression": false }, { token: server.token }))
       for (let i = 0; i < count; i++) {
         const text = Array.from({ length: 200 }, (_, line) => `line ${line} of ${i}`).join("\n")
         yield* kube.create(Builtins.ConfigMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}`, namespace: "default" }, data: { text } })
@@ -70,12 +69,15 @@ describe("compressed answers", () => {
       const uncompressed = yield* listed(yield* clientOf(kubeconfig(dir, "disabled", { ...cluster, "disable-compression": true }, { token: server.token })))
       assert.isAbove(uncompressed, 128 * 1024)
       assert.isBelow(compressed, uncompressed / 4)
+      // Unsaid, a loopback server is not asked: its bytes cross no network.
+      assert.isAbove(yield* listed(yield* clientOf(kubeconfig(dir, "loopback", cluster, { token: server.token }))), compressed * 4)
       // A token file is client-node's to read: the flag is read beside it.
       const tokenFile = join(dir, "token")
       writeFileSync(tokenFile, server.token)
       const throughClientNode = kubeconfig(dir, "client-node", { ...cluster, "disable-compression": true }, { "token-file": tokenFile })
       assert.isAbove(yield* listed(yield* clientOf(throughClientNode)), compressed * 4)
-      assert.isBelow(yield* listed(yield* clientOf(kubeconfig(dir, "client-node-on", cluster, { "token-file": tokenFile }))), uncompressed / 4)
+      const asking = kubeconfig(dir, "client-node-on", { ...cluster, "disable-compression": false }, { "token-file": tokenFile })
+      assert.isBelow(yield* listed(yield* clientOf(asking)), uncompressed / 4)
     }).pipe(Effect.scoped))
 
   it.effect("asks for gzip on reads and writes, not on watches; a gzipped answer of any size inflates; a broken one is a Transport error", () =>
@@ -101,7 +103,8 @@ describe("compressed answers", () => {
       )
       http.unref()
       const port = (http.address() as { readonly port: number }).port
-      const kube = yield* clientOf(kubeconfig(yield* directory, "fake", { server: `http://127.0.0.1:${port}` }, { token: "t" }))
+      const dir = yield* directory
+      const kube = yield* clientOf(kubeconfig(dir, "fake", { server: `http://127.0.0.1:${port}`, "disable-compression": false }, { token: "t" }))
 
       const list = yield* kube.list(Builtins.Namespace)
       assert.deepStrictEqual(list.items.map((ns) => ns.metadata.name), ["small"])
@@ -117,5 +120,11 @@ describe("compressed answers", () => {
       const watched = asked.find((request) => request.path.includes("watch=true"))
       assert.isDefined(watched)
       assert.isUndefined(watched?.headers["accept-encoding"])
+
+      // A loopback server not told otherwise is not asked, and what it gzips anyway still inflates.
+      asked.length = 0
+      const unasked = yield* clientOf(kubeconfig(dir, "loopback", { server: `http://127.0.0.1:${port}` }, { token: "t" }))
+      assert.deepStrictEqual((yield* unasked.list(Builtins.Namespace)).items.map((ns) => ns.metadata.name), ["small"])
+      assert.isUndefined(asked[0]?.headers["accept-encoding"])
     }).pipe(Effect.scoped))
 })

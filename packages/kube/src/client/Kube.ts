@@ -13,6 +13,7 @@ import * as Exchange from "./Exchange.ts"
 import * as KubeConfig from "./KubeConfig.ts"
 import * as KubeError from "./KubeError.ts"
 import type * as ObjectMeta from "./ObjectMeta.ts"
+import * as ProxyEnvironment from "./ProxyEnvironment.ts"
 import * as RequestMetrics from "./RequestMetrics.ts"
 import * as Resource from "./Resource.ts"
 import * as WatchLines from "./WatchLines.ts"
@@ -208,9 +209,11 @@ export const make = (connection: KubeConfig.Connection): Effect.Effect<Client, n
     const requests = yield* RequestMetrics.recorder(base.host)
 
     // As client-go: answers read whole are asked for gzipped (the server compresses only large ones,
-    // a list's pages) unless the kubeconfig's cluster says `disable-compression`. Watches are never
+    // a list's pages) unless the kubeconfig's cluster says `disable-compression`; unlike it, not from
+    // a loopback server unless the cluster says `disable-compression: false`. Watches are never
     // compressed by kube-apiserver, so their lines are not asked to be.
-    const encoding = connection.disableCompression === true ? {} : { "accept-encoding": "gzip" }
+    const compressed = !(connection.disableCompression ?? ProxyEnvironment.isLoopback(base.hostname))
+    const encoding = compressed ? { "accept-encoding": "gzip" } : {}
     // Eager: with headers known at once (a static token), the request is built at once too.
     const exchangeFor = (request: RawRequest, whole: boolean) =>
       Effect.mapEager(

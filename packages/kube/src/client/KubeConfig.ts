@@ -96,8 +96,9 @@ export interface Connection {
   /** Authentication headers for the next request. */
   readonly headers: Effect.Effect<Readonly<Record<string, string>>, KubeConfigError>
   /**
-   * Answers are not asked for gzipped (the kubeconfig cluster's `disable-compression`, client-go's
-   * `DisableCompression`): for a fast network where the server's CPU is dearer than the bytes.
+   * Whether answers are not asked for gzipped (the kubeconfig cluster's `disable-compression`,
+   * client-go's `DisableCompression`). Unset, they are asked for unless the server is on a loopback
+   * address, where the bytes cross no network and compressing them would only cost CPU.
    */
   readonly disableCompression?: boolean | undefined
 }
@@ -122,9 +123,8 @@ export const connection = (source: Source): Effect.Effect<Connection, KubeConfig
   if (plain !== undefined && (plain.server.startsWith("https://") || isLoopbackHttp(plain.server))) return fromPlain(plain)
   const loaded = Effect.flatMap(load(source), connect)
   // client-node's clusters drop `disable-compression`: it is read from the file beside them.
-  return file !== undefined && KubeconfigFile.disablesCompression(file, source.context)
-    ? Effect.map(loaded, (connection) => ({ ...connection, disableCompression: true }))
-    : loaded
+  const disableCompression = file === undefined ? undefined : KubeconfigFile.disableCompression(file, source.context)
+  return disableCompression === undefined ? loaded : Effect.map(loaded, (connection) => ({ ...connection, disableCompression }))
 }
 
 const inPod = Symbol("inPod")

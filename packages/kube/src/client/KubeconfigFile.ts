@@ -25,8 +25,8 @@ export interface Plain {
   /** PEM, with `clientKey`. */
   readonly clientCertificate: string | undefined
   readonly clientKey: string | undefined
-  /** The cluster's `disable-compression`: answers are not asked for gzipped. */
-  readonly disableCompression: boolean
+  /** The cluster's `disable-compression`, when it says it. */
+  readonly disableCompression: boolean | undefined
 }
 
 // `extensions` (minikube writes them) carry nothing a connection needs.
@@ -96,12 +96,14 @@ export const read = (path: string, context: string | undefined): Plain | undefin
       token: text(user.token),
       clientCertificate,
       clientKey,
-      disableCompression: cluster["disable-compression"] === true
+      disableCompression: flag(cluster["disable-compression"])
     }
   } catch {
     return undefined
   }
 }
+
+const flag = (value: unknown): boolean | undefined => typeof value === "boolean" ? value : undefined
 
 const currentOf = (path: string, context: string | undefined) => {
   const document: Entry | undefined = Yaml.parseObjects(readFileSync(path, "utf8"))[0]
@@ -112,17 +114,17 @@ const currentOf = (path: string, context: string | undefined) => {
 }
 
 /**
- * Whether the cluster of the kubeconfig's context (`context`, or its current one) says
- * `disable-compression: true`, for a kubeconfig client-node loads (its clusters drop the field).
+ * The `disable-compression` of the cluster of the kubeconfig's context (`context`, or its current
+ * one), when it says it: for a kubeconfig client-node loads (its clusters drop the field).
  *
  * @example
  * import * as KubeconfigFile from "./KubeconfigFile.ts"
- * KubeconfigFile.disablesCompression("/home/me/.kube/config", undefined) // false, unless it says so
+ * KubeconfigFile.disableCompression("/home/me/.kube/config", undefined) // undefined, unless it says
  */
-export const disablesCompression = (path: string, context: string | undefined): boolean => {
+export const disableCompression = (path: string, context: string | undefined): boolean | undefined => {
   try {
-    return currentOf(path, context)?.cluster?.["disable-compression"] === true
+    return flag(currentOf(path, context)?.cluster?.["disable-compression"])
   } catch {
-    return false
+    return undefined
   }
 }

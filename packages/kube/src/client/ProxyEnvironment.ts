@@ -22,7 +22,17 @@ const variable = (env: Environment, name: string): string | undefined => {
 // "[::1]" -> "::1"
 const bare = (host: string): string => host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
 
-const isLoopback = (host: string): boolean => {
+/**
+ * Whether a URL's host is this machine: localhost, a 127.0.0.0/8 address or ::1 (brackets allowed).
+ *
+ * @example
+ * import * as ProxyEnvironment from "./ProxyEnvironment.ts"
+ * ProxyEnvironment.isLoopback("127.0.0.1") // true
+ * ProxyEnvironment.isLoopback("[::1]") // true
+ * ProxyEnvironment.isLoopback("10.0.0.1") // false
+ */
+export const isLoopback = (hostname: string): boolean => {
+  const host = bare(hostname)
   if (host === "localhost" || host.endsWith(".localhost")) return true
   const family = isIP(host)
   return family === 4 ? host.startsWith("127.") : family === 6 ? host === "::1" : false
