@@ -19,6 +19,7 @@ import * as SimulatedController from "./SimulatedController.ts"
 import * as SimulatedNode from "./SimulatedNode.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
+import * as VolumeSimulation from "./VolumeSimulation.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
@@ -117,8 +118,9 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
       return on === undefined || phase === "Succeeded" || phase === "Failed" ? [] : [{ pod: other, node: on }]
     })
     const namespaceLabels = (namespace: string) => KubeObject.meta(ctx.env.store.get("namespaces", "", namespace) ?? {}).labels ?? {}
+    const volumes = VolumeSimulation.binding(ctx.env.store, pod)
     const misfits: Array<Scheduling.Misfit> = []
-    const fit = nodes.find((node) => {
+    const fit = volumes._tag === "Unresolvable" ? undefined : nodes.find((node) => {
       const why = Scheduling.misfit(record(pod.spec), node) ?? Scheduling.podMisfit(pod, node, placed, namespaceLabels)
       if (why !== undefined) misfits.push(why)
       return why === undefined
@@ -127,12 +129,17 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
     if (fit !== undefined) {
       const m = KubeObject.meta(pod)
       const node = KubeObject.meta(fit).name ?? ""
+      // Claims that wait for their first pod get its node, and the pod is bound once they are.
+      if (volumes._tag === "Waiting") {
+        yield* VolumeSimulation.select(ctx, volumes.claims, node)
+        return false
+      }
       const bound = yield* Effect.result(Bindings.bind(ctx.env, target, { metadata: { name: m.name, uid: m.uid }, target: { kind: "Node", name: node } }, false))
       if (bound._tag === "Failure") return false
       yield* event({ type: "Normal", reason: "Scheduled", message: `Successfully assigned ${m.namespace ?? ""}/${m.name ?? ""} to ${node}` })
       return true
     }
-    const message = Scheduling.unschedulable(misfits)
+    const message = volumes._tag === "Unresolvable" ? Scheduling.unresolvable(nodes.length, volumes.reason) : Scheduling.unschedulable(misfits)
     const said = KubeObject.records(record(pod.status).conditions).find((c) => c.type === "PodScheduled")
     if (said?.status === "False" && said.message === message) return false
     yield* SimulatedController.writeStatus(ctx, key, (current) => ({

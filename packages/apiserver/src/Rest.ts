@@ -9,6 +9,7 @@ import * as Admission from "./Admission.ts"
 import * as AdmissionPolicies from "./AdmissionPolicies.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
+import * as DefaultStorageClass from "./DefaultStorageClass.ts"
 import * as GracefulDeletion from "./GracefulDeletion.ts"
 import * as Lists from "./Lists.ts"
 import * as LimitRanger from "./LimitRanger.ts"
@@ -370,10 +371,11 @@ const admissionHooks = (
   const policies = AdmissionPolicies.configured(env.store)
   const podSecurity = PodSecurityAdmission.applies(target.resource, subresource)
   const serviceAccount = ServiceAccountAdmission.applies(target.resource, subresource, operation)
+  const storageClass = DefaultStorageClass.applies(target.resource, subresource, operation)
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
   const quota = operation === "CREATE" && subresource === undefined && namespace !== undefined && env.store.count("resourcequotas", namespace) > 0
   const limits = namespace !== undefined && LimitRanger.applies(target.resource, subresource, operation) && env.store.count("limitranges", namespace) > 0
-  if (!webhooks && !policies && !podSecurity && !serviceAccount && !quota && !limits) return undefined
+  if (!webhooks && !policies && !podSecurity && !serviceAccount && !storageClass && !quota && !limits) return undefined
   const scale = subresource === "scale"
   // A scale write reaches webhooks and policies as kube sends it: the scale subresource, on the
   // autoscaling/v1 Scale view of the object.
@@ -393,8 +395,9 @@ const admissionHooks = (
     podSecurity
       ? PodSecurityAdmission.admit(env.store, { operation, resource: target.resource, subresource, namespace, name: target.name, object, oldObject })
       : Effect.succeed([])
-  // kube's mutating plugins in its order: LimitRanger, then ServiceAccount.
+  // kube's mutating plugins in its order: LimitRanger, ServiceAccount, DefaultStorageClass.
   const plugins = (given: KubeObject.KubeObject) => {
+    if (storageClass) return Effect.succeed(DefaultStorageClass.admit(env.store, given))
     const object = limits && target.resource.type.plural === "pods" ? LimitRanger.withNamespaceDefaults(env.store, namespace!, given) : given
     return serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", generated ?? target.name, object) : Effect.succeed(object)
   }

@@ -101,6 +101,18 @@ export const unschedulable = (misfits: ReadonlyArray<Misfit>): string => {
   return `0/${total} nodes are available: ${listed}. preemption: 0/${total} nodes are available: ${preemption}.`
 }
 
+/**
+ * kube-scheduler's `FailedScheduling` message when the pod itself rules out every one of `nodes`
+ * (a claim missing or unbound, found before any node is looked at).
+ *
+ * @example
+ * import * as Scheduling from "./Scheduling.ts"
+ * Scheduling.unresolvable(1, 'persistentvolumeclaim "data" not found')
+ * // '0/1 nodes are available: persistentvolumeclaim "data" not found. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.'
+ */
+export const unresolvable = (nodes: number, reason: string): string =>
+  `0/${nodes} nodes are available: ${reason}. preemption: 0/${nodes} nodes are available: ${nodes} Preemption is not helpful for scheduling.`
+
 /** A pod already bound, with the node it is on. */
 export interface Placed {
   readonly pod: KubeObject.KubeObject

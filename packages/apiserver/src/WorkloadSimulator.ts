@@ -48,6 +48,7 @@ import * as ServiceEndpoints from "./ServiceEndpoints.ts"
 import * as SimulatedNode from "./SimulatedNode.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
+import * as VolumeSimulation from "./VolumeSimulation.ts"
 import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -81,6 +82,7 @@ type Kind =
   | "Service"
   | "HorizontalPodAutoscaler"
   | "PodDisruptionBudget"
+  | "PersistentVolumeClaim"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
@@ -92,7 +94,8 @@ const kinds: ReadonlyMap<string, Kind> = new Map([
   ["pods", "Pod"],
   ["services", "Service"],
   ["horizontalpodautoscalers.autoscaling", "HorizontalPodAutoscaler"],
-  ["poddisruptionbudgets.policy", "PodDisruptionBudget"]
+  ["poddisruptionbudgets.policy", "PodDisruptionBudget"],
+  ["persistentvolumeclaims", "PersistentVolumeClaim"]
 ])
 
 interface Key {
@@ -131,6 +134,8 @@ const pending = (store: Store.Store, kind: Kind, object: KubeObject.KubeObject) 
     : kind === "Pod"
     ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object) || JobSimulation.heldWhileDeleted(object) ||
       PodSimulation.terminating(store, object)
+    : kind === "PersistentVolumeClaim"
+    ? VolumeSimulation.pending(object)
     : true
 
 // A Job running with no pod active: admission refused its pods.
@@ -196,6 +201,8 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         if (object === undefined) {
           // A managed Service gone: its Endpoints go too.
           if (kind === "Service" && key.phase === "complete") yield* EndpointsSimulation.forget(controllers, key.namespace, key.name)
+          // A claim gone: its volume is reclaimed.
+          if (kind === "PersistentVolumeClaim") yield* VolumeSimulation.reclaim(controllers, key.namespace, key.name)
           return
         }
         if (kind === "Job") return yield* handleJob(key, object)
@@ -203,6 +210,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         if (kind === "HorizontalPodAutoscaler") return yield* AutoscalerSimulation.autoscaler(controllers, key, object)
         if (kind === "PodDisruptionBudget") return yield* DisruptionSimulation.budget(controllers, key, object)
         if (kind === "DaemonSet") return yield* DaemonSetSimulation.daemonSet(controllers, key, object)
+        if (kind === "PersistentVolumeClaim") return yield* VolumeSimulation.claim(controllers, key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
         if (kind === "Service") {
           if (options.loadBalancerAddresses !== undefined) yield* LoadBalancerSimulation.service(controllers, key, object, options.loadBalancerAddresses)
@@ -338,6 +346,15 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
     const onEvent = (event: Store.Event) => {
       if (event.storage === "namespaces") return relabelled(event)
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
+      // A class made or changed may be what a claim waited for.
+      if (event.storage === "storageclasses.storage.k8s.io") {
+        if (event.type === "DELETED") return
+        for (const claim of env.store.list("persistentvolumeclaims", undefined)) {
+          const m = KubeObject.meta(claim)
+          if (VolumeSimulation.pending(claim)) worker.enqueue({ phase: "observe", storage: "persistentvolumeclaims", namespace: m.namespace ?? "", name: m.name ?? "" })
+        }
+        return
+      }
       // A node's change is every DaemonSet's, and the scheduler's for every Pod not yet bound.
       if (event.storage === "nodes") {
         for (const ds of env.store.list("daemonsets.apps", undefined)) {
@@ -379,6 +396,16 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
           }
         }
       }
+      // A claim's change is the scheduler's for the pods waiting on it; a claim gone, its volume's.
+      if (kind === "PersistentVolumeClaim") {
+        const name = KubeObject.meta(event.object).name
+        for (const pod of env.store.list("pods", event.namespace)) {
+          if (PodRuns.pending(pod) && PodSimulation.unbound(pod) && VolumeSimulation.claimsOf(pod).includes(name ?? "")) {
+            worker.enqueue({ phase: "observe", storage: "pods", namespace: event.namespace, name: KubeObject.meta(pod).name ?? "" })
+          }
+        }
+        if (event.type === "DELETED") worker.enqueue({ phase: "complete", storage: "persistentvolumeclaims", namespace: event.namespace, name: name ?? "" })
+      }
       // A pod's change, or its controllers', is the namespace's disruption budgets' to count again.
       if (kind === "Pod" || kind === "ReplicaSet" || kind === "Deployment" || kind === "StatefulSet") {
         for (const pdb of env.store.list("poddisruptionbudgets.policy", event.namespace)) {
@@ -408,6 +435,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       yield* Effect.ignore(update({ storage: "nodes", namespace: "", name: SimulatedNode.name }, "status", (current) =>
         ({ ...current, status: SimulatedNode.status(KubeObject.timestamp()) })))
     }
+    yield* VolumeSimulation.ensureDefaultClass(env, writeOptions)
     for (const [storage, kind] of kinds) {
       for (const object of env.store.list(storage, undefined)) {
         const m = KubeObject.meta(object)

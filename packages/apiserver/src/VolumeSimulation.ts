@@ -1,0 +1,270 @@
+/**
+ * The workload simulator's storage, as kind's: a default StorageClass `standard` whose provisioner
+ * (`rancher.io/local-path`) makes a PersistentVolume for each claim of its class, at once for an
+ * `Immediate` class and once the scheduler picked the node of the claim's first pod for a
+ * `WaitForFirstConsumer` one (the claim's `volume.kubernetes.io/selected-node`); kube's
+ * PersistentVolume controller binds the two (the claim `Bound` with the volume's capacity), and
+ * reclaims the volume when its claim is gone (deleted for `Delete`, `Released` for `Retain`). The
+ * scheduler's volume binding keeps a pod whose claims are missing, being deleted or unbound
+ * `Immediate` ones `Unschedulable`, and binds one whose `WaitForFirstConsumer` claims wait for it
+ * only once they are bound. Claims of another provisioner's class wait for it, as on a cluster.
+ */
+import { Effect } from "effect"
+import * as ControllerEvents from "./ControllerEvents.ts"
+import * as DefaultStorageClass from "./DefaultStorageClass.ts"
+import * as Rest from "./Rest.ts"
+import * as SimulatedController from "./SimulatedController.ts"
+import type * as Status from "./Status.ts"
+import type * as Store from "./Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+const record = KubeObject.record
+
+/** The provisioner of the default class, kind's. */
+export const provisioner = "rancher.io/local-path"
+
+/** The annotation the scheduler puts on a `WaitForFirstConsumer` claim: the node its volume is for. */
+export const selectedNode = "volume.kubernetes.io/selected-node"
+
+const claims = "persistentvolumeclaims"
+const volumes = "persistentvolumes"
+const classes = "storageclasses.storage.k8s.io"
+
+/**
+ * kind's default StorageClass.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * VolumeSimulation.defaultClass().volumeBindingMode // "WaitForFirstConsumer"
+ */
+export const defaultClass = (): KubeObject.KubeObject => ({
+  apiVersion: "storage.k8s.io/v1",
+  kind: "StorageClass",
+  metadata: { name: "standard", annotations: { [DefaultStorageClass.defaultAnnotation]: "true" } },
+  provisioner,
+  reclaimPolicy: "Delete",
+  volumeBindingMode: "WaitForFirstConsumer"
+})
+
+/**
+ * Makes the default StorageClass unless the cluster has one already (kept when the server
+ * restarts with its data, or a test made its own).
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * declare const env: import("./Rest.ts").Env
+ * declare const options: import("./Rest.ts").WriteOptions
+ * const made = VolumeSimulation.ensureDefaultClass(env, options)
+ */
+export const ensureDefaultClass = (env: Rest.Env, options: Rest.WriteOptions): Effect.Effect<void> => {
+  const resource = env.registry.byStorage(classes)[0]
+  if (resource === undefined || env.store.list(classes, undefined).some(DefaultStorageClass.isDefault)) return Effect.void
+  return Effect.ignore(Rest.create(env, resource, undefined, defaultClass(), options))
+}
+
+/**
+ * The claims a pod's volumes name.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * VolumeSimulation.claimsOf({ spec: { volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db-0" } }] } }) // ["data-db-0"]
+ */
+export const claimsOf = (pod: KubeObject.KubeObject): ReadonlyArray<string> =>
+  KubeObject.records(record(pod.spec).volumes).flatMap((volume) => {
+    const name = record(volume.persistentVolumeClaim).claimName
+    return typeof name === "string" && name !== "" ? [name] : []
+  })
+
+/** What the scheduler's volume binding makes of a pod's claims. */
+export type Binding =
+  | { readonly _tag: "Bound" }
+  | { readonly _tag: "Unresolvable"; readonly reason: string }
+  | { readonly _tag: "Waiting"; readonly claims: ReadonlyArray<KubeObject.KubeObject> }
+
+const classOf = (store: Store.Store, claim: KubeObject.KubeObject) => {
+  const name = record(claim.spec).storageClassName
+  return typeof name === "string" && name !== "" ? store.get(classes, "", name) : undefined
+}
+
+const bound = (claim: KubeObject.KubeObject) => record(claim.status).phase === "Bound"
+
+/**
+ * The pod's claims: all bound; one that stops it from any node (kube-scheduler's reason); or the
+ * `WaitForFirstConsumer` claims that wait for its node.
+ *
+ * @example
+ * import * as Store from "./Store.ts"
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * VolumeSimulation.binding(Store.make(), { metadata: { namespace: "default" }, spec: { volumes: [{ name: "d", persistentVolumeClaim: { claimName: "d" } }] } })
+ * // { _tag: "Unresolvable", reason: 'persistentvolumeclaim "d" not found' }
+ */
+export const binding = (store: Store.Store, pod: KubeObject.KubeObject): Binding => {
+  const namespace = KubeObject.meta(pod).namespace ?? ""
+  const waiting: Array<KubeObject.KubeObject> = []
+  let immediate = false
+  for (const name of claimsOf(pod)) {
+    const claim = store.get(claims, namespace, name)
+    if (claim === undefined) return { _tag: "Unresolvable", reason: `persistentvolumeclaim "${name}" not found` }
+    if (KubeObject.meta(claim).deletionTimestamp !== undefined) return { _tag: "Unresolvable", reason: `persistentvolumeclaim "${name}" is being deleted` }
+    if (bound(claim)) continue
+    if (classOf(store, claim)?.volumeBindingMode === "WaitForFirstConsumer") waiting.push(claim)
+    else immediate = true
+  }
+  if (immediate) return { _tag: "Unresolvable", reason: "pod has unbound immediate PersistentVolumeClaims" }
+  return waiting.length > 0 ? { _tag: "Waiting", claims: waiting } : { _tag: "Bound" }
+}
+
+/**
+ * The scheduler's choice of node for the `WaitForFirstConsumer` claims that wait for a pod, which
+ * starts their provisioning.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const claim: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const selected = VolumeSimulation.select(ctx, [claim], "kubefx-node")
+ */
+export const select = (ctx: SimulatedController.Context, waiting: ReadonlyArray<KubeObject.KubeObject>, node: string): Effect.Effect<void, Status.ApiError> =>
+  Effect.forEach(
+    waiting.filter((claim) => KubeObject.meta(claim).annotations?.[selectedNode] === undefined),
+    (claim) =>
+      SimulatedController.writeObject(ctx, claims, claim, (current) => KubeObject.withMeta(current, {
+        annotations: { ...KubeObject.meta(current).annotations, [selectedNode]: node }
+      })),
+    { discard: true }
+  )
+
+/**
+ * Whether the provisioner and the binder have something to do for a claim: it is not bound.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * VolumeSimulation.pending({ status: { phase: "Pending" } }) // true
+ */
+export const pending = (claim: KubeObject.KubeObject): boolean => !bound(claim) && KubeObject.meta(claim).deletionTimestamp === undefined
+
+/**
+ * The provisioner's and the binder's look at a claim: a volume made and bound to it when its class
+ * is the simulated provisioner's and (for `WaitForFirstConsumer`) its node is chosen; the events
+ * kube's controllers record otherwise.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const claim: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const looked = VolumeSimulation.claim(ctx, { storage: "persistentvolumeclaims", namespace: "default", name: "data" }, claim)
+ */
+export const claim = (ctx: SimulatedController.Context, key: SimulatedController.Key, claim: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    if (!pending(claim)) return
+    const spec = record(claim.spec)
+    const className = spec.storageClassName
+    // A claim of no class waits for a volume made for it by hand, which nothing here binds.
+    if (typeof className !== "string" || className === "") return
+    const event = (component: string, recorded: ControllerEvents.Event) =>
+      ControllerEvents.record(ctx.env, ctx.writeOptions, claim, component, recorded)
+    const storageClass = ctx.env.store.get(classes, "", className)
+    if (storageClass === undefined) {
+      return yield* event("persistentvolume-controller", {
+        type: "Warning",
+        reason: "ProvisioningFailed",
+        message: `storageclass.storage.k8s.io "${className}" not found`
+      })
+    }
+    if (storageClass.provisioner !== provisioner) {
+      return yield* event("persistentvolume-controller", {
+        type: "Normal",
+        reason: "ExternalProvisioning",
+        message: `Waiting for a volume to be created either by the external provisioner '${
+          String(storageClass.provisioner)
+        }' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`
+      })
+    }
+    const node = KubeObject.meta(claim).annotations?.[selectedNode]
+    if (storageClass.volumeBindingMode === "WaitForFirstConsumer" && node === undefined) {
+      return yield* event("persistentvolume-controller", {
+        type: "Normal",
+        reason: "WaitForFirstConsumer",
+        message: "waiting for first consumer to be created before binding"
+      })
+    }
+    const resource = ctx.env.registry.byStorage(volumes)[0]
+    if (resource === undefined) return
+    const m = KubeObject.meta(claim)
+    const name = `pvc-${m.uid ?? ""}`
+    const storage = record(record(spec.resources).requests).storage ?? "1Gi"
+    const made = yield* Effect.result(Rest.create(ctx.env, resource, undefined, {
+      apiVersion: "v1",
+      kind: "PersistentVolume",
+      metadata: {
+        name,
+        annotations: { "pv.kubernetes.io/provisioned-by": provisioner, ...(node === undefined ? {} : { "local.path.provisioner/selected-node": node }) }
+      },
+      spec: {
+        accessModes: spec.accessModes ?? ["ReadWriteOnce"],
+        capacity: { storage },
+        claimRef: { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: key.namespace, name: key.name, uid: m.uid, resourceVersion: m.resourceVersion },
+        hostPath: { path: `/var/local-path-provisioner/${name}_${key.namespace}_${key.name}`, type: "DirectoryOrCreate" },
+        persistentVolumeReclaimPolicy: storageClass.reclaimPolicy ?? "Delete",
+        storageClassName: className,
+        volumeMode: spec.volumeMode ?? "Filesystem",
+        ...(node === undefined
+          ? {}
+          : { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [node] }] }] } } })
+      }
+    }, ctx.writeOptions))
+    // Made already (this claim looked at again before its binding was seen): bound below all the same.
+    if (made._tag === "Failure" && made.failure.code !== 409) return yield* made.failure
+    if (made._tag === "Success") {
+      yield* event(provisioner, { type: "Normal", reason: "ProvisioningSucceeded", message: `Successfully provisioned volume ${name}` })
+    }
+    yield* ctx.update({ storage: volumes, namespace: "", name }, "status", (current) => ({ ...current, status: { ...record(current.status), phase: "Bound" } }))
+    yield* SimulatedController.writeObject(ctx, claims, claim, (current) => ({
+      ...KubeObject.withMeta(current, {
+        annotations: {
+          ...KubeObject.meta(current).annotations,
+          "pv.kubernetes.io/bind-completed": "yes",
+          "pv.kubernetes.io/bound-by-controller": "yes",
+          "volume.beta.kubernetes.io/storage-provisioner": provisioner,
+          "volume.kubernetes.io/storage-provisioner": provisioner
+        }
+      }),
+      spec: { ...record(current.spec), volumeName: name }
+    }))
+    yield* SimulatedController.writeStatus(ctx, key, (current) => ({
+      ...record(current.status),
+      phase: "Bound",
+      accessModes: record(current.spec).accessModes ?? ["ReadWriteOnce"],
+      capacity: { storage }
+    }))
+  })
+
+/**
+ * The binder's look at the volumes of a claim that is gone: each deleted if its reclaim policy is
+ * `Delete`, else `Released`.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * const reclaimed = VolumeSimulation.reclaim(ctx, "default", "data")
+ */
+export const reclaim = (ctx: SimulatedController.Context, namespace: string, name: string): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    const resource = ctx.env.registry.byStorage(volumes)[0]
+    const current = ctx.env.store.get(claims, namespace, name)
+    if (resource === undefined) return
+    for (const volume of ctx.env.store.list(volumes, undefined)) {
+      const ref = record(record(volume.spec).claimRef)
+      if (ref.namespace !== namespace || ref.name !== name || (current !== undefined && KubeObject.meta(current).uid === ref.uid)) continue
+      const volumeName = KubeObject.meta(volume).name ?? ""
+      if (record(volume.spec).persistentVolumeReclaimPolicy === "Delete") {
+        yield* Effect.ignore(Rest.remove(ctx.env, { resource, namespace: undefined, name: volumeName }, {
+          propagationPolicy: undefined,
+          preconditions: { uid: KubeObject.meta(volume).uid ?? "" },
+          dryRun: false
+        }))
+      } else if (record(volume.status).phase !== "Released") {
+        yield* ctx.update({ storage: volumes, namespace: "", name: volumeName }, "status", (stored) => ({ ...stored, status: { ...record(stored.status), phase: "Released" } }))
+      }
+    }
+  })

@@ -1,0 +1,192 @@
+/**
+ * Storage as kind has it: a default StorageClass `standard` (WaitForFirstConsumer, local-path), the
+ * DefaultStorageClass admission plugin filling a claim's class, volumes provisioned and bound for a
+ * claim's first pod (or at once for an Immediate class), pods kept Unschedulable by missing or
+ * unbound claims, another provisioner's claims left waiting, and volumes reclaimed with their claim.
+ * Without the simulator, claims stay Pending as on a cluster with no provisioner.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+import { createNamespace, poll } from "./fixtures.ts"
+
+let simulated: Testing.TestServer
+let plain: Testing.TestServer
+beforeAll(async () => {
+  simulated = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "200 millis" })] })
+  plain = await Testing.start()
+})
+afterAll(async () => {
+  await simulated?.close()
+  await plain?.close()
+})
+
+const claim = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: "v1",
+  kind: "PersistentVolumeClaim",
+  metadata: { name },
+  spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "2Gi" } }, ...spec }
+})
+
+const podWith = (name: string, claimName: string) => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name },
+  spec: {
+    containers: [{ name: "db", image: "postgres:16", volumeMounts: [{ name: "data", mountPath: "/var/lib/postgresql/data" }] }],
+    volumes: [{ name: "data", persistentVolumeClaim: { claimName } }]
+  }
+})
+
+const classes = "/apis/storage.k8s.io/v1/storageclasses"
+
+describe("VolumeSimulation", () => {
+  it("has kind's default StorageClass, and a claim without a class gets it from admission", async () => {
+    const standard = await poll(simulated, `${classes}/standard`, () => true)
+    expect(standard).toMatchObject({
+      provisioner: "rancher.io/local-path",
+      reclaimPolicy: "Delete",
+      volumeBindingMode: "WaitForFirstConsumer",
+      metadata: { annotations: { "storageclass.kubernetes.io/is-default-class": "true" } }
+    })
+    await createNamespace(simulated, "storage-admission")
+    const claims = "/api/v1/namespaces/storage-admission/persistentvolumeclaims"
+    expect((await simulated.request("POST", claims, { body: claim("defaulted") })).json.spec.storageClassName).toBe("standard")
+    // An empty class asks for none, and keeps it.
+    expect((await simulated.request("POST", claims, { body: claim("classless", { storageClassName: "" }) })).json.spec.storageClassName).toBe("")
+    // With several defaults, the newest wins.
+    await simulated.request("POST", classes, {
+      body: { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "zz-newer", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } }, provisioner: "example.com/other" }
+    })
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    await simulated.request("POST", classes, {
+      body: { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "aa-newest", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } }, provisioner: "example.com/other" }
+    })
+    expect((await simulated.request("POST", claims, { body: claim("newest") })).json.spec.storageClassName).toBe("aa-newest")
+    for (const name of ["zz-newer", "aa-newest"]) expect((await simulated.request("DELETE", `${classes}/${name}`)).status).toBe(200)
+    // Without the simulator there is no default class, and the claim keeps no class.
+    await createNamespace(plain, "storage-admission")
+    const unset = await plain.request("POST", claims, { body: claim("unset") })
+    expect(unset.status).toBe(201)
+    expect(unset.json.spec.storageClassName).toBeUndefined()
+    expect(unset.json.status.phase).toBe("Pending")
+  })
+
+  it("provisions a WaitForFirstConsumer claim for its first pod's node, binds both, runs the pod, and deletes the volume with its claim", async () => {
+    await createNamespace(simulated, "storage-wffc")
+    const claims = "/api/v1/namespaces/storage-wffc/persistentvolumeclaims"
+    const pods = "/api/v1/namespaces/storage-wffc/pods"
+    expect((await simulated.request("POST", claims, { body: claim("data") })).status).toBe(201)
+    // No consumer yet: it waits, and says so.
+    await poll(simulated, "/api/v1/namespaces/storage-wffc/events", (list) =>
+      list.items.some((e: any) => e.involvedObject.name === "data" && e.reason === "WaitForFirstConsumer"))
+    expect((await simulated.request("GET", `${claims}/data`)).json.status.phase).toBe("Pending")
+
+    expect((await simulated.request("POST", pods, { body: podWith("db", "data") })).status).toBe(201)
+    const bound = await poll(simulated, `${claims}/data`, (c) => c.status?.phase === "Bound")
+    const volumeName = `pvc-${bound.metadata.uid}`
+    expect(bound.spec.volumeName).toBe(volumeName)
+    expect(bound.status).toMatchObject({ accessModes: ["ReadWriteOnce"], capacity: { storage: "2Gi" } })
+    expect(bound.metadata.annotations).toMatchObject({
+      "volume.kubernetes.io/selected-node": "kubefx-node",
+      "pv.kubernetes.io/bind-completed": "yes",
+      "volume.kubernetes.io/storage-provisioner": "rancher.io/local-path"
+    })
+    const volume = (await simulated.request("GET", `/api/v1/persistentvolumes/${volumeName}`)).json
+    expect(volume).toMatchObject({
+      spec: {
+        capacity: { storage: "2Gi" },
+        claimRef: { kind: "PersistentVolumeClaim", namespace: "storage-wffc", name: "data", uid: bound.metadata.uid },
+        persistentVolumeReclaimPolicy: "Delete",
+        storageClassName: "standard",
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: ["kubefx-node"] }] }] } }
+      },
+      status: { phase: "Bound" }
+    })
+    const running = await poll(simulated, `${pods}/db`, (p) => p.status?.phase === "Running")
+    expect(running.spec.nodeName).toBe("kubefx-node")
+    const events = (await simulated.request("GET", "/api/v1/namespaces/storage-wffc/events")).json.items
+    expect(events.some((e: any) => e.involvedObject.name === "data" && e.reason === "ProvisioningSucceeded" && e.message === `Successfully provisioned volume ${volumeName}`)).toBe(true)
+
+    // kubectl's columns read the binding.
+    const table = (await simulated.request("GET", claims, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })).json
+    expect(table.rows[0].cells.slice(0, 3)).toEqual(["data", "Bound", volumeName])
+
+    expect((await simulated.request("DELETE", `${pods}/db?gracePeriodSeconds=0`)).status).toBe(200)
+    expect((await simulated.request("DELETE", `${claims}/data`)).status).toBe(200)
+    await poll(simulated, "/api/v1/persistentvolumes", (list) => !list.items.some((pv: any) => pv.metadata.name === volumeName))
+  })
+
+  it("keeps a pod Unschedulable while its claim is missing or unbound Immediate, binds an Immediate claim at once, and leaves another provisioner's claim waiting", async () => {
+    await createNamespace(simulated, "storage-immediate")
+    const claims = "/api/v1/namespaces/storage-immediate/persistentvolumeclaims"
+    const pods = "/api/v1/namespaces/storage-immediate/pods"
+    const scheduled = (pod: any) => pod.status?.conditions?.find((c: any) => c.type === "PodScheduled")
+
+    // The pod first, its claim later: unschedulable until the claim is there and bound.
+    expect((await simulated.request("POST", pods, { body: podWith("early", "later") })).status).toBe(201)
+    const waiting = await poll(simulated, `${pods}/early`, (p) => scheduled(p)?.status === "False")
+    expect(scheduled(waiting)).toMatchObject({
+      reason: "Unschedulable",
+      message: '0/1 nodes are available: persistentvolumeclaim "later" not found. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.'
+    })
+
+    // A class of another provisioner, bound at once: nothing here provisions it.
+    await simulated.request("POST", classes, {
+      body: { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "ebs" }, provisioner: "ebs.csi.aws.com", volumeBindingMode: "Immediate" }
+    })
+    expect((await simulated.request("POST", claims, { body: claim("later", { storageClassName: "ebs" }) })).status).toBe(201)
+    const unbound = await poll(simulated, `${pods}/early`, (p) => scheduled(p)?.message?.includes("unbound immediate") === true)
+    expect(scheduled(unbound).message).toBe(
+      "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+    )
+    await poll(simulated, "/api/v1/namespaces/storage-immediate/events", (list) =>
+      list.items.some((e: any) => e.involvedObject.name === "later" && e.reason === "ExternalProvisioning" && e.message.includes("'ebs.csi.aws.com'")))
+    expect((await simulated.request("GET", `${claims}/later`)).json.status.phase).toBe("Pending")
+
+    // An Immediate class of the simulated provisioner is bound with no pod at all, its volume kept.
+    await simulated.request("POST", classes, {
+      body: { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "local-now" }, provisioner: "rancher.io/local-path", volumeBindingMode: "Immediate", reclaimPolicy: "Retain" }
+    })
+    expect((await simulated.request("POST", claims, { body: claim("now", { storageClassName: "local-now" }) })).status).toBe(201)
+    const now = await poll(simulated, `${claims}/now`, (c) => c.status?.phase === "Bound")
+    const volume = (await simulated.request("GET", `/api/v1/persistentvolumes/${now.spec.volumeName}`)).json
+    expect(volume.spec.nodeAffinity).toBeUndefined()
+    expect(volume.spec.persistentVolumeReclaimPolicy).toBe("Retain")
+    expect((await simulated.request("DELETE", `${claims}/now`)).status).toBe(200)
+    await poll(simulated, `/api/v1/persistentvolumes/${now.spec.volumeName}`, (pv) => pv.status?.phase === "Released")
+
+    // A pod on a claim bound at once is scheduled without waiting for anything.
+    expect((await simulated.request("POST", claims, { body: claim("ready", { storageClassName: "local-now" }) })).status).toBe(201)
+    await poll(simulated, `${claims}/ready`, (c) => c.status?.phase === "Bound")
+    expect((await simulated.request("POST", pods, { body: podWith("late", "ready") })).status).toBe(201)
+    await poll(simulated, `${pods}/late`, (p) => p.status?.phase === "Running")
+    for (const name of ["ebs", "local-now"]) await simulated.request("DELETE", `${classes}/${name}`)
+  })
+
+  it("runs a StatefulSet whose volumeClaimTemplates make claims of the default class", async () => {
+    await createNamespace(simulated, "storage-sts")
+    const body = {
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      metadata: { name: "db" },
+      spec: {
+        replicas: 2,
+        serviceName: "db",
+        selector: { matchLabels: { app: "db" } },
+        template: {
+          metadata: { labels: { app: "db" } },
+          spec: { containers: [{ name: "db", image: "postgres:16", volumeMounts: [{ name: "data", mountPath: "/data" }] }] }
+        },
+        volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }]
+      }
+    }
+    expect((await simulated.request("POST", "/apis/apps/v1/namespaces/storage-sts/statefulsets", { body })).status).toBe(201)
+    await poll(simulated, "/apis/apps/v1/namespaces/storage-sts/statefulsets/db", (s) => s.status?.readyReplicas === 2)
+    const claims = (await simulated.request("GET", "/api/v1/namespaces/storage-sts/persistentvolumeclaims")).json.items
+    expect(claims.map((c: any) => [c.metadata.name, c.spec.storageClassName, c.status.phase]).sort()).toEqual([
+      ["data-db-0", "standard", "Bound"],
+      ["data-db-1", "standard", "Bound"]
+    ])
+  })
+})
