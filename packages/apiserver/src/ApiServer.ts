@@ -30,6 +30,7 @@ import * as Rest from "./Rest.ts"
 import * as ServedOpenApi from "./ServedOpenApi.ts"
 import * as ServiceAccounts from "./ServiceAccounts.ts"
 import * as Status from "./Status.ts"
+import * as StorageProtection from "./StorageProtection.ts"
 import * as Store from "./Store.ts"
 import * as Watch from "./Watch.ts"
 import * as Worker from "./Worker.ts"
@@ -183,6 +184,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     yield* serviceAccounts.idle
     const quotas = yield* ResourceQuotas.make(env)
     const apiServices = yield* ApiServices.make(env)
+    const storageProtection = yield* StorageProtection.make(env)
     // Events expire an hour after their last write (kube-apiserver's --event-ttl), so a long session
     // of controllers' events does not grow without bound.
     const eventTtl = options.eventTtlMs ?? 3_600_000
@@ -265,14 +267,24 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       registry,
       env,
       // One controller's writes can queue work for another: wait until all are idle at once.
-      settled: Effect.all([crds.idle, gc.idle, namespaces.idle, aggregation.idle, serviceAccounts.idle, quotas.idle, apiServices.idle, kubernetesService.idle], {
+      settled: Effect.all([
+        crds.idle,
+        gc.idle,
+        namespaces.idle,
+        aggregation.idle,
+        serviceAccounts.idle,
+        quotas.idle,
+        apiServices.idle,
+        storageProtection.idle,
+        kubernetesService.idle
+      ], {
         discard: true
       }).pipe(
         Effect.andThen(Effect.yieldNow),
         Effect.repeat({
           until: () =>
             crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + quotas.pending() +
-                apiServices.pending() + kubernetesService.pending() === 0
+                apiServices.pending() + storageProtection.pending() + kubernetesService.pending() === 0
         })
       ),
       close

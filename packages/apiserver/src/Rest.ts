@@ -22,6 +22,7 @@ import * as Scale from "./Scale.ts"
 import * as Selectors from "./Selectors.ts"
 import * as ServiceAccountAdmission from "./ServiceAccountAdmission.ts"
 import * as Status from "./Status.ts"
+import * as StorageProtection from "./StorageProtection.ts"
 import type * as Store from "./Store.ts"
 import * as Webhooks from "./Webhooks.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -372,10 +373,11 @@ const admissionHooks = (
   const podSecurity = PodSecurityAdmission.applies(target.resource, subresource)
   const serviceAccount = ServiceAccountAdmission.applies(target.resource, subresource, operation)
   const storageClass = DefaultStorageClass.applies(target.resource, subresource, operation)
+  const storageProtection = StorageProtection.applies(target.resource, subresource, operation)
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
   const quota = operation === "CREATE" && subresource === undefined && namespace !== undefined && env.store.count("resourcequotas", namespace) > 0
   const limits = namespace !== undefined && LimitRanger.applies(target.resource, subresource, operation) && env.store.count("limitranges", namespace) > 0
-  if (!webhooks && !policies && !podSecurity && !serviceAccount && !storageClass && !quota && !limits) return undefined
+  if (!webhooks && !policies && !podSecurity && !serviceAccount && !storageClass && !storageProtection && !quota && !limits) return undefined
   const scale = subresource === "scale"
   // A scale write reaches webhooks and policies as kube sends it: the scale subresource, on the
   // autoscaling/v1 Scale view of the object.
@@ -395,9 +397,13 @@ const admissionHooks = (
     podSecurity
       ? PodSecurityAdmission.admit(env.store, { operation, resource: target.resource, subresource, namespace, name: target.name, object, oldObject })
       : Effect.succeed([])
-  // kube's mutating plugins in its order: LimitRanger, ServiceAccount, DefaultStorageClass.
+  // kube's mutating plugins in its order: LimitRanger, ServiceAccount, DefaultStorageClass,
+  // StorageObjectInUseProtection.
   const plugins = (given: KubeObject.KubeObject) => {
-    if (storageClass) return Effect.succeed(DefaultStorageClass.admit(env.store, given))
+    if (storageProtection) {
+      const classed = storageClass ? DefaultStorageClass.admit(env.store, given) : given
+      return Effect.succeed(StorageProtection.admit(target.resource, classed))
+    }
     const object = limits && target.resource.type.plural === "pods" ? LimitRanger.withNamespaceDefaults(env.store, namespace!, given) : given
     return serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", generated ?? target.name, object) : Effect.succeed(object)
   }

@@ -240,8 +240,8 @@ export const claim = (ctx: SimulatedController.Context, key: SimulatedController
   })
 
 /**
- * The binder's look at the volumes of a claim that is gone: each deleted if its reclaim policy is
- * `Delete`, else `Released`.
+ * The binder's look at the volumes of a claim that is gone: each `Released`, and deleted if its
+ * reclaim policy is `Delete`.
  *
  * @example
  * import * as VolumeSimulation from "./VolumeSimulation.ts"
@@ -257,14 +257,16 @@ export const reclaim = (ctx: SimulatedController.Context, namespace: string, nam
       const ref = record(record(volume.spec).claimRef)
       if (ref.namespace !== namespace || ref.name !== name || (current !== undefined && KubeObject.meta(current).uid === ref.uid)) continue
       const volumeName = KubeObject.meta(volume).name ?? ""
+      // Released first, as kube's binder marks it, so its protection lets it go; then deleted if so reclaimed.
+      if (record(volume.status).phase !== "Released") {
+        yield* ctx.update({ storage: volumes, namespace: "", name: volumeName }, "status", (stored) => ({ ...stored, status: { ...record(stored.status), phase: "Released" } }))
+      }
       if (record(volume.spec).persistentVolumeReclaimPolicy === "Delete") {
         yield* Effect.ignore(Rest.remove(ctx.env, { resource, namespace: undefined, name: volumeName }, {
           propagationPolicy: undefined,
           preconditions: { uid: KubeObject.meta(volume).uid ?? "" },
           dryRun: false
         }))
-      } else if (record(volume.status).phase !== "Released") {
-        yield* ctx.update({ storage: volumes, namespace: "", name: volumeName }, "status", (stored) => ({ ...stored, status: { ...record(stored.status), phase: "Released" } }))
       }
     }
   })

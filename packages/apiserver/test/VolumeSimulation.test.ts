@@ -2,8 +2,9 @@
  * Storage as kind has it: a default StorageClass `standard` (WaitForFirstConsumer, local-path), the
  * DefaultStorageClass admission plugin filling a claim's class, volumes provisioned and bound for a
  * claim's first pod (or at once for an Immediate class), pods kept Unschedulable by missing or
- * unbound claims, another provisioner's claims left waiting, and volumes reclaimed with their claim.
- * Without the simulator, claims stay Pending as on a cluster with no provisioner.
+ * unbound claims, another provisioner's claims left waiting, volumes reclaimed with their claim, and
+ * claims and volumes protected while in use. Without the simulator, claims stay Pending as on a
+ * cluster with no provisioner.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
@@ -162,6 +163,42 @@ describe("VolumeSimulation", () => {
     expect((await simulated.request("POST", pods, { body: podWith("late", "ready") })).status).toBe(201)
     await poll(simulated, `${pods}/late`, (p) => p.status?.phase === "Running")
     for (const name of ["ebs", "local-now"]) await simulated.request("DELETE", `${classes}/${name}`)
+  })
+
+  it("protects a claim in use: deleted under a scheduled pod it stays Terminating until the pod is gone; volumes likewise while bound", async () => {
+    await createNamespace(simulated, "storage-protection")
+    const claims = "/api/v1/namespaces/storage-protection/persistentvolumeclaims"
+    const pods = "/api/v1/namespaces/storage-protection/pods"
+    const made = await simulated.request("POST", claims, { body: claim("held") })
+    expect(made.json.metadata.finalizers).toEqual(["kubernetes.io/pvc-protection"])
+    expect((await simulated.request("POST", pods, { body: podWith("holder", "held") })).status).toBe(201)
+    const bound = await poll(simulated, `${claims}/held`, (c) => c.status?.phase === "Bound")
+    await poll(simulated, `${pods}/holder`, (p) => p.status?.phase === "Running")
+    const volume = `/api/v1/persistentvolumes/${bound.spec.volumeName}`
+    expect((await simulated.request("GET", volume)).json.metadata.finalizers).toEqual(["kubernetes.io/pv-protection"])
+
+    expect((await simulated.request("DELETE", `${claims}/held`)).status).toBe(200)
+    // Still there, and still protected, a while later: its pod runs.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await simulated.request("GET", "/readyz")
+    const terminating = (await simulated.request("GET", `${claims}/held`)).json
+    expect(terminating.metadata.deletionTimestamp).toBeDefined()
+    expect(terminating.metadata.finalizers).toEqual(["kubernetes.io/pvc-protection"])
+    // A bound volume deleted by hand waits for its claim too.
+    expect((await simulated.request("DELETE", volume)).status).toBe(200)
+    expect((await simulated.request("GET", volume)).json.metadata.deletionTimestamp).toBeDefined()
+
+    // The pod gone: the claim goes, its volume is unbound and goes as well.
+    expect((await simulated.request("DELETE", `${pods}/holder?gracePeriodSeconds=0`)).status).toBe(200)
+    await poll(simulated, claims, (list) => !list.items.some((c: any) => c.metadata.name === "held"))
+    await poll(simulated, "/api/v1/persistentvolumes", (list) => !list.items.some((pv: any) => pv.metadata.name === bound.spec.volumeName))
+
+    // Without the simulator nothing is scheduled, so a claim's deletion goes through at once.
+    await createNamespace(plain, "storage-protection")
+    expect((await plain.request("POST", claims, { body: claim("idle") })).json.metadata.finalizers).toEqual(["kubernetes.io/pvc-protection"])
+    expect((await plain.request("POST", pods, { body: podWith("unscheduled", "idle") })).status).toBe(201)
+    expect((await plain.request("DELETE", `${claims}/idle`)).status).toBe(200)
+    await poll(plain, claims, (list) => !list.items.some((c: any) => c.metadata.name === "idle"))
   })
 
   it("runs a StatefulSet whose volumeClaimTemplates make claims of the default class", async () => {
