@@ -4,7 +4,8 @@
  * `Immediate` class and once the scheduler picked the node of the claim's first pod for a
  * `WaitForFirstConsumer` one (the claim's `volume.kubernetes.io/selected-node`); kube's
  * PersistentVolume controller binds the two (the claim `Bound` with the volume's capacity), and
- * reclaims the volume when its claim is gone (deleted for `Delete`, `Released` for `Retain`). The
+ * reclaims the volume when its claim is gone (deleted for `Delete`, `Released` for `Retain`); kube's
+ * ephemeral volume controller makes a pod's generic ephemeral volumes' claims, owned by it. The
  * scheduler's volume binding keeps a pod whose claims are missing, being deleted or unbound
  * `Immediate` ones `Unschedulable`, and binds one whose `WaitForFirstConsumer` claims wait for it
  * only once they are bound. Claims of another provisioner's class wait for it, as on a cluster.
@@ -63,16 +64,57 @@ export const ensureDefaultClass = (env: Rest.Env, options: Rest.WriteOptions): E
 }
 
 /**
- * The claims a pod's volumes name.
+ * The claims a pod's volumes name: its `persistentVolumeClaim` ones, and `<pod>-<volume>` for each
+ * generic ephemeral volume.
  *
  * @example
  * import * as VolumeSimulation from "./VolumeSimulation.ts"
- * VolumeSimulation.claimsOf({ spec: { volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db-0" } }] } }) // ["data-db-0"]
+ * VolumeSimulation.claimsOf({ metadata: { name: "db-0" }, spec: { volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db-0" } }, { name: "scratch", ephemeral: {} }] } })
+ * // ["data-db-0", "db-0-scratch"]
  */
 export const claimsOf = (pod: KubeObject.KubeObject): ReadonlyArray<string> =>
   KubeObject.records(record(pod.spec).volumes).flatMap((volume) => {
+    if (volume.ephemeral !== undefined) return [`${KubeObject.meta(pod).name ?? ""}-${String(volume.name)}`]
     const name = record(volume.persistentVolumeClaim).claimName
     return typeof name === "string" && name !== "" ? [name] : []
+  })
+
+const ephemeralVolumes = (pod: KubeObject.KubeObject) => KubeObject.records(record(pod.spec).volumes).filter((volume) => volume.ephemeral !== undefined)
+
+const ownedBy = (claim: KubeObject.KubeObject, pod: KubeObject.KubeObject) =>
+  (KubeObject.meta(claim).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === KubeObject.meta(pod).uid)
+
+/**
+ * kube's ephemeral volume controller: the claim of each of a pod's generic ephemeral volumes, made
+ * from its template, named `<pod>-<volume>` and owned by the pod (so it goes with it).
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const pod: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const made = VolumeSimulation.ensureEphemeral(ctx, pod)
+ */
+export const ensureEphemeral = (ctx: SimulatedController.Context, pod: KubeObject.KubeObject): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const resource = ctx.env.registry.byStorage(claims)[0]
+    const m = KubeObject.meta(pod)
+    const namespace = m.namespace ?? ""
+    const missing = ephemeralVolumes(pod).filter((volume) => ctx.env.store.get(claims, namespace, `${m.name ?? ""}-${String(volume.name)}`) === undefined)
+    if (resource === undefined || missing.length === 0) return Effect.void
+    return Effect.forEach(missing, (volume) => {
+      const template = record(record(volume.ephemeral).volumeClaimTemplate)
+      const name = `${m.name ?? ""}-${String(volume.name)}`
+      return Effect.ignore(Rest.create(ctx.env, resource, namespace, {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: {
+          ...record(template.metadata),
+          name,
+          ownerReferences: [{ apiVersion: "v1", kind: "Pod", name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true }]
+        },
+        spec: record(template.spec)
+      }, ctx.writeOptions))
+    }, { discard: true })
   })
 
 /** What the scheduler's volume binding makes of a pod's claims. */
@@ -102,9 +144,20 @@ export const binding = (store: Store.Store, pod: KubeObject.KubeObject): Binding
   const namespace = KubeObject.meta(pod).namespace ?? ""
   const waiting: Array<KubeObject.KubeObject> = []
   let immediate = false
+  const ephemeral = new Set(ephemeralVolumes(pod).map((volume) => `${KubeObject.meta(pod).name ?? ""}-${String(volume.name)}`))
   for (const name of claimsOf(pod)) {
     const claim = store.get(claims, namespace, name)
-    if (claim === undefined) return { _tag: "Unresolvable", reason: `persistentvolumeclaim "${name}" not found` }
+    if (claim === undefined) {
+      return {
+        _tag: "Unresolvable",
+        reason: ephemeral.has(name)
+          ? `waiting for ephemeral volume controller to create the persistentvolumeclaim "${name}"`
+          : `persistentvolumeclaim "${name}" not found`
+      }
+    }
+    if (ephemeral.has(name) && !ownedBy(claim, pod)) {
+      return { _tag: "Unresolvable", reason: `PVC ${namespace}/${name} was not created for pod ${namespace}/${KubeObject.meta(pod).name ?? ""} (pod is not owner)` }
+    }
     if (KubeObject.meta(claim).deletionTimestamp !== undefined) return { _tag: "Unresolvable", reason: `persistentvolumeclaim "${name}" is being deleted` }
     if (bound(claim)) continue
     if (classOf(store, claim)?.volumeBindingMode === "WaitForFirstConsumer") waiting.push(claim)

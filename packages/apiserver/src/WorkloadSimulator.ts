@@ -270,6 +270,8 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         }
         if (!PodRuns.pending(pod)) return
         if (PodSimulation.unbound(pod)) {
+          // The ephemeral volume controller makes its claims first; their making brings it back here.
+          yield* VolumeSimulation.ensureEphemeral(controllers, pod)
           if (yield* PodSimulation.schedule(controllers, key, pod)) yield* completeAfter(key, delay)
           return
         }

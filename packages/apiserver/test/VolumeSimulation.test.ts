@@ -201,6 +201,46 @@ describe("VolumeSimulation", () => {
     await poll(plain, claims, (list) => !list.items.some((c: any) => c.metadata.name === "idle"))
   })
 
+  it("makes a generic ephemeral volume's claim for its pod, bound with it and gone with it; one made by someone else keeps the pod out", async () => {
+    await createNamespace(simulated, "storage-ephemeral")
+    const claims = "/api/v1/namespaces/storage-ephemeral/persistentvolumeclaims"
+    const pods = "/api/v1/namespaces/storage-ephemeral/pods"
+    const scratchPod = (name: string) => ({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name },
+      spec: {
+        containers: [{ name: "work", image: "busybox", volumeMounts: [{ name: "scratch", mountPath: "/scratch" }] }],
+        volumes: [{
+          name: "scratch",
+          ephemeral: {
+            volumeClaimTemplate: {
+              metadata: { labels: { kind: "scratch" } },
+              spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } }
+            }
+          }
+        }]
+      }
+    })
+    const pod = (await simulated.request("POST", pods, { body: scratchPod("worker") })).json
+    await poll(simulated, `${pods}/worker`, (p) => p.status?.phase === "Running")
+    const made = (await simulated.request("GET", `${claims}/worker-scratch`)).json
+    expect(made.metadata.labels).toEqual({ kind: "scratch" })
+    expect(made.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Pod", name: "worker", uid: pod.metadata.uid, controller: true, blockOwnerDeletion: true }])
+    expect(made.spec.storageClassName).toBe("standard")
+    expect(made.status.phase).toBe("Bound")
+    expect((await simulated.request("DELETE", `${pods}/worker?gracePeriodSeconds=0`)).status).toBe(200)
+    await poll(simulated, claims, (list) => !list.items.some((c: any) => c.metadata.name === "worker-scratch"))
+    await poll(simulated, "/api/v1/persistentvolumes", (list) => !list.items.some((pv: any) => pv.metadata.name === made.spec.volumeName))
+
+    expect((await simulated.request("POST", claims, { body: claim("squatter-scratch") })).status).toBe(201)
+    expect((await simulated.request("POST", pods, { body: scratchPod("squatter") })).status).toBe(201)
+    const refused = await poll(simulated, `${pods}/squatter`, (p) => p.status?.conditions?.some((c: any) => c.type === "PodScheduled" && c.status === "False") === true)
+    expect(refused.status.conditions.find((c: any) => c.type === "PodScheduled").message).toContain(
+      "PVC storage-ephemeral/squatter-scratch was not created for pod storage-ephemeral/squatter (pod is not owner)"
+    )
+  })
+
   it("runs a StatefulSet whose volumeClaimTemplates make claims of the default class", async () => {
     await createNamespace(simulated, "storage-sts")
     const body = {
