@@ -51,6 +51,26 @@ export const admit = (resource: Registry.Resource, object: KubeObject.KubeObject
   return finalizer === undefined || finalizers.includes(finalizer) ? object : KubeObject.withMeta(object, { finalizers: [...finalizers, finalizer] })
 }
 
+/**
+ * The claim kube's ephemeral volume controller makes for a pod's generic ephemeral volume.
+ *
+ * @example
+ * import * as StorageProtection from "./StorageProtection.ts"
+ * StorageProtection.ephemeralClaimName({ metadata: { name: "worker" } }, { name: "scratch" }) // "worker-scratch"
+ */
+export const ephemeralClaimName = (pod: KubeObject.KubeObject, volume: Readonly<Record<string, unknown>>): string =>
+  `${KubeObject.meta(pod).name ?? ""}-${String(volume.name)}`
+
+/**
+ * Whether a claim is the pod's own: the pod is its controller.
+ *
+ * @example
+ * import * as StorageProtection from "./StorageProtection.ts"
+ * StorageProtection.ownedBy({ metadata: { ownerReferences: [{ controller: true, uid: "u" }] } }, { metadata: { uid: "u" } }) // true
+ */
+export const ownedBy = (claim: KubeObject.KubeObject, pod: KubeObject.KubeObject): boolean =>
+  (KubeObject.meta(claim).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === KubeObject.meta(pod).uid)
+
 const shutDown = (pod: KubeObject.KubeObject) => {
   const phase = record(pod.status).phase
   return phase === "Succeeded" || phase === "Failed"
@@ -60,11 +80,9 @@ const uses = (pod: KubeObject.KubeObject, claim: KubeObject.KubeObject): boolean
   // Only scheduled pods: a kubelet never starts a pod on a claim being deleted.
   if (typeof record(pod.spec).nodeName !== "string" || record(pod.spec).nodeName === "") return false
   const name = KubeObject.meta(claim).name
-  const podMeta = KubeObject.meta(pod)
   return KubeObject.records(record(pod.spec).volumes).some((volume) =>
     record(volume.persistentVolumeClaim).claimName === name ||
-    (volume.ephemeral !== undefined && !shutDown(pod) && `${podMeta.name}-${String(volume.name)}` === name &&
-      (KubeObject.meta(claim).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === podMeta.uid))
+    (volume.ephemeral !== undefined && !shutDown(pod) && ephemeralClaimName(pod, volume) === name && ownedBy(claim, pod))
   )
 }
 

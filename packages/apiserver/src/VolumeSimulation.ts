@@ -15,6 +15,7 @@ import * as ControllerEvents from "./ControllerEvents.ts"
 import * as DefaultStorageClass from "./DefaultStorageClass.ts"
 import * as Rest from "./Rest.ts"
 import * as SimulatedController from "./SimulatedController.ts"
+import * as StorageProtection from "./StorageProtection.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -74,15 +75,12 @@ export const ensureDefaultClass = (env: Rest.Env, options: Rest.WriteOptions): E
  */
 export const claimsOf = (pod: KubeObject.KubeObject): ReadonlyArray<string> =>
   KubeObject.records(record(pod.spec).volumes).flatMap((volume) => {
-    if (volume.ephemeral !== undefined) return [`${KubeObject.meta(pod).name ?? ""}-${String(volume.name)}`]
+    if (volume.ephemeral !== undefined) return [StorageProtection.ephemeralClaimName(pod, volume)]
     const name = record(volume.persistentVolumeClaim).claimName
     return typeof name === "string" && name !== "" ? [name] : []
   })
 
 const ephemeralVolumes = (pod: KubeObject.KubeObject) => KubeObject.records(record(pod.spec).volumes).filter((volume) => volume.ephemeral !== undefined)
-
-const ownedBy = (claim: KubeObject.KubeObject, pod: KubeObject.KubeObject) =>
-  (KubeObject.meta(claim).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === KubeObject.meta(pod).uid)
 
 /**
  * kube's ephemeral volume controller: the claim of each of a pod's generic ephemeral volumes, made
@@ -99,11 +97,11 @@ export const ensureEphemeral = (ctx: SimulatedController.Context, pod: KubeObjec
     const resource = ctx.env.registry.byStorage(claims)[0]
     const m = KubeObject.meta(pod)
     const namespace = m.namespace ?? ""
-    const missing = ephemeralVolumes(pod).filter((volume) => ctx.env.store.get(claims, namespace, `${m.name ?? ""}-${String(volume.name)}`) === undefined)
+    const missing = ephemeralVolumes(pod).filter((volume) => ctx.env.store.get(claims, namespace, StorageProtection.ephemeralClaimName(pod, volume)) === undefined)
     if (resource === undefined || missing.length === 0) return Effect.void
     return Effect.forEach(missing, (volume) => {
       const template = record(record(volume.ephemeral).volumeClaimTemplate)
-      const name = `${m.name ?? ""}-${String(volume.name)}`
+      const name = StorageProtection.ephemeralClaimName(pod, volume)
       return Effect.ignore(Rest.create(ctx.env, resource, namespace, {
         apiVersion: "v1",
         kind: "PersistentVolumeClaim",
@@ -144,7 +142,7 @@ export const binding = (store: Store.Store, pod: KubeObject.KubeObject): Binding
   const namespace = KubeObject.meta(pod).namespace ?? ""
   const waiting: Array<KubeObject.KubeObject> = []
   let immediate = false
-  const ephemeral = new Set(ephemeralVolumes(pod).map((volume) => `${KubeObject.meta(pod).name ?? ""}-${String(volume.name)}`))
+  const ephemeral = new Set(ephemeralVolumes(pod).map((volume) => StorageProtection.ephemeralClaimName(pod, volume)))
   for (const name of claimsOf(pod)) {
     const claim = store.get(claims, namespace, name)
     if (claim === undefined) {
@@ -155,7 +153,7 @@ export const binding = (store: Store.Store, pod: KubeObject.KubeObject): Binding
           : `persistentvolumeclaim "${name}" not found`
       }
     }
-    if (ephemeral.has(name) && !ownedBy(claim, pod)) {
+    if (ephemeral.has(name) && !StorageProtection.ownedBy(claim, pod)) {
       return { _tag: "Unresolvable", reason: `PVC ${namespace}/${name} was not created for pod ${namespace}/${KubeObject.meta(pod).name ?? ""} (pod is not owner)` }
     }
     if (KubeObject.meta(claim).deletionTimestamp !== undefined) return { _tag: "Unresolvable", reason: `persistentvolumeclaim "${name}" is being deleted` }
