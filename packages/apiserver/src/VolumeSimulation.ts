@@ -3,7 +3,9 @@
  * (`rancher.io/local-path`) makes a PersistentVolume for each claim of its class, at once for an
  * `Immediate` class and once the scheduler picked the node of the claim's first pod for a
  * `WaitForFirstConsumer` one (the claim's `volume.kubernetes.io/selected-node`); kube's
- * PersistentVolume controller binds the two (the claim `Bound` with the volume's capacity), and
+ * PersistentVolume controller makes a volume made by hand `Available`, binds a claim to the volume
+ * it names, one made out for it, or the smallest of those there that fit it before any is made,
+ * binds the two (the claim `Bound` with the volume's capacity), and
  * reclaims the volume when its claim is gone (deleted for `Delete`, `Released` for `Retain`); kube's
  * ephemeral volume controller makes a pod's generic ephemeral volumes' claims, owned by it. The
  * scheduler's volume binding keeps a pod whose claims are missing, being deleted or unbound
@@ -14,11 +16,12 @@ import { Effect } from "effect"
 import * as ControllerEvents from "./ControllerEvents.ts"
 import * as DefaultStorageClass from "./DefaultStorageClass.ts"
 import * as Rest from "./Rest.ts"
+import * as Selectors from "./Selectors.ts"
 import * as SimulatedController from "./SimulatedController.ts"
-import * as StorageProtection from "./StorageProtection.ts"
 import type * as Status from "./Status.ts"
+import * as StorageProtection from "./StorageProtection.ts"
 import type * as Store from "./Store.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { KubeObject, QuantityMath } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
 
@@ -208,13 +211,44 @@ export const pending = (claim: KubeObject.KubeObject): boolean => !bound(claim) 
 export const claim = (ctx: SimulatedController.Context, key: SimulatedController.Key, claim: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
   Effect.gen(function*() {
     if (!pending(claim)) return
+    const { store } = ctx.env
     const spec = record(claim.spec)
-    const className = spec.storageClassName
-    // A claim of no class waits for a volume made for it by hand, which nothing here binds.
-    if (typeof className !== "string" || className === "") return
+    const className = typeof spec.storageClassName === "string" ? spec.storageClassName : ""
     const event = (component: string, recorded: ControllerEvents.Event) =>
       ControllerEvents.record(ctx.env, ctx.writeOptions, claim, component, recorded)
-    const storageClass = ctx.env.store.get(classes, "", className)
+    const storageClass = className === "" ? undefined : store.get(classes, "", className)
+    const node = KubeObject.meta(claim).annotations?.[selectedNode]
+    // A WaitForFirstConsumer claim is bound, to a volume there or a new one, once its node is chosen.
+    if (storageClass?.volumeBindingMode === "WaitForFirstConsumer" && node === undefined) {
+      return yield* event("persistentvolume-controller", {
+        type: "Normal",
+        reason: "WaitForFirstConsumer",
+        message: "waiting for first consumer to be created before binding"
+      })
+    }
+    // A volume there (the one it names, else the smallest that fits) is bound before any is made.
+    const named = typeof spec.volumeName === "string" && spec.volumeName !== "" ? spec.volumeName : undefined
+    if (named !== undefined) {
+      const volume = store.get(volumes, "", named)
+      if (volume === undefined) return
+      if (!available(volume, claim)) {
+        return yield* event("persistentvolume-controller", {
+          type: "Warning",
+          reason: "FailedBinding",
+          message: `volume "${named}" already bound to a different claim.`
+        })
+      }
+      return yield* bind(ctx, key, claim, volume, false)
+    }
+    const matching = match(store, claim, className)
+    if (matching !== undefined) return yield* bind(ctx, key, claim, matching, true)
+    if (className === "") {
+      return yield* event("persistentvolume-controller", {
+        type: "Normal",
+        reason: "FailedBinding",
+        message: "no persistent volumes available for this claim and no storage class is set"
+      })
+    }
     if (storageClass === undefined) {
       return yield* event("persistentvolume-controller", {
         type: "Warning",
@@ -231,19 +265,10 @@ export const claim = (ctx: SimulatedController.Context, key: SimulatedController
         }' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`
       })
     }
-    const node = KubeObject.meta(claim).annotations?.[selectedNode]
-    if (storageClass.volumeBindingMode === "WaitForFirstConsumer" && node === undefined) {
-      return yield* event("persistentvolume-controller", {
-        type: "Normal",
-        reason: "WaitForFirstConsumer",
-        message: "waiting for first consumer to be created before binding"
-      })
-    }
     const resource = ctx.env.registry.byStorage(volumes)[0]
     if (resource === undefined) return
     const m = KubeObject.meta(claim)
     const name = `pvc-${m.uid ?? ""}`
-    const storage = record(record(spec.resources).requests).storage ?? "1Gi"
     const made = yield* Effect.result(Rest.create(ctx.env, resource, undefined, {
       apiVersion: "v1",
       kind: "PersistentVolume",
@@ -253,7 +278,7 @@ export const claim = (ctx: SimulatedController.Context, key: SimulatedController
       },
       spec: {
         accessModes: spec.accessModes ?? ["ReadWriteOnce"],
-        capacity: { storage },
+        capacity: { storage: record(record(spec.resources).requests).storage ?? "1Gi" },
         claimRef: { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: key.namespace, name: key.name, uid: m.uid, resourceVersion: m.resourceVersion },
         hostPath: { path: `/var/local-path-provisioner/${name}_${key.namespace}_${key.name}`, type: "DirectoryOrCreate" },
         persistentVolumeReclaimPolicy: storageClass.reclaimPolicy ?? "Delete",
@@ -264,31 +289,108 @@ export const claim = (ctx: SimulatedController.Context, key: SimulatedController
           : { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [node] }] }] } } })
       }
     }, ctx.writeOptions))
-    // Made already (this claim looked at again before its binding was seen): bound below all the same.
+    // Made already (this claim looked at again before its binding was seen): bound all the same.
     if (made._tag === "Failure" && made.failure.code !== 409) return yield* made.failure
     if (made._tag === "Success") {
       yield* event(provisioner, { type: "Normal", reason: "ProvisioningSucceeded", message: `Successfully provisioned volume ${name}` })
     }
-    yield* ctx.update({ storage: volumes, namespace: "", name }, "status", (current) => ({ ...current, status: { ...record(current.status), phase: "Bound" } }))
+    const volume = store.get(volumes, "", name)
+    if (volume !== undefined) yield* bind(ctx, key, claim, volume, true)
+  })
+
+// A volume the claim may have: not being deleted, Available (or made for it), and bound to no
+// other claim (its claimRef, when set, names this one).
+const available = (volume: KubeObject.KubeObject, claim: KubeObject.KubeObject) => {
+  const ref = record(record(volume.spec).claimRef)
+  const m = KubeObject.meta(claim)
+  const phase = record(volume.status).phase
+  return KubeObject.meta(volume).deletionTimestamp === undefined && (phase === "Available" || phase === "Pending" || phase === "Bound") &&
+    (ref.name === undefined || (ref.name === m.name && ref.namespace === m.namespace && (ref.uid === undefined || ref.uid === m.uid)))
+}
+
+const accessModes = (spec: Readonly<Record<string, unknown>>) => Array.isArray(spec.accessModes) ? spec.accessModes.map(String) : []
+
+// kube's binder's choice among the volumes there: of the claim's class, with its access modes, its
+// volume mode, its selector's labels and at least its request; one made out for it first, else the
+// smallest.
+const match = (store: Store.Store, claim: KubeObject.KubeObject, className: string): KubeObject.KubeObject | undefined => {
+  const spec = record(claim.spec)
+  const request = record(record(spec.resources).requests).storage ?? "0"
+  const selector = record(spec.selector)
+  const fits = store.list(volumes, undefined).filter((volume) => {
+    const volumeSpec = record(volume.spec)
+    const phase = record(volume.status).phase
+    return (phase === "Available" || record(volumeSpec.claimRef).name === KubeObject.meta(claim).name) && available(volume, claim) &&
+      (volumeSpec.storageClassName ?? "") === className &&
+      (volumeSpec.volumeMode ?? "Filesystem") === (spec.volumeMode ?? "Filesystem") &&
+      accessModes(spec).every((mode) => accessModes(volumeSpec).includes(mode)) &&
+      (QuantityMath.compare(storageOf(volume), request) ?? -1) >= 0 &&
+      (spec.selector === undefined || Selectors.matchesSelector(selector, KubeObject.meta(volume).labels ?? {}))
+  })
+  const madeFor = fits.find((volume) => record(record(volume.spec).claimRef).name !== undefined)
+  return madeFor ?? fits.sort((a, b) => QuantityMath.compare(storageOf(a), storageOf(b)) ?? 0)[0]
+}
+
+const storageOf = (volume: KubeObject.KubeObject) => record(record(volume.spec).capacity).storage ?? "0"
+
+// kube's binder: the volume's claimRef and phase, then the claim's volume name, annotations and
+// status with the volume's capacity and access modes.
+const bind = (
+  ctx: SimulatedController.Context,
+  key: SimulatedController.Key,
+  claim: KubeObject.KubeObject,
+  volume: KubeObject.KubeObject,
+  byController: boolean
+): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    const m = KubeObject.meta(claim)
+    const name = KubeObject.meta(volume).name ?? ""
+    const at = { storage: volumes, namespace: "", name }
+    yield* ctx.update(at, undefined, (current) => ({
+      ...current,
+      spec: {
+        ...record(current.spec),
+        claimRef: { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: key.namespace, name: key.name, uid: m.uid, resourceVersion: m.resourceVersion }
+      }
+    }))
+    yield* ctx.update(at, "status", (current) => ({ ...current, status: { ...record(current.status), phase: "Bound" } }))
+    const provisioned = KubeObject.meta(volume).annotations?.["pv.kubernetes.io/provisioned-by"]
     yield* SimulatedController.writeObject(ctx, claims, claim, (current) => ({
       ...KubeObject.withMeta(current, {
         annotations: {
           ...KubeObject.meta(current).annotations,
           "pv.kubernetes.io/bind-completed": "yes",
-          "pv.kubernetes.io/bound-by-controller": "yes",
-          "volume.beta.kubernetes.io/storage-provisioner": provisioner,
-          "volume.kubernetes.io/storage-provisioner": provisioner
+          ...(byController ? { "pv.kubernetes.io/bound-by-controller": "yes" } : {}),
+          ...(provisioned === undefined
+            ? {}
+            : { "volume.beta.kubernetes.io/storage-provisioner": provisioned, "volume.kubernetes.io/storage-provisioner": provisioned })
         }
       }),
       spec: { ...record(current.spec), volumeName: name }
     }))
+    const volumeSpec = record(volume.spec)
     yield* SimulatedController.writeStatus(ctx, key, (current) => ({
       ...record(current.status),
       phase: "Bound",
-      accessModes: record(current.spec).accessModes ?? ["ReadWriteOnce"],
-      capacity: { storage }
+      accessModes: volumeSpec.accessModes ?? record(current.spec).accessModes ?? ["ReadWriteOnce"],
+      capacity: { storage: storageOf(volume) }
     }))
   })
+
+/**
+ * The binder's look at a volume: one just made (`Pending`) is `Available`.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const volume: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const looked = VolumeSimulation.volume(ctx, { storage: "persistentvolumes", namespace: "", name: "pv-1" }, volume)
+ */
+export const volume = (ctx: SimulatedController.Context, key: SimulatedController.Key, volume: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+  record(volume.status).phase === "Pending" && KubeObject.meta(volume).deletionTimestamp === undefined
+    ? ctx.update(key, "status", (current) =>
+      record(current.status).phase === "Pending" ? { ...current, status: { ...record(current.status), phase: "Available" } } : current)
+    : Effect.void
 
 /**
  * The binder's look at the volumes of a claim that is gone: each `Released`, and deleted if its

@@ -83,6 +83,7 @@ type Kind =
   | "HorizontalPodAutoscaler"
   | "PodDisruptionBudget"
   | "PersistentVolumeClaim"
+  | "PersistentVolume"
 
 const kinds: ReadonlyMap<string, Kind> = new Map([
   ["deployments.apps", "Deployment"],
@@ -95,7 +96,8 @@ const kinds: ReadonlyMap<string, Kind> = new Map([
   ["services", "Service"],
   ["horizontalpodautoscalers.autoscaling", "HorizontalPodAutoscaler"],
   ["poddisruptionbudgets.policy", "PodDisruptionBudget"],
-  ["persistentvolumeclaims", "PersistentVolumeClaim"]
+  ["persistentvolumeclaims", "PersistentVolumeClaim"],
+  ["persistentvolumes", "PersistentVolume"]
 ])
 
 interface Key {
@@ -136,6 +138,8 @@ const pending = (store: Store.Store, kind: Kind, object: KubeObject.KubeObject) 
       PodSimulation.terminating(store, object)
     : kind === "PersistentVolumeClaim"
     ? VolumeSimulation.pending(object)
+    : kind === "PersistentVolume"
+    ? record(object.status).phase === "Pending"
     : true
 
 // A Job running with no pod active: admission refused its pods.
@@ -211,6 +215,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         if (kind === "PodDisruptionBudget") return yield* DisruptionSimulation.budget(controllers, key, object)
         if (kind === "DaemonSet") return yield* DaemonSetSimulation.daemonSet(controllers, key, object)
         if (kind === "PersistentVolumeClaim") return yield* VolumeSimulation.claim(controllers, key, object)
+        if (kind === "PersistentVolume") return yield* VolumeSimulation.volume(controllers, key, object)
         if (kind === "Pod") return yield* handlePod(key, object)
         if (kind === "Service") {
           if (options.loadBalancerAddresses !== undefined) yield* LoadBalancerSimulation.service(controllers, key, object, options.loadBalancerAddresses)
@@ -407,6 +412,13 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
           }
         }
         if (event.type === "DELETED") worker.enqueue({ phase: "complete", storage: "persistentvolumeclaims", namespace: event.namespace, name: name ?? "" })
+      }
+      // A volume that turned Available may be what a pending claim waits for.
+      if (kind === "PersistentVolume" && record(event.object.status).phase === "Available" && record(event.prev?.status).phase !== "Available") {
+        for (const claim of env.store.list("persistentvolumeclaims", undefined)) {
+          const m = KubeObject.meta(claim)
+          if (VolumeSimulation.pending(claim)) worker.enqueue({ phase: "observe", storage: "persistentvolumeclaims", namespace: m.namespace ?? "", name: m.name ?? "" })
+        }
       }
       // A pod's change, or its controllers', is the namespace's disruption budgets' to count again.
       if (kind === "Pod" || kind === "ReplicaSet" || kind === "Deployment" || kind === "StatefulSet") {

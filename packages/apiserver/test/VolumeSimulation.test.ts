@@ -2,7 +2,8 @@
  * Storage as kind has it: a default StorageClass `standard` (WaitForFirstConsumer, local-path), the
  * DefaultStorageClass admission plugin filling a claim's class, volumes provisioned and bound for a
  * claim's first pod (or at once for an Immediate class), pods kept Unschedulable by missing or
- * unbound claims, another provisioner's claims left waiting, volumes reclaimed with their claim, and
+ * unbound claims, another provisioner's claims left waiting, volumes made by hand bound to the
+ * claims they fit, volumes reclaimed with their claim, and
  * claims and volumes protected while in use. Without the simulator, claims stay Pending as on a
  * cluster with no provisioner.
  */
@@ -55,6 +56,8 @@ describe("VolumeSimulation", () => {
     expect((await simulated.request("POST", claims, { body: claim("defaulted") })).json.spec.storageClassName).toBe("standard")
     // An empty class asks for none, and keeps it.
     expect((await simulated.request("POST", claims, { body: claim("classless", { storageClassName: "" }) })).json.spec.storageClassName).toBe("")
+    // (Gone again: it would take the first volume of no class another test makes.)
+    expect((await simulated.request("DELETE", `${claims}/classless`)).status).toBe(200)
     // With several defaults, the newest wins.
     await simulated.request("POST", classes, {
       body: { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "zz-newer", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } }, provisioner: "example.com/other" }
@@ -239,6 +242,61 @@ describe("VolumeSimulation", () => {
     expect(refused.status.conditions.find((c: any) => c.type === "PodScheduled").message).toContain(
       "PVC storage-ephemeral/squatter-scratch was not created for pod storage-ephemeral/squatter (pod is not owner)"
     )
+  })
+
+  it("binds claims to volumes made by hand: the smallest that fits, one a claim names, one made out for a claim; released, not deleted, after", async () => {
+    await createNamespace(simulated, "storage-static")
+    const claims = "/api/v1/namespaces/storage-static/persistentvolumeclaims"
+    const volumes = "/api/v1/persistentvolumes"
+    const volume = (name: string, storage: string, extra: Record<string, unknown> = {}, labels: Record<string, string> = {}) => ({
+      apiVersion: "v1",
+      kind: "PersistentVolume",
+      metadata: { name, labels },
+      spec: { capacity: { storage }, accessModes: ["ReadWriteOnce"], hostPath: { path: `/data/${name}` }, storageClassName: "manual", ...extra }
+    })
+    const eventsOf = async (name: string) =>
+      (await simulated.request("GET", "/api/v1/namespaces/storage-static/events")).json.items.filter((e: any) => e.involvedObject.name === name)
+    for (const [name, size, labels] of [["static-big", "20Gi", { tier: "fast" }], ["static-small", "10Gi", { tier: "fast" }], ["static-slow", "10Gi", { tier: "slow" }]] as const) {
+      expect((await simulated.request("POST", volumes, { body: volume(name, size, {}, labels) })).status).toBe(201)
+      await poll(simulated, `${volumes}/${name}`, (pv) => pv.status?.phase === "Available")
+    }
+    // A class no StorageClass has, as tutorials write it: the smallest volume of that class that fits the request and the selector.
+    expect((await simulated.request("POST", claims, { body: claim("fast", { storageClassName: "manual", selector: { matchLabels: { tier: "fast" } } }) })).status).toBe(201)
+    const fast = await poll(simulated, `${claims}/fast`, (c) => c.status?.phase === "Bound")
+    expect(fast.spec.volumeName).toBe("static-small")
+    expect(fast.status.capacity).toEqual({ storage: "10Gi" })
+    expect(fast.metadata.annotations).toMatchObject({ "pv.kubernetes.io/bind-completed": "yes", "pv.kubernetes.io/bound-by-controller": "yes" })
+    const small = (await simulated.request("GET", `${volumes}/static-small`)).json
+    expect(small.status.phase).toBe("Bound")
+    expect(small.spec.claimRef).toMatchObject({ namespace: "storage-static", name: "fast", uid: fast.metadata.uid })
+
+    // Nothing fits: it waits, and binds once a volume that fits is made.
+    expect((await simulated.request("POST", claims, { body: claim("huge", { storageClassName: "", resources: { requests: { storage: "100Gi" } } }) })).status).toBe(201)
+    await poll(simulated, "/api/v1/namespaces/storage-static/events", (list) =>
+      list.items.some((e: any) => e.involvedObject.name === "huge" && e.reason === "FailedBinding" &&
+        e.message === "no persistent volumes available for this claim and no storage class is set"))
+    expect((await simulated.request("POST", volumes, { body: volume("static-huge", "200Gi", { storageClassName: "" }) })).status).toBe(201)
+    expect((await poll(simulated, `${claims}/huge`, (c) => c.status?.phase === "Bound")).spec.volumeName).toBe("static-huge")
+
+    // Restored as backup tools restore: a volume made out for a claim that names it.
+    expect((await simulated.request("POST", volumes, {
+      body: volume("restored-data", "5Gi", { claimRef: { namespace: "storage-static", name: "restored" } })
+    })).status).toBe(201)
+    expect((await simulated.request("POST", claims, { body: claim("restored", { storageClassName: "manual", volumeName: "restored-data" }) })).status).toBe(201)
+    const restored = await poll(simulated, `${claims}/restored`, (c) => c.status?.phase === "Bound")
+    expect(restored.metadata.annotations["pv.kubernetes.io/bind-completed"]).toBe("yes")
+    expect(restored.metadata.annotations["pv.kubernetes.io/bound-by-controller"]).toBeUndefined()
+
+    // A claim naming a volume another claim holds waits, and says why.
+    expect((await simulated.request("POST", claims, { body: claim("late", { storageClassName: "manual", volumeName: "static-small" }) })).status).toBe(201)
+    await poll(simulated, "/api/v1/namespaces/storage-static/events", (list) =>
+      list.items.some((e: any) => e.involvedObject.name === "late" && e.message === 'volume "static-small" already bound to a different claim.'))
+    expect((await simulated.request("GET", `${claims}/late`)).json.status.phase).toBe("Pending")
+    expect((await eventsOf("fast")).some((e: any) => e.reason === "ProvisioningSucceeded")).toBe(false)
+
+    // Made by hand, they are Retain: released with their claim, kept.
+    expect((await simulated.request("DELETE", `${claims}/fast`)).status).toBe(200)
+    await poll(simulated, `${volumes}/static-small`, (pv) => pv.status?.phase === "Released")
   })
 
   it("runs a StatefulSet whose volumeClaimTemplates make claims of the default class", async () => {
