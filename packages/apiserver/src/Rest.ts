@@ -9,6 +9,7 @@ import * as Admission from "./Admission.ts"
 import * as AdmissionPolicies from "./AdmissionPolicies.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Authorization from "./Authorization.ts"
+import * as ClaimResize from "./ClaimResize.ts"
 import * as DefaultStorageClass from "./DefaultStorageClass.ts"
 import * as GracefulDeletion from "./GracefulDeletion.ts"
 import * as Lists from "./Lists.ts"
@@ -374,10 +375,11 @@ const admissionHooks = (
   const serviceAccount = ServiceAccountAdmission.applies(target.resource, subresource, operation)
   const storageClass = DefaultStorageClass.applies(target.resource, subresource, operation)
   const storageProtection = StorageProtection.applies(target.resource, subresource, operation)
+  const claimResize = ClaimResize.applies(target.resource, subresource, operation)
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
   const quota = operation === "CREATE" && subresource === undefined && namespace !== undefined && env.store.count("resourcequotas", namespace) > 0
   const limits = namespace !== undefined && LimitRanger.applies(target.resource, subresource, operation) && env.store.count("limitranges", namespace) > 0
-  if (!webhooks && !policies && !podSecurity && !serviceAccount && !storageClass && !storageProtection && !quota && !limits) return undefined
+  if (!webhooks && !policies && !podSecurity && !serviceAccount && !storageClass && !storageProtection && !claimResize && !quota && !limits) return undefined
   const scale = subresource === "scale"
   // A scale write reaches webhooks and policies as kube sends it: the scale subresource, on the
   // autoscaling/v1 Scale view of the object.
@@ -434,6 +436,7 @@ const admissionHooks = (
     validate: (object) =>
       Effect.gen(function*() {
         if (limits) yield* LimitRanger.admit(env.store, target.resource, namespace!, target.name, object)
+        if (claimResize) yield* ClaimResize.admit(env.store, target.resource, object, oldObject)
         const warnings = [...yield* podSecurityWarnings(object)]
         if (policies) warnings.push(...yield* AdmissionPolicies.validate(env.store, env.registry, attributes(object)))
         if (webhooks) warnings.push(...yield* Webhooks.validate(env.store, attributes(object)))

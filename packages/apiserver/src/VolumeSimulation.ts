@@ -5,7 +5,8 @@
  * `WaitForFirstConsumer` one (the claim's `volume.kubernetes.io/selected-node`); kube's
  * PersistentVolume controller makes a volume made by hand `Available`, binds a claim to the volume
  * it names, one made out for it, or the smallest of those there that fit it before any is made,
- * binds the two (the claim `Bound` with the volume's capacity), and
+ * binds the two (the claim `Bound` with the volume's capacity), grows a bound claim's volume and
+ * capacity to its request where its class allows expansion, and
  * reclaims the volume when its claim is gone (deleted for `Delete`, `Released` for `Retain`); kube's
  * ephemeral volume controller makes a pod's generic ephemeral volumes' claims, owned by it. The
  * scheduler's volume binding keeps a pod whose claims are missing, being deleted or unbound
@@ -13,6 +14,7 @@
  * only once they are bound. Claims of another provisioner's class wait for it, as on a cluster.
  */
 import { Effect } from "effect"
+import * as ClaimResize from "./ClaimResize.ts"
 import * as ControllerEvents from "./ControllerEvents.ts"
 import * as DefaultStorageClass from "./DefaultStorageClass.ts"
 import * as Rest from "./Rest.ts"
@@ -198,6 +200,47 @@ export const select = (ctx: SimulatedController.Context, waiting: ReadonlyArray<
 export const pending = (claim: KubeObject.KubeObject): boolean => !bound(claim) && KubeObject.meta(claim).deletionTimestamp === undefined
 
 /**
+ * Whether a bound claim asks for more storage than it has: the resizer's to grow.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * VolumeSimulation.resizing({ spec: { resources: { requests: { storage: "2Gi" } } }, status: { phase: "Bound", capacity: { storage: "1Gi" } } }) // true
+ */
+export const resizing = (claim: KubeObject.KubeObject): boolean =>
+  bound(claim) && KubeObject.meta(claim).deletionTimestamp === undefined &&
+  (QuantityMath.compare(ClaimResize.requested(claim) ?? "0", record(record(claim.status).capacity).storage ?? "0") ?? 0) > 0
+
+// The resizer of a class that allows expansion: the volume grown to the request, then the claim's
+// capacity (with no filesystem to grow, in one step).
+const expand = (ctx: SimulatedController.Context, key: SimulatedController.Key, claim: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    const volumeName = record(claim.spec).volumeName
+    const volume = typeof volumeName === "string" ? ctx.env.store.get(volumes, "", volumeName) : undefined
+    const storageClass = classOf(ctx.env.store, claim)
+    if (volume === undefined || storageClass?.allowVolumeExpansion !== true) return
+    const size = ClaimResize.requested(claim)
+    const resizer = `external-resizer ${String(storageClass.provisioner)}`
+    yield* ControllerEvents.record(ctx.env, ctx.writeOptions, claim, resizer, {
+      type: "Normal",
+      reason: "Resizing",
+      message: `External resizer is resizing volume ${volumeName}`
+    })
+    yield* ctx.update({ storage: volumes, namespace: "", name: String(volumeName) }, undefined, (current) => ({
+      ...current,
+      spec: { ...record(current.spec), capacity: { ...record(record(current.spec).capacity), storage: size } }
+    }))
+    yield* SimulatedController.writeStatus(ctx, key, (current) => ({
+      ...record(current.status),
+      capacity: { ...record(record(current.status).capacity), storage: size }
+    }))
+    yield* ControllerEvents.record(ctx.env, ctx.writeOptions, claim, resizer, {
+      type: "Normal",
+      reason: "VolumeResizeSuccessful",
+      message: "Resize volume succeeded"
+    })
+  })
+
+/**
  * The provisioner's and the binder's look at a claim: a volume made and bound to it when its class
  * is the simulated provisioner's and (for `WaitForFirstConsumer`) its node is chosen; the events
  * kube's controllers record otherwise.
@@ -210,6 +253,7 @@ export const pending = (claim: KubeObject.KubeObject): boolean => !bound(claim) 
  */
 export const claim = (ctx: SimulatedController.Context, key: SimulatedController.Key, claim: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
   Effect.gen(function*() {
+    if (resizing(claim)) return yield* expand(ctx, key, claim)
     if (!pending(claim)) return
     const { store } = ctx.env
     const spec = record(claim.spec)

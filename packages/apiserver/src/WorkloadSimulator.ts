@@ -137,7 +137,7 @@ const pending = (store: Store.Store, kind: Kind, object: KubeObject.KubeObject) 
     ? (PodRuns.pending(object) && !PodRuns.scheduled(object)) || PodRuns.ephemeralPending(object) || JobSimulation.heldWhileDeleted(object) ||
       PodSimulation.terminating(store, object)
     : kind === "PersistentVolumeClaim"
-    ? VolumeSimulation.pending(object)
+    ? VolumeSimulation.pending(object) || VolumeSimulation.resizing(object)
     : kind === "PersistentVolume"
     ? record(object.status).phase === "Pending"
     : true

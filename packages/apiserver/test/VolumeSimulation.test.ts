@@ -3,7 +3,7 @@
  * DefaultStorageClass admission plugin filling a claim's class, volumes provisioned and bound for a
  * claim's first pod (or at once for an Immediate class), pods kept Unschedulable by missing or
  * unbound claims, another provisioner's claims left waiting, volumes made by hand bound to the
- * claims they fit, volumes reclaimed with their claim, and
+ * claims they fit, claims grown where their class allows it, volumes reclaimed with their claim, and
  * claims and volumes protected while in use. Without the simulator, claims stay Pending as on a
  * cluster with no provisioner.
  */
@@ -297,6 +297,45 @@ describe("VolumeSimulation", () => {
     // Made by hand, they are Retain: released with their claim, kept.
     expect((await simulated.request("DELETE", `${claims}/fast`)).status).toBe(200)
     await poll(simulated, `${volumes}/static-small`, (pv) => pv.status?.phase === "Released")
+  })
+
+  it("grows a bound claim of a class that allows expansion, and refuses one of kind's class", async () => {
+    await createNamespace(simulated, "storage-resize")
+    const claims = "/api/v1/namespaces/storage-resize/persistentvolumeclaims"
+    const grow = (name: string, storage: string) =>
+      simulated.request("PATCH", `${claims}/${name}`, {
+        body: { spec: { resources: { requests: { storage } } } },
+        headers: { "content-type": "application/merge-patch+json" }
+      })
+    await simulated.request("POST", classes, {
+      body: { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "expandable" }, provisioner: "rancher.io/local-path", volumeBindingMode: "Immediate", allowVolumeExpansion: true }
+    })
+    expect((await simulated.request("POST", claims, { body: claim("grows", { storageClassName: "expandable" }) })).status).toBe(201)
+    const bound = await poll(simulated, `${claims}/grows`, (c) => c.status?.phase === "Bound")
+    expect((await grow("grows", "8Gi")).status).toBe(200)
+    const grown = await poll(simulated, `${claims}/grows`, (c) => c.status?.capacity?.storage === "8Gi")
+    expect(grown.spec.resources.requests.storage).toBe("8Gi")
+    expect((await simulated.request("GET", `/api/v1/persistentvolumes/${bound.spec.volumeName}`)).json.spec.capacity.storage).toBe("8Gi")
+    const events = (await simulated.request("GET", "/api/v1/namespaces/storage-resize/events")).json.items.filter((e: any) => e.involvedObject.name === "grows")
+    expect(events.map((e: any) => e.reason)).toEqual(expect.arrayContaining(["Resizing", "VolumeResizeSuccessful"]))
+    // Smaller is refused by validation, as ever.
+    expect((await grow("grows", "4Gi")).status).toBe(422)
+
+    // kind's class does not allow it.
+    expect((await simulated.request("POST", claims, { body: claim("fixed") })).status).toBe(201)
+    await simulated.request("POST", "/api/v1/namespaces/storage-resize/pods", { body: podWith("user", "fixed") })
+    await poll(simulated, `${claims}/fixed`, (c) => c.status?.phase === "Bound")
+    const refused = await grow("fixed", "4Gi")
+    expect(refused.status).toBe(403)
+    expect(refused.json.message).toBe(
+      'persistentvolumeclaims "fixed" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize'
+    )
+    // Nor may a claim not bound grow: its spec is immutable (validation answers before admission).
+    expect((await simulated.request("POST", claims, { body: claim("waiting", { storageClassName: "expandable-later" }) })).status).toBe(201)
+    const early = await grow("waiting", "4Gi")
+    expect(early.status).toBe(422)
+    expect(early.json.message).toContain("spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims")
+    await simulated.request("DELETE", `${classes}/expandable`)
   })
 
   it("runs a StatefulSet whose volumeClaimTemplates make claims of the default class", async () => {
