@@ -322,7 +322,7 @@ export const claim = (ctx: SimulatedController.Context, key: SimulatedController
       },
       spec: {
         accessModes: spec.accessModes ?? ["ReadWriteOnce"],
-        capacity: { storage: record(record(spec.resources).requests).storage ?? "1Gi" },
+        capacity: { storage: ClaimResize.requested(claim) ?? "1Gi" },
         claimRef: { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: key.namespace, name: key.name, uid: m.uid, resourceVersion: m.resourceVersion },
         hostPath: { path: `/var/local-path-provisioner/${name}_${key.namespace}_${key.name}`, type: "DirectoryOrCreate" },
         persistentVolumeReclaimPolicy: storageClass.reclaimPolicy ?? "Delete",
@@ -359,7 +359,7 @@ const accessModes = (spec: Readonly<Record<string, unknown>>) => Array.isArray(s
 // smallest.
 const match = (store: Store.Store, claim: KubeObject.KubeObject, className: string): KubeObject.KubeObject | undefined => {
   const spec = record(claim.spec)
-  const request = record(record(spec.resources).requests).storage ?? "0"
+  const request = ClaimResize.requested(claim) ?? "0"
   const selector = record(spec.selector)
   const fits = store.list(volumes, undefined).filter((volume) => {
     const volumeSpec = record(volume.spec)
