@@ -37,8 +37,11 @@ const claimUpdate = (object: Json, old: Json): Causes => {
     return {
       ...s,
       resources: { ...resources, requests },
-      // The binder fills volumeName once.
+      // The binder fills volumeName once, and a class where none was set (the default one, retroactively).
       volumeName: oldSpec.volumeName === undefined ? undefined : s.volumeName,
+      storageClassName: oldSpec.storageClassName === undefined && typeof s.storageClassName === "string" && s.storageClassName !== ""
+        ? undefined
+        : s.storageClassName,
       ...(bound ? { volumeAttributesClassName: oldSpec.volumeAttributesClassName } : {})
     }
   }

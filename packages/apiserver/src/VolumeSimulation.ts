@@ -3,7 +3,8 @@
  * (`rancher.io/local-path`) makes a PersistentVolume for each claim of its class, at once for an
  * `Immediate` class and once the scheduler picked the node of the claim's first pod for a
  * `WaitForFirstConsumer` one (the claim's `volume.kubernetes.io/selected-node`); kube's
- * PersistentVolume controller makes a volume made by hand `Available`, binds a claim to the volume
+ * PersistentVolume controller gives a claim made with no class the default one once there is one,
+ * makes a volume made by hand `Available`, binds a claim to the volume
  * it names, one made out for it, or the smallest of those there that fit it before any is made,
  * binds the two (the claim `Bound` with the volume's capacity), grows a bound claim's volume and
  * capacity to its request where its class allows expansion, and
@@ -256,6 +257,12 @@ export const claim = (ctx: SimulatedController.Context, key: SimulatedController
     if (resizing(claim)) return yield* expand(ctx, key, claim)
     if (!pending(claim)) return
     const { store } = ctx.env
+    // A claim made with no class while there was no default gets the default once there is one.
+    const classed = DefaultStorageClass.admit(store, claim)
+    if (classed !== claim) {
+      return yield* SimulatedController.writeObject(ctx, claims, claim, (current) =>
+        record(current.spec).storageClassName === undefined ? { ...current, spec: { ...record(current.spec), storageClassName: record(classed.spec).storageClassName } } : current)
+    }
     const spec = record(claim.spec)
     const className = typeof spec.storageClassName === "string" ? spec.storageClassName : ""
     const event = (component: string, recorded: ControllerEvents.Event) =>

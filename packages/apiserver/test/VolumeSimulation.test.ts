@@ -44,8 +44,9 @@ const classes = "/apis/storage.k8s.io/v1/storageclasses"
 
 describe("VolumeSimulation", () => {
   it("has kind's default StorageClass, and a claim without a class gets it from admission", async () => {
-    const standard = await poll(simulated, `${classes}/standard`, () => true)
-    expect(standard).toMatchObject({
+    const stored = await poll(simulated, `${classes}/standard`, () => true)
+    const standard = { apiVersion: stored.apiVersion, kind: stored.kind, metadata: { name: "standard", annotations: stored.metadata.annotations }, provisioner: stored.provisioner, reclaimPolicy: stored.reclaimPolicy, volumeBindingMode: stored.volumeBindingMode }
+    expect(stored).toMatchObject({
       provisioner: "rancher.io/local-path",
       reclaimPolicy: "Delete",
       volumeBindingMode: "WaitForFirstConsumer",
@@ -68,6 +69,17 @@ describe("VolumeSimulation", () => {
     })
     expect((await simulated.request("POST", claims, { body: claim("newest") })).json.spec.storageClassName).toBe("aa-newest")
     for (const name of ["zz-newer", "aa-newest"]) expect((await simulated.request("DELETE", `${classes}/${name}`)).status).toBe(200)
+    // Made while there is no default, a claim gets the default once there is one (kube's retroactive
+    // assignment); a class once set stays.
+    expect((await simulated.request("DELETE", `${classes}/standard`)).status).toBe(200)
+    expect((await simulated.request("POST", claims, { body: claim("before-default") })).json.spec.storageClassName).toBeUndefined()
+    expect((await simulated.request("POST", classes, { body: standard })).status).toBe(201)
+    await poll(simulated, `${claims}/before-default`, (c) => c.spec.storageClassName === "standard")
+    const changed = await simulated.request("PATCH", `${claims}/before-default`, {
+      body: { spec: { storageClassName: "other" } },
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(changed.status).toBe(422)
     // Without the simulator there is no default class, and the claim keeps no class.
     await createNamespace(plain, "storage-admission")
     const unset = await plain.request("POST", claims, { body: claim("unset") })
