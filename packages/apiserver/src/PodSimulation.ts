@@ -119,9 +119,11 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
     })
     const namespaceLabels = (namespace: string) => KubeObject.meta(ctx.env.store.get("namespaces", "", namespace) ?? {}).labels ?? {}
     const volumes = VolumeSimulation.binding(ctx.env.store, pod)
+    const held = volumes._tag !== "Unresolvable" && VolumeSimulation.heldReadWriteOncePod(ctx.env.store, pod)
     const misfits: Array<Scheduling.Misfit> = []
     const fit = volumes._tag === "Unresolvable" ? undefined : nodes.find((node) => {
-      const why = Scheduling.misfit(record(pod.spec), node) ?? Scheduling.podMisfit(pod, node, placed, namespaceLabels)
+      const why = Scheduling.misfit(record(pod.spec), node) ?? (held ? { _tag: "ReadWriteOncePod" } as const : undefined) ??
+        Scheduling.podMisfit(pod, node, placed, namespaceLabels)
       if (why !== undefined) misfits.push(why)
       return why === undefined
     })

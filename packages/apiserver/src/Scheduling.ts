@@ -18,6 +18,7 @@ export type Misfit =
   | { readonly _tag: "Taint"; readonly taint: string }
   | { readonly _tag: "PodAffinity" }
   | { readonly _tag: "PodAntiAffinity" }
+  | { readonly _tag: "ReadWriteOncePod" }
 
 const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonly<Record<string, unknown>>) => {
   if (toleration.effect !== undefined && toleration.effect !== "" && toleration.effect !== taint.effect) return false
@@ -87,13 +88,16 @@ export const unschedulable = (misfits: ReadonlyArray<Misfit>): string => {
       ? "node(s) didn't match pod affinity rules"
       : m._tag === "PodAntiAffinity"
       ? "node(s) didn't match pod anti-affinity rules"
+      : m._tag === "ReadWriteOncePod"
+      ? "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
       : `node(s) had untolerated taint ${m.taint}`
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
   }
   const listed = [...reasons].map(([reason, n]) => `${n} ${reason}`).sort().join(", ")
   const total = misfits.length
-  // Preemption could only help against pods in the way (anti-affinity); here none has a lower priority.
-  const blocked = misfits.filter((m) => m._tag === "PodAntiAffinity").length
+  // Preemption could only help against pods in the way (anti-affinity, a ReadWriteOncePod claim's
+  // user); here none has a lower priority.
+  const blocked = misfits.filter((m) => m._tag === "PodAntiAffinity" || m._tag === "ReadWriteOncePod").length
   const preemption = [
     ...(blocked > 0 ? [`${blocked} No preemption victims found for incoming pod`] : []),
     ...(total - blocked > 0 ? [`${total - blocked} Preemption is not helpful for scheduling`] : [])

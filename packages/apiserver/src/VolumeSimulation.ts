@@ -172,6 +172,31 @@ export const binding = (store: Store.Store, pod: KubeObject.KubeObject): Binding
 }
 
 /**
+ * Whether a claim of the pod's is `ReadWriteOncePod` and another scheduled pod, not done, uses it:
+ * then no node will do (kube-scheduler's VolumeRestrictions).
+ *
+ * @example
+ * import * as Store from "./Store.ts"
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * VolumeSimulation.heldReadWriteOncePod(Store.make(), { metadata: { name: "a", namespace: "default" }, spec: {} }) // false
+ */
+export const heldReadWriteOncePod = (store: Store.Store, pod: KubeObject.KubeObject): boolean => {
+  const m = KubeObject.meta(pod)
+  const namespace = m.namespace ?? ""
+  const exclusive = claimsOf(pod).filter((name) => {
+    const claim = store.get(claims, namespace, name)
+    return claim !== undefined && accessModes(record(claim.spec)).includes("ReadWriteOncePod")
+  })
+  if (exclusive.length === 0) return false
+  return store.list("pods", namespace).some((other) => {
+    const phase = record(other.status).phase
+    const nodeName = record(other.spec).nodeName
+    return KubeObject.meta(other).uid !== m.uid && typeof nodeName === "string" && nodeName !== "" && phase !== "Succeeded" &&
+      phase !== "Failed" && claimsOf(other).some((name) => exclusive.includes(name))
+  })
+}
+
+/**
  * The scheduler's choice of node for the `WaitForFirstConsumer` claims that wait for a pod, which
  * starts their provisioning.
  *

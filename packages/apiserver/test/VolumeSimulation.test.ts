@@ -3,7 +3,8 @@
  * DefaultStorageClass admission plugin filling a claim's class, volumes provisioned and bound for a
  * claim's first pod (or at once for an Immediate class), pods kept Unschedulable by missing or
  * unbound claims, another provisioner's claims left waiting, volumes made by hand bound to the
- * claims they fit, claims grown where their class allows it, volumes reclaimed with their claim, and
+ * claims they fit, claims grown where their class allows it, a ReadWriteOncePod claim held by one
+ * pod at a time, volumes reclaimed with their claim, and
  * claims and volumes protected while in use. Without the simulator, claims stay Pending as on a
  * cluster with no provisioner.
  */
@@ -348,6 +349,22 @@ describe("VolumeSimulation", () => {
     expect(early.status).toBe(422)
     expect(early.json.message).toContain("spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims")
     await simulated.request("DELETE", `${classes}/expandable`)
+  })
+
+  it("keeps a second pod off a ReadWriteOncePod claim while the first runs, and schedules it once that one is gone", async () => {
+    await createNamespace(simulated, "storage-rwop")
+    const claims = "/api/v1/namespaces/storage-rwop/persistentvolumeclaims"
+    const pods = "/api/v1/namespaces/storage-rwop/pods"
+    expect((await simulated.request("POST", claims, { body: claim("single", { accessModes: ["ReadWriteOncePod"] }) })).status).toBe(201)
+    expect((await simulated.request("POST", pods, { body: podWith("first", "single") })).status).toBe(201)
+    await poll(simulated, `${pods}/first`, (p) => p.status?.phase === "Running")
+    expect((await simulated.request("POST", pods, { body: podWith("second", "single") })).status).toBe(201)
+    const waiting = await poll(simulated, `${pods}/second`, (p) => p.status?.conditions?.some((c: any) => c.type === "PodScheduled" && c.status === "False") === true)
+    expect(waiting.status.conditions.find((c: any) => c.type === "PodScheduled").message).toBe(
+      "0/1 nodes are available: 1 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    )
+    expect((await simulated.request("DELETE", `${pods}/first?gracePeriodSeconds=0`)).status).toBe(200)
+    await poll(simulated, `${pods}/second`, (p) => p.status?.phase === "Running")
   })
 
   it("runs a StatefulSet whose volumeClaimTemplates make claims of the default class", async () => {
