@@ -71,6 +71,22 @@ export const ephemeralClaimName = (pod: KubeObject.KubeObject, volume: Readonly<
 export const ownedBy = (claim: KubeObject.KubeObject, pod: KubeObject.KubeObject): boolean =>
   (KubeObject.meta(claim).ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === KubeObject.meta(pod).uid)
 
+/**
+ * The claims a pod's volumes name: its `persistentVolumeClaim` ones, and `<pod>-<volume>` for each
+ * generic ephemeral volume.
+ *
+ * @example
+ * import * as StorageProtection from "./StorageProtection.ts"
+ * StorageProtection.claimsOf({ metadata: { name: "db-0" }, spec: { volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db-0" } }, { name: "scratch", ephemeral: {} }] } })
+ * // ["data-db-0", "db-0-scratch"]
+ */
+export const claimsOf = (pod: KubeObject.KubeObject): ReadonlyArray<string> =>
+  KubeObject.records(record(pod.spec).volumes).flatMap((volume) => {
+    if (volume.ephemeral !== undefined) return [ephemeralClaimName(pod, volume)]
+    const name = record(volume.persistentVolumeClaim).claimName
+    return typeof name === "string" && name !== "" ? [name] : []
+  })
+
 const shutDown = (pod: KubeObject.KubeObject) => {
   const phase = record(pod.status).phase
   return phase === "Succeeded" || phase === "Failed"
@@ -141,8 +157,11 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
     if (event.storage === "persistentvolumeclaims" || event.storage === "persistentvolumes") {
       if (event.type !== "DELETED") look(event.storage, event.object)
     } else if (event.storage === "pods") {
-      // A pod gone, done or moved may have been what held its namespace's claims.
-      for (const claim of store.list("persistentvolumeclaims", event.namespace)) look("persistentvolumeclaims", claim)
+      // A pod gone, done or moved may have been what held the claims it names.
+      for (const name of claimsOf(event.object)) {
+        const claim = store.get("persistentvolumeclaims", event.namespace, name)
+        if (claim !== undefined) look("persistentvolumeclaims", claim)
+      }
     }
   }
   for (const storage of ["persistentvolumeclaims", "persistentvolumes"] as const) {

@@ -70,22 +70,6 @@ export const ensureDefaultClass = (env: Rest.Env, options: Rest.WriteOptions): E
   return Effect.ignore(Rest.create(env, resource, undefined, defaultClass(), options))
 }
 
-/**
- * The claims a pod's volumes name: its `persistentVolumeClaim` ones, and `<pod>-<volume>` for each
- * generic ephemeral volume.
- *
- * @example
- * import * as VolumeSimulation from "./VolumeSimulation.ts"
- * VolumeSimulation.claimsOf({ metadata: { name: "db-0" }, spec: { volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db-0" } }, { name: "scratch", ephemeral: {} }] } })
- * // ["data-db-0", "db-0-scratch"]
- */
-export const claimsOf = (pod: KubeObject.KubeObject): ReadonlyArray<string> =>
-  KubeObject.records(record(pod.spec).volumes).flatMap((volume) => {
-    if (volume.ephemeral !== undefined) return [StorageProtection.ephemeralClaimName(pod, volume)]
-    const name = record(volume.persistentVolumeClaim).claimName
-    return typeof name === "string" && name !== "" ? [name] : []
-  })
-
 const ephemeralVolumes = (pod: KubeObject.KubeObject) => KubeObject.records(record(pod.spec).volumes).filter((volume) => volume.ephemeral !== undefined)
 
 /**
@@ -149,7 +133,7 @@ export const binding = (store: Store.Store, pod: KubeObject.KubeObject): Binding
   const waiting: Array<KubeObject.KubeObject> = []
   let immediate = false
   const ephemeral = new Set(ephemeralVolumes(pod).map((volume) => StorageProtection.ephemeralClaimName(pod, volume)))
-  for (const name of claimsOf(pod)) {
+  for (const name of StorageProtection.claimsOf(pod)) {
     const claim = store.get(claims, namespace, name)
     if (claim === undefined) {
       return {
@@ -183,7 +167,7 @@ export const binding = (store: Store.Store, pod: KubeObject.KubeObject): Binding
 export const heldReadWriteOncePod = (store: Store.Store, pod: KubeObject.KubeObject): boolean => {
   const m = KubeObject.meta(pod)
   const namespace = m.namespace ?? ""
-  const exclusive = claimsOf(pod).filter((name) => {
+  const exclusive = StorageProtection.claimsOf(pod).filter((name) => {
     const claim = store.get(claims, namespace, name)
     return claim !== undefined && accessModes(record(claim.spec)).includes("ReadWriteOncePod")
   })
@@ -192,7 +176,7 @@ export const heldReadWriteOncePod = (store: Store.Store, pod: KubeObject.KubeObj
     const phase = record(other.status).phase
     const nodeName = record(other.spec).nodeName
     return KubeObject.meta(other).uid !== m.uid && typeof nodeName === "string" && nodeName !== "" && phase !== "Succeeded" &&
-      phase !== "Failed" && claimsOf(other).some((name) => exclusive.includes(name))
+      phase !== "Failed" && StorageProtection.claimsOf(other).some((name) => exclusive.includes(name))
   })
 }
 
@@ -454,6 +438,16 @@ const bind = (
   })
 
 /**
+ * Whether a volume is just made (`Pending`, not being deleted): the binder's to make `Available`.
+ *
+ * @example
+ * import * as VolumeSimulation from "./VolumeSimulation.ts"
+ * VolumeSimulation.fresh({ status: { phase: "Pending" } }) // true
+ */
+export const fresh = (volume: KubeObject.KubeObject): boolean =>
+  record(volume.status).phase === "Pending" && KubeObject.meta(volume).deletionTimestamp === undefined
+
+/**
  * The binder's look at a volume: one just made (`Pending`) is `Available`.
  *
  * @example
@@ -463,7 +457,7 @@ const bind = (
  * const looked = VolumeSimulation.volume(ctx, { storage: "persistentvolumes", namespace: "", name: "pv-1" }, volume)
  */
 export const volume = (ctx: SimulatedController.Context, key: SimulatedController.Key, volume: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
-  record(volume.status).phase === "Pending" && KubeObject.meta(volume).deletionTimestamp === undefined
+  fresh(volume)
     ? ctx.update(key, "status", (current) =>
       record(current.status).phase === "Pending" ? { ...current, status: { ...record(current.status), phase: "Available" } } : current)
     : Effect.void

@@ -47,6 +47,7 @@ import * as SimulatedController from "./SimulatedController.ts"
 import * as ServiceEndpoints from "./ServiceEndpoints.ts"
 import * as SimulatedNode from "./SimulatedNode.ts"
 import type * as Status from "./Status.ts"
+import * as StorageProtection from "./StorageProtection.ts"
 import type * as Store from "./Store.ts"
 import * as VolumeSimulation from "./VolumeSimulation.ts"
 import * as Worker from "./Worker.ts"
@@ -139,7 +140,7 @@ const pending = (store: Store.Store, kind: Kind, object: KubeObject.KubeObject) 
     : kind === "PersistentVolumeClaim"
     ? VolumeSimulation.pending(object) || VolumeSimulation.resizing(object)
     : kind === "PersistentVolume"
-    ? record(object.status).phase === "Pending"
+    ? VolumeSimulation.fresh(object)
     : true
 
 // A Job running with no pod active: admission refused its pods.
@@ -350,18 +351,18 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       }
     }
 
+    const retryPendingClaims = () => {
+      for (const claim of env.store.list("persistentvolumeclaims", undefined)) {
+        const m = KubeObject.meta(claim)
+        if (VolumeSimulation.pending(claim)) worker.enqueue({ phase: "observe", storage: "persistentvolumeclaims", namespace: m.namespace ?? "", name: m.name ?? "" })
+      }
+    }
+
     const onEvent = (event: Store.Event) => {
       if (event.storage === "namespaces") return relabelled(event)
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
       // A class made or changed may be what a claim waited for.
-      if (event.storage === "storageclasses.storage.k8s.io") {
-        if (event.type === "DELETED") return
-        for (const claim of env.store.list("persistentvolumeclaims", undefined)) {
-          const m = KubeObject.meta(claim)
-          if (VolumeSimulation.pending(claim)) worker.enqueue({ phase: "observe", storage: "persistentvolumeclaims", namespace: m.namespace ?? "", name: m.name ?? "" })
-        }
-        return
-      }
+      if (event.storage === "storageclasses.storage.k8s.io") return event.type === "DELETED" ? undefined : retryPendingClaims()
       // A node's change is every DaemonSet's, and the scheduler's for every Pod not yet bound.
       if (event.storage === "nodes") {
         for (const ds of env.store.list("daemonsets.apps", undefined)) {
@@ -407,7 +408,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       if (kind === "PersistentVolumeClaim") {
         const name = KubeObject.meta(event.object).name
         for (const pod of env.store.list("pods", event.namespace)) {
-          if (PodRuns.pending(pod) && PodSimulation.unbound(pod) && VolumeSimulation.claimsOf(pod).includes(name ?? "")) {
+          if (PodRuns.pending(pod) && PodSimulation.unbound(pod) && StorageProtection.claimsOf(pod).includes(name ?? "")) {
             worker.enqueue({ phase: "observe", storage: "pods", namespace: event.namespace, name: KubeObject.meta(pod).name ?? "" })
           }
         }
@@ -415,10 +416,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       }
       // A volume that turned Available may be what a pending claim waits for.
       if (kind === "PersistentVolume" && record(event.object.status).phase === "Available" && record(event.prev?.status).phase !== "Available") {
-        for (const claim of env.store.list("persistentvolumeclaims", undefined)) {
-          const m = KubeObject.meta(claim)
-          if (VolumeSimulation.pending(claim)) worker.enqueue({ phase: "observe", storage: "persistentvolumeclaims", namespace: m.namespace ?? "", name: m.name ?? "" })
-        }
+        retryPendingClaims()
       }
       // A pod's change, or its controllers', is the namespace's disruption budgets' to count again.
       if (kind === "Pod" || kind === "ReplicaSet" || kind === "Deployment" || kind === "StatefulSet") {
