@@ -119,11 +119,10 @@ export const connection = (source: Source): Effect.Effect<Connection, KubeConfig
   if (source._tag === "Loaded") return Effect.flatMap(load(source), connect)
   const file = source._tag === "File" ? source.path : defaultFile()
   if (file === inPod) return source.context === undefined ? inCluster() : Effect.flatMap(load(source), connect)
-  const plain = file === undefined ? undefined : KubeconfigFile.read(file, source.context)
-  if (plain !== undefined && (plain.server.startsWith("https://") || isLoopbackHttp(plain.server))) return fromPlain(plain)
+  const { disableCompression, plain } = file === undefined ? { plain: undefined, disableCompression: undefined } : KubeconfigFile.read(file, source.context)
+  if (plain !== undefined && (plain.server.startsWith("https://") || isLoopbackHttp(plain.server))) return fromPlain(plain, disableCompression)
   const loaded = Effect.flatMap(load(source), connect)
-  // client-node's clusters drop `disable-compression`: it is read from the file beside them.
-  const disableCompression = file === undefined ? undefined : KubeconfigFile.disableCompression(file, source.context)
+  // client-node's clusters drop `disable-compression`: it is taken from kubefx's reading of the file.
   return disableCompression === undefined ? loaded : Effect.map(loaded, (connection) => ({ ...connection, disableCompression }))
 }
 
@@ -166,7 +165,7 @@ const httpsDispatcher = (
 const authenticationFailed = (error: unknown) =>
   new KubeConfigError({ message: `authentication failed: ${error instanceof Error ? error.message : String(error)}` })
 
-const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never, Scope.Scope> =>
+const fromPlain = (plain: KubeconfigFile.Plain, disableCompression: boolean | undefined): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dispatcher = plain.server.startsWith("https://")
       ? yield* httpsDispatcher(ProxyEnvironment.proxyFor(plain.server), {
@@ -177,7 +176,7 @@ const fromPlain = (plain: KubeconfigFile.Plain): Effect.Effect<Connection, never
       })
       : undefined
     const headers = plain.token === undefined ? {} : bearer(plain.token)
-    return { server: plain.server, dispatcher, headers: Effect.succeed(headers), disableCompression: plain.disableCompression }
+    return { server: plain.server, dispatcher, headers: Effect.succeed(headers), disableCompression }
   })
 
 const notInCluster = "not in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set"

@@ -2,8 +2,9 @@
  * A kubeconfig file read without `@kubernetes/client-node`, when its context needs nothing but a
  * server, the CA to trust, and a bearer token or a client certificate: the embedded API server's,
  * kind's, minikube's. Anything else (exec plugins, auth providers, token files, passwords,
- * impersonation, proxies) answers undefined, and so does a file that cannot be read or parsed, so
- * that client-node loads it and says what is wrong, as before.
+ * impersonation, proxies) has no plain context, nor has a file that cannot be read or parsed, so
+ * that client-node loads it and says what is wrong, as before; the cluster's
+ * `disable-compression`, which client-node drops, is read either way.
  *
  * Internal to the client.
  *
@@ -25,7 +26,13 @@ export interface Plain {
   /** PEM, with `clientKey`. */
   readonly clientCertificate: string | undefined
   readonly clientKey: string | undefined
-  /** The cluster's `disable-compression`, when it says it. */
+}
+
+/** What one reading of a kubeconfig gives. */
+export interface Reading {
+  /** The context, when it is plain. */
+  readonly plain: Plain | undefined
+  /** Its cluster's `disable-compression`, when it says it (client-node's clusters drop the field). */
   readonly disableCompression: boolean | undefined
 }
 
@@ -54,18 +61,31 @@ const onlyKnown = (entry: Entry, known: ReadonlySet<string>) => Object.keys(entr
 
 const text = (value: unknown): string | undefined => typeof value === "string" && value !== "" ? value : undefined
 
+const unread: Reading = { plain: undefined, disableCompression: undefined }
+
 /**
- * The plain context of the kubeconfig at `path` (`context`, or its current one), or undefined.
+ * The kubeconfig at `path`, read once: its context (`context`, or its current one) when plain, and
+ * its cluster's `disable-compression` either way.
  *
  * @example
  * import * as KubeconfigFile from "./KubeconfigFile.ts"
- * const plain = KubeconfigFile.read(".kubefx/kubeconfig", undefined)
+ * const { plain } = KubeconfigFile.read(".kubefx/kubeconfig", undefined)
  * plain?.server // "https://127.0.0.1:6443"
  */
-export const read = (path: string, context: string | undefined): Plain | undefined => {
+export const read = (path: string, context: string | undefined): Reading => {
+  let current: ReturnType<typeof currentOf>
   try {
-    const current = currentOf(path, context)
-    if (current === undefined) return undefined
+    current = currentOf(path, context)
+  } catch {
+    return unread
+  }
+  if (current === undefined) return unread
+  const disableCompression = flag(current.cluster?.["disable-compression"])
+  return { plain: plainOf(path, current), disableCompression }
+}
+
+const plainOf = (path: string, current: NonNullable<ReturnType<typeof currentOf>>): Plain | undefined => {
+  try {
     const { cluster, document } = current
     const user = current.context.user === undefined ? {} : named(document.users, current.context.user, "user")
     if (cluster === undefined || user === undefined || !onlyKnown(cluster, clusterFields) || !onlyKnown(user, userFields)) {
@@ -95,8 +115,7 @@ export const read = (path: string, context: string | undefined): Plain | undefin
       tlsServerName: text(cluster["tls-server-name"]),
       token: text(user.token),
       clientCertificate,
-      clientKey,
-      disableCompression: flag(cluster["disable-compression"])
+      clientKey
     }
   } catch {
     return undefined
@@ -111,20 +130,4 @@ const currentOf = (path: string, context: string | undefined) => {
   const current = named(document.contexts, context ?? document["current-context"], "context")
   if (current === undefined) return undefined
   return { document, context: current, cluster: named(document.clusters, current.cluster, "cluster") }
-}
-
-/**
- * The `disable-compression` of the cluster of the kubeconfig's context (`context`, or its current
- * one), when it says it: for a kubeconfig client-node loads (its clusters drop the field).
- *
- * @example
- * import * as KubeconfigFile from "./KubeconfigFile.ts"
- * KubeconfigFile.disableCompression("/home/me/.kube/config", undefined) // undefined, unless it says
- */
-export const disableCompression = (path: string, context: string | undefined): boolean | undefined => {
-  try {
-    return flag(currentOf(path, context)?.cluster?.["disable-compression"])
-  } catch {
-    return undefined
-  }
 }
