@@ -103,8 +103,7 @@ layer(cluster, { excludeTestServices: true, timeout: "120 seconds" })("Sharding 
       // A fourth replica takes about a quarter, each key drained from its owner first.
       replicas.set("r4", yield* replica("r4"))
       const joined = yield* settledOn(["r1", "r2", "r3", "r4"])
-      // settledOn held every owner to the ring's; what r4 took, it took from its old owner and nowhere else.
-      assert.isAbove(joined.filter((p) => p.owner === "r4").length, 0)
+      // settledOn held every owner to the ring's and r4 to a share; every other key stayed where it was.
       for (const p of joined) {
         if (p.owner !== "r4") assert.strictEqual(p.owner, first.find((f) => f.name === p.name)?.owner, `${p.name} moved elsewhere`)
       }
