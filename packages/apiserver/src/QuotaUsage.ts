@@ -6,7 +6,7 @@
  *   configmaps, persistentvolumeclaims, replicationcontrollers and resourcequotas towards their
  *   own name too;
  * - a pod that has not ended (its phase not Succeeded or Failed) counts its requests (the sum of
- *   its containers', or an init container's when larger, plus its overhead) towards
+ *   its containers' and sidecars', or an init container's when larger, plus its overhead) towards
  *   `requests.<name>` (and `cpu`, `memory`, `ephemeral-storage`), its limits towards
  *   `limits.<name>`; a pod that has ended counts nothing;
  * - a service counts towards `services.loadbalancers` (type LoadBalancer) and
@@ -50,21 +50,44 @@ const summed = (containers: ReadonlyArray<Obj>, kind: "requests" | "limits"): Ma
 }
 
 /**
- * kube's PodRequests/PodLimits: the containers' sum, an init container's value when larger, plus
- * the pod's overhead (which LimitRanger's simpler sum leaves out: `overhead: false`).
+ * kube's PodRequests/PodLimits: the containers' sum with the sidecars' (init containers that
+ * restart always run beside them), or what an init container needs beside the sidecars started
+ * before it when that is larger, plus the pod's overhead (which LimitRanger's simpler sum leaves
+ * out: `overhead: false`).
  *
  * @example
  * import * as QuotaUsage from "./QuotaUsage.ts"
  * QuotaUsage.podResources({ containers: [{ resources: { requests: { cpu: "100m" } } }, { resources: { requests: { cpu: "1" } } }] }, "requests").get("cpu") // "1100m"
+ * QuotaUsage.podResources({
+ *   initContainers: [{ restartPolicy: "Always", resources: { requests: { cpu: "200m" } } }],
+ *   containers: [{ resources: { requests: { cpu: "100m" } } }]
+ * }, "requests").get("cpu") // "300m"
  */
 export const podResources = (spec: Obj, kind: "requests" | "limits", options: { readonly overhead: boolean } = { overhead: true }): Map<string, string> => {
-  const totals = new Map<string, string>()
-  for (const [name, values] of summed(KubeObject.records(spec.containers), kind)) totals.set(name, QuantityMath.sum(values))
+  const running = summed(KubeObject.records(spec.containers), kind)
+  const sidecars = new Map<string, Array<unknown>>()
+  const peaks = new Map<string, string>()
   for (const init of KubeObject.records(spec.initContainers)) {
-    for (const [name, quantity] of Object.entries(record(record(init.resources)[kind]))) {
-      const current = totals.get(name)
-      if (current === undefined || (QuantityMath.compare(quantity, current) ?? 0) > 0) totals.set(name, QuantityMath.goString(quantity))
+    const own = record(record(init.resources)[kind])
+    const sidecar = init.restartPolicy === "Always"
+    for (const [name, quantity] of Object.entries(own)) {
+      if (!sidecar) continue
+      for (const list of [running, sidecars]) list.set(name, [...(list.get(name) ?? []), quantity])
     }
+    // While it starts: itself and the sidecars started before it (a sidecar is among them).
+    for (const name of new Set([...Object.keys(own), ...sidecars.keys()])) {
+      const during = sidecar || own[name] === undefined ? sidecars.get(name) ?? [] : [own[name], ...sidecars.get(name) ?? []]
+      if (during.length === 0) continue
+      const value = during.length === 1 ? QuantityMath.goString(during[0]) : QuantityMath.sum(during)
+      const peak = peaks.get(name)
+      if (peak === undefined || (QuantityMath.compare(value, peak) ?? 0) > 0) peaks.set(name, value)
+    }
+  }
+  const totals = new Map<string, string>()
+  for (const [name, values] of running) totals.set(name, QuantityMath.sum(values))
+  for (const [name, peak] of peaks) {
+    const current = totals.get(name)
+    if (current === undefined || (QuantityMath.compare(peak, current) ?? 0) > 0) totals.set(name, peak)
   }
   // The pod's overhead adds to every request, and to a limit the pod has.
   for (const [name, quantity] of Object.entries(options.overhead ? record(spec.overhead) : {})) {
