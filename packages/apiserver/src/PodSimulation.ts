@@ -1,7 +1,8 @@
 /**
  * The workload simulator's scheduler and kubelets for a Pod: kube-scheduler binds a Pod to a node
- * it fits (its node selector, required node affinity and tolerations, the required pod affinity
- * and anti-affinity of it and the pods already placed; the simulated node first),
+ * it fits (its node selector, required node affinity and tolerations, room for its requests and
+ * host ports, the required pod affinity and anti-affinity of it and the pods already placed; the
+ * simulated node first),
  * or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's kubelet (the
  * simulated node's, and one for every Node a test registers) runs the Pods bound to it, and stops
  * one being deleted (`Killing`), reports it ended, and deletes it for good, as a kubelet finishes a
@@ -13,6 +14,7 @@ import { Effect } from "effect"
 import * as Bindings from "./Bindings.ts"
 import * as ControllerEvents from "./ControllerEvents.ts"
 import * as PodRuns from "./PodRuns.ts"
+import * as ResourceFit from "./ResourceFit.ts"
 import * as Rest from "./Rest.ts"
 import * as Scheduling from "./Scheduling.ts"
 import * as SimulatedController from "./SimulatedController.ts"
@@ -121,8 +123,15 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
     const volumes = VolumeSimulation.binding(ctx.env.store, pod)
     const held = volumes._tag !== "Unresolvable" && VolumeSimulation.heldReadWriteOncePod(ctx.env.store, pod)
     const misfits: Array<Scheduling.Misfit> = []
+    // kube-scheduler's filters in its order: the node itself, host ports, requests, volumes, other pods.
+    const roomOn = (node: KubeObject.KubeObject): Scheduling.Misfit | undefined => {
+      const onNode = placed.flatMap((p) => p.node === node ? [p.pod] : [])
+      if (ResourceFit.portsTaken(pod, onNode)) return { _tag: "Ports" }
+      const short = ResourceFit.shortfalls(pod, node, onNode)
+      return short.length === 0 ? undefined : { _tag: "Insufficient", reasons: short.map(ResourceFit.reason) }
+    }
     const fit = volumes._tag === "Unresolvable" ? undefined : nodes.find((node) => {
-      const why = Scheduling.misfit(record(pod.spec), node) ?? (held ? { _tag: "ReadWriteOncePod" } as const : undefined) ??
+      const why = Scheduling.misfit(record(pod.spec), node) ?? roomOn(node) ?? (held ? { _tag: "ReadWriteOncePod" } as const : undefined) ??
         Scheduling.podMisfit(pod, node, placed, namespaceLabels)
       if (why !== undefined) misfits.push(why)
       return why === undefined
@@ -152,6 +161,42 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
       ]
     }))
     yield* event({ type: "Warning", reason: "FailedScheduling", message })
+    return false
+  })
+
+/**
+ * The kubelet's admission of a Pod bound to its node: one bound there by name, past the scheduler,
+ * that the node has no room for beside the other pods bound there is rejected as the kubelet
+ * rejects it (`Failed`, reason `OutOfcpu`, `OutOfmemory`, `OutOfpods`..., and its event). False when
+ * it was rejected.
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const pod: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const admitted = PodSimulation.admit(ctx, { storage: "pods", namespace: "default", name: "web" }, pod)
+ */
+export const admit = (ctx: SimulatedController.Context, key: SimulatedController.Key, pod: KubeObject.KubeObject): Effect.Effect<boolean, Status.ApiError> =>
+  Effect.gen(function*() {
+    const node = ctx.env.store.get("nodes", "", nodeName(pod))
+    if (node === undefined) return true
+    const uid = KubeObject.meta(pod).uid
+    const others = ctx.env.store.list("pods", undefined).filter((other) => {
+      const phase = record(other.status).phase
+      return nodeName(other) === nodeName(pod) && KubeObject.meta(other).uid !== uid && phase !== "Succeeded" && phase !== "Failed"
+    })
+    const [short] = ResourceFit.shortfalls(pod, node, others)
+    if (short === undefined) return true
+    const { message, reason } = ResourceFit.rejection(short)
+    const now = KubeObject.timestamp()
+    yield* SimulatedController.writeStatus(ctx, key, (current) => ({
+      ...record(current.status),
+      phase: "Failed",
+      reason,
+      message: `Pod was rejected: ${message}`,
+      startTime: record(current.status).startTime ?? now
+    }))
+    yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "kubelet", { type: "Warning", reason, message })
     return false
   })
 

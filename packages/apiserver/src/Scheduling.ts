@@ -3,7 +3,7 @@
  * decide it: its node selector, its required node affinity (labels and `metadata.name`), the
  * node's `NoSchedule` and `NoExecute` taints it must tolerate (an unschedulable node's among them),
  * and the required pod affinity and anti-affinity of it and the pods already placed; and the
- * scheduler's message when no node will do.
+ * scheduler's message when no node will do (room for its requests and host ports is ResourceFit's).
  */
 import * as Selectors from "./Selectors.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -19,6 +19,9 @@ export type Misfit =
   | { readonly _tag: "PodAffinity" }
   | { readonly _tag: "PodAntiAffinity" }
   | { readonly _tag: "ReadWriteOncePod" }
+  | { readonly _tag: "Ports" }
+  /** kube-scheduler's NodeResourcesFit reasons (`Insufficient cpu`, `Too many pods`), one or more. */
+  | { readonly _tag: "Insufficient"; readonly reasons: ReadonlyArray<string> }
 
 const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonly<Record<string, unknown>>) => {
   if (toleration.effect !== undefined && toleration.effect !== "" && toleration.effect !== taint.effect) return false
@@ -79,7 +82,12 @@ export const misfit = (
 export const unschedulable = (misfits: ReadonlyArray<Misfit>): string => {
   if (misfits.length === 0) return "no nodes available to schedule pods"
   const reasons = new Map<string, number>()
+  const count = (reason: string) => reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
   for (const m of misfits) {
+    if (m._tag === "Insufficient") {
+      m.reasons.forEach(count)
+      continue
+    }
     const reason = m._tag === "Affinity"
       ? "node(s) didn't match Pod's node affinity/selector"
       : m._tag === "Unschedulable"
@@ -90,14 +98,18 @@ export const unschedulable = (misfits: ReadonlyArray<Misfit>): string => {
       ? "node(s) didn't match pod anti-affinity rules"
       : m._tag === "ReadWriteOncePod"
       ? "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+      : m._tag === "Ports"
+      ? "node(s) didn't have free ports for the requested pod ports"
       : `node(s) had untolerated taint ${m.taint}`
-    reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
+    count(reason)
   }
   const listed = [...reasons].map(([reason, n]) => `${n} ${reason}`).sort().join(", ")
   const total = misfits.length
   // Preemption could only help against pods in the way (anti-affinity, a ReadWriteOncePod claim's
-  // user); here none has a lower priority.
-  const blocked = misfits.filter((m) => m._tag === "PodAntiAffinity" || m._tag === "ReadWriteOncePod").length
+  // user, host ports, requests); the simulated scheduler preempts none.
+  const blocked = misfits.filter((m) =>
+    m._tag === "PodAntiAffinity" || m._tag === "ReadWriteOncePod" || m._tag === "Ports" || m._tag === "Insufficient"
+  ).length
   const preemption = [
     ...(blocked > 0 ? [`${blocked} No preemption victims found for incoming pod`] : []),
     ...(total - blocked > 0 ? [`${total - blocked} Preemption is not helpful for scheduling`] : [])

@@ -36,21 +36,34 @@ export const node = () => ({
 })
 
 /**
- * The status the kubelet reports: Ready, no pressure, its capacity and system info.
+ * What the node has, as a kind node has it (the host's cpus and memory, 110 pods), with `overrides`
+ * (a quantity per resource: `cpu`, `memory`, `pods`, an extended resource such as `nvidia.com/gpu`)
+ * in their place; allocatable is the same.
+ *
+ * @example
+ * import * as SimulatedNode from "./SimulatedNode.ts"
+ * SimulatedNode.capacity({ cpu: "4", "nvidia.com/gpu": "1" }).pods // "110"
+ */
+export const capacity = (overrides: Readonly<Record<string, string>> = {}): Readonly<Record<string, string>> => ({
+  cpu: String(cpus().length),
+  "ephemeral-storage": "102400000Ki",
+  "hugepages-1Gi": "0",
+  "hugepages-2Mi": "0",
+  memory: `${Math.floor(totalmem() / 1024)}Ki`,
+  pods: "110",
+  ...overrides
+})
+
+/**
+ * The status the kubelet reports: Ready, no pressure, its capacity (`capacity`'s, by default the
+ * host's) and system info.
  *
  * @example
  * import * as SimulatedNode from "./SimulatedNode.ts"
  * SimulatedNode.status("2026-01-01T00:00:00Z").conditions.find((c) => c.type === "Ready").status // "True"
  */
-export const status = (now: string) => {
-  const capacity = {
-    cpu: String(cpus().length),
-    "ephemeral-storage": "102400000Ki",
-    "hugepages-1Gi": "0",
-    "hugepages-2Mi": "0",
-    memory: `${Math.floor(totalmem() / 1024)}Ki`,
-    pods: "110"
-  }
+export const status = (now: string, has: Readonly<Record<string, string>> = capacity()) => {
+  const capacity = has
   const condition = (type: string, value: string, reason: string, message: string) =>
     ({ type, status: value, lastHeartbeatTime: now, lastTransitionTime: now, reason, message })
   return {

@@ -51,7 +51,7 @@ import * as StorageProtection from "./StorageProtection.ts"
 import type * as Store from "./Store.ts"
 import * as VolumeSimulation from "./VolumeSimulation.ts"
 import * as Worker from "./Worker.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { KubeObject, Quantity } from "@kubefx/schema/internal"
 
 export interface Options {
   /** How long a Pod takes to run and turn Ready, and a Job's pod to end once running; default 1 second. */
@@ -70,6 +70,12 @@ export interface Options {
    * gives them; default none: they stay pending, as on kind without one.
    */
   readonly loadBalancerAddresses?: string | undefined
+  /**
+   * What the simulated node has, per resource, in place of a kind node's (the host's cpus and
+   * memory, 110 pods): `{ cpu: "4", memory: "8Gi", "nvidia.com/gpu": "2" }`. The scheduler binds a
+   * pod only where its requests fit beside the other pods' (else `Insufficient cpu`).
+   */
+  readonly nodeCapacity?: Readonly<Record<string, string>> | undefined
 }
 
 type Kind =
@@ -160,6 +166,10 @@ export const make = (options: Options = {}): (server: ApiServer.ApiServer) => Ef
   const pool = options.loadBalancerAddresses
   if (pool !== undefined && LoadBalancerSimulation.hosts(pool) === undefined) {
     throw new Error(`loadBalancerAddresses takes an IPv4 pool such as 172.18.255.200/29, not ${pool}`)
+  }
+  for (const [resource, quantity] of Object.entries(options.nodeCapacity ?? {})) {
+    const wrong = resource === "" ? "a resource needs a name" : Quantity.parseError(String(quantity))
+    if (wrong !== undefined) throw new Error(`nodeCapacity ${resource}=${quantity}: ${wrong}`)
   }
   return (server) => simulate(options, server)
 }
@@ -283,7 +293,10 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         }
         // A Pod bound to a node with no kubelet (gone, or not ready) stays Pending.
         if (!PodSimulation.runs(env.store, pod)) return
-        if (key.phase === "observe") return yield* completeAfter(key, delay)
+        if (key.phase === "observe") {
+          if (!PodRuns.scheduled(pod) && !(yield* PodSimulation.admit(controllers, key, pod))) return
+          return yield* completeAfter(key, delay)
+        }
         yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
         if (job !== undefined || crashing(pod)) yield* completeAfter(key, delay)
       })
@@ -394,8 +407,10 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
             worker.enqueue({ phase: "observe", storage: "services", namespace: event.namespace, name: String(KubeObject.meta(service).name) })
           }
         }
-        // A pod gone may have been what kept another from its node (anti-affinity): the scheduler tries again.
-        if (event.type === "DELETED") {
+        // A pod gone or ended may have been what kept another from its node (anti-affinity, its
+        // requests, its host ports): the scheduler tries again.
+        const ended = (pod: KubeObject.KubeObject | undefined) => ["Succeeded", "Failed"].includes(String(record(pod?.status).phase))
+        if (event.type === "DELETED" || (ended(event.object) && !ended(event.prev))) {
           for (const waiting of env.store.list("pods", undefined)) {
             if (PodRuns.pending(waiting) && PodSimulation.unschedulable(waiting)) {
               const m = KubeObject.meta(waiting)
@@ -441,11 +456,16 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       worker.enqueue({ phase: "observe", storage: event.storage, namespace: event.namespace, name: String(KubeObject.meta(event.object).name) })
     }
     // The kubelet registers its Node first, for the scheduler (kept when the server restarts with its data).
+    // Its status is posted again when what it has changed since (a server restarted with its data).
     const nodes = env.registry.byStorage("nodes")[0]
+    const capacity = SimulatedNode.capacity(options.nodeCapacity)
     if (nodes !== undefined && env.store.get("nodes", "", SimulatedNode.name) === undefined) {
       yield* Effect.ignore(Rest.create(env, nodes, undefined, SimulatedNode.node(), writeOptions))
+    }
+    const registered = env.store.get("nodes", "", SimulatedNode.name)
+    if (registered !== undefined && JSON.stringify(record(registered.status).capacity) !== JSON.stringify(capacity)) {
       yield* Effect.ignore(update({ storage: "nodes", namespace: "", name: SimulatedNode.name }, "status", (current) =>
-        ({ ...current, status: SimulatedNode.status(KubeObject.timestamp()) })))
+        ({ ...current, status: SimulatedNode.status(KubeObject.timestamp(), capacity) })))
     }
     yield* VolumeSimulation.ensureDefaultClass(env, writeOptions)
     for (const [storage, kind] of kinds) {
