@@ -135,6 +135,12 @@ export const command = Command.make(
         "An IPv4 pool (172.18.255.200/29) the embedded server's LoadBalancer Services get addresses from, as a cloud's (default: none, they stay pending as on kind)"
       ),
       Flag.optional
+    ),
+    nodeCapacity: Flag.String("node-capacity").pipe(
+      Flag.withDescription(
+        "What the embedded server's node has, in place of the host's cpus and memory and 110 pods: cpu=4,memory=8Gi,nvidia.com/gpu=2 (pods stay Pending where their requests do not fit)"
+      ),
+      Flag.optional
     )
   },
   (flags) => run(flags).pipe(Effect.scoped, Effect.provide(Logger.layer([fileLogger(path.join(flags.dir, "dev.log"))])))
@@ -152,6 +158,16 @@ interface Flags {
   readonly watch: boolean
   readonly dir: string
   readonly loadBalancerAddresses: Option.Option<string>
+  readonly nodeCapacity: Option.Option<string>
+}
+
+// `cpu=4,memory=8Gi` as a resource's quantity each; the quantities are the simulator's to check.
+const capacities = (text: string): Effect.Effect<Record<string, string>, DevCommandError> => {
+  const pairs = text.split(",").map((pair) => pair.trim()).filter((pair) => pair !== "").map((pair) => pair.split("="))
+  const wrong = pairs.find((pair) => pair.length !== 2 || pair[0]!.trim() === "")
+  return wrong !== undefined || pairs.length === 0
+    ? Effect.fail(new DevCommandError({ message: `--node-capacity takes resource=quantity pairs such as cpu=4,memory=8Gi, not ${text}` }))
+    : Effect.succeed(Object.fromEntries(pairs.map(([name, quantity]) => [name!.trim(), quantity!.trim()])))
 }
 
 // The cluster the operator talks to: the one of --kubeconfig, or the embedded server, started in
@@ -164,10 +180,16 @@ const cluster = Effect.fnUntraced(function*(flags: Flags) {
   }
   const kubeconfigPath = path.resolve(flags.dir, "kubeconfig")
   const pool = Option.getOrUndefined(flags.loadBalancerAddresses)
-  // The simulator refuses a pool that is not one; said here with the flag's name.
-  const simulator = pool === undefined ? WorkloadSimulator.controller : yield* Effect.try({
-    try: () => WorkloadSimulator.make({ loadBalancerAddresses: pool }),
-    catch: () => new DevCommandError({ message: `--load-balancer-addresses takes an IPv4 pool such as 172.18.255.200/29, not ${pool}` })
+  const nodeCapacity = Option.isSome(flags.nodeCapacity) ? yield* capacities(flags.nodeCapacity.value) : undefined
+  // The simulator refuses a pool that is not one, and a quantity that is not one; said here with the flag's name.
+  const simulator = pool === undefined && nodeCapacity === undefined ? WorkloadSimulator.controller : yield* Effect.try({
+    try: () => WorkloadSimulator.make({ loadBalancerAddresses: pool, nodeCapacity }),
+    catch: (error) =>
+      new DevCommandError({
+        message: (error instanceof Error ? error.message : String(error))
+          .replace(/^loadBalancerAddresses/, "--load-balancer-addresses")
+          .replace(/^nodeCapacity/, "--node-capacity")
+      })
   })
   const server = yield* ApiServer.make({
     port: flags.port,

@@ -28,7 +28,7 @@ const metric = async (name: string) => {
 }
 
 beforeAll(async () => {
-  dev = await startDev(dir, { args: ["--load-balancer-addresses", "172.18.255.200/30"] })
+  dev = await startDev(dir, { args: ["--load-balancer-addresses", "172.18.255.200/30", "--node-capacity", "cpu=16, memory=32Gi,example.com/gpu=2"] })
 }, 90_000)
 
 afterAll(async () => {
@@ -173,6 +173,34 @@ describe("kubefx dev", () => {
     rmSync(refusedDir, { recursive: true, force: true })
     assert.strictEqual(refused.code, 1)
     assert.include(refused.stderr, "--load-balancer-addresses takes an IPv4 pool such as 172.18.255.200/29, not 172.18.300.0/24")
+  }, 60_000)
+
+  it("--node-capacity: the node has what it says, and pods wait for room; a capacity that is not one is refused", async () => {
+    const node = await kubectlJson("get", "node", "kubefx-node")
+    assert.include(node.status.allocatable, { cpu: "16", memory: "32Gi", "example.com/gpu": "2", pods: "110" })
+    await dev.kubectl(["apply", "-f", "-"], JSON.stringify({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "three-gpus", namespace: "default" },
+      spec: { containers: [{ name: "train", image: "trainer", resources: { limits: { "example.com/gpu": "3" } } }] }
+    }))
+    await eventually(async () => {
+      const pod = await kubectlJson("get", "pod", "three-gpus", "-n", "default")
+      const scheduled = pod.status?.conditions?.find((c: { type: string }) => c.type === "PodScheduled")
+      assert.include(scheduled?.message ?? "", "1 Insufficient example.com/gpu")
+    })
+    await dev.kubectl(["delete", "pod", "three-gpus", "-n", "default", "--wait=false"])
+    const buckets = fileURLToPath(new URL("../../../examples/buckets/src/index.ts", import.meta.url))
+    for (const [capacity, said] of [
+      ["cpu=lots", "--node-capacity cpu=lots: quantities must match the regular expression"],
+      ["cpu", "--node-capacity takes resource=quantity pairs such as cpu=4,memory=8Gi, not cpu"]
+    ] as const) {
+      const refusedDir = mkdtempSync(join(tmpdir(), "kubefx-dev-capacity-"))
+      const refused = await kubefx("dev", buckets, "--port", "0", "--http-port", "0", "--store-port", "0", "--dir", refusedDir, "--node-capacity", capacity)
+      rmSync(refusedDir, { recursive: true, force: true })
+      assert.strictEqual(refused.code, 1)
+      assert.include(refused.stderr, said)
+    }
   }, 60_000)
 
   it("exits 0 on SIGTERM", async () => {
