@@ -23,6 +23,7 @@ import * as Listener from "./Listener.ts"
 import * as Namespaces from "./Namespaces.ts"
 import * as Patching from "./Patching.ts"
 import * as Persistence from "./Persistence.ts"
+import * as PriorityAdmission from "./PriorityAdmission.ts"
 import * as Registry from "./Registry.ts"
 import * as ResourceQuotas from "./ResourceQuotas.ts"
 import * as RequestMetrics from "./RequestMetrics.ts"
@@ -98,12 +99,13 @@ export interface ApiServer {
   readonly close: Effect.Effect<void>
 }
 
-// What a cluster holds from its start: its namespaces and its bootstrap RBAC, each stored once.
+// What a cluster holds from its start: its namespaces, its bootstrap RBAC and its system priority
+// classes, each stored once.
 const seed = (store: Store.Store) => {
   for (const name of Namespaces.initial) {
     if (store.get("namespaces", "", name) === undefined) store.put("namespaces", Namespaces.object(name), 0)
   }
-  for (const { object, storage } of BootstrapPolicy.objects()) {
+  for (const { object, storage } of [...BootstrapPolicy.objects(), ...PriorityAdmission.systemClasses()]) {
     if (store.get(storage, "", KubeObject.meta(object).name ?? "") === undefined) store.put(storage, object, 0)
   }
 }

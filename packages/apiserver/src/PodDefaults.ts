@@ -168,8 +168,9 @@ export const qosClass = (podSpec: Json): string => {
 }
 
 /**
- * A Pod as 1.32 admits it: spec defaults, service account, priority and tolerations from the
- * admission plugins, `enableServiceLinks`, and on create `status: { phase: Pending, qosClass }`.
+ * A Pod as 1.32 admits it: spec defaults, service account and tolerations from the admission
+ * plugins, `enableServiceLinks`, and on create `status: { phase: Pending, qosClass }` (its priority
+ * is PriorityAdmission's, which reads the PriorityClasses).
  *
  * @example
  * import * as PodDefaults from "./PodDefaults.ts"
@@ -182,8 +183,6 @@ export const pod = (object: Json, old: Json | undefined): Json => {
   const serviceAccount = String(given.serviceAccountName ?? given.serviceAccount ?? "default")
   const defaulted = spec({
     enableServiceLinks: true,
-    ...priority(given),
-    preemptionPolicy: "PreemptLowerPriority",
     ...given,
     serviceAccountName: serviceAccount,
     serviceAccount,
@@ -201,16 +200,6 @@ export const pod = (object: Json, old: Json | undefined): Json => {
 // tolerates NoExecute taints.
 const tolerates = (tolerations: ReadonlyArray<Json>, key: unknown): boolean =>
   tolerations.some((t) => (t.key === key || t.key === undefined || t.key === "") && (t.effect === "NoExecute" || t.effect === undefined || t.effect === ""))
-
-// The Priority admission plugin: the built-in system classes are known; another class's value
-// lives in a PriorityClass this defaulter cannot read, so it is left unset.
-const systemPriorities: Readonly<Record<string, number>> = { "system-cluster-critical": 2000000000, "system-node-critical": 2000001000 }
-const priority = (podSpec: Json): Json => {
-  const className = podSpec.priorityClassName
-  if (className === undefined || className === "") return { priority: 0 }
-  const value = systemPriorities[String(className)]
-  return value === undefined ? {} : { priority: value }
-}
 
 // Only Pods (not templates): requests default to limits, and host-network pods publish their
 // container ports on the host.

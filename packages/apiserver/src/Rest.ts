@@ -16,6 +16,7 @@ import * as Lists from "./Lists.ts"
 import * as LimitRanger from "./LimitRanger.ts"
 import * as Metadata from "./Metadata.ts"
 import * as PodSecurityAdmission from "./PodSecurityAdmission.ts"
+import * as PriorityAdmission from "./PriorityAdmission.ts"
 import * as QuotaUsage from "./QuotaUsage.ts"
 import * as Registry from "./Registry.ts"
 import * as ResourceType from "./ResourceType.ts"
@@ -376,10 +377,13 @@ const admissionHooks = (
   const storageClass = DefaultStorageClass.applies(target.resource, subresource, operation)
   const storageProtection = StorageProtection.applies(target.resource, subresource, operation)
   const claimResize = ClaimResize.applies(target.resource, subresource, operation)
+  const priority = PriorityAdmission.applies(target.resource, subresource)
   const namespace = target.resource.type.namespaced ? target.namespace : undefined
   const quota = operation === "CREATE" && subresource === undefined && namespace !== undefined && env.store.count("resourcequotas", namespace) > 0
   const limits = namespace !== undefined && LimitRanger.applies(target.resource, subresource, operation) && env.store.count("limitranges", namespace) > 0
-  if (!webhooks && !policies && !podSecurity && !serviceAccount && !storageClass && !storageProtection && !claimResize && !quota && !limits) return undefined
+  if (!webhooks && !policies && !podSecurity && !serviceAccount && !storageClass && !storageProtection && !claimResize && !priority && !quota && !limits) {
+    return undefined
+  }
   const scale = subresource === "scale"
   // A scale write reaches webhooks and policies as kube sends it: the scale subresource, on the
   // autoscaling/v1 Scale view of the object.
@@ -399,15 +403,16 @@ const admissionHooks = (
     podSecurity
       ? PodSecurityAdmission.admit(env.store, { operation, resource: target.resource, subresource, namespace, name: target.name, object, oldObject })
       : Effect.succeed([])
-  // kube's mutating plugins in its order: LimitRanger, ServiceAccount, DefaultStorageClass,
-  // StorageObjectInUseProtection.
+  // kube's mutating plugins in its order: LimitRanger, ServiceAccount, Priority,
+  // DefaultStorageClass, StorageObjectInUseProtection.
   const plugins = (given: KubeObject.KubeObject) => {
     if (storageProtection) {
       const classed = storageClass ? DefaultStorageClass.admit(env.store, given) : given
       return Effect.succeed(StorageProtection.admit(target.resource, classed))
     }
     const object = limits && target.resource.type.plural === "pods" ? LimitRanger.withNamespaceDefaults(env.store, namespace!, given) : given
-    return serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", generated ?? target.name, object) : Effect.succeed(object)
+    const accounted = serviceAccount ? ServiceAccountAdmission.admit(env.store, target.namespace ?? "", generated ?? target.name, object) : Effect.succeed(object)
+    return priority ? Effect.flatMap(accounted, (o) => PriorityAdmission.admit(env.store, target.resource, generated ?? target.name, o, oldObject)) : accounted
   }
   const unnamed = (object: KubeObject.KubeObject): KubeObject.KubeObject => {
     const { name: _, ...metadata } = KubeObject.record(object.metadata)

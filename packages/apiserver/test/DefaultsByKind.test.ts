@@ -50,10 +50,10 @@ describe("pods", () => {
       { name: "host", hostPath: { path: "/var/log", type: "" } },
       { name: "cfg", configMap: { name: "c", defaultMode: 420 } }
     ])
-    expect(pod.spec).toMatchObject({ serviceAccountName: "default", serviceAccount: "default", priority: 0, preemptionPolicy: "PreemptLowerPriority", enableServiceLinks: true })
+    expect(pod.spec).toMatchObject({ serviceAccountName: "default", serviceAccount: "default", enableServiceLinks: true })
   })
 
-  it("defaults probes, hooks and field references, and the priority of system classes", () => {
+  it("defaults probes, hooks and field references, and leaves priority to admission", () => {
     const pod = defaults("", "Pod", {
       metadata: { name: "p" },
       spec: {
@@ -71,7 +71,9 @@ describe("pods", () => {
     expect(c.livenessProbe).toEqual({ httpGet: { port: 8080, path: "/", scheme: "HTTP" }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 })
     expect(c.lifecycle.preStop.httpGet).toEqual({ port: 80, path: "/stop", scheme: "HTTP" })
     expect(c.env[0].valueFrom.fieldRef).toEqual({ apiVersion: "v1", fieldPath: "spec.nodeName" })
-    expect(pod.spec.priority).toBe(2000001000)
+    // The Priority admission plugin reads the class; defaults set neither priority nor policy.
+    expect(pod.spec.priority).toBeUndefined()
+    expect(pod.spec.preemptionPolicy).toBeUndefined()
   })
 })
 
