@@ -2,7 +2,7 @@
  * The workload simulator's scheduler and kubelets for a Pod: kube-scheduler binds a Pod to a node
  * it fits (its node selector, required node affinity and tolerations, room for its requests and
  * host ports, the required pod affinity and anti-affinity of it and the pods already placed; the
- * simulated node first),
+ * simulated node first), preempting pods of lower priority where that makes room,
  * or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's kubelet (the
  * simulated node's, and one for every Node a test registers) runs the Pods bound to it, and stops
  * one being deleted (`Killing`), reports it ended, and deletes it for good, as a kubelet finishes a
@@ -14,6 +14,7 @@ import { Effect } from "effect"
 import * as Bindings from "./Bindings.ts"
 import * as ControllerEvents from "./ControllerEvents.ts"
 import * as PodRuns from "./PodRuns.ts"
+import * as Preemption from "./Preemption.ts"
 import * as ResourceFit from "./ResourceFit.ts"
 import * as Rest from "./Rest.ts"
 import * as Scheduling from "./Scheduling.ts"
@@ -97,7 +98,8 @@ const podTarget = (ctx: SimulatedController.Context, pod: KubeObject.KubeObject)
 /**
  * kube-scheduler's look at an unbound Pod: bound to the simulated node (its `Scheduled` event)
  * when it fits there; otherwise `PodScheduled` false, `Unschedulable`, with the scheduler's message
- * and a `FailedScheduling` event. Answers whether it was bound.
+ * and a `FailedScheduling` event, after preempting pods of lower priority on a node where their
+ * going would let it in (it is then nominated there). Answers whether it was bound.
  *
  * @example
  * import * as PodSimulation from "./PodSimulation.ts"
@@ -122,21 +124,36 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
     const namespaceLabels = (namespace: string) => KubeObject.meta(ctx.env.store.get("namespaces", "", namespace) ?? {}).labels ?? {}
     const volumes = VolumeSimulation.binding(ctx.env.store, pod)
     const held = volumes._tag !== "Unresolvable" && VolumeSimulation.heldReadWriteOncePod(ctx.env.store, pod)
-    const misfits: Array<Scheduling.Misfit> = []
+    const spec = record(pod.spec)
+    const mine = Preemption.priorityOf(pod)
+    const uid = KubeObject.meta(pod).uid
+    // Pods nominated to a node after preempting there hold their room against pods of no higher priority.
+    const nominated = ctx.env.store.list("pods", undefined).filter((other) =>
+      nodeName(other) === "" && KubeObject.meta(other).uid !== uid && typeof record(other.status).nominatedNodeName === "string" &&
+      Preemption.priorityOf(other) >= mine && PodRuns.pending(other)
+    )
     // kube-scheduler's filters in its order: the node itself, host ports, requests, volumes, other pods.
-    const roomOn = (node: KubeObject.KubeObject): Scheduling.Misfit | undefined => {
-      const onNode = placed.flatMap((p) => p.node === node ? [p.pod] : [])
+    const misfitOn = (node: KubeObject.KubeObject, on: ReadonlyArray<Scheduling.Placed>): Scheduling.Misfit | undefined => {
+      const misfit = Scheduling.misfit(spec, node)
+      if (misfit !== undefined) return misfit
+      const name = KubeObject.meta(node).name
+      const onNode = [
+        ...on.flatMap((p) => p.node === node ? [p.pod] : []),
+        ...nominated.filter((other) => record(other.status).nominatedNodeName === name)
+      ]
       if (ResourceFit.portsTaken(pod, onNode)) return { _tag: "Ports" }
       const short = ResourceFit.shortfalls(pod, node, onNode)
-      return short.length === 0 ? undefined : { _tag: "Insufficient", reasons: short.map(ResourceFit.reason) }
+      if (short.length > 0) return { _tag: "Insufficient", reasons: short.map(ResourceFit.reason) }
+      return held ? { _tag: "ReadWriteOncePod" } : Scheduling.podMisfit(pod, node, on, namespaceLabels)
     }
+    const misfits: Array<Scheduling.Misfit> = []
     const fit = volumes._tag === "Unresolvable" ? undefined : nodes.find((node) => {
-      const why = Scheduling.misfit(record(pod.spec), node) ?? roomOn(node) ?? (held ? { _tag: "ReadWriteOncePod" } as const : undefined) ??
-        Scheduling.podMisfit(pod, node, placed, namespaceLabels)
+      const why = misfitOn(node, placed)
       if (why !== undefined) misfits.push(why)
       return why === undefined
     })
     const event = (recorded: ControllerEvents.Event) => ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "default-scheduler", recorded)
+    const unschedulable = (message: string, nominee?: string) => markUnschedulable(ctx, key, pod, message, nominee)
     if (fit !== undefined) {
       const m = KubeObject.meta(pod)
       const node = KubeObject.meta(fit).name ?? ""
@@ -150,17 +167,44 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
       yield* event({ type: "Normal", reason: "Scheduled", message: `Successfully assigned ${m.namespace ?? ""}/${m.name ?? ""} to ${node}` })
       return true
     }
-    const message = volumes._tag === "Unresolvable" ? Scheduling.unresolvable(nodes.length, volumes.reason) : Scheduling.unschedulable(misfits)
+    if (volumes._tag === "Unresolvable") return yield* unschedulable(Scheduling.unresolvable(nodes.length, volumes.reason))
+    // No node has room: preemption, where taking pods of lower priority off a node lets the pod in.
+    const nominatedTo = record(pod.status).nominatedNodeName
+    const refusal = Preemption.ineligible(pod, placed.flatMap((p) => KubeObject.meta(p.node).name === nominatedTo ? [p.pod] : []))
+    if (refusal !== undefined) return yield* unschedulable(Scheduling.unschedulable(misfits, refusal))
+    const chosen = held ? undefined : Preemption.pick(nodes.flatMap((node) => {
+      if (Scheduling.misfit(spec, node) !== undefined) return []
+      const onNode = placed.flatMap((p) => p.node === node ? [p.pod] : [])
+      const elsewhere = placed.filter((p) => p.node !== node)
+      const victims = Preemption.victims(pod, onNode, (kept) => misfitOn(node, [...elsewhere, ...kept.map((other) => ({ pod: other, node }))]) === undefined)
+      return victims === undefined ? [] : [{ node, victims }]
+    }))
+    if (chosen === undefined) return yield* unschedulable(Scheduling.unschedulable(misfits))
+    const node = KubeObject.meta(chosen.node).name ?? ""
+    yield* Preemption.preempt(ctx, pod, node, chosen.victims)
+    return yield* unschedulable(Scheduling.unschedulable(misfits, ""), node)
+  })
+
+/** Marks the Pod `Unschedulable` with `message` (nominated to `nominee` after a preemption there) and records it. */
+const markUnschedulable = (
+  ctx: SimulatedController.Context,
+  key: SimulatedController.Key,
+  pod: KubeObject.KubeObject,
+  message: string,
+  nominee?: string
+): Effect.Effect<boolean, Status.ApiError> =>
+  Effect.gen(function*() {
     const said = KubeObject.records(record(pod.status).conditions).find((c) => c.type === "PodScheduled")
-    if (said?.status === "False" && said.message === message) return false
+    if (said?.status === "False" && said.message === message && nominee === undefined) return false
     yield* SimulatedController.writeStatus(ctx, key, (current) => ({
       ...record(current.status),
+      ...(nominee === undefined ? {} : { nominatedNodeName: nominee }),
       conditions: [
         ...KubeObject.records(record(current.status).conditions).filter((c) => c.type !== "PodScheduled"),
         { type: "PodScheduled", status: "False", lastProbeTime: null, lastTransitionTime: KubeObject.timestamp(), reason: "Unschedulable", message }
       ]
     }))
-    yield* event({ type: "Warning", reason: "FailedScheduling", message })
+    yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "default-scheduler", { type: "Warning", reason: "FailedScheduling", message })
     return false
   })
 

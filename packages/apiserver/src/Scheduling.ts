@@ -72,14 +72,16 @@ export const misfit = (
 }
 
 /**
- * kube-scheduler's `FailedScheduling` message when none of `nodes` will run the pod.
+ * kube-scheduler's `FailedScheduling` message when none of `nodes` will run the pod: each node's
+ * reasons counted, then what preemption found (`preemption`: why the pod may not preempt; empty
+ * when it preempted, which adds nothing; by default that no pod of lower priority was in the way).
  *
  * @example
  * import * as Scheduling from "./Scheduling.ts"
  * Scheduling.unschedulable([{ _tag: "Affinity" }])
  * // "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
  */
-export const unschedulable = (misfits: ReadonlyArray<Misfit>): string => {
+export const unschedulable = (misfits: ReadonlyArray<Misfit>, preemption?: string): string => {
   if (misfits.length === 0) return "no nodes available to schedule pods"
   const reasons = new Map<string, number>()
   const count = (reason: string) => reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
@@ -106,15 +108,16 @@ export const unschedulable = (misfits: ReadonlyArray<Misfit>): string => {
   const listed = [...reasons].map(([reason, n]) => `${n} ${reason}`).sort().join(", ")
   const total = misfits.length
   // Preemption could only help against pods in the way (anti-affinity, a ReadWriteOncePod claim's
-  // user, host ports, requests); the simulated scheduler preempts none.
+  // user, host ports, requests), and found none of lower priority.
   const blocked = misfits.filter((m) =>
     m._tag === "PodAntiAffinity" || m._tag === "ReadWriteOncePod" || m._tag === "Ports" || m._tag === "Insufficient"
   ).length
-  const preemption = [
+  const found = [
     ...(blocked > 0 ? [`${blocked} No preemption victims found for incoming pod`] : []),
     ...(total - blocked > 0 ? [`${total - blocked} Preemption is not helpful for scheduling`] : [])
   ].join(", ")
-  return `0/${total} nodes are available: ${listed}. preemption: 0/${total} nodes are available: ${preemption}.`
+  const after = preemption === undefined ? ` preemption: 0/${total} nodes are available: ${found}.` : preemption === "" ? "" : ` preemption: ${preemption}.`
+  return `0/${total} nodes are available: ${listed}.${after}`
 }
 
 /**

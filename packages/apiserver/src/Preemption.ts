@@ -1,0 +1,129 @@
+/**
+ * kube-scheduler's preemption, for a pod no node has room for: on a node where removing pods of
+ * lower priority would let it in, the fewest of them that must go (every lower one taken off, then
+ * each put back, the most important first, while the pod still fits) are marked
+ * `DisruptionTarget` (`PreemptionByScheduler`), told `Preempted` and deleted gracefully, and the
+ * pod is nominated to the node (`status.nominatedNodeName`), which pods of no higher priority then
+ * leave to it. A pod with `preemptionPolicy: Never` preempts none, and a pod waits for the pods it
+ * preempted to go before it preempts again.
+ */
+import { Effect } from "effect"
+import * as ControllerEvents from "./ControllerEvents.ts"
+import * as PodRuns from "./PodRuns.ts"
+import * as Rest from "./Rest.ts"
+import * as SimulatedController from "./SimulatedController.ts"
+import type * as Status from "./Status.ts"
+import { KubeObject } from "@kubefx/schema/internal"
+
+const record = KubeObject.record
+
+/**
+ * A pod's priority, as the Priority admission plugin set it (0 when unset).
+ *
+ * @example
+ * import * as Preemption from "./Preemption.ts"
+ * Preemption.priorityOf({ spec: { priority: 1000 } }) // 1000
+ */
+export const priorityOf = (pod: KubeObject.KubeObject): number => Number(record(pod.spec).priority ?? 0)
+
+const terminating = (pod: KubeObject.KubeObject) => KubeObject.meta(pod).deletionTimestamp !== undefined
+
+/**
+ * Why the pod may not preempt, as kube-scheduler says it after `preemption:`, or undefined when it
+ * may: its policy is `Never`, or pods it preempted (lower ones on its nominated node, being
+ * deleted) have not gone yet. `onNominated` are the pods on its nominated node.
+ *
+ * @example
+ * import * as Preemption from "./Preemption.ts"
+ * Preemption.ineligible({ spec: { preemptionPolicy: "Never" } }, []) // "not eligible due to preemptionPolicy=Never"
+ */
+export const ineligible = (pod: KubeObject.KubeObject, onNominated: ReadonlyArray<KubeObject.KubeObject>): string | undefined => {
+  if (record(pod.spec).preemptionPolicy === "Never") return "not eligible due to preemptionPolicy=Never"
+  const mine = priorityOf(pod)
+  return onNominated.some((other) => terminating(other) && priorityOf(other) < mine)
+    ? "not eligible due to a terminating pod on the nominated node"
+    : undefined
+}
+
+// kube's MoreImportantPod: the higher priority, then the one that started first.
+const moreImportant = (a: KubeObject.KubeObject, b: KubeObject.KubeObject) =>
+  priorityOf(b) - priorityOf(a) ||
+  String(record(a.status).startTime ?? "").localeCompare(String(record(b.status).startTime ?? ""))
+
+/**
+ * The pods on a node that must go for `pod` to fit there, or undefined when no removal of pods of
+ * lower priority would do. `fits` says whether the pod fits beside the pods it is given.
+ *
+ * @example
+ * import * as Preemption from "./Preemption.ts"
+ * const pod = (name: string, priority: number) => ({ metadata: { name }, spec: { priority } })
+ * // Room for one pod: the lower of the two goes.
+ * Preemption.victims(pod("new", 100), [pod("low", 0), pod("high", 1000)], (on) => on.length < 2)?.map((p) => p.metadata.name) // ["low"]
+ */
+export const victims = (
+  pod: KubeObject.KubeObject,
+  onNode: ReadonlyArray<KubeObject.KubeObject>,
+  fits: (onNode: ReadonlyArray<KubeObject.KubeObject>) => boolean
+): ReadonlyArray<KubeObject.KubeObject> | undefined => {
+  const mine = priorityOf(pod)
+  const lower = onNode.filter((other) => priorityOf(other) < mine && !terminating(other))
+  let kept = onNode.filter((other) => !lower.includes(other))
+  if (lower.length === 0 || !fits(kept)) return undefined
+  const out: Array<KubeObject.KubeObject> = []
+  for (const candidate of [...lower].sort(moreImportant)) {
+    const trial = [...kept, candidate]
+    if (fits(trial)) kept = trial
+    else out.push(candidate)
+  }
+  return out
+}
+
+/**
+ * Of the nodes' victims, the node kube-scheduler picks: the lowest highest victim priority, then
+ * the fewest victims.
+ *
+ * @example
+ * import * as Preemption from "./Preemption.ts"
+ * Preemption.pick([{ node: "a", victims: [{ spec: { priority: 5 } }] }, { node: "b", victims: [{ spec: { priority: 1 } }] }])?.node // "b"
+ */
+export const pick = <N>(candidates: ReadonlyArray<{ readonly node: N; readonly victims: ReadonlyArray<KubeObject.KubeObject> }>) => {
+  const highest = (victims: ReadonlyArray<KubeObject.KubeObject>) => Math.max(...victims.map(priorityOf))
+  return [...candidates].sort((a, b) => highest(a.victims) - highest(b.victims) || a.victims.length - b.victims.length)[0]
+}
+
+/**
+ * Preempts `victims` on `node` for `pod`: each marked `DisruptionTarget`, told `Preempted` with
+ * the preemptor's uid, and deleted with its grace period.
+ *
+ * @example
+ * import * as Preemption from "./Preemption.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * const done = Preemption.preempt(ctx, { metadata: { uid: "u" }, spec: {} }, "kubefx-node", [])
+ */
+export const preempt = (
+  ctx: SimulatedController.Context,
+  pod: KubeObject.KubeObject,
+  node: string,
+  victims: ReadonlyArray<KubeObject.KubeObject>
+): Effect.Effect<void, Status.ApiError> =>
+  Effect.forEach(victims, (victim) =>
+    Effect.gen(function*() {
+      const m = KubeObject.meta(victim)
+      const key = { storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" }
+      const scheduler = String(record(pod.spec).schedulerName ?? "default-scheduler")
+      yield* SimulatedController.writeStatus(ctx, key, (current) =>
+        PodRuns.disrupted(current, "PreemptionByScheduler", `${scheduler}: preempting to accommodate a higher priority pod`, KubeObject.timestamp()))
+      yield* ControllerEvents.record(ctx.env, ctx.writeOptions, victim, "default-scheduler", {
+        type: "Normal",
+        reason: "Preempted",
+        message: `Preempted by pod ${KubeObject.meta(pod).uid ?? ""} on node ${node}`
+      })
+      const resource = ctx.env.registry.byStorage("pods")[0]
+      if (resource === undefined) return
+      yield* Rest.remove(ctx.env, { resource, namespace: key.namespace, name: key.name }, {
+        propagationPolicy: undefined,
+        gracePeriodSeconds: undefined,
+        preconditions: { uid: m.uid ?? "" },
+        dryRun: false
+      }).pipe(Effect.asVoid, Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void))
+    }), { discard: true })

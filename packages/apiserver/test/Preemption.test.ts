@@ -1,0 +1,97 @@
+/**
+ * Preemption as kube-scheduler does it: a pod no node has room for takes the fewest pods of lower
+ * priority off a node, waits for them to go while nominated there (pods of no higher priority
+ * leaving it the room), and runs; a pod that may not preempt says why.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Testing from "../src/Testing.ts"
+import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
+import { createNamespace, poll } from "./fixtures.ts"
+
+let server: Testing.TestServer
+beforeAll(async () => {
+  // A second for a preempted pod to go: long enough to see it marked and the preemptor nominated.
+  server = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "1 second", nodeCapacity: { cpu: "2" } })] })
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+const classes = "/apis/scheduling.k8s.io/v1/priorityclasses"
+const priorityClass = (name: string, value: number, extra: Record<string, unknown> = {}) => ({
+  apiVersion: "scheduling.k8s.io/v1",
+  kind: "PriorityClass",
+  metadata: { name },
+  value,
+  ...extra
+})
+const pod = (name: string, cpu: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name },
+  spec: { containers: [{ name: "app", image: "nginx", resources: { requests: { cpu } } }], ...spec }
+})
+const pods = (namespace: string) => `/api/v1/namespaces/${namespace}/pods`
+const create = async (path: string, body: object) => {
+  const created = await server.request("POST", path, { body })
+  expect(created.status, created.text).toBe(201)
+  return created.json
+}
+const running = (namespace: string, name: string) => poll(server, `${pods(namespace)}/${name}`, (p) => p.status?.phase === "Running")
+const scheduledMessage = (p: any): string | undefined => p.status?.conditions?.find((c: any) => c.type === "PodScheduled")?.message
+
+describe("preemption", () => {
+  it("takes the fewest pods of lower priority off the node, holds the room for the preemptor, and runs it", async () => {
+    await createNamespace(server, "preempt")
+    await create(classes, priorityClass("urgent", 1000))
+    await create(pods("preempt"), pod("low-a", "900m"))
+    await running("preempt", "low-a")
+    await create(pods("preempt"), pod("low-b", "900m"))
+    await running("preempt", "low-b")
+    // 1800m of 2 cpus taken; "vip" needs 1000m: one of the two must go, the later started one.
+    const vip = await create(pods("preempt"), pod("vip", "1", { priorityClassName: "urgent" }))
+    const marked = await poll(server, `${pods("preempt")}/low-b`, (p) => p.status?.conditions?.some((c: any) => c.type === "DisruptionTarget"))
+    expect(marked.status.conditions.find((c: any) => c.type === "DisruptionTarget")).toMatchObject({
+      status: "True",
+      reason: "PreemptionByScheduler",
+      message: "default-scheduler: preempting to accommodate a higher priority pod"
+    })
+    expect(marked.metadata.deletionTimestamp).toBeDefined()
+    await poll(server, `${pods("preempt")}/vip`, (p) => p.status?.nominatedNodeName === "kubefx-node")
+    // Preempting, it failed to schedule with no word of preemption; then it waits for its victim.
+    const failures = await poll(server, "/api/v1/namespaces/preempt/events", (list) =>
+      list.items.filter((e: any) => e.reason === "FailedScheduling" && e.involvedObject.name === "vip").length >= 2)
+    expect(failures.items.filter((e: any) => e.reason === "FailedScheduling" && e.involvedObject.name === "vip").map((e: any) => e.message).sort()).toEqual([
+      "0/1 nodes are available: 1 Insufficient cpu.",
+      "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node."
+    ])
+    // A pod of lower priority arriving meanwhile leaves the room to the nominated one.
+    await create(pods("preempt"), pod("low-c", "900m"))
+    const events = await poll(server, "/api/v1/namespaces/preempt/events", (list) => list.items.some((e: any) => e.reason === "Preempted"))
+    expect(events.items.find((e: any) => e.reason === "Preempted")).toMatchObject({
+      involvedObject: { name: "low-b" },
+      message: `Preempted by pod ${vip.metadata.uid} on node kubefx-node`,
+      source: { component: "default-scheduler" }
+    })
+    expect((await running("preempt", "vip")).spec.nodeName).toBe("kubefx-node")
+    await poll(server, pods("preempt"), (list) => !list.items.some((p: any) => p.metadata.name === "low-b"))
+    expect((await server.request("GET", `${pods("preempt")}/low-a`)).json.status.phase).toBe("Running")
+    const waiting = await poll(server, `${pods("preempt")}/low-c`, (p) => scheduledMessage(p) !== undefined)
+    expect(scheduledMessage(waiting)).toBe(
+      "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    )
+    expect(waiting.spec.nodeName).toBeUndefined()
+  })
+
+  it("preempts nothing for a pod whose policy is Never, and says so", async () => {
+    await createNamespace(server, "never")
+    await create(classes, priorityClass("urgent-polite", 1000, { preemptionPolicy: "Never" }))
+    // The node is full from the test before: "low-a" and "vip" hold 1900m.
+    await create(pods("never"), pod("polite", "500m", { priorityClassName: "urgent-polite" }))
+    const waiting = await poll(server, `${pods("never")}/polite`, (p) => scheduledMessage(p) !== undefined)
+    expect(scheduledMessage(waiting)).toBe("0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.")
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const left = (await server.request("GET", pods("preempt"))).json.items.map((p: any) => [p.metadata.name, p.metadata.deletionTimestamp])
+    expect(left).toEqual(expect.arrayContaining([["low-a", undefined], ["vip", undefined]]))
+  })
+})
