@@ -8,10 +8,8 @@
  * preempted to go before it preempts again.
  */
 import { Effect } from "effect"
-import * as ControllerEvents from "./ControllerEvents.ts"
-import * as PodRuns from "./PodRuns.ts"
-import * as Rest from "./Rest.ts"
-import * as SimulatedController from "./SimulatedController.ts"
+import * as PodEviction from "./PodEviction.ts"
+import type * as SimulatedController from "./SimulatedController.ts"
 import type * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -105,25 +103,14 @@ export const preempt = (
   pod: KubeObject.KubeObject,
   node: string,
   victims: ReadonlyArray<KubeObject.KubeObject>
-): Effect.Effect<void, Status.ApiError> =>
-  Effect.forEach(victims, (victim) =>
-    Effect.gen(function*() {
-      const m = KubeObject.meta(victim)
-      const key = { storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" }
-      const scheduler = String(record(pod.spec).schedulerName ?? "default-scheduler")
-      yield* SimulatedController.writeStatus(ctx, key, (current) =>
-        PodRuns.disrupted(current, "PreemptionByScheduler", `${scheduler}: preempting to accommodate a higher priority pod`, KubeObject.timestamp()))
-      yield* ControllerEvents.record(ctx.env, ctx.writeOptions, victim, "default-scheduler", {
-        type: "Normal",
-        reason: "Preempted",
-        message: `Preempted by pod ${KubeObject.meta(pod).uid ?? ""} on node ${node}`
-      })
-      const resource = ctx.env.registry.byStorage("pods")[0]
-      if (resource === undefined) return
-      yield* Rest.remove(ctx.env, { resource, namespace: key.namespace, name: key.name }, {
-        propagationPolicy: undefined,
-        gracePeriodSeconds: undefined,
-        preconditions: { uid: m.uid ?? "" },
-        dryRun: false
-      }).pipe(Effect.asVoid, Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void))
-    }), { discard: true })
+): Effect.Effect<void, Status.ApiError> => {
+  const scheduler = String(record(pod.spec).schedulerName ?? "default-scheduler")
+  return Effect.forEach(victims, (victim) =>
+    PodEviction.evict(
+      ctx,
+      victim,
+      { reason: "PreemptionByScheduler", message: `${scheduler}: preempting to accommodate a higher priority pod` },
+      "default-scheduler",
+      { type: "Normal", reason: "Preempted", message: `Preempted by pod ${KubeObject.meta(pod).uid ?? ""} on node ${node}` }
+    ), { discard: true })
+}
