@@ -13,6 +13,7 @@
 import { Effect } from "effect"
 import * as Bindings from "./Bindings.ts"
 import * as ControllerEvents from "./ControllerEvents.ts"
+import * as NodeLifecycle from "./NodeLifecycle.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as Preemption from "./Preemption.ts"
 import * as ResourceFit from "./ResourceFit.ts"
@@ -33,10 +34,7 @@ const nodeName = (pod: KubeObject.KubeObject): string => {
 }
 
 // A node whose kubelet stopped posting, or says it is not ready, is not ready.
-const ready = (node: KubeObject.KubeObject) => {
-  const condition = KubeObject.records(record(node.status).conditions).find((c) => c.type === "Ready")
-  return condition === undefined || condition.status === "True"
-}
+const ready = NodeLifecycle.ready
 
 /**
  * Whether a kubelet runs the Pod: it is bound to a Node that is there and ready.

@@ -23,7 +23,15 @@ export type Misfit =
   /** kube-scheduler's NodeResourcesFit reasons (`Insufficient cpu`, `Too many pods`), one or more. */
   | { readonly _tag: "Insufficient"; readonly reasons: ReadonlyArray<string> }
 
-const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonly<Record<string, unknown>>) => {
+/**
+ * Whether a toleration tolerates a taint: the same effect (or any, when it names none), and the
+ * same key and value (`Equal`) or the key alone (`Exists`; every key, when it names none).
+ *
+ * @example
+ * import * as Scheduling from "./Scheduling.ts"
+ * Scheduling.tolerates({ key: "gpu", operator: "Exists" }, { key: "gpu", value: "a100", effect: "NoSchedule" }) // true
+ */
+export const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: Readonly<Record<string, unknown>>): boolean => {
   if (toleration.effect !== undefined && toleration.effect !== "" && toleration.effect !== taint.effect) return false
   if (toleration.operator === "Exists") return toleration.key === undefined || toleration.key === "" || toleration.key === taint.key
   return toleration.key === taint.key && (toleration.value ?? "") === (taint.value ?? "")

@@ -39,6 +39,8 @@ import * as EndpointsSimulation from "./EndpointsSimulation.ts"
 import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
 import * as LoadBalancerSimulation from "./LoadBalancerSimulation.ts"
+import * as NodeLifecycle from "./NodeLifecycle.ts"
+import * as PodEviction from "./PodEviction.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSimulation from "./PodSimulation.ts"
 import * as Rest from "./Rest.ts"
@@ -209,8 +211,54 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       again: (key, after) => completeAfter({ phase: "complete", ...key }, after)
     }
 
+    // The node lifecycle controller's taints, then the taint eviction controller's look at the
+    // node's pods: when each that does not tolerate its NoExecute taints for ever goes. A pod's
+    // wait counts from when it was first seen here, as kube's eviction queue counts it.
+    const evictionSince = new Map<string, number>()
+    const handleNode = (key: Key, node: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+      Effect.gen(function*() {
+        const taints = NodeLifecycle.taints(node, KubeObject.timestamp())
+        // The write brings the node back here, tainted.
+        if (taints !== undefined) return yield* update(key, undefined, (current) => ({ ...current, spec: { ...record(current.spec), taints } }))
+        const now = Date.now()
+        let next: number | undefined
+        for (const pod of env.store.list("pods", undefined)) {
+          // Pods on the node that have not ended and are not already going.
+          const phase = record(pod.status).phase
+          if (record(pod.spec).nodeName !== key.name || phase === "Succeeded" || phase === "Failed") continue
+          if (KubeObject.meta(pod).deletionTimestamp !== undefined) continue
+          const uid = KubeObject.meta(pod).uid ?? ""
+          const verdict = NodeLifecycle.verdict(pod, node)
+          if (verdict._tag === "Stay") {
+            evictionSince.delete(uid)
+            continue
+          }
+          const since = evictionSince.get(uid) ?? now
+          const at = verdict._tag === "Evict" ? now : since + verdict.seconds * 1000
+          if (at > now) {
+            evictionSince.set(uid, since)
+            next = Math.min(next ?? at, at)
+            continue
+          }
+          evictionSince.delete(uid)
+          const m = KubeObject.meta(pod)
+          yield* PodEviction.evict(
+            controllers,
+            pod,
+            { reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint" },
+            "taint-eviction-controller",
+            { type: "Normal", reason: "TaintManagerEviction", message: `Marking for deletion Pod ${m.namespace ?? ""}/${m.name ?? ""}` }
+          )
+        }
+        if (next !== undefined) yield* controllers.again(key, Duration.millis(next - now))
+      })
+
     const handle = (key: Key): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
+        if (key.storage === "nodes") {
+          const node = env.store.get("nodes", "", key.name)
+          return node === undefined ? undefined : yield* handleNode(key, node)
+        }
         const kind = kinds.get(key.storage)!
         const object = env.store.get(key.storage, key.namespace, key.name)
         if (object === undefined) {
@@ -378,15 +426,19 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       if (event.storage === "storageclasses.storage.k8s.io") return event.type === "DELETED" ? undefined : retryPendingClaims()
       // A node's change is every DaemonSet's, and the scheduler's for every Pod not yet bound.
       if (event.storage === "nodes") {
+        if (event.type !== "DELETED") worker.enqueue({ phase: "observe", storage: "nodes", namespace: "", name: String(KubeObject.meta(event.object).name) })
         for (const ds of env.store.list("daemonsets.apps", undefined)) {
           const m = KubeObject.meta(ds)
           worker.enqueue({ phase: "observe", storage: "daemonsets.apps", namespace: m.namespace ?? "", name: m.name ?? "" })
         }
-        const gone = event.type === "DELETED" ? KubeObject.meta(event.object).name : undefined
+        const name = KubeObject.meta(event.object).name
+        const gone = event.type === "DELETED" ? name : undefined
+        // A node ready again has its kubelet back: the pods bound to it start, or finish going.
+        const back = event.type === "MODIFIED" && event.prev !== undefined && !NodeLifecycle.ready(event.prev) && NodeLifecycle.ready(event.object)
         for (const pod of env.store.list("pods", undefined)) {
           const m = KubeObject.meta(pod)
           const bound = record(pod.spec).nodeName
-          if ((PodRuns.pending(pod) && PodSimulation.unbound(pod)) || (gone !== undefined && bound === gone)) {
+          if ((PodRuns.pending(pod) && PodSimulation.unbound(pod)) || (gone !== undefined && bound === gone) || (back && bound === name)) {
             worker.enqueue({ phase: "observe", storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" })
           }
         }
@@ -400,8 +452,12 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         }
         return
       }
-      // A Pod's change is every Service's that selects it, before or after.
+      // A Pod's change is every Service's that selects it, before or after; a pod on a node with
+      // NoExecute taints is the taint eviction controller's to look at.
       if (kind === "Pod") {
+        const on = String(record(event.object.spec).nodeName ?? "")
+        const node = on === "" || event.type === "DELETED" ? undefined : env.store.get("nodes", "", on)
+        if (node !== undefined && NodeLifecycle.evicting(node)) worker.enqueue({ phase: "observe", storage: "nodes", namespace: "", name: on })
         for (const service of env.store.list("services", event.namespace)) {
           if (ServiceEndpoints.selects(service, event.object) || (event.prev !== undefined && ServiceEndpoints.selects(service, event.prev))) {
             worker.enqueue({ phase: "observe", storage: "services", namespace: event.namespace, name: String(KubeObject.meta(service).name) })
@@ -468,6 +524,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         ({ ...current, status: SimulatedNode.status(KubeObject.timestamp(), capacity) })))
     }
     yield* VolumeSimulation.ensureDefaultClass(env, writeOptions)
+    for (const node of env.store.list("nodes", undefined)) worker.enqueue({ phase: "observe", storage: "nodes", namespace: "", name: KubeObject.meta(node).name ?? "" })
     for (const [storage, kind] of kinds) {
       for (const object of env.store.list(storage, undefined)) {
         const m = KubeObject.meta(object)
