@@ -128,6 +128,48 @@ export const running = (pod: KubeObject.KubeObject, now: string, podIP: string):
   }
 }
 
+// A pod's Ready condition set to `ready`, its other conditions as they were.
+const withReady = (pod: KubeObject.KubeObject, ready: "True" | "False", now: string): Record<string, unknown> => {
+  const status = record(pod.status)
+  return {
+    ...status,
+    conditions: list(status.conditions).map((c) => c.type === "Ready" && c.status !== ready ? { ...c, status: ready, lastTransitionTime: now } : c)
+  }
+}
+
+/**
+ * The node lifecycle controller's mark on a pod of a node that is not ready: `Ready` false, its
+ * containers still ready as far as anyone knows.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.nodeNotReady({ status: { conditions: [{ type: "Ready", status: "True" }] } }, "2026-01-01T00:00:00Z").conditions[0].status // "False"
+ */
+export const nodeNotReady = (pod: KubeObject.KubeObject, now: string): Record<string, unknown> => withReady(pod, "False", now)
+
+/**
+ * Whether the pod is not ready for its node alone: `Ready` false while its containers are ready
+ * (what the node lifecycle controller leaves), so its kubelet, back, reports it ready again.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.readyButForNode({ status: { conditions: [{ type: "Ready", status: "False" }, { type: "ContainersReady", status: "True" }] } }) // true
+ */
+export const readyButForNode = (pod: KubeObject.KubeObject): boolean => {
+  const conditions = list(record(pod.status).conditions)
+  const of = (type: string) => conditions.find((c) => c.type === type)?.status
+  return of("Ready") === "False" && of("ContainersReady") === "True"
+}
+
+/**
+ * The kubelet's report of a pod whose node is ready again: `Ready` true.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.readyAgain({ status: { conditions: [{ type: "Ready", status: "False" }] } }, "2026-01-01T00:00:00Z").conditions[0].status // "True"
+ */
+export const readyAgain = (pod: KubeObject.KubeObject, now: string): Record<string, unknown> => withReady(pod, "True", now)
+
 /**
  * The status a kubelet reports once a Pod's containers exited (a Job's pod, whose restart policy
  * lets it end): `Succeeded` with every container `Completed` (exit code 0), or `Failed` with them in

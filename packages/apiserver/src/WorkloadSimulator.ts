@@ -221,13 +221,21 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         // The write brings the node back here, tainted.
         if (taints !== undefined) return yield* update(key, undefined, (current) => ({ ...current, spec: { ...record(current.spec), taints } }))
         const now = Date.now()
+        const down = !NodeLifecycle.ready(node)
         let next: number | undefined
         for (const pod of env.store.list("pods", undefined)) {
           // Pods on the node that have not ended and are not already going.
           const phase = record(pod.status).phase
           if (record(pod.spec).nodeName !== key.name || phase === "Succeeded" || phase === "Failed") continue
-          if (KubeObject.meta(pod).deletionTimestamp !== undefined) continue
-          const uid = KubeObject.meta(pod).uid ?? ""
+          const m = KubeObject.meta(pod)
+          const podKey = { phase: "observe", storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" } as const
+          // The pods of a node that is not ready are not ready either (MarkPodsNotReady).
+          if (down && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "Ready" && c.status === "True")) {
+            yield* SimulatedController.writeStatus(controllers, podKey, (current) => PodRuns.nodeNotReady(current, KubeObject.timestamp()))
+            yield* ControllerEvents.record(env, writeOptions, pod, "node-controller", { type: "Warning", reason: "NodeNotReady", message: "Node is not ready" })
+          }
+          if (m.deletionTimestamp !== undefined) continue
+          const uid = m.uid ?? ""
           const verdict = NodeLifecycle.verdict(pod, node)
           if (verdict._tag === "Stay") {
             evictionSince.delete(uid)
@@ -241,7 +249,6 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
             continue
           }
           evictionSince.delete(uid)
-          const m = KubeObject.meta(pod)
           yield* PodEviction.evict(
             controllers,
             pod,
@@ -331,6 +338,10 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
             return yield* completeAfter(key, delay)
           }
           return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.ended(current, KubeObject.timestamp(), succeeded))
+        }
+        // Its node back, the kubelet reports a pod the node lifecycle controller marked ready again.
+        if (running && PodRuns.readyButForNode(pod) && PodSimulation.runs(env.store, pod) && !crashing(pod)) {
+          return yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.readyAgain(current, KubeObject.timestamp()))
         }
         if (!PodRuns.pending(pod)) return
         if (PodSimulation.unbound(pod)) {

@@ -2,7 +2,8 @@
  * Nodes failing as kube-controller-manager sees them: a node's conditions and cordon become its
  * taints (and go again), a pod that does not tolerate a NoExecute taint is evicted at once, one
  * that tolerates it for `tolerationSeconds` is evicted after them, one that tolerates it for ever
- * stays; a pod evicted from a node that is not ready stays Terminating until its kubelet is back.
+ * stays; the pods of a node that is not ready are not ready, and one evicted from it stays
+ * Terminating until its kubelet is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
@@ -100,9 +101,16 @@ describe("NodeLifecycle", () => {
     await createNamespace(server, "node-down")
     await register("worker-down")
     const notReady = { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 1 }
+    const forEver = { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" }
     expect((await server.request("POST", pods("node-down"), { body: pinned("db-0", "worker-down", [notReady]) })).status).toBe(201)
-    await poll(server, `${pods("node-down")}/db-0`, (p) => p.status?.phase === "Running")
+    expect((await server.request("POST", pods("node-down"), { body: pinned("agent", "worker-down", [forEver]) })).status).toBe(201)
+    for (const name of ["db-0", "agent"]) await poll(server, `${pods("node-down")}/${name}`, (p) => p.status?.phase === "Running")
     await setStatus("worker-down", readiness("False"))
+    // Its pods are not ready from then on, as the node lifecycle controller marks them.
+    const readyOf = (p: any) => p.status?.conditions?.find((c: any) => c.type === "Ready")?.status
+    await poll(server, `${pods("node-down")}/agent`, (p) => readyOf(p) === "False")
+    const told = await poll(server, "/api/v1/namespaces/node-down/events", (list) => list.items.some((e: any) => e.reason === "NodeNotReady"))
+    expect(told.items.find((e: any) => e.reason === "NodeNotReady")).toMatchObject({ type: "Warning", message: "Node is not ready", source: { component: "node-controller" } })
     const evicted = await marked("node-down", "db-0")
     await poll(server, `${pods("node-down")}/db-0`, (p) => p.metadata.deletionTimestamp !== undefined)
     expect(evicted.spec.tolerations).toContainEqual(notReady)
@@ -110,7 +118,10 @@ describe("NodeLifecycle", () => {
     await new Promise((resolve) => setTimeout(resolve, 600))
     expect((await server.request("GET", `${pods("node-down")}/db-0`)).status).toBe(200)
     await setStatus("worker-down", readiness("True"))
-    await poll(server, pods("node-down"), (list) => list.items.length === 0)
+    await poll(server, pods("node-down"), (list) => list.items.length === 1)
+    // The one that tolerates it for ever stayed, and is ready again with its kubelet back.
+    const agent = await poll(server, `${pods("node-down")}/agent`, (p) => readyOf(p) === "True")
+    expect([agent.status.phase, agent.metadata.deletionTimestamp]).toEqual(["Running", undefined])
     await settledTaints("worker-down", [])
   })
 })
