@@ -1,9 +1,9 @@
 /**
  * The workload simulator's scheduler and kubelets for a Pod: kube-scheduler binds a Pod to a node
  * it fits (its node selector, required node affinity and tolerations, room for its requests and
- * host ports, the required pod affinity and anti-affinity of it and the pods already placed; the
- * simulated node first), preempting pods of lower priority where that makes room,
- * or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's kubelet (the
+ * host ports, its topology spread constraints, the required pod affinity and anti-affinity of it
+ * and the pods already placed; the simulated node first), preempting pods of lower priority where
+ * that makes room, or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's kubelet (the
  * simulated node's, and one for every Node a test registers) runs the Pods bound to it, and stops
  * one being deleted (`Killing`), reports it ended, and deletes it for good, as a kubelet finishes a
  * graceful deletion. A node whose `Ready` condition is not true has no kubelet, and is tainted
@@ -23,6 +23,7 @@ import * as SimulatedController from "./SimulatedController.ts"
 import * as SimulatedNode from "./SimulatedNode.ts"
 import type * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
+import * as TopologySpread from "./TopologySpread.ts"
 import * as VolumeSimulation from "./VolumeSimulation.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -130,7 +131,7 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
       nodeName(other) === "" && KubeObject.meta(other).uid !== uid && typeof record(other.status).nominatedNodeName === "string" &&
       Preemption.priorityOf(other) >= mine && PodRuns.pending(other)
     )
-    // kube-scheduler's filters in its order: the node itself, host ports, requests, volumes, other pods.
+    // kube-scheduler's filters in its order: the node itself, host ports, requests, volumes, spread, other pods.
     const misfitOn = (node: KubeObject.KubeObject, on: ReadonlyArray<Scheduling.Placed>): Scheduling.Misfit | undefined => {
       const misfit = Scheduling.misfit(spec, node)
       if (misfit !== undefined) return misfit
@@ -142,7 +143,8 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
       if (ResourceFit.portsTaken(pod, onNode)) return { _tag: "Ports" }
       const short = ResourceFit.shortfalls(pod, node, onNode)
       if (short.length > 0) return { _tag: "Insufficient", reasons: short.map(ResourceFit.reason) }
-      return held ? { _tag: "ReadWriteOncePod" } : Scheduling.podMisfit(pod, node, on, namespaceLabels)
+      if (held) return { _tag: "ReadWriteOncePod" }
+      return TopologySpread.misfit(pod, node, nodes, on) ?? Scheduling.podMisfit(pod, node, on, namespaceLabels)
     }
     const misfits: Array<Scheduling.Misfit> = []
     const fit = volumes._tag === "Unresolvable" ? undefined : nodes.find((node) => {

@@ -20,6 +20,8 @@ export type Misfit =
   | { readonly _tag: "PodAntiAffinity" }
   | { readonly _tag: "ReadWriteOncePod" }
   | { readonly _tag: "Ports" }
+  /** kube-scheduler's PodTopologySpread: a skew past `maxSkew`, or the node lacks a constraint's topology key. */
+  | { readonly _tag: "TopologySpread"; readonly missingLabel: boolean }
   /** kube-scheduler's NodeResourcesFit reasons (`Insufficient cpu`, `Too many pods`), one or more. */
   | { readonly _tag: "Insufficient"; readonly reasons: ReadonlyArray<string> }
 
@@ -50,6 +52,22 @@ const termHolds = (term: Readonly<Record<string, unknown>>, node: KubeObject.Kub
 }
 
 /**
+ * Whether `node` has the labels (and name) a pod of `podSpec` requires: its node selector and its
+ * required node affinity.
+ *
+ * @example
+ * import * as Scheduling from "./Scheduling.ts"
+ * Scheduling.affinityHolds({ nodeSelector: { disk: "ssd" } }, { metadata: { name: "a", labels: { disk: "ssd" } } }) // true
+ */
+export const affinityHolds = (podSpec: Readonly<Record<string, unknown>>, node: KubeObject.KubeObject): boolean => {
+  const labels = KubeObject.meta(node).labels ?? {}
+  if (!Object.entries(record(podSpec.nodeSelector)).every(([key, value]) => labels[key] === value)) return false
+  const required = record(record(record(podSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution)
+  const terms = records(required.nodeSelectorTerms)
+  return terms.length === 0 || terms.some((term) => termHolds(term, node))
+}
+
+/**
  * Why `node` will not run a pod of `podSpec` (tolerating `tolerations` besides its own), or
  * undefined when it will.
  *
@@ -63,11 +81,7 @@ export const misfit = (
   node: KubeObject.KubeObject,
   tolerations: ReadonlyArray<Readonly<Record<string, unknown>>> = []
 ): Misfit | undefined => {
-  const labels = KubeObject.meta(node).labels ?? {}
-  if (!Object.entries(record(podSpec.nodeSelector)).every(([key, value]) => labels[key] === value)) return { _tag: "Affinity" }
-  const required = record(record(record(podSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution)
-  const terms = records(required.nodeSelectorTerms)
-  if (terms.length > 0 && !terms.some((term) => termHolds(term, node))) return { _tag: "Affinity" }
+  if (!affinityHolds(podSpec, node)) return { _tag: "Affinity" }
   const allowed = [...records(podSpec.tolerations), ...tolerations]
   const nodeSpec = record(node.spec)
   if (nodeSpec.unschedulable === true && !allowed.some((t) => tolerates(t, { key: "node.kubernetes.io/unschedulable", effect: "NoSchedule" }))) {
@@ -110,6 +124,8 @@ export const unschedulable = (misfits: ReadonlyArray<Misfit>, preemption?: strin
       ? "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
       : m._tag === "Ports"
       ? "node(s) didn't have free ports for the requested pod ports"
+      : m._tag === "TopologySpread"
+      ? `node(s) didn't match pod topology spread constraints${m.missingLabel ? " (missing required label)" : ""}`
       : `node(s) had untolerated taint ${m.taint}`
     count(reason)
   }
@@ -118,7 +134,8 @@ export const unschedulable = (misfits: ReadonlyArray<Misfit>, preemption?: strin
   // Preemption could only help against pods in the way (anti-affinity, a ReadWriteOncePod claim's
   // user, host ports, requests), and found none of lower priority.
   const blocked = misfits.filter((m) =>
-    m._tag === "PodAntiAffinity" || m._tag === "ReadWriteOncePod" || m._tag === "Ports" || m._tag === "Insufficient"
+    m._tag === "PodAntiAffinity" || m._tag === "ReadWriteOncePod" || m._tag === "Ports" || m._tag === "Insufficient" ||
+    (m._tag === "TopologySpread" && !m.missingLabel)
   ).length
   const found = [
     ...(blocked > 0 ? [`${blocked} No preemption victims found for incoming pod`] : []),
