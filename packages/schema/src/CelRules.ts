@@ -373,13 +373,17 @@ const callCost = (call: Extract<Expr["exprKind"], { case: "callExpr" }>["value"]
     const pattern = (target === undefined ? args[1] : args[0])?.size ?? 1
     return { cost: base + traversal(text) * Math.max(1, Math.ceil(pattern * 0.25)), shape: undefined, size: text }
   }
-  // Logic costs only its operands (cel-go charges nothing for the operator itself).
-  if (name === "_&&_" || name === "_||_" || name === "!_" || name === "_?_:_" || name === "@not_strictly_false") {
-    return { cost: base, shape: undefined, size: 1 }
+  // `&&` and `||` cost their operands alone (cel-go charges nothing for the operator itself); a
+  // conditional its condition and the dearer of its branches, as only one of them runs.
+  if (name === "_&&_" || name === "_||_") return { cost: base, shape: undefined, size: 1 }
+  if (name === "_?_:_") {
+    const [condition, ifTrue, ifFalse] = args
+    return { cost: (condition?.cost ?? 0) + Math.max(ifTrue?.cost ?? 0, ifFalse?.cost ?? 0), shape: ifTrue?.shape ?? ifFalse?.shape, size: Math.max(ifTrue?.size ?? 1, ifFalse?.size ?? 1) }
   }
+  // Comparing two values traverses the shorter (a scalar is one long): a tenth per character.
   if (name === "_==_" || name === "_!=_" || name === "_<_" || name === "_<=_" || name === "_>_" || name === "_>=_") {
     const shorter = Math.min(args[0]?.size ?? 1, args[1]?.size ?? 1)
-    return { cost: base + 1 + (shorter > 1 ? traversal(shorter) : 0), shape: { type: "boolean" }, size: 1 }
+    return { cost: base + traversal(shorter), shape: { type: "boolean" }, size: 1 }
   }
   if (name === "startsWith" || name === "endsWith") return { cost: base + 1 + traversal(args[0]?.size ?? 1), shape: undefined, size: 1 }
   if (name === "@in") return { cost: base + (args[1]?.size ?? 1), shape: { type: "boolean" }, size: 1 }

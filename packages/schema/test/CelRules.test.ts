@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import * as CelRules from "../src/CelRules.ts"
+import type { JsonSchemaProps } from "../src/JsonSchemaProps.ts"
 
 const request = 3 * 1024 * 1024
 
@@ -29,3 +30,34 @@ describe("CelRules sizes, as kube-apiserver 1.32 estimates them for rule costs",
     expect(CelRules.unboundedCardinality({ "x-kubernetes-int-or-string": true })).toBe(Math.floor(request / 2))
   })
 })
+
+describe("CelRules costs, in cel-go's units as kube-apiserver 1.32 estimates them", () => {
+  const cost = (rule: string, schema: JsonSchemaProps) => {
+    const compiled = CelRules.compile({ rule }, schema)
+    if ("detail" in compiled) throw new Error(compiled.detail)
+    return compiled.cost
+  }
+  const match = {
+    type: "object",
+    properties: { mode: { type: "string", enum: ["ANY", "EDGE", "SPECIAL"] }, special: { type: "object" } }
+  } as const
+  const onlyInSpecialMode = "has(self.mode) ? ((self.mode == 'SPECIAL') ? has(self.special) : !has(self.special)) : !has(self.special)"
+
+  it("charges a conditional its condition and the dearer branch, a negation one, and a comparison a tenth of the shorter side", () => {
+    // A field allowed in one mode alone, as service meshes' CRDs check it: has() 2, the comparison
+    // 2 + 1, a negated has() 3; 2 + (3 + 3) in all.
+    expect(cost(onlyInSpecialMode, match)).toBe(8)
+    expect(cost("!has(self.special)", match)).toBe(3)
+    // A string bounded at 100 bytes compared with another: ten for the traversal, two for the reads.
+    const names = { type: "object", properties: { a: { type: "string", maxLength: 25 }, b: { type: "string", maxLength: 25 } } } as const
+    expect(cost("self.a == self.b", names)).toBe(4 + 10)
+    expect(cost("self.a == ''", names)).toBe(2)
+  })
+
+  it("keeps such a rule under every item of an unbounded list within the per-rule budget", () => {
+    // Under a list with no maxItems the rule runs once per item that fits into a request.
+    expect(cost(onlyInSpecialMode, match) *
+      CelRules.unboundedCardinality(match)).toBeLessThanOrEqual(CelRules.ruleCostLimit)
+  })
+})
+
