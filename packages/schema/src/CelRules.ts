@@ -320,7 +320,9 @@ const cost = (expr: Expr, vars: ReadonlyMap<string, Shape>, sizes: Sizes, bounds
     }
     case "selectExpr": {
       const operand = cost(kind.value.operand!, vars, sizes, bounds)
-      const shape = kind.value.testOnly ? undefined : fieldShape(operand.shape, kind.value.field).shape
+      // kube-apiserver charges a presence test (`has()`) nothing beyond its operand.
+      if (kind.value.testOnly) return { cost: operand.cost, shape: undefined, size: 1 }
+      const shape = fieldShape(operand.shape, kind.value.field).shape
       return { cost: operand.cost + 1, shape, size: sizes(shape, operand.size) }
     }
     case "listExpr": {

@@ -43,11 +43,14 @@ describe("CelRules costs, in cel-go's units as kube-apiserver 1.32 estimates the
   } as const
   const onlyInSpecialMode = "has(self.mode) ? ((self.mode == 'SPECIAL') ? has(self.special) : !has(self.special)) : !has(self.special)"
 
-  it("charges a conditional its condition and the dearer branch, a negation one, and a comparison a tenth of the shorter side", () => {
-    // A field allowed in one mode alone, as service meshes' CRDs check it: has() 2, the comparison
-    // 2 + 1, a negated has() 3; 2 + (3 + 3) in all.
-    expect(cost(onlyInSpecialMode, match)).toBe(8)
-    expect(cost("!has(self.special)", match)).toBe(3)
+  it("charges a presence test its operand, a conditional its condition and the dearer branch, a negation one, a comparison a tenth of the shorter side", () => {
+    // A field allowed in one mode alone, as service meshes' CRDs check it: has() 1 (kube-apiserver
+    // charges the test nothing), the comparison 2 + 1, a negated has() 2; 1 + (3 + 2) in all.
+    expect(cost(onlyInSpecialMode, match)).toBe(6)
+    expect(cost("!has(self.special)", match)).toBe(2)
+    // Two negated tests and a size compared: 2 + 2 + (2 + 1 + 1).
+    const rewrites = { type: "object", properties: { key: { type: "string" }, rewrite: { type: "array", items: { type: "object" } } } } as const
+    expect(cost("!has(self.key) || !has(self.rewrite) || size(self.rewrite) == 0", rewrites)).toBe(8)
     // A string bounded at 100 bytes compared with another: ten for the traversal, two for the reads.
     const names = { type: "object", properties: { a: { type: "string", maxLength: 25 }, b: { type: "string", maxLength: 25 } } } as const
     expect(cost("self.a == self.b", names)).toBe(4 + 10)
