@@ -1,13 +1,20 @@
 /**
- * kube-controller-manager's node lifecycle and taint eviction controllers, as pure decisions: the
- * taints a node's conditions call for (Ready `False` is `node.kubernetes.io/not-ready`, `Unknown`
+ * kube-controller-manager's node lifecycle and taint eviction controllers: the taints a node's
+ * conditions call for (Ready `False` is `node.kubernetes.io/not-ready`, `Unknown`
  * is `node.kubernetes.io/unreachable`, each `NoSchedule` and `NoExecute`; memory, disk and PID
  * pressure and an unavailable network `NoSchedule`; a cordoned node
  * `node.kubernetes.io/unschedulable`), and what becomes of a pod on a node with `NoExecute` taints:
  * it stays when it tolerates them all for ever, goes at once when one is not tolerated, and goes
- * after the shortest `tolerationSeconds` of the tolerations that match otherwise.
+ * after the shortest `tolerationSeconds` of the tolerations that match otherwise; the pods of a node
+ * that is not ready are marked not ready.
  */
+import { Duration, Effect } from "effect"
+import * as ControllerEvents from "./ControllerEvents.ts"
+import * as PodEviction from "./PodEviction.ts"
+import * as PodRuns from "./PodRuns.ts"
 import * as Scheduling from "./Scheduling.ts"
+import * as SimulatedController from "./SimulatedController.ts"
+import type * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
@@ -110,3 +117,63 @@ export const ready = (node: KubeObject.KubeObject): boolean => {
   const status = condition(node, "Ready")
   return status === undefined || status === "True"
 }
+
+/**
+ * The controllers' look at a node: its taints written as its conditions call for (the write brings
+ * the node back here); then, while it is not ready, its pods marked not ready (`NodeNotReady`); and
+ * each pod that does not tolerate its `NoExecute` taints evicted now, or once its toleration ran
+ * out, counted from when it was first seen waiting (`waiting`, by node and uid, kept across looks),
+ * the node looked at again then.
+ *
+ * @example
+ * import * as NodeLifecycle from "./NodeLifecycle.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const node: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const looked = NodeLifecycle.node(ctx, { storage: "nodes", namespace: "", name: "worker-1" }, node, new Map())
+ */
+export const node = (
+  ctx: SimulatedController.Context,
+  key: SimulatedController.Key,
+  node: KubeObject.KubeObject,
+  waiting: Map<string, number>
+): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    const wanted = taints(node, KubeObject.timestamp())
+    if (wanted !== undefined) return yield* ctx.update(key, undefined, (current) => ({ ...current, spec: { ...record(current.spec), taints: wanted } }))
+    const now = Date.now()
+    const down = !ready(node)
+    const seen = new Set<string>()
+    let next: number | undefined
+    for (const pod of ctx.env.store.list("pods", undefined)) {
+      const phase = record(pod.status).phase
+      if (record(pod.spec).nodeName !== key.name || phase === "Succeeded" || phase === "Failed") continue
+      const m = KubeObject.meta(pod)
+      if (down && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "Ready" && c.status === "True")) {
+        const podKey = { storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" }
+        yield* SimulatedController.writeStatus(ctx, podKey, (current) => PodRuns.nodeNotReady(current, KubeObject.timestamp()))
+        yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "node-controller", { type: "Warning", reason: "NodeNotReady", message: "Node is not ready" })
+      }
+      if (m.deletionTimestamp !== undefined) continue
+      const found = verdict(pod, node)
+      if (found._tag === "Stay") continue
+      const id = `${key.name}/${m.uid ?? ""}`
+      const since = waiting.get(id) ?? now
+      const at = found._tag === "Evict" ? now : since + found.seconds * 1000
+      if (at > now) {
+        seen.add(id)
+        waiting.set(id, since)
+        next = Math.min(next ?? at, at)
+        continue
+      }
+      yield* PodEviction.evict(
+        ctx,
+        pod,
+        { reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint" },
+        "taint-eviction-controller",
+        { type: "Normal", reason: "TaintManagerEviction", message: `Marking for deletion Pod ${m.namespace ?? ""}/${m.name ?? ""}` }
+      )
+    }
+    // Waits of this node's pods that ended, went or now tolerate it for ever are over.
+    for (const id of waiting.keys()) if (id.startsWith(`${key.name}/`) && !seen.has(id)) waiting.delete(id)
+    if (next !== undefined) yield* ctx.again(key, Duration.millis(next - now))
+  })

@@ -40,7 +40,6 @@ import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
 import * as LoadBalancerSimulation from "./LoadBalancerSimulation.ts"
 import * as NodeLifecycle from "./NodeLifecycle.ts"
-import * as PodEviction from "./PodEviction.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSimulation from "./PodSimulation.ts"
 import * as Rest from "./Rest.ts"
@@ -211,60 +210,13 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       again: (key, after) => completeAfter({ phase: "complete", ...key }, after)
     }
 
-    // The node lifecycle controller's taints, then the taint eviction controller's look at the
-    // node's pods: when each that does not tolerate its NoExecute taints for ever goes. A pod's
-    // wait counts from when it was first seen here, as kube's eviction queue counts it.
-    const evictionSince = new Map<string, number>()
-    const handleNode = (key: Key, node: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
-      Effect.gen(function*() {
-        const taints = NodeLifecycle.taints(node, KubeObject.timestamp())
-        // The write brings the node back here, tainted.
-        if (taints !== undefined) return yield* update(key, undefined, (current) => ({ ...current, spec: { ...record(current.spec), taints } }))
-        const now = Date.now()
-        const down = !NodeLifecycle.ready(node)
-        let next: number | undefined
-        for (const pod of env.store.list("pods", undefined)) {
-          // Pods on the node that have not ended and are not already going.
-          const phase = record(pod.status).phase
-          if (record(pod.spec).nodeName !== key.name || phase === "Succeeded" || phase === "Failed") continue
-          const m = KubeObject.meta(pod)
-          const podKey = { phase: "observe", storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" } as const
-          // The pods of a node that is not ready are not ready either (MarkPodsNotReady).
-          if (down && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "Ready" && c.status === "True")) {
-            yield* SimulatedController.writeStatus(controllers, podKey, (current) => PodRuns.nodeNotReady(current, KubeObject.timestamp()))
-            yield* ControllerEvents.record(env, writeOptions, pod, "node-controller", { type: "Warning", reason: "NodeNotReady", message: "Node is not ready" })
-          }
-          if (m.deletionTimestamp !== undefined) continue
-          const uid = m.uid ?? ""
-          const verdict = NodeLifecycle.verdict(pod, node)
-          if (verdict._tag === "Stay") {
-            evictionSince.delete(uid)
-            continue
-          }
-          const since = evictionSince.get(uid) ?? now
-          const at = verdict._tag === "Evict" ? now : since + verdict.seconds * 1000
-          if (at > now) {
-            evictionSince.set(uid, since)
-            next = Math.min(next ?? at, at)
-            continue
-          }
-          evictionSince.delete(uid)
-          yield* PodEviction.evict(
-            controllers,
-            pod,
-            { reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint" },
-            "taint-eviction-controller",
-            { type: "Normal", reason: "TaintManagerEviction", message: `Marking for deletion Pod ${m.namespace ?? ""}/${m.name ?? ""}` }
-          )
-        }
-        if (next !== undefined) yield* controllers.again(key, Duration.millis(next - now))
-      })
-
+    // When each pod waiting out a NoExecute taint was first seen waiting, by node and uid.
+    const waiting = new Map<string, number>()
     const handle = (key: Key): Effect.Effect<void, Status.ApiError> =>
       Effect.gen(function*() {
         if (key.storage === "nodes") {
           const node = env.store.get("nodes", "", key.name)
-          return node === undefined ? undefined : yield* handleNode(key, node)
+          return node === undefined ? undefined : yield* NodeLifecycle.node(controllers, key, node, waiting)
         }
         const kind = kinds.get(key.storage)!
         const object = env.store.get(key.storage, key.namespace, key.name)
