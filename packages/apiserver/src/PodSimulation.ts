@@ -3,10 +3,10 @@
  * it fits (its node selector, required node affinity and tolerations, room for its requests and
  * host ports, its topology spread constraints, the required pod affinity and anti-affinity of it
  * and the pods already placed; the simulated node first), preempting pods of lower priority where
- * that makes room, or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's kubelet (the
- * simulated node's, and one for every Node a test registers) runs the Pods bound to it, and stops
- * one being deleted (`Killing`), reports it ended, and deletes it for good, as a kubelet finishes a
- * graceful deletion. A node whose `Ready` condition is not true has no kubelet, and is tainted
+ * that makes room, or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's
+ * kubelet (the simulated node's, and one for every Node a test registers) admits the Pods bound to
+ * it that it has room for, runs them, and stops one being deleted (`Killing`), reports it ended,
+ * and deletes it for good, as a kubelet finishes a graceful deletion. A node whose `Ready` condition is not true has no kubelet, and is tainted
  * `node.kubernetes.io/not-ready` as the node lifecycle controller taints it. The pod garbage
  * collector fails and deletes a Pod bound to a node that is gone.
  */

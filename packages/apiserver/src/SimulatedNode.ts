@@ -63,13 +63,12 @@ export const capacity = (overrides: Readonly<Record<string, string>> = {}): Read
  * SimulatedNode.status("2026-01-01T00:00:00Z").conditions.find((c) => c.type === "Ready").status // "True"
  */
 export const status = (now: string, has: Readonly<Record<string, string>> = capacity()) => {
-  const capacity = has
   const condition = (type: string, value: string, reason: string, message: string) =>
     ({ type, status: value, lastHeartbeatTime: now, lastTransitionTime: now, reason, message })
   return {
     addresses: [{ type: "InternalIP", address }, { type: "Hostname", address: name }],
-    allocatable: capacity,
-    capacity,
+    allocatable: has,
+    capacity: has,
     conditions: [
       condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
       condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
