@@ -10,7 +10,7 @@ import { KubeObject } from "@kubefx/schema/internal"
 export type Outcome = "Complete" | "Failed"
 
 /** How a Job ended: completed, or failed by its pod failure policy, past its backoff limit or its active deadline. */
-export type Ending = "Complete" | "PodFailurePolicy" | "BackoffLimitExceeded" | "DeadlineExceeded"
+export type Ending = "Complete" | "SuccessPolicy" | "PodFailurePolicy" | "BackoffLimitExceeded" | "DeadlineExceeded"
 
 /** Where a Job stands, as its spec and status tell. */
 export type Stage = "new" | "suspended" | "running" | "finished"
@@ -190,6 +190,45 @@ export const deadline = (job: KubeObject.KubeObject): number | undefined => {
   return Number.isNaN(start) ? undefined : start + seconds * 1000
 }
 
+// An index list's intervals ("0,2-4"), inclusive; undefined when it does not parse.
+const intervals = (text: string): ReadonlyArray<readonly [number, number]> | undefined => {
+  const out: Array<readonly [number, number]> = []
+  for (const part of text.split(",")) {
+    const bounds = part.split("-").map((n) => /^\d+$/.test(n) ? Number(n) : Number.NaN)
+    if (bounds.length > 2 || bounds.some(Number.isNaN)) return undefined
+    out.push([bounds[0]!, bounds[1] ?? bounds[0]!])
+  }
+  return out
+}
+
+/**
+ * The first rule of an Indexed Job's `successPolicy` its succeeded indexes meet (its position), as
+ * 1.32's Job controller matches them: all of a rule's `succeededIndexes` succeeded, or
+ * `succeededCount` of them (of any index, for a rule with a count alone).
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * const job = { spec: { completionMode: "Indexed", completions: 5, successPolicy: { rules: [{ succeededIndexes: "0-2", succeededCount: 2 }] } } }
+ * JobRuns.successRule(job, new Set([0, 4])) // undefined
+ * JobRuns.successRule(job, new Set([0, 2])) // 0
+ */
+export const successRule = (job: KubeObject.KubeObject, succeeded: ReadonlySet<number>): number | undefined => {
+  const completions = completionsOf(job) ?? 0
+  if (!indexed(job) || succeeded.size === 0) return undefined
+  const rules = KubeObject.records(record(record(job.spec).successPolicy).rules)
+  const index = rules.findIndex((rule) => {
+    const count = typeof rule.succeededCount === "number" ? rule.succeededCount : undefined
+    if (typeof rule.succeededIndexes !== "string") return count !== undefined && succeeded.size >= count
+    // A rule whose indexes do not parse, or name none within the completions, matches nothing.
+    const required = new Set((intervals(rule.succeededIndexes) ?? []).flatMap(([from, to]) =>
+      Array.from({ length: Math.max(0, Math.min(to, completions - 1) - from + 1) }, (_, i) => from + i)))
+    if (required.size === 0) return false
+    const met = [...required].filter((i) => succeeded.has(i)).length
+    return met === required.size || (count !== undefined && met >= count)
+  })
+  return index < 0 ? undefined : index
+}
+
 // A pod that restarts on failure never fails: its containers' restarts count against the limit.
 const pastBackoffLimitOnFailure = (job: KubeObject.KubeObject, restarts: number, backoffLimit: number): boolean =>
   record(record(record(job.spec).template).spec).restartPolicy === "OnFailure" &&
@@ -198,8 +237,8 @@ const pastBackoffLimitOnFailure = (job: KubeObject.KubeObject, restarts: number,
 /**
  * How the Job ends, if it does at `now` (ms): failed by its pod failure policy, past its backoff limit (its failed pods, or with
  * `restartPolicy: OnFailure` its active pods' restarts), then past its active deadline,
- * as 1.32's controller looks; `Complete` with its completions succeeded (without completions: once
- * a pod succeeded and none is active).
+ * as 1.32's controller looks; successful by its `successPolicy`; `Complete` with its completions
+ * succeeded (without completions: once a pod succeeded and none is active).
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
@@ -211,6 +250,7 @@ export const ending = (job: KubeObject.KubeObject, tally: Tally, now: number): E
   if (tally.failed > backoffLimit || pastBackoffLimitOnFailure(job, tally.restarts ?? 0, backoffLimit)) return "BackoffLimitExceeded"
   const due = deadline(job)
   if (due !== undefined && now >= due) return "DeadlineExceeded"
+  if (successRule(job, tally.completed) !== undefined) return "SuccessPolicy"
   const completions = completionsOf(job)
   const succeeded = indexed(job) ? tally.completed.size : tally.succeeded
   if (completions === undefined ? succeeded > 0 && tally.active === 0 : succeeded >= completions) return "Complete"
@@ -282,11 +322,13 @@ export const suspended = (job: KubeObject.KubeObject, now: string): Record<strin
  */
 export const finished = (job: KubeObject.KubeObject, now: string, ending: Ending, tally: Tally): Record<string, unknown> => {
   const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }) }
-  if (ending !== "Complete") {
+  if (ending !== "Complete" && ending !== "SuccessPolicy") {
     const reason = { status: "True", reason: ending, message: failureMessage(ending, tally) } as const
     return { ...status, conditions: withCondition(job, now, { type: "FailureTarget", ...reason }, { type: "Failed", ...reason }) }
   }
-  const reason = { status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods" } as const
+  const reason = ending === "SuccessPolicy"
+    ? { status: "True", reason: "SuccessPolicy", message: `Matched rules at index ${successRule(job, tally.completed) ?? 0}` } as const
+    : { status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods" } as const
   return {
     ...status,
     ...(tally.completed.size > 0 ? { completedIndexes: formatIndexes(tally.completed) } : {}),
@@ -314,7 +356,7 @@ export const failureMessages = {
  * import * as JobRuns from "./JobRuns.ts"
  * JobRuns.failureMessage("DeadlineExceeded", { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 0, completed: new Set() }) // "Job was active longer than specified deadline"
  */
-export const failureMessage = (ending: Exclude<Ending, "Complete">, tally: Tally): string =>
+export const failureMessage = (ending: Exclude<Ending, "Complete" | "SuccessPolicy">, tally: Tally): string =>
   ending === "PodFailurePolicy" ? tally.failJob ?? "" : failureMessages[ending]
 
 /**

@@ -3,7 +3,8 @@
  * from its template up to its parallelism, the finished ones counted (and let go of the tracking
  * finalizer; one deleted before it finished counts as failed), failed ones replaced until the
  * backoff limit (a failure its `podFailurePolicy` ignores not counted), the Job ended (`Complete`,
- * or `Failed` by its pod failure policy, past its backoff limit or its `activeDeadlineSeconds`),
+ * by its completions or its `successPolicy`, its other pods then deleted, or `Failed` by its pod
+ * failure policy, past its backoff limit or its `activeDeadlineSeconds`),
  * suspended and resumed, with the controller's events. The arithmetic is {@link JobRuns}'.
  */
 import { Duration, Effect } from "effect"
@@ -134,7 +135,7 @@ export const job = (
       yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.finished(current, now, ending, tally(0)))
       for (const pod of counting) yield* release(ctx, pod)
       for (const pod of active) yield* remove(pod)
-      return yield* event(ending === "Complete"
+      return yield* event(ending === "Complete" || ending === "SuccessPolicy"
         ? { type: "Normal", reason: "Completed", message: "Job completed" }
         : { type: "Warning", reason: ending, message: JobRuns.failureMessage(ending, tally(0)) })
     }

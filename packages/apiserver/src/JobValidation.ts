@@ -1,6 +1,6 @@
 /**
- * 1.32's validation of Jobs and CronJobs: counts, completion modes, the restart policy a Job's
- * pods must have, selectors (generated unless `manualSelector`), the schedule and time zone of a
+ * 1.32's validation of Jobs and CronJobs: counts, completion modes, an Indexed Job's success
+ * policy and per-index backoff, the restart policy a Job's pods must have, selectors (generated unless `manualSelector`), the schedule and time zone of a
  * CronJob, and what an update of a Job may not change.
  */
 import * as Cron from "./Cron.ts"
@@ -9,7 +9,7 @@ import * as PodValidation from "./PodValidation.ts"
 import * as SelectorValidation from "./SelectorValidation.ts"
 import type * as Status from "./Status.ts"
 import * as WorkloadValidation from "./WorkloadValidation.ts"
-import { KubeObject } from "@kubefx/schema/internal"
+import { FieldCauses, KubeObject } from "@kubefx/schema/internal"
 
 type Json = KubeObject.KubeObject
 type Causes = ReadonlyArray<Status.StatusCause>
@@ -23,6 +23,82 @@ const restartPolicy = (podSpec: Json, path: string): Causes => {
   }
   return policy === "OnFailure" || policy === "Never" ? [] : [FieldErrors.notSupported(`${path}.restartPolicy`, policy, ["OnFailure", "Never"])]
 }
+
+// validateIndexesFormat: the number of indexes an ordered list such as "0,2-4" names below
+// `completions`, or why it is not one.
+const indexesFormat = (text: string, completions: number): { readonly total: number } | { readonly error: string } => {
+  let total = 0
+  let last: number | undefined
+  for (const interval of text === "" ? [] : text.split(",")) {
+    const limits = interval.split("-")
+    if (limits.length > 2) return { error: `the fragment ${FieldErrors.quote(interval)} violates the requirement that an index interval can have at most two parts separated by '-'` }
+    const bounds: Array<number> = []
+    for (const limit of limits) {
+      if (!/^[+-]?\d+$/.test(limit)) return { error: `cannot convert string to integer for index: ${FieldErrors.quote(limit)}` }
+      if (Number(limit) >= completions) return { error: `too large index: ${FieldErrors.quote(limit)}` }
+      bounds.push(Number(limit))
+    }
+    const [from, to = from] = bounds as [number, number?]
+    if (bounds.length === 2 && from >= to!) return { error: `non-increasing order, previous: ${from}, current: ${to}` }
+    if (last !== undefined && last >= from) return { error: `non-increasing order, previous: ${last}, current: ${from}` }
+    total += to! - from + 1
+    last = to
+  }
+  return { total }
+}
+
+// An Indexed Job's successPolicy: rules, each naming indexes, a count, or both, within its completions.
+const successPolicy = (spec: Json, path: string): Causes => {
+  const policy = KubeObject.record(spec.successPolicy)
+  if (spec.completionMode !== "Indexed") return [FieldErrors.invalid(path, "batch.SuccessPolicy{...}", "requires indexed completion mode")]
+  const rules = KubeObject.records(policy.rules)
+  const completions = typeof spec.completions === "number" ? spec.completions : 0
+  const causes: Array<Status.StatusCause> = []
+  if (rules.length === 0) causes.push(FieldErrors.required(`${path}.rules`, "at least one rules must be specified when the successPolicy is specified"))
+  if (rules.length > 20) causes.push(FieldCauses.tooMany(`${path}.rules`, rules.length, 20))
+  rules.forEach((rule, i) => {
+    const at = `${path}.rules[${i}]`
+    if (rule.succeededIndexes === undefined && rule.succeededCount === undefined) {
+      causes.push(FieldErrors.required(at, "at least one of succeededCount or succeededIndexes must be specified"))
+    }
+    let total = 0
+    if (typeof rule.succeededIndexes === "string") {
+      if (rule.succeededIndexes.length > 65536) causes.push(FieldErrors.tooLong(`${at}.succeededIndexes`, 65536))
+      const parsed = indexesFormat(rule.succeededIndexes, completions)
+      if ("error" in parsed) {
+        causes.push(FieldErrors.invalid(`${at}.succeededIndexes`, FieldErrors.quote(rule.succeededIndexes), `error parsing succeededIndexes: ${parsed.error}`))
+      } else total = parsed.total
+    }
+    if (typeof rule.succeededCount === "number") {
+      const count = rule.succeededCount
+      causes.push(...WorkloadValidation.nonNegative(count, `${at}.succeededCount`))
+      if (count > completions) {
+        causes.push(FieldErrors.invalid(`${at}.succeededCount`, String(count), `must be less than or equal to ${completions} (the number of specified completions)`))
+      }
+      if (typeof rule.succeededIndexes === "string" && count > total) {
+        causes.push(FieldErrors.invalid(`${at}.succeededCount`, String(count), `must be less than or equal to ${total} (the number of indexes in the specified succeededIndexes field)`))
+      }
+    }
+  })
+  return causes
+}
+
+// backoffLimitPerIndex and maxFailedIndexes: Indexed Jobs' alone, the second with the first.
+const perIndex = (spec: Json, path: string): Causes => [
+  ...WorkloadValidation.nonNegative(spec.backoffLimitPerIndex, `${path}.backoffLimitPerIndex`),
+  ...WorkloadValidation.nonNegative(spec.maxFailedIndexes, `${path}.maxFailedIndexes`),
+  ...(spec.maxFailedIndexes !== undefined && spec.backoffLimitPerIndex === undefined
+    ? [FieldErrors.required(`${path}.backoffLimitPerIndex`, "when maxFailedIndexes is specified")]
+    : []),
+  ...(spec.completionMode === "Indexed" && typeof spec.completions === "number" && typeof spec.maxFailedIndexes === "number" &&
+      spec.maxFailedIndexes > spec.completions
+    ? [FieldErrors.invalid(`${path}.maxFailedIndexes`, String(spec.maxFailedIndexes), "must be less than or equal to completions")]
+    : []),
+  ...(spec.completionMode !== "Indexed"
+    ? (["backoffLimitPerIndex", "maxFailedIndexes"] as const).flatMap((field) =>
+      spec[field] === undefined ? [] : [FieldErrors.invalid(`${path}.${field}`, FieldErrors.scalar(spec[field]), "requires indexed completion mode")])
+    : [])
+]
 
 /** What a Job's spec and a CronJob's job template share (validateJobSpec). */
 const jobSpec = (spec: Json, path: string): Causes => {
@@ -41,6 +117,8 @@ const jobSpec = (spec: Json, path: string): Causes => {
       : spec.completions === undefined
       ? [FieldErrors.required(`${path}.completions`, "when completion mode is Indexed")]
       : []),
+    ...perIndex(spec, path),
+    ...(spec.successPolicy === undefined || spec.successPolicy === null ? [] : successPolicy(spec, `${path}.successPolicy`)),
     ...PodValidation.validateSpec(podSpec, `${path}.template.spec`),
     ...restartPolicy(podSpec, `${path}.template.spec`)
   ]
@@ -73,7 +151,9 @@ const jobUpdate = (spec: Json, oldSpec: Json): Causes => [
   // Go prints the whole internal PodTemplateSpec here; its shape is kept, not its contents.
   ...(spec.suspend === true ? [] : immutable(spec, oldSpec, "template", () => "core.PodTemplateSpec{...}")),
   ...immutable(spec, oldSpec, "completionMode", FieldErrors.scalar),
-  ...immutable(spec, oldSpec, "podFailurePolicy", () => "&batch.PodFailurePolicy{...}")
+  ...immutable(spec, oldSpec, "podFailurePolicy", () => "&batch.PodFailurePolicy{...}"),
+  ...immutable(spec, oldSpec, "backoffLimitPerIndex", FieldErrors.scalar),
+  ...immutable(spec, oldSpec, "successPolicy", () => "&batch.SuccessPolicy{...}")
 ]
 
 /**

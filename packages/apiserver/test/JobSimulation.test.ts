@@ -2,7 +2,8 @@
  * The workload simulator's Job controller against the server: a Job's pods are objects, made from
  * its template, tracked by a finalizer until counted, ended as the Job's outcome says, replaced
  * until the backoff limit (restarted in place with `restartPolicy: OnFailure`, their restarts
- * counted), ended or not counted as its podFailurePolicy says, stopped at the active deadline,
+ * counted), ended or not counted as its podFailurePolicy says, completed by its successPolicy
+ * (validated as 1.32 validates it), stopped at the active deadline,
  * deleted when it is suspended, with the controller's events.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -97,6 +98,48 @@ describe("JobSimulation", () => {
         valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } }
       })
     }
+  })
+
+  it("completes an Indexed Job once a rule of its successPolicy is met, with no pod for the indexes left", async () => {
+    const spec = {
+      completionMode: "Indexed",
+      completions: 3,
+      parallelism: 1,
+      successPolicy: { rules: [{ succeededIndexes: "2" }, { succeededCount: 1 }] }
+    }
+    expect((await server.request("POST", jobs, { body: job("leader", spec) })).status).toBe(201)
+    const { job: done, pods } = await until("leader", (j) => condition(j, "Complete") !== undefined)
+    const said = { status: "True", reason: "SuccessPolicy", message: "Matched rules at index 1" }
+    expect(condition(done, "SuccessCriteriaMet")).toMatchObject(said)
+    expect(condition(done, "Complete")).toMatchObject(said)
+    expect(done.status).toMatchObject({ succeeded: 1, completedIndexes: "0" })
+    expect(pods.map((p) => p.metadata.annotations["batch.kubernetes.io/job-completion-index"])).toEqual(["0"])
+    expect((await eventsOf("leader")).map((e) => e.reason)).toContain("Completed")
+  })
+
+  it("refuses a successPolicy the Job cannot meet or read, as 1.32 validates it", async () => {
+    const refused = async (spec: Record<string, unknown>) => {
+      const answer = await server.request("POST", jobs, { body: job("refused", spec) })
+      expect(answer.status).toBe(422)
+      return answer.json.details.causes.map((c: any) => `${c.field}: ${c.message}`)
+    }
+    const indexed = { completionMode: "Indexed", completions: 3 }
+    expect(await refused({ completions: 3, successPolicy: { rules: [{ succeededCount: 1 }] } })).toEqual([
+      "spec.successPolicy: Invalid value: batch.SuccessPolicy{...}: requires indexed completion mode"
+    ])
+    expect(await refused({ ...indexed, successPolicy: { rules: [{ succeededIndexes: "0-7", succeededCount: 4 }, {}] } })).toEqual([
+      'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "0-7": error parsing succeededIndexes: too large index: "7"',
+      "spec.successPolicy.rules[0].succeededCount: Invalid value: 4: must be less than or equal to 3 (the number of specified completions)",
+      "spec.successPolicy.rules[0].succeededCount: Invalid value: 4: must be less than or equal to 0 (the number of indexes in the specified succeededIndexes field)",
+      "spec.successPolicy.rules[1]: Required value: at least one of succeededCount or succeededIndexes must be specified"
+    ])
+    expect(await refused({ ...indexed, successPolicy: { rules: [{ succeededIndexes: "1,0" }] } })).toEqual([
+      'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "1,0": error parsing succeededIndexes: non-increasing order, previous: 1, current: 0'
+    ])
+    expect(await refused({ completions: 3, maxFailedIndexes: 1 })).toEqual([
+      "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified",
+      "spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode"
+    ])
   })
 
   it("replaces failed pods until the backoff limit, then fails the Job", async () => {
