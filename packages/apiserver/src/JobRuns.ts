@@ -10,7 +10,14 @@ import { KubeObject } from "@kubefx/schema/internal"
 export type Outcome = "Complete" | "Failed"
 
 /** How a Job ended: completed, or failed by its pod failure policy, past its backoff limit or its active deadline. */
-export type Ending = "Complete" | "SuccessPolicy" | "PodFailurePolicy" | "BackoffLimitExceeded" | "DeadlineExceeded"
+export type Ending =
+  | "Complete"
+  | "SuccessPolicy"
+  | "PodFailurePolicy"
+  | "BackoffLimitExceeded"
+  | "DeadlineExceeded"
+  | "MaxFailedIndexesExceeded"
+  | "FailedIndexes"
 
 /** Where a Job stands, as its spec and status tell. */
 export type Stage = "new" | "suspended" | "running" | "finished"
@@ -51,6 +58,10 @@ const completionsOf = (job: KubeObject.KubeObject): number | undefined => {
 const indexed = (job: KubeObject.KubeObject) => record(job.spec).completionMode === "Indexed"
 
 export const trackingFinalizer = "batch.kubernetes.io/job-tracking"
+/** How often an index of a Job with `backoffLimitPerIndex` failed before this pod of it. */
+export const failureCountAnnotation = "batch.kubernetes.io/job-index-failure-count"
+
+const limitedPerIndex = (job: KubeObject.KubeObject) => indexed(job) && typeof record(job.spec).backoffLimitPerIndex === "number"
 export const indexAnnotation = "batch.kubernetes.io/job-completion-index"
 
 /**
@@ -99,20 +110,29 @@ export const parseIndexes = (text: unknown): Set<number> => {
 /**
  * A pod the Job makes, as 1.32's Job controller makes it: from its template (whose labels name the
  * Job), `<job>-` (an Indexed Job's `<job>-<index>-`, with its index as annotation, label, hostname
- * and `JOB_COMPLETION_INDEX`), held by the tracking finalizer until the Job counts it, owned.
+ * and `JOB_COMPLETION_INDEX`, and with `backoffLimitPerIndex` the index's `failures` so far), held
+ * by the tracking finalizer until the Job counts it, owned.
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
  * JobRuns.podFor({ metadata: { name: "backup", uid: "u" }, spec: { template: { spec: { containers: [] } } } }, undefined).metadata.generateName // "backup-"
  */
-export const podFor = (job: KubeObject.KubeObject, index: number | undefined): KubeObject.KubeObject & { readonly metadata: Record<string, unknown> } => {
+export const podFor = (
+  job: KubeObject.KubeObject,
+  index: number | undefined,
+  failures = 0
+): KubeObject.KubeObject & { readonly metadata: Record<string, unknown> } => {
   const m = KubeObject.meta(job)
   const template = record(record(job.spec).template)
   const templateMeta = record(template.metadata)
   const templateSpec = record(template.spec)
   const name = m.name ?? ""
   const byIndex = index === undefined ? undefined : {
-    annotations: { ...record(templateMeta.annotations), [indexAnnotation]: String(index) },
+    annotations: {
+      ...record(templateMeta.annotations),
+      [indexAnnotation]: String(index),
+      ...(limitedPerIndex(job) ? { [failureCountAnnotation]: String(failures) } : {})
+    },
     labels: { ...record(templateMeta.labels), [indexAnnotation]: String(index) }
   }
   const indexEnv = {
@@ -146,6 +166,8 @@ export interface Tally {
   readonly failed: number
   /** An Indexed Job's succeeded indexes. */
   readonly completed: ReadonlySet<number>
+  /** With `backoffLimitPerIndex`, the indexes that failed more often than it allows (or by `FailIndex`). */
+  readonly failedIndexes?: ReadonlySet<number> | undefined
   /** The container restarts of its active pods (`restartPolicy: OnFailure` restarts in place). */
   readonly restarts?: number | undefined
   /** The message of the first failed pod its `podFailurePolicy` fails the Job for. */
@@ -167,7 +189,9 @@ export const toCreate = (job: KubeObject.KubeObject, tally: Tally, activeIndexes
   if (room <= 0) return []
   if (indexed(job) && completions !== undefined) {
     const free: Array<number> = []
-    for (let i = 0; i < completions && free.length < room; i++) if (!tally.completed.has(i) && !activeIndexes.has(i)) free.push(i)
+    for (let i = 0; i < completions && free.length < room; i++) {
+      if (!tally.completed.has(i) && !activeIndexes.has(i) && tally.failedIndexes?.has(i) !== true) free.push(i)
+    }
     return free
   }
   const left = completions === undefined ? (tally.succeeded > 0 ? 0 : room) : Math.min(room, completions - tally.succeeded - tally.active)
@@ -237,8 +261,9 @@ const pastBackoffLimitOnFailure = (job: KubeObject.KubeObject, restarts: number,
 /**
  * How the Job ends, if it does at `now` (ms): failed by its pod failure policy, past its backoff limit (its failed pods, or with
  * `restartPolicy: OnFailure` its active pods' restarts), then past its active deadline,
- * as 1.32's controller looks; successful by its `successPolicy`; `Complete` with its completions
- * succeeded (without completions: once a pod succeeded and none is active).
+ * as 1.32's controller looks, then past its `maxFailedIndexes`; successful by its `successPolicy`;
+ * failed with every index done and some failed (`backoffLimitPerIndex`); `Complete` with its
+ * completions succeeded (without completions: once a pod succeeded and none is active).
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
@@ -250,8 +275,13 @@ export const ending = (job: KubeObject.KubeObject, tally: Tally, now: number): E
   if (tally.failed > backoffLimit || pastBackoffLimitOnFailure(job, tally.restarts ?? 0, backoffLimit)) return "BackoffLimitExceeded"
   const due = deadline(job)
   if (due !== undefined && now >= due) return "DeadlineExceeded"
+  const failedIndexes = tally.failedIndexes?.size ?? 0
+  const maxFailedIndexes = record(job.spec).maxFailedIndexes
+  if (limitedPerIndex(job) && typeof maxFailedIndexes === "number" && failedIndexes > maxFailedIndexes) return "MaxFailedIndexesExceeded"
   if (successRule(job, tally.completed) !== undefined) return "SuccessPolicy"
   const completions = completionsOf(job)
+  // Every index done, some of them failed: the Job failed.
+  if (indexed(job) && completions !== undefined && failedIndexes > 0 && tally.completed.size + failedIndexes >= completions) return "FailedIndexes"
   const succeeded = indexed(job) ? tally.completed.size : tally.succeeded
   if (completions === undefined ? succeeded > 0 && tally.active === 0 : succeeded >= completions) return "Complete"
   return undefined
@@ -271,6 +301,10 @@ const counted = (tally: Tally) => ({
   uncountedTerminatedPods: {}
 })
 
+// A Job with `backoffLimitPerIndex` always states its failed indexes, none as "".
+const failedIndexesOf = (job: KubeObject.KubeObject, tally: Tally) =>
+  limitedPerIndex(job) ? { failedIndexes: formatIndexes(tally.failedIndexes ?? new Set()) } : {}
+
 const omitCounters = ({ active: _, succeeded: __, failed: ___, ...status }: Record<string, unknown>) => status
 
 /**
@@ -289,6 +323,7 @@ export const running = (job: KubeObject.KubeObject, now: string, tally: Tally): 
     startTime: resumed || typeof status.startTime !== "string" ? now : status.startTime,
     ...counted(tally),
     ...(tally.completed.size > 0 ? { completedIndexes: formatIndexes(tally.completed) } : {}),
+    ...failedIndexesOf(job, tally),
     ...(resumed ? { conditions: withCondition(job, now, { type: "Suspended", status: "False", reason: "JobResumed", message: "Job resumed" }) } : {})
   }
 }
@@ -321,7 +356,7 @@ export const suspended = (job: KubeObject.KubeObject, now: string): Record<strin
  * JobRuns.finished({ spec: { completions: 3 } }, "2026-01-01T00:00:00Z", "Complete", { active: 0, ready: 0, terminating: 0, succeeded: 3, failed: 0, completed: new Set() }).succeeded // 3
  */
 export const finished = (job: KubeObject.KubeObject, now: string, ending: Ending, tally: Tally): Record<string, unknown> => {
-  const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }) }
+  const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }), ...failedIndexesOf(job, tally) }
   if (ending !== "Complete" && ending !== "SuccessPolicy") {
     const reason = { status: "True", reason: ending, message: failureMessage(ending, tally) } as const
     return { ...status, conditions: withCondition(job, now, { type: "FailureTarget", ...reason }, { type: "Failed", ...reason }) }
@@ -346,7 +381,9 @@ export const finished = (job: KubeObject.KubeObject, now: string, ending: Ending
  */
 export const failureMessages = {
   BackoffLimitExceeded: "Job has reached the specified backoff limit",
-  DeadlineExceeded: "Job was active longer than specified deadline"
+  DeadlineExceeded: "Job was active longer than specified deadline",
+  MaxFailedIndexesExceeded: "Job has exceeded the specified maximal number of failed indexes",
+  FailedIndexes: "Job has failed indexes"
 } as const
 
 /**

@@ -54,6 +54,38 @@ export const release = (ctx: SimulatedController.Context, pod: KubeObject.KubeOb
     : Effect.void
 
 /**
+ * With `backoffLimitPerIndex`, how often each index failed (each pod carries its index's failures
+ * before it; a failure the pod failure policy ignores is not one), and the indexes that failed for
+ * good: more often than the limit, or by a `FailIndex` rule. Both empty for any other Job.
+ *
+ * @example
+ * import * as JobSimulation from "./JobSimulation.ts"
+ * const job = { spec: { completionMode: "Indexed", completions: 2, backoffLimitPerIndex: 0 } }
+ * const failed = { metadata: { annotations: { "batch.kubernetes.io/job-completion-index": "1" } }, status: { phase: "Failed" } }
+ * JobSimulation.indexFailures(job, [failed]).failedIndexes // Set {1}
+ */
+export const indexFailures = (
+  job: KubeObject.KubeObject,
+  pods: ReadonlyArray<KubeObject.KubeObject>
+): { readonly failedIndexes: ReadonlySet<number>; readonly failures: ReadonlyMap<number, number> } => {
+  const failedIndexes = JobRuns.parseIndexes(record(job.status).failedIndexes)
+  const failures = new Map<number, number>()
+  const limit = record(job.spec).backoffLimitPerIndex
+  if (typeof limit !== "number" || record(job.spec).completionMode !== "Indexed") return { failedIndexes, failures }
+  for (const pod of pods) {
+    const index = JobRuns.indexOf(pod)
+    if (index === undefined) continue
+    const before = Number(KubeObject.meta(pod).annotations?.[JobRuns.failureCountAnnotation] ?? 0) || 0
+    const decision = phase(pod) === "Failed" ? PodFailurePolicy.decide(job, pod) : undefined
+    const failed = phase(pod) === "Failed" && decision?.action !== "Ignore"
+    const after = before + (failed ? 1 : 0)
+    failures.set(index, Math.max(failures.get(index) ?? 0, after))
+    if (decision?.action === "FailIndex" || after > limit) failedIndexes.add(index)
+  }
+  return { failedIndexes, failures }
+}
+
+/**
  * kube-controller-manager's Job controller, one look at a Job: the pods that finished counted, the
  * Job ended when its completions succeeded or its failures passed the backoff limit (its active pods
  * deleted), suspended (its pods deleted) or resumed, missing pods made, and its status written.
@@ -120,6 +152,7 @@ export const job = (
     const decisions = counting.filter((p) => phase(p) === "Failed").map((p) => PodFailurePolicy.decide(job, p))
     const ignored = decisions.filter((d) => d?.action === "Ignore").length
     const failJob = decisions.find((d) => d?.action === "FailJob")?.message
+    const { failedIndexes, failures } = indexFailures(job, all)
     const tally = (activeCount: number): JobRuns.Tally => ({
       active: activeCount,
       ready: active.filter(ready).length,
@@ -128,7 +161,8 @@ export const job = (
       failed: count(status.failed) + counting.length - succeededNow - ignored,
       completed,
       restarts: active.reduce((sum, pod) => sum + PodRuns.restarts(pod), 0),
-      failJob
+      failJob,
+      failedIndexes
     })
     const ending = JobRuns.ending(job, tally(active.length), Date.now())
     if (ending !== undefined) {
@@ -141,23 +175,24 @@ export const job = (
     }
 
     const resumed = stage !== "running" && KubeObject.records(status.conditions).some((c) => c.type === "Suspended" && c.status === "True")
-    let made = 0
+    let madeCount = 0
     const activeIndexes = new Set(active.map(JobRuns.indexOf).filter((i): i is number => i !== undefined))
     // `podReplacementPolicy: Failed` waits for terminating pods to be gone before replacing them.
     const occupied = active.length + (record(job.spec).podReplacementPolicy === "Failed" ? terminating : 0)
     for (const index of JobRuns.toCreate(job, tally(occupied), activeIndexes)) {
-      const created = yield* Effect.result(Rest.create(env, pods, key.namespace, JobRuns.podFor(job, index), ctx.writeOptions))
+      const made = JobRuns.podFor(job, index, index === undefined ? 0 : failures.get(index) ?? 0)
+      const created = yield* Effect.result(Rest.create(env, pods, key.namespace, made, ctx.writeOptions))
       if (created._tag === "Failure") {
         yield* event({ type: "Warning", reason: "FailedCreate", message: `Error creating: ${created.failure.message}` })
         break
       }
-      made++
+      madeCount++
       yield* event({ type: "Normal", reason: "SuccessfulCreate", message: `Created pod: ${KubeObject.meta(created.success.object).name ?? ""}` })
     }
-    yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.running(current, now, tally(active.length + made)))
+    yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.running(current, now, tally(active.length + madeCount)))
     for (const pod of counting) yield* release(ctx, pod)
     if (resumed) yield* event({ type: "Normal", reason: "Resumed", message: "Job resumed" })
     // Looked at again when its active deadline passes, counted from the start time just written.
-    const due = JobRuns.deadline({ ...job, status: JobRuns.running(job, now, tally(active.length + made)) })
+    const due = JobRuns.deadline({ ...job, status: JobRuns.running(job, now, tally(active.length + madeCount)) })
     if (due !== undefined) yield* ctx.again(key, Duration.millis(Math.max(0, due - Date.now()) + 10))
   })

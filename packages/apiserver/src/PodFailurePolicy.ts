@@ -2,8 +2,7 @@
  * A Job's `podFailurePolicy`, as 1.32's Job controller applies it to each failed pod: the first rule
  * whose `onExitCodes` or `onPodConditions` the pod matches decides what its failure does (`FailJob`
  * ends the Job, `Ignore` leaves it out of the failures the backoff limit counts, `Count` counts it,
- * as a pod no rule matches). `FailIndex` needs `backoffLimitPerIndex`, which the simulator does not
- * run: it counts.
+ * as a pod no rule matches, `FailIndex` fails the pod's index at once, with `backoffLimitPerIndex`).
  */
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -12,7 +11,7 @@ const list = KubeObject.records
 
 /** What a failed pod's failure does, and the message of a `FailJob`. */
 export interface Decision {
-  readonly action: "FailJob" | "Ignore" | "Count"
+  readonly action: "FailJob" | "FailIndex" | "Ignore" | "Count"
   readonly message: string
 }
 
@@ -48,7 +47,7 @@ export const decide = (job: KubeObject.KubeObject, pod: KubeObject.KubeObject): 
   const rules = list(record(record(job.spec).podFailurePolicy).rules)
   const { name, namespace } = KubeObject.meta(pod)
   for (const [index, rule] of rules.entries()) {
-    const action = rule.action === "FailJob" || rule.action === "Ignore" ? rule.action : "Count"
+    const action = rule.action === "FailJob" || rule.action === "FailIndex" || rule.action === "Ignore" ? rule.action : "Count"
     const exited = rule.onExitCodes === undefined ? undefined : onExitCodes(record(rule.onExitCodes), pod)
     if (exited !== undefined) {
       return { action, message: `Container ${exited[0]} for pod ${namespace}/${name} failed with exit code ${exited[1]} matching ${rule.action} rule at index ${index}` }

@@ -57,8 +57,8 @@ import { KubeObject, Quantity } from "@kubefx/schema/internal"
 export interface Options {
   /** How long a Pod takes to run and turn Ready, and a Job's pod to end once running; default 1 second. */
   readonly delay?: Duration.Input
-  /** How a Job ends once its pods ran; default every Job completes. */
-  readonly jobOutcome?: ((job: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
+  /** How each of a Job's pods ends once it ran (the Job's and the pod's say); default every pod succeeds. */
+  readonly jobOutcome?: ((job: KubeObject.KubeObject, pod: KubeObject.KubeObject) => JobRuns.Outcome) | undefined
   /**
    * The pods whose containers crash (not a Job's): each runs for `delay`, exits with code 1 and
    * waits out a back-off of `delay` in `CrashLoopBackOff` (the restart count going up, the pod not
@@ -283,7 +283,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         const running = record(pod.status).phase === "Running"
         if (key.phase === "complete" && running && job === undefined && crashing(pod)) return yield* crashLoop(key, pod)
         if (key.phase === "complete" && running && job !== undefined) {
-          const succeeded = (options.jobOutcome?.(job) ?? "Complete") === "Complete"
+          const succeeded = (options.jobOutcome?.(job, pod) ?? "Complete") === "Complete"
           // A pod that restarts on failure is restarted in place by its kubelet, and runs again.
           if (!succeeded && record(pod.spec).restartPolicy === "OnFailure") {
             yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.restarted(current, KubeObject.timestamp()))

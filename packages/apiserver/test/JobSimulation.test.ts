@@ -117,6 +117,41 @@ describe("JobSimulation", () => {
     expect((await eventsOf("leader")).map((e) => e.reason)).toContain("Completed")
   })
 
+  it("backoffLimitPerIndex: retries each index on its own, fails an index past it, and the Job once every index is done", async () => {
+    const spec = { completionMode: "Indexed", completions: 3, parallelism: 3, backoffLimitPerIndex: 1 }
+    expect((await server.request("POST", jobs, { body: job("per-index", spec, { "failing-index": "1" }) })).status).toBe(201)
+    const { job: done, pods } = await until("per-index", (j) => condition(j, "Failed") !== undefined)
+    const said = { status: "True", reason: "FailedIndexes", message: "Job has failed indexes" }
+    expect(condition(done, "FailureTarget")).toMatchObject(said)
+    expect(condition(done, "Failed")).toMatchObject(said)
+    // Index 1 ran twice (its failures before each run on its pod), the others once.
+    expect(done.status).toMatchObject({ failedIndexes: "1", completedIndexes: "0,2", succeeded: 2, failed: 2 })
+    const runs = pods.map((p) => [p.metadata.annotations["batch.kubernetes.io/job-completion-index"], p.metadata.annotations["batch.kubernetes.io/job-index-failure-count"], p.status.phase])
+    expect(runs.sort()).toEqual([["0", "0", "Succeeded"], ["1", "0", "Failed"], ["1", "1", "Failed"], ["2", "0", "Succeeded"]])
+    expect((await eventsOf("per-index")).map((e) => e.reason)).toContain("FailedIndexes")
+
+    // With maxFailedIndexes 0, the first index to fail for good fails the Job at once.
+    const strict = { completionMode: "Indexed", completions: 3, parallelism: 1, backoffLimitPerIndex: 0, maxFailedIndexes: 0 }
+    expect((await server.request("POST", jobs, { body: job("strict", strict, { "failing-index": "0" }) })).status).toBe(201)
+    const { job: stopped, pods: ran } = await until("strict", (j) => condition(j, "Failed") !== undefined)
+    expect(condition(stopped, "Failed")).toMatchObject({ reason: "MaxFailedIndexesExceeded", message: "Job has exceeded the specified maximal number of failed indexes" })
+    expect(stopped.status.failedIndexes).toBe("0")
+    expect(ran.map((p) => p.metadata.annotations["batch.kubernetes.io/job-completion-index"])).toEqual(["0"])
+
+    // A FailIndex rule fails the index at its first matching failure, whatever the limit.
+    const failIndex = {
+      completionMode: "Indexed",
+      completions: 2,
+      parallelism: 2,
+      backoffLimitPerIndex: 3,
+      podFailurePolicy: { rules: [{ action: "FailIndex", onExitCodes: { operator: "In", values: [1] } }] }
+    }
+    expect((await server.request("POST", jobs, { body: job("fail-index", failIndex, { "failing-index": "1" }) })).status).toBe(201)
+    const { job: fast, pods: fastPods } = await until("fail-index", (j) => condition(j, "Failed") !== undefined)
+    expect([condition(fast, "Failed").reason, fast.status.failedIndexes, fast.status.completedIndexes]).toEqual(["FailedIndexes", "1", "0"])
+    expect(fastPods.filter((p) => p.metadata.annotations["batch.kubernetes.io/job-completion-index"] === "1")).toHaveLength(1)
+  })
+
   it("refuses a successPolicy the Job cannot meet or read, as 1.32 validates it", async () => {
     const refused = async (spec: Record<string, unknown>) => {
       const answer = await server.request("POST", jobs, { body: job("refused", spec) })

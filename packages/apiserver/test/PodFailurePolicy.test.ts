@@ -35,7 +35,7 @@ describe("PodFailurePolicy.decide", () => {
     )
   })
 
-  it("onPodConditions, status True unless given; the first matching rule wins; Count, and FailIndex counted", () => {
+  it("onPodConditions, status True unless given; the first matching rule wins; Count, and FailIndex", () => {
     const disrupted = [{ type: "DisruptionTarget", status: "True" }]
     const job = jobWith(
       { action: "Ignore", onPodConditions: [{ type: "DisruptionTarget" }] },
@@ -48,7 +48,7 @@ describe("PodFailurePolicy.decide", () => {
     expect(PodFailurePolicy.decide(job, failedPod({ work: 1 }))?.message).toBe("Container work for pod ns/p failed with exit code 1 matching FailJob rule at index 1")
     expect(PodFailurePolicy.decide(jobWith({ action: "Ignore", onPodConditions: [{ type: "DisruptionTarget", status: "False" }] }), failedPod({ work: 1 }, disrupted))).toBeUndefined()
     expect(PodFailurePolicy.decide(jobWith({ action: "Count", onExitCodes: { operator: "In", values: [1] } }), failedPod({ work: 1 }))?.action).toBe("Count")
-    expect(PodFailurePolicy.decide(jobWith({ action: "FailIndex", onExitCodes: { operator: "In", values: [1] } }), failedPod({ work: 1 }))?.action).toBe("Count")
+    expect(PodFailurePolicy.decide(jobWith({ action: "FailIndex", onExitCodes: { operator: "In", values: [1] } }), failedPod({ work: 1 }))?.action).toBe("FailIndex")
     expect(PodFailurePolicy.decide({ spec: {} }, failedPod({ work: 1 }))).toBeUndefined()
   })
 })

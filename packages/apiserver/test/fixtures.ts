@@ -72,9 +72,15 @@ export const configMap = (name: string, data: Record<string, string> = {}, metad
   data
 })
 
-/** A workload simulator `jobOutcome`: a Job labelled `outcome: fail` fails, any other completes. */
-export const outcomeByLabel = (job: { readonly metadata?: unknown }): "Failed" | "Complete" =>
-  (job.metadata as { labels?: Record<string, string> } | undefined)?.labels?.["outcome"] === "fail" ? "Failed" : "Complete"
+/**
+ * A workload simulator `jobOutcome`: the pods of a Job labelled `outcome: fail` fail, and those of
+ * the index a Job's `failing-index` label names; any other completes.
+ */
+export const outcomeByLabel = (job: { readonly metadata?: unknown }, pod?: { readonly metadata?: unknown }): "Failed" | "Complete" => {
+  const labels = (job.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {}
+  const index = (pod?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.["batch.kubernetes.io/job-completion-index"]
+  return labels["outcome"] === "fail" || (index !== undefined && labels["failing-index"] === index) ? "Failed" : "Complete"
+}
 
 /** An apps/v1 Deployment of `replicas` nginx pods labelled `app: <name>`. */
 export const deployment = (name: string, replicas: number) => ({
