@@ -309,3 +309,29 @@ export const collect = (ctx: SimulatedController.Context, key: SimulatedControll
     ...PodRuns.disrupted(current, "DeletionByPodGC", "PodGC: node no longer exists", KubeObject.timestamp()),
     phase: "Failed"
   })))
+
+/**
+ * The pod garbage collector's look at a node that is not ready and tainted
+ * `node.kubernetes.io/out-of-service` (an administrator's word that it is down for good): each pod
+ * left `Terminating` on it is marked `Failed` and deleted with no grace period, so its controller
+ * (a StatefulSet) can make it again elsewhere.
+ *
+ * @example
+ * import * as PodSimulation from "./PodSimulation.ts"
+ * declare const ctx: import("./SimulatedController.ts").Context
+ * declare const node: import("@kubefx/schema/internal").KubeObject.KubeObject
+ * const released = PodSimulation.releaseOutOfService(ctx, node)
+ */
+export const releaseOutOfService = (ctx: SimulatedController.Context, node: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
+  Effect.gen(function*() {
+    const outOfService = KubeObject.records(record(node.spec).taints).some((taint) => taint.key === "node.kubernetes.io/out-of-service")
+    if (!outOfService || ready(node)) return
+    const name = KubeObject.meta(node).name
+    for (const pod of ctx.env.store.list("pods", undefined)) {
+      if (nodeName(pod) !== name || KubeObject.meta(pod).deletionTimestamp === undefined) continue
+      const m = KubeObject.meta(pod)
+      const key = { storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" }
+      yield* finish(ctx, pod, SimulatedController.writeStatus(ctx, key, (current) => ({ ...record(current.status), phase: "Failed" })))
+    }
+  })
+

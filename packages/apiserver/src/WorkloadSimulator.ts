@@ -216,7 +216,9 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       Effect.gen(function*() {
         if (key.storage === "nodes") {
           const node = env.store.get("nodes", "", key.name)
-          return node === undefined ? undefined : yield* NodeLifecycle.node(controllers, key, node, waiting)
+          if (node === undefined) return
+          yield* NodeLifecycle.node(controllers, key, node, waiting)
+          return yield* PodSimulation.releaseOutOfService(controllers, node)
         }
         const kind = kinds.get(key.storage)!
         const object = env.store.get(key.storage, key.namespace, key.name)

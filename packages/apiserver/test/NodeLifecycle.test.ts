@@ -3,7 +3,7 @@
  * taints (and go again), a pod that does not tolerate a NoExecute taint is evicted at once, one
  * that tolerates it for `tolerationSeconds` is evicted after them, one that tolerates it for ever
  * stays; the pods of a node that is not ready are not ready, and one evicted from it stays
- * Terminating until its kubelet is back.
+ * Terminating until its kubelet is back, or until the node is declared out of service.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
@@ -123,5 +123,25 @@ describe("NodeLifecycle", () => {
     const agent = await poll(server, `${pods("node-down")}/agent`, (p) => readyOf(p) === "True")
     expect([agent.status.phase, agent.metadata.deletionTimestamp]).toEqual(["Running", undefined])
     await settledTaints("worker-down", [])
+  })
+
+  it("deletes the pods left Terminating on a node that is not ready once it is declared out of service", async () => {
+    await createNamespace(server, "out-of-service")
+    await register("worker-gone")
+    expect((await server.request("POST", pods("out-of-service"), { body: pinned("db-1", "worker-gone") })).status).toBe(201)
+    await poll(server, `${pods("out-of-service")}/db-1`, (p) => p.status?.phase === "Running")
+    await setStatus("worker-gone", readiness("Unknown"))
+    await settledTaints("worker-gone", ["node.kubernetes.io/unreachable=:NoSchedule", "node.kubernetes.io/unreachable=:NoExecute@"])
+    // Deleted (as a StatefulSet's scale-down or a drain would), it stays Terminating: no kubelet.
+    expect((await server.request("DELETE", `${pods("out-of-service")}/db-1`)).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect((await server.request("GET", `${pods("out-of-service")}/db-1`)).json.metadata.deletionTimestamp).toBeDefined()
+    const taints = (await server.request("GET", `${nodes}/worker-gone`)).json.spec.taints
+    const declared = await server.request("PATCH", `${nodes}/worker-gone`, {
+      body: { spec: { taints: [...taints, { key: "node.kubernetes.io/out-of-service", value: "nodeshutdown", effect: "NoExecute" }] } },
+      headers: merge
+    })
+    expect(declared.status).toBe(200)
+    await poll(server, pods("out-of-service"), (list) => list.items.length === 0)
   })
 })
