@@ -175,24 +175,24 @@ export const job = (
     }
 
     const resumed = stage !== "running" && KubeObject.records(status.conditions).some((c) => c.type === "Suspended" && c.status === "True")
-    let madeCount = 0
+    let made = 0
     const activeIndexes = new Set(active.map(JobRuns.indexOf).filter((i): i is number => i !== undefined))
     // `podReplacementPolicy: Failed` waits for terminating pods to be gone before replacing them.
     const occupied = active.length + (record(job.spec).podReplacementPolicy === "Failed" ? terminating : 0)
     for (const index of JobRuns.toCreate(job, tally(occupied), activeIndexes)) {
-      const made = JobRuns.podFor(job, index, index === undefined ? 0 : failures.get(index) ?? 0)
-      const created = yield* Effect.result(Rest.create(env, pods, key.namespace, made, ctx.writeOptions))
+      const next = JobRuns.podFor(job, index, index === undefined ? 0 : failures.get(index) ?? 0)
+      const created = yield* Effect.result(Rest.create(env, pods, key.namespace, next, ctx.writeOptions))
       if (created._tag === "Failure") {
         yield* event({ type: "Warning", reason: "FailedCreate", message: `Error creating: ${created.failure.message}` })
         break
       }
-      madeCount++
+      made++
       yield* event({ type: "Normal", reason: "SuccessfulCreate", message: `Created pod: ${KubeObject.meta(created.success.object).name ?? ""}` })
     }
-    yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.running(current, now, tally(active.length + madeCount)))
+    yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.running(current, now, tally(active.length + made)))
     for (const pod of counting) yield* release(ctx, pod)
     if (resumed) yield* event({ type: "Normal", reason: "Resumed", message: "Job resumed" })
     // Looked at again when its active deadline passes, counted from the start time just written.
-    const due = JobRuns.deadline({ ...job, status: JobRuns.running(job, now, tally(active.length + madeCount)) })
+    const due = JobRuns.deadline({ ...job, status: JobRuns.running(job, now, tally(active.length + made)) })
     if (due !== undefined) yield* ctx.again(key, Duration.millis(Math.max(0, due - Date.now()) + 10))
   })
