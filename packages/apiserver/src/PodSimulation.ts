@@ -172,13 +172,15 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
     const nominatedTo = record(pod.status).nominatedNodeName
     const refusal = Preemption.ineligible(pod, placed.flatMap((p) => KubeObject.meta(p.node).name === nominatedTo ? [p.pod] : []))
     if (refusal !== undefined) return yield* unschedulable(Scheduling.unschedulable(misfits, refusal))
+    const budgets = ctx.env.store.list("poddisruptionbudgets.policy", undefined)
     const chosen = held ? undefined : Preemption.pick(nodes.flatMap((node) => {
       if (Scheduling.misfit(spec, node) !== undefined) return []
       const onNode = placed.flatMap((p) => p.node === node ? [p.pod] : [])
       const elsewhere = placed.filter((p) => p.node !== node)
-      const victims = Preemption.victims(pod, onNode, (kept) => misfitOn(node, [...elsewhere, ...kept.map((other) => ({ pod: other, node }))]) === undefined)
+      const fits = (kept: ReadonlyArray<KubeObject.KubeObject>) => misfitOn(node, [...elsewhere, ...kept.map((other) => ({ pod: other, node }))]) === undefined
+      const victims = Preemption.victims(pod, onNode, fits, budgets)
       return victims === undefined ? [] : [{ node, victims }]
-    }))
+    }), budgets)
     if (chosen === undefined) return yield* unschedulable(Scheduling.unschedulable(misfits))
     const node = KubeObject.meta(chosen.node).name ?? ""
     yield* Preemption.preempt(ctx, pod, node, chosen.victims)

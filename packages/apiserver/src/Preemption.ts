@@ -2,7 +2,8 @@
  * kube-scheduler's preemption, for a pod no node has room for: on a node where removing pods of
  * lower priority would let it in, the fewest of them that must go (every lower one taken off, then
  * each put back, the most important first, while the pod still fits) are marked
- * `DisruptionTarget` (`PreemptionByScheduler`), told `Preempted` and deleted gracefully, and the
+ * `DisruptionTarget` (`PreemptionByScheduler`), told `Preempted` and deleted gracefully (those a
+ * PodDisruptionBudget protects kept where others will do), and the
  * pod is nominated to the node (`status.nominatedNodeName`), which pods of no higher priority then
  * leave to it. A pod with `preemptionPolicy: Never` preempts none, and a pod waits for the pods it
  * preempted to go before it preempts again.
@@ -10,6 +11,7 @@
 import { Effect } from "effect"
 import * as PodEviction from "./PodEviction.ts"
 import type * as SimulatedController from "./SimulatedController.ts"
+import * as Selectors from "./Selectors.ts"
 import type * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -49,8 +51,41 @@ const moreImportant = (a: KubeObject.KubeObject, b: KubeObject.KubeObject) =>
   String(record(a.status).startTime ?? "").localeCompare(String(record(b.status).startTime ?? ""))
 
 /**
+ * Of `pods` (the most important first), those whose eviction would take a PodDisruptionBudget of
+ * `budgets` below what it allows, counting the evictions before them, as kube-scheduler counts
+ * them (a budget with an empty selector, or a pod it already counts as disrupted, is left out).
+ *
+ * @example
+ * import * as Preemption from "./Preemption.ts"
+ * const pod = (name: string) => ({ metadata: { name, namespace: "db", labels: { app: "db" } } })
+ * const budget = { metadata: { namespace: "db" }, spec: { selector: { matchLabels: { app: "db" } } }, status: { disruptionsAllowed: 1 } }
+ * [...Preemption.breaking([pod("a"), pod("b")], [budget])].map((p) => p.metadata.name) // ["b"]
+ */
+export const breaking = (
+  pods: ReadonlyArray<KubeObject.KubeObject>,
+  budgets: ReadonlyArray<KubeObject.KubeObject>
+): ReadonlySet<KubeObject.KubeObject> => {
+  const allowed = new Map(budgets.map((budget) => [budget, Number(record(budget.status).disruptionsAllowed ?? 0)]))
+  const out = new Set<KubeObject.KubeObject>()
+  for (const pod of pods) {
+    const m = KubeObject.meta(pod)
+    for (const budget of budgets) {
+      const selector = record(budget.spec).selector
+      const empty = !KubeObject.isObject(selector) || (Object.keys(record(selector.matchLabels)).length === 0 && KubeObject.records(selector.matchExpressions).length === 0)
+      if (KubeObject.meta(budget).namespace !== m.namespace || empty || !Selectors.matchesSelector(selector as Readonly<Record<string, unknown>>, m.labels ?? {})) continue
+      if (record(record(budget.status).disruptedPods)[m.name ?? ""] !== undefined) continue
+      const left = allowed.get(budget)! - 1
+      allowed.set(budget, left)
+      if (left < 0) out.add(pod)
+    }
+  }
+  return out
+}
+
+/**
  * The pods on a node that must go for `pod` to fit there, or undefined when no removal of pods of
- * lower priority would do. `fits` says whether the pod fits beside the pods it is given.
+ * lower priority would do. `fits` says whether the pod fits beside the pods it is given; `budgets`
+ * are the PodDisruptionBudgets, whose pods are the first kept where the pod fits without them.
  *
  * @example
  * import * as Preemption from "./Preemption.ts"
@@ -61,14 +96,18 @@ const moreImportant = (a: KubeObject.KubeObject, b: KubeObject.KubeObject) =>
 export const victims = (
   pod: KubeObject.KubeObject,
   onNode: ReadonlyArray<KubeObject.KubeObject>,
-  fits: (onNode: ReadonlyArray<KubeObject.KubeObject>) => boolean
+  fits: (onNode: ReadonlyArray<KubeObject.KubeObject>) => boolean,
+  budgets: ReadonlyArray<KubeObject.KubeObject> = []
 ): ReadonlyArray<KubeObject.KubeObject> | undefined => {
   const mine = priorityOf(pod)
   const lower = onNode.filter((other) => priorityOf(other) < mine && !terminating(other))
   let kept = onNode.filter((other) => !lower.includes(other))
   if (lower.length === 0 || !fits(kept)) return undefined
   const out: Array<KubeObject.KubeObject> = []
-  for (const candidate of [...lower].sort(moreImportant)) {
+  const ordered = [...lower].sort(moreImportant)
+  const broken = breaking(ordered, budgets)
+  // Those a budget protects are put back first, so the others go before them where either will do.
+  for (const candidate of [...ordered.filter((p) => broken.has(p)), ...ordered.filter((p) => !broken.has(p))]) {
     const trial = [...kept, candidate]
     if (fits(trial)) kept = trial
     else out.push(candidate)
@@ -77,16 +116,22 @@ export const victims = (
 }
 
 /**
- * Of the nodes' victims, the node kube-scheduler picks: the lowest highest victim priority, then
- * the fewest victims.
+ * Of the nodes' victims, the node kube-scheduler picks: the fewest budgets broken, then the lowest
+ * highest victim priority, then the fewest victims.
  *
  * @example
  * import * as Preemption from "./Preemption.ts"
  * Preemption.pick([{ node: "a", victims: [{ spec: { priority: 5 } }] }, { node: "b", victims: [{ spec: { priority: 1 } }] }])?.node // "b"
  */
-export const pick = <N>(candidates: ReadonlyArray<{ readonly node: N; readonly victims: ReadonlyArray<KubeObject.KubeObject> }>) => {
+export const pick = <N>(
+  candidates: ReadonlyArray<{ readonly node: N; readonly victims: ReadonlyArray<KubeObject.KubeObject> }>,
+  budgets: ReadonlyArray<KubeObject.KubeObject> = []
+) => {
   const highest = (victims: ReadonlyArray<KubeObject.KubeObject>) => Math.max(...victims.map(priorityOf))
-  return [...candidates].sort((a, b) => highest(a.victims) - highest(b.victims) || a.victims.length - b.victims.length)[0]
+  const broken = (victims: ReadonlyArray<KubeObject.KubeObject>) => breaking([...victims].sort(moreImportant), budgets).size
+  return [...candidates].sort((a, b) =>
+    broken(a.victims) - broken(b.victims) || highest(a.victims) - highest(b.victims) || a.victims.length - b.victims.length
+  )[0]
 }
 
 /**

@@ -146,4 +146,35 @@ describe("preemption", () => {
     const left = (await server.request("GET", pods("preempt"))).json.items.map((p: any) => [p.metadata.name, p.metadata.deletionTimestamp])
     expect(left).toEqual(expect.arrayContaining([["low-a", undefined], ["vip", undefined]]))
   })
+
+  it("keeps the pods a PodDisruptionBudget protects where taking others makes the same room", async () => {
+    const guarded = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "1 second", nodeCapacity: { cpu: "2" } })] })
+    try {
+      const at = (path: string) => `/api/v1/namespaces/budgets/pods${path}`
+      const make = async (path: string, body: object) => expect((await guarded.request("POST", path, { body })).status).toBe(201)
+      await createNamespace(guarded, "budgets")
+      await make("/apis/scheduling.k8s.io/v1/priorityclasses", priorityClass("urgent", 1000))
+      const labelled = (name: string, app: string) => ({ ...pod(name, "900m"), metadata: { name, labels: { app } } })
+      // The older pod is the more important: without the budget, the newer one would go.
+      await make(at(""), labelled("batch-worker", "batch"))
+      await poll(guarded, at("/batch-worker"), (p) => p.status?.phase === "Running")
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      await make(at(""), labelled("db-0", "db"))
+      await poll(guarded, at("/db-0"), (p) => p.status?.phase === "Running")
+      await make("/apis/policy/v1/namespaces/budgets/poddisruptionbudgets", {
+        apiVersion: "policy/v1",
+        kind: "PodDisruptionBudget",
+        metadata: { name: "db" },
+        spec: { minAvailable: 1, selector: { matchLabels: { app: "db" } } }
+      })
+      await poll(guarded, "/apis/policy/v1/namespaces/budgets/poddisruptionbudgets/db", (b) => b.status?.currentHealthy === 1 && b.status?.disruptionsAllowed === 0)
+      await make(at(""), pod("vip", "1", { priorityClassName: "urgent" }))
+      const taken = await poll(guarded, at("/batch-worker"), (p) => p.status?.conditions?.some((c: any) => c.type === "DisruptionTarget"))
+      expect(taken.status.conditions.find((c: any) => c.type === "DisruptionTarget").reason).toBe("PreemptionByScheduler")
+      const db = (await guarded.request("GET", at("/db-0"))).json
+      expect([db.metadata.deletionTimestamp, db.status.conditions.some((c: any) => c.type === "DisruptionTarget")]).toEqual([undefined, false])
+    } finally {
+      await guarded.close()
+    }
+  })
 })
