@@ -1,7 +1,7 @@
 /**
  * The Node the workload simulator's kubelet registers, as a 1.32 kubelet registers itself: Ready,
  * with its addresses, capacity and system info, so that `kubectl get nodes` lists it and
- * DaemonSets run a pod on it. The simulator's scheduler binds pods to it and its kubelet runs them.
+ * DaemonSets run a pod on it; and the Lease in `kube-node-lease` it renews as a heartbeat. The simulator's scheduler binds pods to it and its kubelet runs them.
  */
 import { arch, cpus, release, totalmem } from "node:os"
 
@@ -90,3 +90,29 @@ export const status = (now: string, has: Readonly<Record<string, string>> = capa
     }
   }
 }
+
+/** How long a node's Lease lasts, and how often its kubelet renews it (a quarter of that). */
+export const leaseDurationSeconds = 40
+
+/** A time as a Lease's `renewTime` spells it (RFC 3339 with microseconds). */
+const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z")
+
+/**
+ * The Lease the kubelet holds in `kube-node-lease` for its node, renewed at `now` (ms): held by the
+ * node, owned by it, lasting 40 seconds.
+ *
+ * @example
+ * import * as SimulatedNode from "./SimulatedNode.ts"
+ * SimulatedNode.lease("u", Date.parse("2026-01-01T00:00:00Z")).spec.renewTime // "2026-01-01T00:00:00.000000Z"
+ */
+export const lease = (nodeUid: string, now: number) => ({
+  apiVersion: "coordination.k8s.io/v1",
+  kind: "Lease",
+  metadata: {
+    name,
+    namespace: "kube-node-lease",
+    ownerReferences: [{ apiVersion: "v1", kind: "Node", name, uid: nodeUid }]
+  },
+  spec: { holderIdentity: name, leaseDurationSeconds, renewTime: microTime(now) }
+})
+

@@ -488,6 +488,19 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       yield* Effect.ignore(update({ storage: "nodes", namespace: "", name: SimulatedNode.name }, "status", (current) =>
         ({ ...current, status: SimulatedNode.status(KubeObject.timestamp(), capacity) })))
     }
+    // Its kubelet holds the node's Lease and renews it every ten seconds, as a 1.32 kubelet does.
+    const leases = env.registry.byStorage("leases.coordination.k8s.io")[0]
+    const nodeUid = KubeObject.meta(registered ?? {}).uid
+    if (leases !== undefined && nodeUid !== undefined) {
+      const leaseKey = { storage: leases.storage, namespace: "kube-node-lease", name: SimulatedNode.name }
+      const renew = Effect.suspend(() =>
+        env.store.get(leases.storage, leaseKey.namespace, leaseKey.name) === undefined
+          ? Effect.ignore(Rest.create(env, leases, leaseKey.namespace, SimulatedNode.lease(nodeUid, Date.now()), writeOptions))
+          : update(leaseKey, undefined, (current) => ({ ...current, spec: { ...record(current.spec), renewTime: SimulatedNode.lease(nodeUid, Date.now()).spec.renewTime } }))
+      )
+      yield* Effect.ignore(renew)
+      yield* Effect.forkScoped(Effect.forever(Effect.delay(Effect.ignore(renew), Duration.seconds(SimulatedNode.leaseDurationSeconds / 4))))
+    }
     yield* VolumeSimulation.ensureDefaultClass(env, writeOptions)
     for (const node of env.store.list("nodes", undefined)) worker.enqueue({ phase: "observe", storage: "nodes", namespace: "", name: KubeObject.meta(node).name ?? "" })
     for (const [storage, kind] of kinds) {

@@ -2,7 +2,8 @@
  * The workload simulator: Deployments roll out through ReplicaSets and Pods (StatefulSets in
  * StatefulSetSimulation.test); Jobs run for that long and complete or fail;
  * Pods are scheduled, then run with every container ready (a crashing one restarted in a
- * CrashLoopBackOff loop); LoadBalancer Services get addresses of a pool;
+ * CrashLoopBackOff loop); LoadBalancer Services get addresses of a pool; the kubelet renews its
+ * node's Lease;
  * without it nothing touches their status.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -410,6 +411,25 @@ describe("WorkloadSimulator", () => {
       expect(() => WorkloadSimulator.make({ loadBalancerAddresses: pool })).toThrow(`loadBalancerAddresses takes an IPv4 pool such as 172.18.255.200/29, not ${pool}`)
     }
   })
+
+  it("has its kubelet hold its node's Lease in kube-node-lease and renew it every ten seconds", async () => {
+    const path = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/kubefx-node"
+    const node = (await simulated.request("GET", "/api/v1/nodes/kubefx-node")).json
+    const lease = await until(simulated, path, (l) => l.spec?.renewTime !== undefined)
+    expect(lease.spec).toMatchObject({ holderIdentity: "kubefx-node", leaseDurationSeconds: 40 })
+    expect(lease.spec.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
+    expect(lease.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Node", name: "kubefx-node", uid: node.metadata.uid }])
+    // Renewed within ten seconds (and a little).
+    const renewed = await (async () => {
+      for (let i = 0; i < 60; i++) {
+        const current = (await simulated.request("GET", path)).json
+        if (current.spec.renewTime !== lease.spec.renewTime) return current
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      throw new Error("the node's Lease was not renewed within 12 s")
+    })()
+    expect(Date.parse(renewed.spec.renewTime) - Date.parse(lease.spec.renewTime)).toBeGreaterThan(0)
+  }, 20_000)
 
   it("is off by default: a Deployment's status stays empty", async () => {
     const path = "/apis/apps/v1/namespaces/default/deployments"
