@@ -6,9 +6,10 @@
  * that makes room, or marks it `Unschedulable` with its `FailedScheduling` event; each Ready node's
  * kubelet (the simulated node's, and one for every Node a test registers) admits the Pods bound to
  * it that it has room for, runs them, and stops one being deleted (`Killing`), reports it ended,
- * and deletes it for good, as a kubelet finishes a graceful deletion. A node whose `Ready` condition is not true has no kubelet, and is tainted
- * `node.kubernetes.io/not-ready` as the node lifecycle controller taints it. The pod garbage
- * collector fails and deletes a Pod bound to a node that is gone.
+ * and deletes it for good, as a kubelet finishes a graceful deletion. A node whose `Ready`
+ * condition is not true has no kubelet (its taints are {@link NodeLifecycle}'s). The pod garbage
+ * collector fails and deletes a Pod bound to a node that is gone, and one left Terminating on a node
+ * declared out of service.
  */
 import { Effect } from "effect"
 import * as Bindings from "./Bindings.ts"
@@ -34,8 +35,6 @@ const nodeName = (pod: KubeObject.KubeObject): string => {
   return typeof name === "string" ? name : ""
 }
 
-// A node whose kubelet stopped posting, or says it is not ready, is not ready.
-const ready = NodeLifecycle.ready
 
 /**
  * Whether a kubelet runs the Pod: it is bound to a Node that is there and ready.
@@ -47,7 +46,7 @@ const ready = NodeLifecycle.ready
  */
 export const runs = (store: Store.Store, pod: KubeObject.KubeObject): boolean => {
   const node = nodeName(pod) === "" ? undefined : store.get("nodes", "", nodeName(pod))
-  return node !== undefined && ready(node)
+  return node !== undefined && NodeLifecycle.ready(node)
 }
 
 /**
@@ -85,9 +84,6 @@ export const unschedulable = (pod: KubeObject.KubeObject): boolean =>
 export const terminating = (store: Store.Store, pod: KubeObject.KubeObject): boolean =>
   KubeObject.meta(pod).deletionTimestamp !== undefined && runs(store, pod)
 
-// The node lifecycle controller's taint of a node that is not ready.
-const notReadyTaint = { key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }
-
 const podTarget = (ctx: SimulatedController.Context, pod: KubeObject.KubeObject): Rest.Target | undefined => {
   const resource = ctx.env.registry.byStorage("pods")[0]
   const m = KubeObject.meta(pod)
@@ -110,8 +106,8 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
   Effect.gen(function*() {
     const target = podTarget(ctx, pod)
     if (target === undefined) return false
-    const nodes = ctx.env.store.list("nodes", undefined)
-      .map((node) => ready(node) ? node : { ...node, spec: { ...record(node.spec), taints: [...KubeObject.records(record(node.spec).taints), notReadyTaint] } })
+    // A node that is not ready carries the node lifecycle controller's not-ready taint.
+    const nodes = [...ctx.env.store.list("nodes", undefined)]
       .sort((a, b) => Number(KubeObject.meta(b).name === SimulatedNode.name) - Number(KubeObject.meta(a).name === SimulatedNode.name))
     // The pods already on nodes, as the scheduler's cache holds them (ended ones left out).
     const byName = new Map(nodes.map((node) => [KubeObject.meta(node).name ?? "", node]))
@@ -327,7 +323,7 @@ export const collect = (ctx: SimulatedController.Context, key: SimulatedControll
 export const releaseOutOfService = (ctx: SimulatedController.Context, node: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
   Effect.gen(function*() {
     const outOfService = KubeObject.records(record(node.spec).taints).some((taint) => taint.key === "node.kubernetes.io/out-of-service")
-    if (!outOfService || ready(node)) return
+    if (!outOfService || NodeLifecycle.ready(node)) return
     const name = KubeObject.meta(node).name
     for (const pod of ctx.env.store.list("pods", undefined)) {
       if (nodeName(pod) !== name || KubeObject.meta(pod).deletionTimestamp === undefined) continue
