@@ -23,7 +23,6 @@ const count = KubeObject.number
 const component = "job-controller"
 
 const phase = (pod: KubeObject.KubeObject) => record(pod.status).phase
-const done = (pod: KubeObject.KubeObject) => phase(pod) === "Succeeded" || phase(pod) === "Failed"
 const tracked = (pod: KubeObject.KubeObject) => (KubeObject.meta(pod).finalizers ?? []).includes(JobRuns.trackingFinalizer)
 const ready = (pod: KubeObject.KubeObject) => phase(pod) === "Running" && Rollouts.podAvailable(pod, 0, 0)
 
@@ -124,11 +123,11 @@ export const job = (
     const stage = JobRuns.stage(job)
     if (stage === "finished") {
       // What ended with the Job: its pods let go, the active ones deleted.
-      for (const pod of own) yield* done(pod) ? release(ctx, pod) : remove(pod)
+      for (const pod of own) yield* PodRuns.done(pod) ? release(ctx, pod) : remove(pod)
       return
     }
     if (record(job.spec).suspend === true) {
-      for (const pod of own.filter((p) => !done(p))) yield* remove(pod)
+      for (const pod of own.filter((p) => !PodRuns.done(p))) yield* remove(pod)
       if (stage === "suspended") return
       yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.suspended(current, now))
       return yield* event({ type: "Normal", reason: "Suspended", message: "Job suspended" })
@@ -138,15 +137,15 @@ export const job = (
     // finished counts as failed (once terminal, with podReplacementPolicy: Failed).
     const status = record(job.status)
     const onlyFailed = record(job.spec).podReplacementPolicy === "Failed"
-    const counting = all.filter((p) => tracked(p) && (done(p) || (deleting(p) && !onlyFailed)))
+    const counting = all.filter((p) => tracked(p) && (PodRuns.done(p) || (deleting(p) && !onlyFailed)))
     const completed = JobRuns.parseIndexes(status.completedIndexes)
     for (const pod of counting) {
       const index = JobRuns.indexOf(pod)
       if (phase(pod) === "Succeeded" && index !== undefined) completed.add(index)
     }
-    const active = own.filter((p) => !done(p))
+    const active = own.filter((p) => !PodRuns.done(p))
     // Pods being deleted are terminating until their kubelet is done with them.
-    const terminating = all.filter((p) => deleting(p) && !done(p)).length
+    const terminating = all.filter((p) => deleting(p) && !PodRuns.done(p)).length
     const succeededNow = counting.filter((p) => phase(p) === "Succeeded").length
     // The pod failure policy may fail the Job for a failed pod, or leave its failure uncounted.
     const decisions = counting.filter((p) => phase(p) === "Failed").map((p) => PodFailurePolicy.decide(job, p))

@@ -145,8 +145,7 @@ export const node = (
     const seen = new Set<string>()
     let next: number | undefined
     for (const pod of ctx.env.store.list("pods", undefined)) {
-      const phase = record(pod.status).phase
-      if (record(pod.spec).nodeName !== key.name || phase === "Succeeded" || phase === "Failed") continue
+      if (record(pod.spec).nodeName !== key.name || PodRuns.done(pod)) continue
       const m = KubeObject.meta(pod)
       if (down && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "Ready" && c.status === "True")) {
         const podKey = { storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" }

@@ -24,6 +24,18 @@ export const pending = (pod: KubeObject.KubeObject): boolean => {
 }
 
 /**
+ * Whether the Pod has ended: its phase `Succeeded` or `Failed`, for good.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.done({ status: { phase: "Failed" } }) // true
+ */
+export const done = (pod: KubeObject.KubeObject): boolean => {
+  const phase = record(pod.status).phase
+  return phase === "Succeeded" || phase === "Failed"
+}
+
+/**
  * Whether the scheduler has placed the Pod (its `PodScheduled` condition holds).
  *
  * @example

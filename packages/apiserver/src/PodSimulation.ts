@@ -111,10 +111,10 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
       .sort((a, b) => Number(KubeObject.meta(b).name === SimulatedNode.name) - Number(KubeObject.meta(a).name === SimulatedNode.name))
     // The pods already on nodes, as the scheduler's cache holds them (ended ones left out).
     const byName = new Map(nodes.map((node) => [KubeObject.meta(node).name ?? "", node]))
-    const placed = ctx.env.store.list("pods", undefined).flatMap((other) => {
+    const pods = ctx.env.store.list("pods", undefined)
+    const placed = pods.flatMap((other) => {
       const on = byName.get(nodeName(other))
-      const phase = record(other.status).phase
-      return on === undefined || phase === "Succeeded" || phase === "Failed" ? [] : [{ pod: other, node: on }]
+      return on === undefined || PodRuns.done(other) ? [] : [{ pod: other, node: on }]
     })
     const namespaceLabels = (namespace: string) => KubeObject.meta(ctx.env.store.get("namespaces", "", namespace) ?? {}).labels ?? {}
     const volumes = VolumeSimulation.binding(ctx.env.store, pod)
@@ -123,7 +123,7 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
     const mine = Preemption.priorityOf(pod)
     const uid = KubeObject.meta(pod).uid
     // Pods nominated to a node after preempting there hold their room against pods of no higher priority.
-    const nominated = ctx.env.store.list("pods", undefined).filter((other) =>
+    const nominated = pods.filter((other) =>
       nodeName(other) === "" && KubeObject.meta(other).uid !== uid && typeof record(other.status).nominatedNodeName === "string" &&
       Preemption.priorityOf(other) >= mine && PodRuns.pending(other)
     )
@@ -223,10 +223,9 @@ export const admit = (ctx: SimulatedController.Context, key: SimulatedController
     const node = ctx.env.store.get("nodes", "", nodeName(pod))
     if (node === undefined) return true
     const uid = KubeObject.meta(pod).uid
-    const others = ctx.env.store.list("pods", undefined).filter((other) => {
-      const phase = record(other.status).phase
-      return nodeName(other) === nodeName(pod) && KubeObject.meta(other).uid !== uid && phase !== "Succeeded" && phase !== "Failed"
-    })
+    const others = ctx.env.store.list("pods", undefined).filter((other) =>
+      nodeName(other) === nodeName(pod) && KubeObject.meta(other).uid !== uid && !PodRuns.done(other)
+    )
     const [short] = ResourceFit.shortfalls(pod, node, others)
     if (short === undefined) return true
     const { message, reason } = ResourceFit.rejection(short)

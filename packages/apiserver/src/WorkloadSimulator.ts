@@ -430,8 +430,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         }
         // A pod gone or ended may have been what kept another from its node (anti-affinity, its
         // requests, its host ports): the scheduler tries again.
-        const ended = (pod: KubeObject.KubeObject | undefined) => ["Succeeded", "Failed"].includes(String(record(pod?.status).phase))
-        if (event.type === "DELETED" || (ended(event.object) && !ended(event.prev))) {
+        if (event.type === "DELETED" || (PodRuns.done(event.object) && (event.prev === undefined || !PodRuns.done(event.prev)))) {
           for (const waiting of env.store.list("pods", undefined)) {
             if (PodRuns.pending(waiting) && PodSimulation.unschedulable(waiting)) {
               const m = KubeObject.meta(waiting)
