@@ -214,17 +214,6 @@ export const deadline = (job: KubeObject.KubeObject): number | undefined => {
   return Number.isNaN(start) ? undefined : start + seconds * 1000
 }
 
-// An index list's intervals ("0,2-4"), inclusive; undefined when it does not parse.
-const intervals = (text: string): ReadonlyArray<readonly [number, number]> | undefined => {
-  const out: Array<readonly [number, number]> = []
-  for (const part of text.split(",")) {
-    const bounds = part.split("-").map((n) => /^\d+$/.test(n) ? Number(n) : Number.NaN)
-    if (bounds.length > 2 || bounds.some(Number.isNaN)) return undefined
-    out.push([bounds[0]!, bounds[1] ?? bounds[0]!])
-  }
-  return out
-}
-
 /**
  * The first rule of an Indexed Job's `successPolicy` its succeeded indexes meet (its position), as
  * 1.32's Job controller matches them: all of a rule's `succeededIndexes` succeeded, or
@@ -243,12 +232,11 @@ export const successRule = (job: KubeObject.KubeObject, succeeded: ReadonlySet<n
   const index = rules.findIndex((rule) => {
     const count = typeof rule.succeededCount === "number" ? rule.succeededCount : undefined
     if (typeof rule.succeededIndexes !== "string") return count !== undefined && succeeded.size >= count
-    // A rule whose indexes do not parse, or name none within the completions, matches nothing.
-    const required = new Set((intervals(rule.succeededIndexes) ?? []).flatMap(([from, to]) =>
-      Array.from({ length: Math.max(0, Math.min(to, completions - 1) - from + 1) }, (_, i) => from + i)))
-    if (required.size === 0) return false
-    const met = [...required].filter((i) => succeeded.has(i)).length
-    return met === required.size || (count !== undefined && met >= count)
+    // A rule that names no index within the completions matches nothing.
+    const required = [...parseIndexes(rule.succeededIndexes)].filter((i) => i < completions)
+    if (required.length === 0) return false
+    const met = required.filter((i) => succeeded.has(i)).length
+    return met === required.length || (count !== undefined && met >= count)
   })
   return index < 0 ? undefined : index
 }

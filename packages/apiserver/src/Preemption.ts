@@ -9,9 +9,9 @@
  * preempted to go before it preempts again.
  */
 import { Effect } from "effect"
+import * as Disruptions from "./Disruptions.ts"
 import * as PodEviction from "./PodEviction.ts"
 import type * as SimulatedController from "./SimulatedController.ts"
-import * as Selectors from "./Selectors.ts"
 import type * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -70,9 +70,10 @@ export const breaking = (
   for (const pod of pods) {
     const m = KubeObject.meta(pod)
     for (const budget of budgets) {
-      const selector = record(budget.spec).selector
-      const empty = !KubeObject.isObject(selector) || (Object.keys(record(selector.matchLabels)).length === 0 && KubeObject.records(selector.matchExpressions).length === 0)
-      if (KubeObject.meta(budget).namespace !== m.namespace || empty || !Selectors.matchesSelector(selector as Readonly<Record<string, unknown>>, m.labels ?? {})) continue
+      // Unlike an eviction, preemption leaves out a budget whose selector is empty.
+      const selector = record(record(budget.spec).selector)
+      const empty = Object.keys(record(selector.matchLabels)).length === 0 && KubeObject.records(selector.matchExpressions).length === 0
+      if (KubeObject.meta(budget).namespace !== m.namespace || empty || !Disruptions.selects(budget, pod)) continue
       if (record(record(budget.status).disruptedPods)[m.name ?? ""] !== undefined) continue
       const left = allowed.get(budget)! - 1
       allowed.set(budget, left)
