@@ -111,9 +111,9 @@ describe("NodeLifecycle", () => {
     await poll(server, `${pods("node-down")}/agent`, (p) => readyOf(p) === "False")
     const told = await poll(server, "/api/v1/namespaces/node-down/events", (list) => list.items.some((e: any) => e.reason === "NodeNotReady"))
     expect(told.items.find((e: any) => e.reason === "NodeNotReady")).toMatchObject({ type: "Warning", message: "Node is not ready", source: { component: "node-controller" } })
-    const evicted = await marked("node-down", "db-0")
-    await poll(server, `${pods("node-down")}/db-0`, (p) => p.metadata.deletionTimestamp !== undefined)
-    expect(evicted.spec.tolerations).toContainEqual(notReady)
+    // Evicted once its second of tolerance is up: marked, then deleted.
+    const evicted = await poll(server, `${pods("node-down")}/db-0`, (p) => p.metadata.deletionTimestamp !== undefined)
+    expect(evicted.status.conditions.find((c: any) => c.type === "DisruptionTarget")?.reason).toBe("DeletionByTaintManager")
     // No kubelet to finish it: still there, Terminating, a while later.
     await new Promise((resolve) => setTimeout(resolve, 600))
     expect((await server.request("GET", `${pods("node-down")}/db-0`)).status).toBe(200)
