@@ -11,7 +11,7 @@
 import { Effect } from "effect"
 import * as Disruptions from "./Disruptions.ts"
 import * as PodEviction from "./PodEviction.ts"
-import type * as SimulatedController from "./SimulatedController.ts"
+import * as SimulatedController from "./SimulatedController.ts"
 import type * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -137,7 +137,8 @@ export const pick = <N>(
 
 /**
  * Preempts `victims` on `node` for `pod`: each marked `DisruptionTarget`, told `Preempted` with
- * the preemptor's uid, and deleted with its grace period.
+ * the preemptor's uid, and deleted with its grace period; pods of lower priority nominated to the
+ * node lose their nomination there, as kube-scheduler takes it from them, and are scheduled again.
  *
  * @example
  * import * as Preemption from "./Preemption.ts"
@@ -151,12 +152,25 @@ export const preempt = (
   victims: ReadonlyArray<KubeObject.KubeObject>
 ): Effect.Effect<void, Status.ApiError> => {
   const scheduler = String(record(pod.spec).schedulerName ?? "default-scheduler")
-  return Effect.forEach(victims, (victim) =>
-    PodEviction.evict(
-      ctx,
-      victim,
-      { reason: "PreemptionByScheduler", message: `${scheduler}: preempting to accommodate a higher priority pod` },
-      "default-scheduler",
-      { type: "Normal", reason: "Preempted", message: `Preempted by pod ${KubeObject.meta(pod).uid ?? ""} on node ${node}` }
-    ), { discard: true })
+  const mine = priorityOf(pod)
+  const displaced = ctx.env.store.list("pods", undefined).filter((other) =>
+    record(other.status).nominatedNodeName === node && String(record(other.spec).nodeName ?? "") === "" && priorityOf(other) < mine
+  )
+  return Effect.gen(function*() {
+    yield* Effect.forEach(victims, (victim) =>
+      PodEviction.evict(
+        ctx,
+        victim,
+        { reason: "PreemptionByScheduler", message: `${scheduler}: preempting to accommodate a higher priority pod` },
+        "default-scheduler",
+        { type: "Normal", reason: "Preempted", message: `Preempted by pod ${KubeObject.meta(pod).uid ?? ""} on node ${node}` }
+      ), { discard: true })
+    yield* Effect.forEach(displaced, (other) => {
+      const m = KubeObject.meta(other)
+      return SimulatedController.writeStatus(ctx, { storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" }, (current) => {
+        const { nominatedNodeName: _, ...status } = record(current.status)
+        return status
+      }).pipe(Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void))
+    }, { discard: true })
+  })
 }

@@ -147,6 +147,31 @@ describe("preemption", () => {
     expect(left).toEqual(expect.arrayContaining([["low-a", undefined], ["vip", undefined]]))
   })
 
+  it("takes the node from a pod of lower priority nominated there when it preempts on it", async () => {
+    const cluster = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "1 second", nodeCapacity: { cpu: "2" } })] })
+    try {
+      const at = (path: string) => `/api/v1/namespaces/renominate/pods${path}`
+      const make = async (path: string, body: object) => expect((await cluster.request("POST", path, { body })).status).toBe(201)
+      await createNamespace(cluster, "renominate")
+      await make(classes, priorityClass("middling", 500))
+      await make(classes, priorityClass("urgent", 1000))
+      for (const name of ["low-a", "low-b"]) {
+        await make(at(""), pod(name, "900m"))
+        await poll(cluster, at(`/${name}`), (p) => p.status?.phase === "Running")
+      }
+      await make(at(""), pod("mid", "1", { priorityClassName: "middling" }))
+      await poll(cluster, at("/mid"), (p) => p.status?.nominatedNodeName === "kubefx-node")
+      // While mid's victim goes, vip preempts the other pod of lower priority and takes the nomination.
+      await make(at(""), pod("vip", "1", { priorityClassName: "urgent" }))
+      await poll(cluster, at("/vip"), (p) => p.status?.nominatedNodeName === "kubefx-node")
+      await poll(cluster, at("/mid"), (p) => p.status?.nominatedNodeName === undefined)
+      const [vip, mid] = [await poll(cluster, at("/vip"), (p) => p.status?.phase === "Running"), await poll(cluster, at("/mid"), (p) => p.status?.phase === "Running")]
+      expect([vip.spec.nodeName, mid.spec.nodeName]).toEqual(["kubefx-node", "kubefx-node"])
+    } finally {
+      await cluster.close()
+    }
+  })
+
   it("keeps the pods a PodDisruptionBudget protects where taking others makes the same room", async () => {
     const guarded = await Testing.start({ controllers: [WorkloadSimulator.make({ delay: "1 second", nodeCapacity: { cpu: "2" } })] })
     try {
