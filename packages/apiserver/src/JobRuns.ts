@@ -19,8 +19,8 @@ export type Ending =
   | "MaxFailedIndexesExceeded"
   | "FailedIndexes"
 
-/** Where a Job stands, as its spec and status tell. */
-export type Stage = "new" | "suspended" | "running" | "finished"
+/** Where a Job stands, as its spec and status tell: `ending` once its end is decided, while its pods terminate. */
+export type Stage = "new" | "suspended" | "running" | "ending" | "finished"
 
 const record = KubeObject.record
 const count = KubeObject.number
@@ -30,8 +30,9 @@ const conditions = (job: KubeObject.KubeObject) => KubeObject.records(record(job
 const holds = (job: KubeObject.KubeObject, type: string) => conditions(job).some((c) => c.type === type && c.status === "True")
 
 /**
- * Where a Job stands: finished once `Complete` or `Failed` holds; suspended when its spec says so
- * and its status shows it; running once started (and not suspended since); new otherwise.
+ * Where a Job stands: finished once `Complete` or `Failed` holds; ending once `SuccessCriteriaMet`
+ * or `FailureTarget` does; suspended when its spec says so and its status shows it; running once
+ * started (and not suspended since); new otherwise.
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
@@ -39,6 +40,7 @@ const holds = (job: KubeObject.KubeObject, type: string) => conditions(job).some
  */
 export const stage = (job: KubeObject.KubeObject): Stage => {
   if (holds(job, "Complete") || holds(job, "Failed")) return "finished"
+  if (holds(job, "SuccessCriteriaMet") || holds(job, "FailureTarget")) return "ending"
   if (record(job.spec).suspend === true) return holds(job, "Suspended") ? "suspended" : "new"
   return typeof record(job.status).startTime === "string" && !holds(job, "Suspended") ? "running" : "new"
 }
@@ -335,9 +337,9 @@ export const suspended = (job: KubeObject.KubeObject, now: string): Record<strin
 }
 
 /**
- * The status of a Job that ended: `Complete` (its completion time, an Indexed Job's completed
- * indexes) or `Failed`, its pods counted. 1.32 states the criterion first (`SuccessCriteriaMet`,
- * `FailureTarget`), then the end.
+ * The status of a Job whose end is decided, its pods counted: 1.32 states the criterion at once
+ * (`SuccessCriteriaMet`, an Indexed Job's completed indexes; `FailureTarget`), and the end itself
+ * (`Complete` and its completion time, or `Failed`) only once none of its pods is terminating.
  *
  * @example
  * import * as JobRuns from "./JobRuns.ts"
@@ -345,19 +347,54 @@ export const suspended = (job: KubeObject.KubeObject, now: string): Record<strin
  */
 export const finished = (job: KubeObject.KubeObject, now: string, ending: Ending, tally: Tally): Record<string, unknown> => {
   const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }), ...failedIndexesOf(job, tally) }
-  if (ending !== "Complete" && ending !== "SuccessPolicy") {
-    const reason = { status: "True", reason: ending, message: failureMessage(ending, tally) } as const
-    return { ...status, conditions: withCondition(job, now, { type: "FailureTarget", ...reason }, { type: "Failed", ...reason }) }
-  }
-  const reason = ending === "SuccessPolicy"
+  const success = ending === "Complete" || ending === "SuccessPolicy"
+  const reason = !success
+    ? { status: "True", reason: ending, message: failureMessage(ending, tally) } as const
+    : ending === "SuccessPolicy"
     ? { status: "True", reason: "SuccessPolicy", message: `Matched rules at index ${successRule(job, tally.completed) ?? 0}` } as const
     : { status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods" } as const
+  const decided = {
+    ...status,
+    ...(success && tally.completed.size > 0 ? { completedIndexes: formatIndexes(tally.completed) } : {}),
+    conditions: withCondition(job, now, { type: success ? "SuccessCriteriaMet" : "FailureTarget", ...reason })
+  }
+  return tally.terminating === 0 ? ended({ ...job, status: decided }, now, tally) : decided
+}
+
+/**
+ * The status of an ending Job (see {@link stage}), its pods counted: once none is terminating, the
+ * end its criterion decided, `Complete` (with its completion time) or `Failed`, with the
+ * criterion's reason and message.
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * const job = { spec: {}, status: { conditions: [{ type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" }] } }
+ * JobRuns.ended(job, "2026-01-01T00:00:00Z", { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 1, completed: new Set() }).conditions // [FailureTarget, Failed]
+ */
+export const ended = (job: KubeObject.KubeObject, now: string, tally: Tally): Record<string, unknown> => {
+  const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }), ...failedIndexesOf(job, tally) }
+  const decided = criterion(job)
+  if (decided === undefined || tally.terminating > 0) return status
   return {
     ...status,
-    ...(tally.completed.size > 0 ? { completedIndexes: formatIndexes(tally.completed) } : {}),
-    completionTime: now,
-    conditions: withCondition(job, now, { type: "SuccessCriteriaMet", ...reason }, { type: "Complete", ...reason })
+    ...(decided.success ? { completionTime: now } : {}),
+    conditions: withCondition(job, now, { type: decided.success ? "Complete" : "Failed", status: "True", reason: decided.reason, message: decided.message })
   }
+}
+
+/**
+ * The end an ending Job's criterion decided (`SuccessCriteriaMet` a success, `FailureTarget` a
+ * failure), with its reason and message; undefined for a Job whose end is not decided.
+ *
+ * @example
+ * import * as JobRuns from "./JobRuns.ts"
+ * JobRuns.criterion({ status: { conditions: [{ type: "SuccessCriteriaMet", status: "True", reason: "SuccessPolicy", message: "Matched rules at index 0" }] } })?.success // true
+ */
+export const criterion = (job: KubeObject.KubeObject): { readonly success: boolean; readonly reason: string; readonly message: string } | undefined => {
+  const stated = conditions(job).find((c) => (c.type === "SuccessCriteriaMet" || c.type === "FailureTarget") && c.status === "True")
+  return stated === undefined
+    ? undefined
+    : { success: stated.type === "SuccessCriteriaMet", reason: String(stated.reason ?? ""), message: String(stated.message ?? "") }
 }
 
 /**

@@ -3,8 +3,9 @@
  * from its template up to its parallelism, the finished ones counted (and let go of the tracking
  * finalizer; one deleted before it finished counts as failed), failed ones replaced until the
  * backoff limit (a failure its `podFailurePolicy` ignores not counted), the Job ended (`Complete`,
- * by its completions or its `successPolicy`, its other pods then deleted, or `Failed` by its pod
- * failure policy, past its backoff limit or its `activeDeadlineSeconds`),
+ * by its completions or its `successPolicy`, or `Failed` by its pod failure policy, past its
+ * backoff limit or its `activeDeadlineSeconds`: the criterion stated at once, its active pods
+ * deleted and counted, the end itself once none of its pods is terminating),
  * suspended and resumed, with the controller's events. The arithmetic is {@link JobRuns}'.
  */
 import { Duration, Effect } from "effect"
@@ -109,9 +110,10 @@ export const job = (
     const all = SimulatedController.controlled(env, "pods", key.namespace, job, true)
     const deleting = (p: KubeObject.KubeObject) => KubeObject.meta(p).deletionTimestamp !== undefined
     const own = all.filter((p) => !deleting(p))
-    const remove = (pod: KubeObject.KubeObject) =>
+    // A pod deleted as its Job ends stays tracked, so that it is counted once it is terminating.
+    const remove = (pod: KubeObject.KubeObject, tracking = false) =>
       Effect.gen(function*() {
-        yield* release(ctx, pod)
+        if (!tracking) yield* release(ctx, pod)
         const removed = yield* Effect.result(Rest.remove(env, { resource: pods, namespace: key.namespace, name: KubeObject.meta(pod).name ?? "" }, {
           propagationPolicy: undefined,
           preconditions: undefined,
@@ -126,7 +128,7 @@ export const job = (
       for (const pod of own) yield* PodRuns.done(pod) ? release(ctx, pod) : remove(pod)
       return
     }
-    if (record(job.spec).suspend === true) {
+    if (stage !== "ending" && record(job.spec).suspend === true) {
       for (const pod of own.filter((p) => !PodRuns.done(p))) yield* remove(pod)
       if (stage === "suspended") return
       yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.suspended(current, now))
@@ -163,14 +165,19 @@ export const job = (
       failJob,
       failedIndexes
     })
-    const ending = JobRuns.ending(job, tally(active.length), Date.now())
-    if (ending !== undefined) {
-      yield* SimulatedController.writeStatus(ctx, key, (current) => JobRuns.finished(current, now, ending, tally(0)))
+    const ending = stage === "ending" ? undefined : JobRuns.ending(job, tally(active.length), Date.now())
+    if (stage === "ending" || ending !== undefined) {
+      // Its end decided, the Job's active pods are deleted, and the end itself waits for every pod
+      // of it to have terminated.
+      for (const pod of active) yield* remove(pod, true)
+      const left = { ...tally(0), terminating: terminating + active.length }
+      const decide = (current: KubeObject.KubeObject) => ending === undefined ? JobRuns.ended(current, now, left) : JobRuns.finished(current, now, ending, left)
+      yield* SimulatedController.writeStatus(ctx, key, decide)
       for (const pod of counting) yield* release(ctx, pod)
-      for (const pod of active) yield* remove(pod)
-      return yield* event(ending === "Complete" || ending === "SuccessPolicy"
-        ? { type: "Normal", reason: "Completed", message: "Job completed" }
-        : { type: "Warning", reason: ending, message: JobRuns.failureMessage(ending, tally(0)) })
+      const decided = { ...job, status: decide(job) }
+      if (JobRuns.stage(decided) !== "finished") return
+      const { success, reason, message } = JobRuns.criterion(decided)!
+      return yield* event(success ? { type: "Normal", reason: "Completed", message: "Job completed" } : { type: "Warning", reason, message })
     }
 
     const resumed = stage !== "running" && KubeObject.records(status.conditions).some((c) => c.type === "Suspended" && c.status === "True")

@@ -298,14 +298,22 @@ describe("JobSimulation", () => {
       expect(terminating.status.active).toBe(1)
       expect((await get("/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dlong")).items).toHaveLength(2)
       await poll(slow, `${jobs}/long`, (j) => j.status?.terminating === 0)
-      // With no failure allowed, a deleted pod fails the Job.
-      await slow.request("POST", jobs, { body: job("fragile", { completions: 1, backoffLimit: 0 }) })
+      // With no failure allowed, a deleted pod fails the Job: 1.32 states FailureTarget at once and
+      // deletes the other pod, and the Job is Failed once both have terminated, both counted.
+      await slow.request("POST", jobs, { body: job("fragile", { completions: 2, parallelism: 2, backoffLimit: 0 }) })
       const fragile = await poll(slow, "/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dfragile", (list) =>
-        list.items.length === 1 && list.items[0].status?.phase === "Running")
+        list.items.length === 2 && list.items.every((p: any) => p.status?.phase === "Running"))
       await slow.request("DELETE", `/api/v1/namespaces/default/pods/${fragile.items[0].metadata.name}`)
+      const target = await poll(slow, `${jobs}/fragile`, (j) => condition(j, "FailureTarget") !== undefined)
+      expect(condition(target, "FailureTarget")).toMatchObject({ reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" })
+      expect([condition(target, "Failed"), target.status.terminating, target.status.active]).toEqual([undefined, 2, undefined])
+      const reasons = async () => ((await get("/api/v1/namespaces/default/events")).items as Array<any>).filter((e) => e.involvedObject.name === "fragile").map((e) => e.reason)
+      expect(await reasons()).not.toContain("BackoffLimitExceeded")
       const failed = await poll(slow, `${jobs}/fragile`, (j) => condition(j, "Failed") !== undefined)
-      expect(condition(failed, "Failed")).toMatchObject({ reason: "BackoffLimitExceeded" })
-      expect(failed.status.failed).toBe(1)
+      expect(condition(failed, "Failed")).toMatchObject({ reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" })
+      expect(failed.status).toMatchObject({ failed: 2, terminating: 0 })
+      expect(await reasons()).toContain("BackoffLimitExceeded")
+      await poll(slow, "/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dfragile", (list) => list.items.length === 0)
     } finally {
       await slow.close()
     }
