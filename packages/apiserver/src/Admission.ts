@@ -85,11 +85,24 @@ export const admit = Effect.fnUntraced(function*(
   hooks?: Hooks,
   subresource?: string
 ) {
-  const name = KubeObject.meta(object).name ?? ""
   const decoded = yield* decode(schemas, resource, object, fieldValidation)
-  let current = decoded.object
-  let owned: KubeObject.KubeObject | undefined
   const warnings = [...decoded.warnings]
+  // A refusal after decoding goes with the warnings met until then (an unknown field's among them).
+  return yield* Effect.mapError(admitDecoded(schemas, resource, decoded.object, old, hooks, subresource, warnings), (error) => Status.warned(error, warnings))
+})
+
+const admitDecoded = Effect.fnUntraced(function*(
+  schemas: Schemas,
+  resource: Registry.Resource,
+  object: KubeObject.KubeObject,
+  old: KubeObject.KubeObject | undefined,
+  hooks: Hooks | undefined,
+  subresource: string | undefined,
+  warnings: Array<string>
+) {
+  const name = KubeObject.meta(object).name ?? ""
+  let current = object
+  let owned: KubeObject.KubeObject | undefined
   if (hooks !== undefined) {
     // Mutating admission sees the object as kube decodes it, defaulted (not yet allocated); what it
     // returns is decoded and defaulted again.

@@ -81,7 +81,7 @@ export const webhook = (crd: KubeObject.KubeObject, resolve: WebhookClient.Resol
     Effect.gen(function*() {
       const sending = objects.filter((o) => o.apiVersion !== apiVersion)
       if (sending.length === 0) return objects
-      const failed = (reason: string) => Status.internal(`conversion webhook for ${gvkOf(sending[0]!)} failed: ${reason}`)
+      const failed = (reason: string) => Status.unknown(`conversion webhook for ${gvkOf(sending[0]!)} failed: ${reason}`)
       const uid = randomUUID()
       const body = JSON.stringify({
         apiVersion: "apiextensions.k8s.io/v1",

@@ -90,11 +90,10 @@ const jsonResponse = (status: number, body: unknown, headers: Record<string, str
  * Http.errorResponse(Status.tooManyRequests(3)).status // 429
  */
 export const errorResponse = (error: Status.ApiError): HttpServerResponse.HttpServerResponse =>
-  jsonResponse(
-    error.code,
-    Status.toBody(error),
-    error.details?.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.details.retryAfterSeconds) }
-  )
+  jsonResponse(error.code, Status.toBody(error), {
+    ...(error.details?.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.details.retryAfterSeconds) }),
+    ...warningHeader(error.warnings ?? [])
+  })
 
 const warningHeader = (warnings: ReadonlyArray<string>): Record<string, string> =>
   warnings.length === 0

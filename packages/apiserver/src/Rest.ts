@@ -438,17 +438,20 @@ const admissionHooks = (
           )
         )
     },
-    validate: (object) =>
-      Effect.gen(function*() {
+    validate: (object) => {
+      // What the plugins warned of goes with a later plugin's refusal too.
+      const warnings: Array<string> = []
+      return Effect.gen(function*() {
         if (limits) yield* LimitRanger.admit(env.store, target.resource, namespace!, target.name, object)
         if (claimResize) yield* ClaimResize.admit(env.store, target.resource, object, oldObject)
-        const warnings = [...yield* podSecurityWarnings(object)]
+        warnings.push(...yield* podSecurityWarnings(object))
         if (policies) warnings.push(...yield* AdmissionPolicies.validate(env.store, env.registry, attributes(object)))
         if (webhooks) warnings.push(...yield* Webhooks.validate(env.store, attributes(object)))
         const exceeded = quota ? QuotaUsage.admit(env.store, target.resource, namespace!, target.name, object) : undefined
         if (exceeded !== undefined) return yield* exceeded
         return warnings
-      })
+      }).pipe(Effect.mapError((error) => Status.warned(error, warnings)))
+    }
   }
 }
 

@@ -24,13 +24,34 @@ export const StatusDetails = Schema.Struct({
 })
 export type StatusDetails = typeof StatusDetails.Type
 
-/** A failed API request, rendered as a `metav1.Status` with HTTP status `code`. */
+/**
+ * A failed API request, rendered as a `metav1.Status` with HTTP status `code`; `warnings` are those
+ * the request met before it failed, sent as `Warning` headers beside the Status, as kube-apiserver
+ * sends what its warning recorder holds with any answer.
+ */
 export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   code: Schema.Int,
   reason: Schema.String,
   message: Schema.String,
-  details: Schema.optionalKey(StatusDetails)
+  details: Schema.optionalKey(StatusDetails),
+  warnings: Schema.optionalKey(Schema.Array(Schema.String))
 }) {}
+
+/**
+ * `error` with the `warnings` met before it, ahead of those it carries.
+ *
+ * @example
+ * import * as Status from "./Status.ts"
+ * Status.warned(Status.badRequest("bad"), ['unknown field "spec.x"']).warnings // ['unknown field "spec.x"']
+ */
+export const warned = (error: ApiError, warnings: ReadonlyArray<string>): ApiError =>
+  warnings.length === 0 ? error : new ApiError({
+    code: error.code,
+    reason: error.reason,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
+    warnings: [...warnings, ...(error.warnings ?? [])]
+  })
 
 /** The names a message uses for a resource: its group and plural, and its group and kind. */
 export type Target = Pick<ResourceType.ResourceType, "group" | "plural" | "kind">
@@ -48,7 +69,8 @@ export const toBody = (error: ApiError): Record<string, unknown> => ({
   metadata: {},
   status: "Failure",
   message: error.message,
-  reason: error.reason,
+  // kube's StatusReasonUnknown is empty, and omitted.
+  ...(error.reason === "" ? {} : { reason: error.reason }),
   ...(error.details === undefined ? {} : { details: error.details }),
   code: error.code
 })
@@ -345,6 +367,16 @@ export const tooManyRequests = (retryAfterSeconds: number): ApiError =>
  */
 export const internal = (message: string): ApiError =>
   make(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] })
+
+/**
+ * 500 with no reason: what kube-apiserver answers for an error that is not an API status (a
+ * conversion webhook's failure), its message as it is.
+ *
+ * @example
+ * import * as Status from "./Status.ts"
+ * Status.unknown("conversion webhook for demo/v1, Kind=Widget failed: ...").reason // ""
+ */
+export const unknown = (message: string): ApiError => make(500, "", message)
 
 /**
  * Another 5xx, e.g. 503 ServiceUnavailable from fault injection.

@@ -65,18 +65,20 @@ export const resolver = (store: Store.Store): Resolver => (namespace, name, port
 }
 
 /**
- * The URL a clientConfig names, or undefined when it names none.
+ * The URL a clientConfig names, or undefined when it names none. Without a path it is the root,
+ * `/`, as client-go's REST client makes it.
  *
  * @example
  * import * as WebhookClient from "./WebhookClient.ts"
  * WebhookClient.urlOf({ service: { name: "hooks", namespace: "ops", path: "/convert" } }) // "https://hooks.ops.svc:443/convert"
+ * WebhookClient.urlOf({ service: { name: "hooks", namespace: "ops" } }) // "https://hooks.ops.svc:443/"
  */
 export const urlOf = (config: KubeObject.KubeObject): string | undefined => {
-  if (typeof config.url === "string") return config.url
+  if (typeof config.url === "string") return /^[a-z][a-z0-9+.-]*:\/\/[^/]*$/i.test(config.url) ? `${config.url}/` : config.url
   const service = KubeObject.record(config.service)
   if (typeof service.name !== "string") return undefined
   const port = typeof service.port === "number" ? service.port : 443
-  return `https://${service.name}.${service.namespace}.svc:${port}${typeof service.path === "string" ? service.path : ""}`
+  return `https://${service.name}.${service.namespace}.svc:${port}${typeof service.path === "string" && service.path !== "" ? service.path : "/"}`
 }
 
 /**

@@ -265,10 +265,11 @@ export interface Admitted {
  * declare const attributes: Webhooks.Attributes
  * const mutated = Webhooks.mutate(store, attributes) // Effect<{ object, warnings }, ApiError>
  */
-export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitted, Status.ApiError> =>
-  timed(Effect.gen(function*() {
+export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitted, Status.ApiError> => {
+  // The warnings of the webhooks that answered go with a failure after them too.
+  const warnings: Array<string> = []
+  return timed(Effect.gen(function*() {
     let object = at.object
-    const warnings: Array<string> = []
     for (const { hook, as } of selected(store, mutatingStorage, at)) {
       const sent = yield* inVersion({ ...at, object }, as)
       const outcome = yield* call(hook, sent, true, WebhookClient.resolver(store))
@@ -285,7 +286,8 @@ export const mutate = (store: Store.Store, at: Attributes): Effect.Effect<Admitt
         : (yield* at.equivalents.convert([patched.success], at.resource))[0]
     }
     return { object, warnings }
-  }))
+  })).pipe(Effect.mapError((error) => Status.warned(error, warnings)))
+}
 
 /**
  * Runs the validating webhooks this request reaches, concurrently; the first denial or failure
@@ -305,13 +307,13 @@ export const validate = (store: Store.Store, at: Attributes): Effect.Effect<Read
       ({ hook, as }) => Effect.result(Effect.flatMap(inVersion(at, as), (sent) => call(hook, sent, false, WebhookClient.resolver(store)))),
       { concurrency: "unbounded" }
     )
-    const warnings: Array<string> = []
+    // Every webhook that answered adds its warnings, whichever of them fails the request.
+    const warnings = outcomes.flatMap((outcome) => Result.isSuccess(outcome) && outcome.success._tag !== "Skipped" ? outcome.success.answer.warnings : [])
     for (const [i, outcome] of outcomes.entries()) {
-      if (Result.isFailure(outcome)) return yield* outcome.failure
+      if (Result.isFailure(outcome)) return yield* Status.warned(outcome.failure, warnings)
       if (outcome.success._tag === "Skipped") continue
       const { answer } = outcome.success
-      warnings.push(...answer.warnings)
-      if (!answer.allowed) return yield* denial(String(hooks[i]!.hook.name ?? ""), answer.result)
+      if (!answer.allowed) return yield* Status.warned(denial(String(hooks[i]!.hook.name ?? ""), answer.result), warnings)
     }
     return warnings
   }))

@@ -242,13 +242,17 @@ describe("conversion webhook", () => {
     await configure({ url: `${webhookUrl}/convert`, caBundle })
   })
 
-  it("a webhook that fails, or cannot be reached, fails the request with 1.32's error", async () => {
+  it("a webhook that fails, or cannot be reached, fails the request with 1.32's error: a 500 of no reason", async () => {
     mode = "fail"
     const failed = await server.request("GET", `${v2}/a`)
     expect(failed.status).toBe(500)
-    expect(failed.json).toMatchObject({
-      reason: "InternalError",
-      message: `Internal error occurred: conversion webhook for ${group}/v1, Kind=Gizmo failed: response.result.status was 'Failure', not 'Success': cannot convert gizmos today`
+    expect(failed.json).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `conversion webhook for ${group}/v1, Kind=Gizmo failed: response.result.status was 'Failure', not 'Success': cannot convert gizmos today`,
+      code: 500
     })
     mode = "convert"
     webhook.closeAllConnections()
@@ -256,7 +260,7 @@ describe("conversion webhook", () => {
     const down = await server.request("GET", `${v2}/a`)
     expect(down.status).toBe(500)
     expect(down.json.message).toBe(
-      `Internal error occurred: conversion webhook for ${group}/v1, Kind=Gizmo failed: Post "${webhookUrl}/convert?timeout=30s": dial tcp 127.0.0.1:${new URL(webhookUrl).port}: connect: connection refused`
+      `conversion webhook for ${group}/v1, Kind=Gizmo failed: Post "${webhookUrl}/convert?timeout=30s": dial tcp 127.0.0.1:${new URL(webhookUrl).port}: connect: connection refused`
     )
     // Reads in the storage version do not need the webhook.
     expect((await server.request("GET", `${v1}/a`)).status).toBe(200)

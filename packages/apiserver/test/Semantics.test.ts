@@ -317,6 +317,10 @@ describe("defaults and pruning", () => {
     expect(created.headers.get("warning")).toBe('299 - "unknown field \\"spec.extra\\""')
     const ignored = await server.request("POST", `${cts}?fieldValidation=Ignore`, { body: crontab("ignored", { extra: true }) })
     expect(ignored.headers.get("warning")).toBeNull()
+    // Refused for what it holds, it is still told of the field it should not have sent.
+    const refused = await server.request("POST", cts, { body: crontab("refused", { extra: true, replicas: 11 }) })
+    expect(refused.status).toBe(422)
+    expect(refused.headers.get("warning")).toBe('299 - "unknown field \\"spec.extra\\""')
   })
 })
 

@@ -44,7 +44,7 @@ const patch = (operations: ReadonlyArray<unknown>) => ({ patchType: "JSONPatch",
 const handlers: Record<string, (review: Review) => unknown> = {
   "/allow": (review) => respond(review, { allowed: true, warnings: ["checked by allow"] }),
   "/late": (review) => respond(review, { allowed: true }),
-  "/deny": (review) => respond(review, { allowed: false, status: { code: 403, reason: "Forbidden", message: "colour red is not allowed" } }),
+  "/deny": (review) => respond(review, { allowed: false, warnings: ["red is for stop signs"], status: { code: 403, reason: "Forbidden", message: "colour red is not allowed" } }),
   "/deny-bare": (review) => respond(review, { allowed: false }),
   "/no-red": (review) =>
     respond(review, review.request.object?.data?.colour === "red"
@@ -157,14 +157,16 @@ describe("validating webhooks", () => {
     expect(reviewsOf("/allow", "by-jane")[0]?.review.request.userInfo).toEqual({ username: "jane", groups: ["system:masters", "system:authenticated"] })
   })
 
-  it("a denial is the webhook's status, its message prefixed with the webhook's name", async () => {
+  it("a denial is the webhook's status, its message prefixed with the webhook's name, with every answer's warnings", async () => {
     await configure("Validating", "deny", [
       webhook("deny.example.com", { path: "/deny", namespace: "wh-deny", objectSelector: { matchLabels: { bare: "no" } } }),
+      webhook("allow-too.example.com", { path: "/allow", namespace: "wh-deny", objectSelector: { matchLabels: { bare: "no" } } }),
       webhook("deny-bare.example.com", { path: "/deny-bare", namespace: "wh-deny", objectSelector: { matchLabels: { bare: "yes" } } })
     ])
     const denied = await server.request("POST", cms("deny"), { body: configMap("red", {}, { labels: { bare: "no" } }) })
     expect(denied.status, denied.text).toBe(403)
     expect(denied.json).toMatchObject({ kind: "Status", code: 403, reason: "Forbidden", message: 'admission webhook "deny.example.com" denied the request: colour red is not allowed' })
+    expect(denied.headers.get("warning")).toBe('299 - "red is for stop signs", 299 - "checked by allow"')
     const bare = await server.request("POST", cms("deny"), { body: configMap("bare", {}, { labels: { bare: "yes" } }) })
     expect(bare.status).toBe(400)
     expect(bare.json.message).toBe('admission webhook "deny-bare.example.com" denied the request without explanation')
@@ -269,18 +271,19 @@ describe("webhooks that fail", () => {
 })
 
 describe("webhooks behind a Service", () => {
-  const serviceHook = (name: string, service: string, path: string) => ({
+  const serviceHook = (name: string, service: string, path?: string) => ({
     ...webhook(name, { namespace: "wh-service", objectSelector: { matchLabels: { via: name } } }),
-    clientConfig: { service: { name: service, namespace: "wh-service", path, port: 443 }, caBundle }
+    clientConfig: { service: { name: service, namespace: "wh-service", ...(path === undefined ? {} : { path }), port: 443 }, caBundle }
   })
   const create = (via: string) => server.request("POST", cms("service"), { body: configMap(via, {}, { labels: { via } }) })
   const url = (service: string, path: string) => `https://${service}.wh-service.svc:443${path}?timeout=10s`
 
   it("is not found, or refused at its cluster IP while no endpoint serves it, as a cluster answers", async () => {
-    await configure("Validating", "service-missing", [serviceHook("missing.example.com", "nowhere", "/allow"), serviceHook("unserved.example.com", "unserved", "/allow")])
+    // A Service without a path is called at its root.
+    await configure("Validating", "service-missing", [serviceHook("missing.example.com", "nowhere"), serviceHook("unserved.example.com", "unserved", "/allow")])
     const missing = await create("missing.example.com")
     expect(missing.status).toBe(500)
-    expect(missing.json.message).toBe(`Internal error occurred: failed calling webhook "missing.example.com": failed to call webhook: Post "${url("nowhere", "/allow")}": service "nowhere" not found`)
+    expect(missing.json.message).toBe(`Internal error occurred: failed calling webhook "missing.example.com": failed to call webhook: Post "${url("nowhere", "/")}": service "nowhere" not found`)
     const service = await server.request("POST", "/api/v1/namespaces/wh-service/services", {
       body: { apiVersion: "v1", kind: "Service", metadata: { name: "unserved" }, spec: { selector: { app: "hooks" }, ports: [{ port: 443, targetPort: 9443 }] } }
     })

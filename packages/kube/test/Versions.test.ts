@@ -95,7 +95,7 @@ layer(cluster, { excludeTestServices: true, timeout: "60 seconds" })("versions",
       // A stored v1 object the conversion cannot read fails reads in v2 with the webhook's message.
       yield* kube.request({ method: "POST", path: v1Path, body: { apiVersion: "versions.kubefx.dev/v1", kind: "Store", metadata: { name: "odd" }, spec: { size: "lots" } } })
       const unreadable = yield* Effect.flip(kube.get(Store, "odd", ns))
-      assert.strictEqual(unreadable.message, "Internal error occurred: conversion webhook for versions.kubefx.dev/v1, Kind=Store failed: response.result.status was 'Failure', not 'Success': size lots is not a number of Gi or Mi")
+      assert.strictEqual(unreadable.message, "conversion webhook for versions.kubefx.dev/v1, Kind=Store failed: response.result.status was 'Failure', not 'Success': size lots is not a number of Gi or Mi")
       yield* running.shutdown
     }).pipe(Effect.provideService(References.MinimumLogLevel, "None")))
 })
