@@ -4,6 +4,7 @@
  * should run its pod (its node selector's, tolerating their taints with the tolerations the
  * controller adds), the pod it makes for a node, the next step of its rollout, and its status.
  */
+import * as PodTemplates from "./PodTemplates.ts"
 import * as Rollouts from "./Rollouts.ts"
 import * as Scheduling from "./Scheduling.ts"
 import * as WorkloadDefaults from "./WorkloadDefaults.ts"
@@ -123,7 +124,7 @@ export const podFor = (daemonSet: KubeObject.KubeObject, node: string): KubeObje
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
-      ...templateMeta,
+      ...PodTemplates.podMetadata(template),
       generateName: `${m.name ?? ""}-`,
       labels: { ...record(templateMeta.labels), [revisionLabel]: hash(daemonSet), [templateGenerationLabel]: String(Math.max(1, templateGeneration(daemonSet))) },
       ownerReferences: [{ apiVersion: "apps/v1", kind: "DaemonSet", name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true }]

@@ -7,6 +7,7 @@
  */
 import { Duration, Effect } from "effect"
 import * as ControllerEvents from "./ControllerEvents.ts"
+import * as PodTemplates from "./PodTemplates.ts"
 import * as Rest from "./Rest.ts"
 import * as Rollouts from "./Rollouts.ts"
 import * as SimulatedController from "./SimulatedController.ts"
@@ -120,7 +121,7 @@ export const replicaSet = (ctx: Context, key: Key, replicaSet: KubeObject.KubeOb
         apiVersion: "v1",
         kind: "Pod",
         metadata: {
-          ...record(template.metadata),
+          ...PodTemplates.podMetadata(template),
           generateName: `${key.name}-`,
           ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true }]
         },

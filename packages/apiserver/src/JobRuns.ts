@@ -3,6 +3,7 @@
  * workload simulator: where the Job stands (new, suspended, running, finished), the pods it makes,
  * how many more it wants, when it ends, and the status it writes.
  */
+import * as PodTemplates from "./PodTemplates.ts"
 import * as StatusConditions from "./StatusConditions.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -145,7 +146,7 @@ export const podFor = (
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
-      ...templateMeta,
+      ...PodTemplates.podMetadata(template),
       ...byIndex,
       generateName: index === undefined ? `${name}-` : `${name}-${index}-`,
       finalizers: [trackingFinalizer],

@@ -6,6 +6,7 @@
  * status it reports.
  */
 import * as ControllerRevisions from "./ControllerRevisions.ts"
+import * as PodTemplates from "./PodTemplates.ts"
 import * as Rollouts from "./Rollouts.ts"
 import { Json, KubeObject } from "@kubefx/schema/internal"
 
@@ -159,7 +160,7 @@ export const pod = (
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
-      ...templateMeta,
+      ...PodTemplates.podMetadata(template),
       name,
       labels: { ...record(templateMeta.labels), [revisionLabel]: revision, [podNameLabel]: name, [podIndexLabel]: String(at) },
       ownerReferences: [controllerRef("StatefulSet", "apps/v1", set)]

@@ -100,6 +100,32 @@ describe("JobSimulation", () => {
     }
   })
 
+  it("names its pods after the Job, not after a name in the template, as kube's controllers make pods", async () => {
+    const named = job("named", { completions: 2, parallelism: 2 })
+    const template = { ...named.spec.template, metadata: { name: "fixed-pod-name", labels: { tier: "batch" } } }
+    expect((await server.request("POST", jobs, { body: { ...named, spec: { ...named.spec, template } } })).status).toBe(201)
+    const { pods } = await until("named", (j) => condition(j, "Complete") !== undefined)
+    expect(pods.map((p) => [/^named-[a-z0-9]{5}$/.test(p.metadata.name), p.metadata.labels.tier])).toEqual([[true, "batch"], [true, "batch"]])
+    // A Deployment's ReplicaSet likewise.
+    const deployments = "/apis/apps/v1/namespaces/default/deployments"
+    const deployment = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "named-web" },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: "named-web" } },
+        template: { metadata: { name: "fixed-web", labels: { app: "named-web" } }, spec: { containers: [{ name: "web", image: "nginx" }] } }
+      }
+    }
+    expect((await server.request("POST", deployments, { body: deployment })).status).toBe(201)
+    await poll(server, `${deployments}/named-web`, (d) => d.status?.readyReplicas === 2)
+    const web = (await server.request("GET", "/api/v1/namespaces/default/pods?labelSelector=app%3Dnamed-web")).json.items.map((p: any) => p.metadata.name)
+    expect(web).toHaveLength(2)
+    for (const name of web) expect(name).toMatch(/^named-web-[a-z0-9]+-[a-z0-9]{5}$/)
+    await server.request("DELETE", `${deployments}/named-web`)
+  })
+
   it("completes an Indexed Job once a rule of its successPolicy is met, with no pod for the indexes left", async () => {
     const spec = {
       completionMode: "Indexed",
