@@ -110,7 +110,7 @@ const versionsOf = (crd: unknown): ReadonlyArray<Raw> => arr(specOf(crd).version
 
 /**
  * apiextensions v1 defaults: `singular` = lowercase kind, `listKind` = `<Kind>List`, conversion
- * strategy None.
+ * strategy None, a conversion webhook's Service port 443.
  *
  * @example
  * import * as CustomResourceDefinition from "./CustomResourceDefinition.ts"
@@ -131,9 +131,17 @@ export const withDefaults = (crd: unknown): Raw => {
         ...(str(names.singular) === "" ? { singular: kind.toLowerCase() } : {}),
         ...(str(names.listKind) === "" && kind !== "" ? { listKind: `${kind}List` } : {})
       },
-      ...(spec.conversion === undefined ? { conversion: { strategy: "None" } } : {})
+      conversion: spec.conversion === undefined ? { strategy: "None" } : withServicePort(spec.conversion)
     }
   }
+}
+
+// A conversion webhook's Service is called at port 443 unless it names one.
+const withServicePort = (conversion: unknown): unknown => {
+  const webhook = obj(obj(conversion).webhook)
+  const clientConfig = obj(webhook.clientConfig)
+  if (!KubeObject.isObject(clientConfig.service) || clientConfig.service.port !== undefined) return conversion
+  return { ...obj(conversion), webhook: { ...webhook, clientConfig: { ...clientConfig, service: { ...clientConfig.service, port: 443 } } } }
 }
 
 const storageVersion = (crd: unknown): string | undefined => {

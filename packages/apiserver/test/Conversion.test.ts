@@ -231,9 +231,12 @@ describe("conversion webhook", () => {
       })
       expect(patched.status, patched.text).toBe(200)
       await Effect.runPromise(server.settled)
+      return patched.json
     }
     const caBundle = Buffer.from(certificate.cert).toString("base64")
-    await configure({ service: { name: "convert", namespace: "gizmos", path: "/convert", port: 443 }, caBundle })
+    // The Service's port defaults to 443, as apiextensions v1 defaults it.
+    const crd = await configure({ service: { name: "convert", namespace: "gizmos", path: "/convert" }, caBundle })
+    expect(crd.spec.conversion.webhook.clientConfig.service).toEqual({ name: "convert", namespace: "gizmos", path: "/convert", port: 443 })
     const before = calls.length
     const created = await server.request("POST", v2, { body: { apiVersion: `${group}/v2`, kind: "Gizmo", metadata: { name: "served" }, spec: { dimensions: { size: 3 }, unit: "cm" } } })
     expect(created.status, created.text).toBe(201)
