@@ -68,19 +68,40 @@ export const resources = (crd: KubeObject.KubeObject, resolve?: WebhookClient.Re
   const spec = KubeObject.record(crd.spec)
   const versions = Array.isArray(spec.versions) ? spec.versions.map(KubeObject.record) : []
   const storageVersion = String(versions.find((v) => v.storage === true)?.name ?? versions[0]?.name ?? "")
-  const converter = Conversion.webhook(crd, resolve)
+  const types = CustomResourceDefinition.resourceTypes(crd)
+  // An object converted to another version keeps only what that version's schema knows, as
+  // kube-apiserver's schema-coercing converter prunes it (whatever the strategy).
+  const schemas = new Map(types.map((type) => [`${type.group}/${type.version}`, type.schema]))
+  const coerced = (object: KubeObject.KubeObject): KubeObject.KubeObject => {
+    const schema = schemas.get(String(object.apiVersion))
+    return schema === undefined ? object : Pruning.prune(object, schema).value as KubeObject.KubeObject
+  }
+  const webhook = Conversion.webhook(crd, resolve)
+  const converter: Conversion.Converter | undefined = webhook === undefined
+    ? undefined
+    : (objects, apiVersion) => Effect.map(webhook(objects, apiVersion), (converted) => converted.map(coerced))
   const fingerprint = JSON.stringify([storageVersion, spec.conversion ?? null])
-  return CustomResourceDefinition.resourceTypes(crd).map((type): Registry.Resource => ({
-    type,
-    storage: storageOf(crd),
-    generation: true,
-    unconditionalUpdate: false,
-    crd: String(KubeObject.meta(crd).name ?? ""),
-    toStorage: (object) => ({ ...object, apiVersion: `${type.group}/${storageVersion}`, kind: type.kind }),
-    fingerprint,
-    ...deprecation(versions.find((v) => v.name === type.version), `${type.group}/${type.version} ${type.kind} is deprecated`),
-    ...(converter === undefined ? {} : { convert: { storageApiVersion: `${type.group}/${storageVersion}`, converter } })
-  }))
+  return types.map((type): Registry.Resource => {
+    const served = `${type.group}/${type.version}`
+    const stored = `${type.group}/${storageVersion}`
+    return {
+      type,
+      storage: storageOf(crd),
+      generation: true,
+      unconditionalUpdate: false,
+      crd: String(KubeObject.meta(crd).name ?? ""),
+      toStorage: (object) => {
+        const storable = { ...object, apiVersion: stored, kind: type.kind }
+        return object.apiVersion === undefined || object.apiVersion === stored ? storable : coerced(storable)
+      },
+      ...(served === stored ? {} : {
+        fromStorage: (object) => object.apiVersion === served ? object : coerced({ ...object, apiVersion: served })
+      }),
+      fingerprint,
+      ...deprecation(versions.find((v) => v.name === type.version), `${type.group}/${type.version} ${type.kind} is deprecated`),
+      ...(converter === undefined ? {} : { convert: { storageApiVersion: stored, converter } })
+    }
+  })
 }
 
 // A deprecated version warns with its deprecationWarning, or kube-apiserver's default sentence.

@@ -2,7 +2,7 @@
  * A CRD with two versions converted by a webhook (strategy Webhook), as kube-apiserver 1.32 runs
  * it: objects are stored in the storage version, converted for reads, lists, watches and writes in
  * the other version, round trips are lossless, and a conversion webhook that fails gives 1.32's
- * error.
+ * error; and a CRD of two versions with no webhook (strategy None), each version pruned to its schema.
  */
 import { Effect } from "effect"
 import { createServer, type Server } from "node:https"
@@ -267,5 +267,41 @@ describe("conversion webhook", () => {
     )
     // Reads in the storage version do not need the webhook.
     expect((await server.request("GET", `${v1}/a`)).status).toBe(200)
+  })
+})
+
+describe("conversion without a webhook (strategy None)", () => {
+  it("keeps of an object what each version's schema knows, as the converter prunes it both ways", async () => {
+    const spec = (properties: Record<string, unknown>) => ({
+      openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { common: { type: "string" }, ...properties } } } }
+    })
+    await installCrd(server, {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "widgets.plain.example.com" },
+      spec: {
+        group: "plain.example.com",
+        scope: "Namespaced",
+        names: { plural: "widgets", singular: "widget", kind: "Widget" },
+        versions: [
+          { name: "v1alpha1", served: true, storage: false, schema: spec({ alphaOnly: { type: "integer" } }) },
+          { name: "v1", served: true, storage: true, schema: spec({ v1Only: { type: "string" } }) }
+        ]
+      }
+    })
+    const at = (version: string) => `/apis/plain.example.com/${version}/namespaces/gizmos/widgets`
+    const write = async (version: string, name: string, body: Record<string, unknown>) => {
+      const created = await server.request("POST", at(version), { body: { apiVersion: `plain.example.com/${version}`, kind: "Widget", metadata: { name }, spec: body } })
+      expect(created.status, created.text).toBe(201)
+    }
+    const read = async (version: string, name: string) => (await server.request("GET", `${at(version)}/${name}`)).json.spec
+    // Written in v1alpha1, stored in v1: what v1 does not know is gone from both.
+    await write("v1alpha1", "old", { common: "a", alphaOnly: 3 })
+    expect([await read("v1alpha1", "old"), await read("v1", "old")]).toEqual([{ common: "a" }, { common: "a" }])
+    // Written in v1: v1alpha1 does not show what it does not know, v1 keeps it.
+    await write("v1", "new", { common: "a", v1Only: "b" })
+    expect([await read("v1alpha1", "new"), await read("v1", "new")]).toEqual([{ common: "a" }, { common: "a", v1Only: "b" }])
+    const listed = (await server.request("GET", at("v1alpha1"))).json.items.map((w: any) => w.spec)
+    expect(listed).toEqual([{ common: "a" }, { common: "a" }])
   })
 })
