@@ -4,7 +4,7 @@
  * uniqueness of `x-kubernetes-list-type` set/map lists and the scale subresource's paths.
  */
 import * as ObjectMetaValidation from "./ObjectMetaValidation.ts"
-import { FieldCauses, KubeObject, NameRules, OpenApiValidation, Ratcheting } from "@kubefx/schema/internal"
+import { FieldCauses, KubeObject, NameRules, Ratcheting } from "@kubefx/schema/internal"
 import type { JsonSchemaProps } from "@kubefx/schema"
 
 const embeddedCauses = (path: string, object: KubeObject.KubeObject): ReadonlyArray<FieldCauses.Cause> => {
@@ -180,7 +180,7 @@ export const validateCustomResource = (object: unknown, rules: CustomResourceRul
   return [
     ...ObjectMetaValidation.validateObjectMeta(o.metadata, { namespaced: rules.namespaced }),
     // On updates, errors at values left as they were are ratcheted away (1.32's default).
-    ...(rules.schema === undefined ? [] : Ratcheting.keep(OpenApiValidation.validate(o, rules.schema), o, old)),
+    ...(rules.schema === undefined ? [] : Ratcheting.validate(o, rules.schema, old)),
     ...(rules.scale === undefined ? [] : [
       ...scaleCauses(o, rules.scale.specReplicasPath),
       ...scaleCauses(o, rules.scale.statusReplicasPath)

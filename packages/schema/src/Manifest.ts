@@ -11,7 +11,6 @@ import * as Defaulting from "./Defaulting.ts"
 import type * as FieldCauses from "./FieldCauses.ts"
 import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as KubeObject from "./KubeObject.ts"
-import * as OpenApiValidation from "./OpenApiValidation.ts"
 import * as Pruning from "./Pruning.ts"
 import * as Ratcheting from "./Ratcheting.ts"
 
@@ -45,6 +44,6 @@ export const check = (schema: JsonSchemaProps, manifest: unknown, old?: unknown)
   const defaulted = Defaulting.apply(KubeObject.isObject(manifest) ? manifest : {}, schema)
   const pruned = Pruning.prune(defaulted, schema)
   const object = pruned.value as Record<string, unknown>
-  const causes = Ratcheting.keep(OpenApiValidation.validate(object, schema), object, old)
+  const causes = Ratcheting.validate(object, schema, old)
   return { object, unknownFields: pruned.unknownFields, causes: [...causes, ...CelValidation.afterSchema(causes, schema, object, old)] }
 }

@@ -22,9 +22,13 @@ const merge = (into: Result, from: Result): void => {
   into.matches += from.matches
 }
 
-/** Where errors are reported: `prefix` is the fldPath given to ValidateCustomResource (nil: undefined). */
+/**
+ * Where errors are reported: `prefix` is the fldPath given to ValidateCustomResource (nil:
+ * undefined); `composites` keeps the path of the node each composition error is about.
+ */
 interface Context {
   readonly prefix: string | undefined
+  readonly composites: Map<FieldCauses.Cause, string>
 }
 
 /** The path of an error named `name` (kube-openapi's `err.Name`), as the apiextensions conversion builds it. */
@@ -43,7 +47,11 @@ const typeFailure = (ctx: Context, name: string, typeName: string, value: string
   fail(FieldCauses.typeInvalid(errorField(ctx, name), value, `${name} in body must be of type ${typeName}: ${FieldCauses.goQuote(value)}`))
 
 /** Errors that kube-openapi does not attach to a field (anyOf, oneOf, allOf, not). */
-const composite = (ctx: Context, message: string): FieldCauses.Cause => FieldCauses.invalid(ctx.prefix ?? "<nil>", "", message)
+const composite = (ctx: Context, path: string, message: string): FieldCauses.Cause => {
+  const cause = FieldCauses.invalid(ctx.prefix ?? "<nil>", "", message)
+  ctx.composites.set(cause, path)
+  return cause
+}
 
 type Kind = "string" | "integer" | "number" | "boolean" | "array" | "object"
 
@@ -109,7 +117,7 @@ const checkCompositions = (value: unknown, schema: JsonSchemaProps, path: string
       }
       if (best === undefined || r.matches > best.matches) best = r
     }
-    if (firstSuccess === undefined) result.causes.push(composite(ctx, `${quoted} must validate at least one schema (anyOf)`))
+    if (firstSuccess === undefined) result.causes.push(composite(ctx, path, `${quoted} must validate at least one schema (anyOf)`))
     const chosen = best ?? firstSuccess
     if (chosen !== undefined) merge(result, chosen)
   }
@@ -129,7 +137,7 @@ const checkCompositions = (value: unknown, schema: JsonSchemaProps, path: string
     }
     if (validated !== 1) {
       const found = validated === 0 ? "Found none valid" : `Found ${validated} valid alternatives`
-      result.causes.push(composite(ctx, `${quoted} must validate one and only one schema (oneOf). ${found}`))
+      result.causes.push(composite(ctx, path, `${quoted} must validate one and only one schema (oneOf). ${found}`))
       if (best !== undefined) merge(result, best)
     } else if (firstSuccess !== undefined) {
       merge(result, firstSuccess)
@@ -144,11 +152,11 @@ const checkCompositions = (value: unknown, schema: JsonSchemaProps, path: string
     }
     if (validated !== schema.allOf.length) {
       const none = validated === 0 ? ". None validated" : ""
-      result.causes.push(composite(ctx, `${quoted} must validate all the schemas (allOf)${none}`))
+      result.causes.push(composite(ctx, path, `${quoted} must validate all the schemas (allOf)${none}`))
     }
   }
   if (schema.not !== undefined && validateNode(value, schema.not, path, ctx).causes.length === 0) {
-    result.causes.push(composite(ctx, `${quoted} must not validate the schema (not)`))
+    result.causes.push(composite(ctx, path, `${quoted} must not validate the schema (not)`))
   }
   result.matches++
   return result
@@ -373,7 +381,25 @@ export const validate = (
   value: unknown,
   schema: JsonSchemaProps,
   options: { readonly field?: string } = {}
-): ReadonlyArray<FieldCauses.Cause> => validateNode(value, schema, "", { prefix: options.field }).causes
+): ReadonlyArray<FieldCauses.Cause> => validateNode(value, schema, "", { prefix: options.field, composites: new Map() }).causes
+
+/**
+ * {@link validate}'s causes, each with the path of the value it is about (`at`): its field, or for
+ * an anyOf, oneOf, allOf or not failure (reported at `<nil>`) the value that failed it; what
+ * ratcheting correlates with the old object.
+ *
+ * @example
+ * import * as OpenApiValidation from "./OpenApiValidation.ts"
+ * const schema = { type: "object" as const, properties: { qty: { anyOf: [{ type: "integer" as const }, { type: "string" as const }] } } }
+ * OpenApiValidation.validateAt({ qty: 1.5 }, schema).map(({ at }) => at) // ["qty", "qty", "qty"]
+ */
+export const validateAt = (
+  value: unknown,
+  schema: JsonSchemaProps
+): ReadonlyArray<{ readonly cause: FieldCauses.Cause; readonly at: string }> => {
+  const composites = new Map<FieldCauses.Cause, string>()
+  return validateNode(value, schema, "", { prefix: undefined, composites }).causes.map((cause) => ({ cause, at: composites.get(cause) ?? cause.field }))
+}
 
 const checkFormat = (value: string, format: string, path: string, ctx: Context): Result | undefined =>
   SchemaFormats.matches(format, value) === false

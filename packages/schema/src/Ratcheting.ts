@@ -4,7 +4,10 @@
  * CRD's schema never blocks writes to other fields of objects stored before. A value correlates
  * with the old object through properties and map keys; through a list, only the whole list does.
  */
+import type * as FieldCauses from "./FieldCauses.ts"
+import type { JsonSchemaProps } from "./JsonSchemaProps.ts"
 import * as KubeObject from "./KubeObject.ts"
+import * as OpenApiValidation from "./OpenApiValidation.ts"
 
 type Segment = { readonly _tag: "Name"; readonly name: string } | { readonly _tag: "Bracket"; readonly text: string }
 
@@ -60,3 +63,17 @@ export const unchanged = (object: unknown, old: unknown, field: string): boolean
 export const keep = <C extends { readonly field: string }>(causes: ReadonlyArray<C>, object: unknown, old: unknown): ReadonlyArray<C> =>
   old === undefined ? causes : causes.filter((c) => !unchanged(object, old, c.field))
 
+
+/**
+ * `object`'s schema causes as an update from `old` keeps them (all of them for a create): each
+ * correlated at the value it is about, so that a failed anyOf or oneOf (reported at `<nil>`) goes
+ * with the value that failed it.
+ *
+ * @example
+ * import * as Ratcheting from "./Ratcheting.ts"
+ * const schema = { type: "object" as const, properties: { qty: { anyOf: [{ type: "integer" as const }, { type: "string" as const }] } } }
+ * Ratcheting.validate({ qty: 1.5 }, schema, { qty: 1.5 }) // []
+ * Ratcheting.validate({ qty: 1.5 }, schema, { qty: 1 }).length // 3
+ */
+export const validate = (object: unknown, schema: JsonSchemaProps, old: unknown): ReadonlyArray<FieldCauses.Cause> =>
+  keep(OpenApiValidation.validateAt(object, schema).map(({ at, cause }) => ({ field: at, cause })), object, old).map(({ cause }) => cause)

@@ -56,4 +56,15 @@ describe("Manifest.check", () => {
     expect(Manifest.check(schema, { spec: { min: -1, max: 5, mode: "safe" } }, old).causes).toEqual([])
     expect(Manifest.check(schema, { spec: { min: -2, max: 5, mode: "safe" } }, old).causes.map((c) => c.field)).toEqual(["spec.min"])
   })
+
+  it("ratchets a failed anyOf with the value that failed it, though kube reports it at <nil>", () => {
+    const quantity = {
+      type: "object",
+      properties: { spec: { type: "object", properties: { qty: { anyOf: [{ type: "integer" }, { type: "string" }] } } } }
+    } as const
+    const messages = (old: unknown) => Manifest.check(quantity, { spec: { qty: 1.5 } }, old).causes.map((c) => `${c.field}: ${c.message}`)
+    expect(messages({ spec: { qty: 1 } })).toEqual(messages(undefined))
+    expect(messages(undefined)).toContain('<nil>: Invalid value: "": "spec.qty" must validate at least one schema (anyOf)')
+    expect(messages({ spec: { qty: 1.5 } })).toEqual([])
+  })
 })
