@@ -20,6 +20,7 @@ import * as Preemption from "./Preemption.ts"
 import * as ResourceFit from "./ResourceFit.ts"
 import * as Rest from "./Rest.ts"
 import * as Scheduling from "./Scheduling.ts"
+import * as Scoring from "./Scoring.ts"
 import * as SimulatedController from "./SimulatedController.ts"
 import * as SimulatedNode from "./SimulatedNode.ts"
 import type * as Status from "./Status.ts"
@@ -143,11 +144,13 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
       return TopologySpread.misfit(pod, node, nodes, on) ?? Scheduling.podMisfit(pod, node, on, namespaceLabels)
     }
     const misfits: Array<Scheduling.Misfit> = []
-    const fit = volumes._tag === "Unresolvable" ? undefined : nodes.find((node) => {
+    const feasible = volumes._tag === "Unresolvable" ? [] : nodes.filter((node) => {
       const why = misfitOn(node, placed)
       if (why !== undefined) misfits.push(why)
       return why === undefined
     })
+    // Of the nodes that will do, the one kube-scheduler's scoring prefers.
+    const fit = Scoring.best({ pod, feasible, nodes, placed, namespaceLabels, spreadSelector: spreadSelector(ctx.env.store, pod) })
     const event = (recorded: ControllerEvents.Event) => ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "default-scheduler", recorded)
     const unschedulable = (message: string, nominee?: string) => markUnschedulable(ctx, key, pod, message, nominee)
     if (fit !== undefined) {
@@ -182,6 +185,34 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
     yield* Preemption.preempt(ctx, pod, node, chosen.victims)
     return yield* unschedulable(Scheduling.unschedulable(misfits, ""), node)
   })
+
+const controllerStorage: Readonly<Record<string, string>> = { ReplicaSet: "replicasets.apps", StatefulSet: "statefulsets.apps", ReplicationController: "replicationcontrollers" }
+
+// kube-scheduler's default spreading selects the pods of the pod's Services and of its controller
+// (a ReplicaSet, StatefulSet or ReplicationController): their selectors together.
+const spreadSelector = (store: Store.Store, pod: KubeObject.KubeObject): Readonly<Record<string, unknown>> | undefined => {
+  const m = KubeObject.meta(pod)
+  const namespace = m.namespace ?? ""
+  const labels = m.labels ?? {}
+  const matchLabels: Record<string, string> = {}
+  const matchExpressions: Array<Readonly<Record<string, unknown>>> = []
+  for (const service of store.list("services", namespace)) {
+    const selector = record(record(service.spec).selector) as Record<string, string>
+    if (Object.keys(selector).length > 0 && Object.entries(selector).every(([key, value]) => labels[key] === value)) Object.assign(matchLabels, selector)
+  }
+  const owner = (m.ownerReferences ?? []).find((ref) => ref.controller === true)
+  const storage = owner === undefined ? undefined : controllerStorage[owner.kind]
+  const controller = storage === undefined ? undefined : store.get(storage, namespace, owner!.name)
+  if (controller !== undefined) {
+    const selector = record(record(controller.spec).selector)
+    if (storage === "replicationcontrollers") Object.assign(matchLabels, selector)
+    else {
+      Object.assign(matchLabels, record(selector.matchLabels))
+      matchExpressions.push(...KubeObject.records(selector.matchExpressions))
+    }
+  }
+  return Object.keys(matchLabels).length === 0 && matchExpressions.length === 0 ? undefined : { matchLabels, matchExpressions }
+}
 
 /** Marks the Pod `Unschedulable` with `message` (nominated to `nominee` after a preemption there) and records it. */
 const markUnschedulable = (

@@ -41,8 +41,15 @@ export const tolerates = (toleration: Readonly<Record<string, unknown>>, taint: 
 
 const strings = (value: unknown): ReadonlyArray<string> => Array.isArray(value) ? value.map(String) : []
 
-// A term holds when all of its requirements do; an empty term matches nothing, as kube has it.
-const termHolds = (term: Readonly<Record<string, unknown>>, node: KubeObject.KubeObject) => {
+/**
+ * Whether a node selector term holds for `node`: all of its requirements do; an empty term matches
+ * nothing, as kube has it.
+ *
+ * @example
+ * import * as Scheduling from "./Scheduling.ts"
+ * Scheduling.termHolds({ matchExpressions: [{ key: "disk", operator: "In", values: ["ssd"] }] }, { metadata: { labels: { disk: "ssd" } } }) // true
+ */
+export const termHolds = (term: Readonly<Record<string, unknown>>, node: KubeObject.KubeObject) => {
   const labels = KubeObject.meta(node).labels ?? {}
   const expressions = records(term.matchExpressions)
   const fields = records(term.matchFields)
@@ -163,9 +170,17 @@ export interface Placed {
   readonly node: KubeObject.KubeObject
 }
 
-// A term's label selector over a pod's labels, in the namespaces the term names (its own pod's
-// namespace when it names none; every namespace for an empty namespace selector).
-const termSelects = (
+/**
+ * Whether a pod (anti-)affinity term of `owner` selects `candidate`: its label selector over the
+ * candidate's labels, in the namespaces the term names (the owner's namespace when it names none;
+ * every namespace for an empty namespace selector).
+ *
+ * @example
+ * import * as Scheduling from "./Scheduling.ts"
+ * const pod = (name: string) => ({ metadata: { name, namespace: "default", labels: { app: "db" } } })
+ * Scheduling.termSelects({ labelSelector: { matchLabels: { app: "db" } }, topologyKey: "zone" }, pod("a"), pod("b"), () => ({})) // true
+ */
+export const termSelects = (
   term: Readonly<Record<string, unknown>>,
   owner: KubeObject.KubeObject,
   candidate: KubeObject.KubeObject,
