@@ -150,7 +150,7 @@ export const schedule = (ctx: SimulatedController.Context, key: SimulatedControl
       return why === undefined
     })
     // Of the nodes that will do, the one kube-scheduler's scoring prefers.
-    const fit = Scoring.best({ pod, feasible, nodes, placed, namespaceLabels, spreadSelector: spreadSelector(ctx.env.store, pod) })
+    const fit = feasible.length <= 1 ? feasible[0] : Scoring.best({ pod, feasible, nodes, placed, namespaceLabels, spreadSelector: spreadSelector(ctx.env.store, pod) })
     const event = (recorded: ControllerEvents.Event) => ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "default-scheduler", recorded)
     const unschedulable = (message: string, nominee?: string) => markUnschedulable(ctx, key, pod, message, nominee)
     if (fit !== undefined) {
