@@ -146,9 +146,32 @@ const decode = (
 ): Effect.Effect<Admitted, Status.ApiError> => {
   if (!resource.type.custom) return decodeBuiltin(resource, object, fieldValidation)
   const pruned = schemas.prune(resource, schemas.default(resource, object))
-  const messages = pruned.unknown.map((path) => `unknown field "${path}"`)
-  if (messages.length > 0 && fieldValidation === "Strict") return Effect.fail(Status.badRequest(`strict decoding error: ${messages.join(", ")}`))
-  return Effect.succeed({ object: pruned.object, warnings: fieldValidation === "Warn" ? messages : [] })
+  if (pruned.unknown.length > 0 && fieldValidation === "Strict") return Effect.fail(undecodable(resource, Pruning.strictDecodingError(pruned.unknown)))
+  return Effect.succeed({ object: pruned.object, warnings: fieldValidation === "Warn" ? pruned.unknown.map(Pruning.unknownFieldWarning) : [] })
+}
+
+// kube-apiserver's 400 for a body it cannot decode into the kind, custom or built-in.
+const undecodable = (resource: Registry.Resource, message: string): Status.ApiError => {
+  const { version, kind } = resource.type
+  return Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${message}`)
+}
+
+/**
+ * The fields of `object` (as a client sent it) that `resource`'s schema does not declare, as
+ * paths (`spec.bogus`); none for a built-in kind without a known Go type.
+ *
+ * @example
+ * import * as Admission from "./Admission.ts"
+ * import * as Builtins from "./Builtins.ts"
+ * const cm = Builtins.make().find((r) => r.type.plural === "configmaps")!
+ * Admission.undeclared(Admission.noSchemas, cm, { metadata: { name: "a" }, bogus: 1 }) // ["bogus"]
+ */
+export const undeclared = (schemas: Schemas, resource: Registry.Resource, object: KubeObject.KubeObject): ReadonlyArray<string> => {
+  if (resource.type.custom) return schemas.prune(resource, object).unknown
+  const schema = BuiltinSchemas.lookup(resource.type.group, resource.type.version, resource.type.kind)
+  if (schema === undefined) return []
+  const decoded = Decoding.decode(object, schema.type)
+  return decoded._tag === "Decoded" ? decoded.unknownFields : []
 }
 
 /**
@@ -171,12 +194,10 @@ export const decodeBuiltin = (
   object: KubeObject.KubeObject,
   fieldValidation: FieldValidation
 ): Effect.Effect<Admitted, Status.ApiError> => {
-  const { version, kind } = resource.type
-  const schema = BuiltinSchemas.lookup(resource.type.group, version, kind)
+  const schema = BuiltinSchemas.lookup(resource.type.group, resource.type.version, resource.type.kind)
   if (schema === undefined) return Effect.succeed({ object: Pruning.omitEmptyMeta(object), warnings: [] })
   const decoded = Decoding.decode(object, schema.type)
-  const refuse = (message: string) =>
-    Effect.fail(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${message}`))
+  const refuse = (message: string) => Effect.fail(undecodable(resource, message))
   if (decoded._tag === "Failed") return refuse(decoded.message)
   // The Go type's table covers ObjectMeta too, so its empty fields go in the same walk.
   if (decoded.unknownFields.length === 0) return Effect.succeed({ object: OmitEmpty.apply(object, schema.type), warnings: [] })

@@ -5,6 +5,7 @@
  * the managedFields bookkeeping of every other write.
  */
 import { Effect, Result } from "effect"
+import * as Admission from "./Admission.ts"
 import * as ManagedFields from "./ManagedFields.ts"
 import * as Patch from "./Patch.ts"
 import * as ResourceType from "./ResourceType.ts"
@@ -12,6 +13,7 @@ import * as Rest from "./Rest.ts"
 import * as ServerSideApply from "./ServerSideApply.ts"
 import * as Status from "./Status.ts"
 import * as Structure from "./Structure.ts"
+import * as WebhookClient from "./WebhookClient.ts"
 import { type Json, KubeObject } from "@kubefx/schema/internal"
 
 export const applyPatchType = "application/apply-patch+yaml"
@@ -154,6 +156,17 @@ const apply = Effect.fnUntraced(function*(
   }
   if (m.name !== undefined && m.name !== target.name) {
     return yield* Status.badRequest(`the name of the object (${m.name}) does not match the name on the URL (${target.name})`)
+  }
+  // An applied configuration cannot hold a field the schema does not declare, whatever
+  // fieldValidation says: kube's field manager fails to type it.
+  const undeclared = Admission.undeclared(env.schemas, resource, applied)
+  if (undeclared.length > 0) {
+    const errors = undeclared.map((path) => `.${path}: field not declared in schema`)
+    return yield* Status.badRequest(
+      `failed to create typed patch object (${target.namespace ?? ""}/${target.name}; ${WebhookClient.gvkOf(applied)}): ${
+        errors.length === 1 ? errors[0] : ["errors:", ...errors.map((e) => `  ${e}`)].join("\n")
+      }`
+    )
   }
   const config = KubeObject.withMeta(applied, { name: target.name })
   const scope: ServerSideApply.Scope = subresource === "status" ? "status" : type.subresources.status ? "withoutStatus" : "all"

@@ -56,7 +56,17 @@ describe("400 BadRequest", () => {
   it("for unknown fields with fieldValidation=Strict", async () => {
     const reply = await server.request("POST", `${cts}?fieldValidation=Strict`, { body: crontab("strict", { size: 3 }) })
     expectStatus(reply, 400, "BadRequest")
-    expect(reply.json.message).toBe('strict decoding error: unknown field "spec.size"')
+    expect(reply.json.message).toBe('CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: unknown field "spec.size"')
+  })
+  it("for an applied configuration with a field its schema does not declare, whatever fieldValidation says", async () => {
+    const apply = { "content-type": "application/apply-patch+yaml" }
+    const custom = await server.request("PATCH", `${cts}/applied?fieldManager=tests&fieldValidation=Ignore`, { body: crontab("applied", { size: 3 }), headers: apply })
+    expectStatus(custom, 400, "BadRequest")
+    expect(custom.json.message).toBe("failed to create typed patch object (errors/applied; stable.example.com/v1, Kind=CronTab): .spec.size: field not declared in schema")
+    const builtin = await server.request("PATCH", `${cms}/applied?fieldManager=tests`, { body: { ...configMap("applied"), bogus: 1 }, headers: apply })
+    expectStatus(builtin, 400, "BadRequest")
+    expect(builtin.json.message).toBe("failed to create typed patch object (errors/applied; /v1, Kind=ConfigMap): .bogus: field not declared in schema")
+    expect((await server.request("GET", `${cms}/applied`)).status).toBe(404)
   })
 })
 
