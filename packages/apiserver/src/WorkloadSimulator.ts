@@ -360,8 +360,8 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       for (const [storage, kind] of kinds) {
         for (const object of env.store.list(storage, namespace)) {
           const name = String(KubeObject.meta(object).name)
-          // A StatefulSet stuck on a refused pod says so only in events: each is looked at again.
-          if ((kind === "Job" && refusedJob(object)) || (kind === "ReplicaSet" && refusedBefore(object)) || kind === "StatefulSet") {
+          // A StatefulSet or DaemonSet stuck on a refused pod says so only in events: each is looked at again.
+          if ((kind === "Job" && refusedJob(object)) || (kind === "ReplicaSet" && refusedBefore(object)) || kind === "StatefulSet" || kind === "DaemonSet") {
             worker.enqueue({ phase: "observe", storage, namespace, name })
           }
         }

@@ -208,10 +208,18 @@ describe("WorkloadSimulator", () => {
     const failed = (await eventsAbout("ReplicaSet", rs.metadata.name)).filter((e: any) => e.reason === "FailedCreate")
     expect(failed[0]).toMatchObject({ type: "Warning", source: { component: "replicaset-controller" } })
     expect(failed[0].message).toBe(`Error creating: pods "${rs.metadata.name}-" is forbidden: error looking up service account default/builder: serviceaccount "builder" not found`)
+    // A DaemonSet of the same account is refused its pod too, and tried again with the Deployment.
+    const daemonSets = "/apis/apps/v1/namespaces/default/daemonsets"
+    const agent = { ...deployment("agent", 1), kind: "DaemonSet", spec: { ...deployment("agent", 1).spec, replicas: undefined } }
+    ;(agent.spec.template.spec as Record<string, unknown>).serviceAccountName = "builder"
+    expect((await simulated.request("POST", daemonSets, { body: agent })).status).toBe(201)
+    await until(simulated, "/api/v1/namespaces/default/events", (list) => list.items.some((e: any) => e.involvedObject.name === "agent" && e.reason === "FailedCreate"))
     const account = await simulated.request("POST", "/api/v1/namespaces/default/serviceaccounts", { body: { metadata: { name: "builder" } } })
     expect(account.status).toBe(201)
     const ready = await until(simulated, `${path}/builder`, (d) => d.status?.availableReplicas === 1)
     expect(condition(ready, "ReplicaFailure")).toBeUndefined()
+    await until(simulated, `${daemonSets}/agent`, (d) => d.status?.numberAvailable === 1)
+    expect((await simulated.request("DELETE", `${daemonSets}/agent`)).status).toBe(200)
   })
 
   const jobs = "/apis/batch/v1/namespaces/default/jobs"
