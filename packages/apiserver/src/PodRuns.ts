@@ -140,6 +140,96 @@ export const running = (pod: KubeObject.KubeObject, now: string, podIP: string):
   }
 }
 
+/**
+ * The status a kubelet reports for a pod it cannot start yet (see PodReferences): `Pending`, its
+ * containers waiting, `ContainerCreating` while a volume cannot be mounted (no sandbox, no IP), or
+ * `CreateContainerConfigError` with why for the container whose environment cannot be made (the
+ * sandbox up, the pod's IP given); not ready.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * const pod = { metadata: { uid: "u" }, spec: { containers: [{ name: "app", image: "nginx" }] }, status: { phase: "Pending" } }
+ * PodRuns.waiting(pod, "2026-01-01T00:00:00Z", { _tag: "Mount", message: "..." }, "10.244.0.7").containerStatuses[0].state // { waiting: { reason: "ContainerCreating" } }
+ */
+export const waiting = (
+  pod: KubeObject.KubeObject,
+  now: string,
+  blocked: { readonly _tag: "Mount" } | { readonly _tag: "Config"; readonly container: string; readonly message: string },
+  podIP: string
+): Record<string, unknown> => {
+  const spec = record(pod.spec)
+  const previous = record(pod.status)
+  const containers = list(spec.containers)
+  const inits = list(spec.initContainers)
+  const sandbox = blocked._tag === "Config"
+  const since = (type: string, status: "True" | "False") =>
+    String(list(previous.conditions).find((c) => c.type === type && c.status === status)?.lastTransitionTime ?? now)
+  const notReady = (type: string) => ({
+    type,
+    status: "False",
+    lastProbeTime: null,
+    lastTransitionTime: since(type, "False"),
+    reason: "ContainersNotReady",
+    message: `containers with unready status: [${containers.map((c) => String(c.name ?? "")).join(" ")}]`
+  })
+  const state = (container: Readonly<Record<string, unknown>>, otherwise: string) =>
+    blocked._tag === "Config" && container.name === blocked.container
+      ? { waiting: { reason: "CreateContainerConfigError", message: blocked.message } }
+      : { waiting: { reason: otherwise } }
+  const waitingStatus = (container: Readonly<Record<string, unknown>>, otherwise: string) => ({
+    image: reportedImage(String(container.image ?? "")),
+    imageID: "",
+    lastState: {},
+    name: String(container.name ?? ""),
+    ready: false,
+    restartCount: 0,
+    started: false,
+    state: state(container, otherwise)
+  })
+  const initialized = inits.length === 0
+  return {
+    ...previous,
+    phase: "Pending",
+    conditions: [
+      { type: "PodReadyToStartContainers", status: sandbox ? "True" : "False", lastProbeTime: null, lastTransitionTime: since("PodReadyToStartContainers", sandbox ? "True" : "False") },
+      initialized
+        ? { ...condition("Initialized", since("Initialized", "True")) }
+        : {
+          type: "Initialized",
+          status: "False",
+          lastProbeTime: null,
+          lastTransitionTime: since("Initialized", "False"),
+          reason: "ContainersNotInitialized",
+          message: `containers with incomplete status: [${inits.map((c) => String(c.name ?? "")).join(" ")}]`
+        },
+      notReady("Ready"),
+      notReady("ContainersReady"),
+      ...list(previous.conditions).filter((c) => c.type === "PodScheduled")
+    ],
+    hostIP: SimulatedNode.address,
+    hostIPs: [{ ip: SimulatedNode.address }],
+    ...(sandbox ? { podIP, podIPs: [{ ip: podIP }] } : {}),
+    startTime: typeof previous.startTime === "string" ? previous.startTime : now,
+    ...(inits.length === 0 ? {} : { initContainerStatuses: inits.map((c) => waitingStatus(c, "PodInitializing")) }),
+    containerStatuses: containers.map((c) => waitingStatus(c, inits.length === 0 ? "ContainerCreating" : "PodInitializing"))
+  }
+}
+
+/**
+ * Whether the pod waits for what its kubelet could not find (see {@link waiting}).
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.waitingForReferences({ status: { phase: "Pending", containerStatuses: [{ state: { waiting: { reason: "ContainerCreating" } } }] } }) // true
+ */
+export const waitingForReferences = (pod: KubeObject.KubeObject): boolean => {
+  const status = record(pod.status)
+  return status.phase === "Pending" && [...list(status.initContainerStatuses), ...list(status.containerStatuses)].some((c) => {
+    const reason = record(record(c.state).waiting).reason
+    return reason === "ContainerCreating" || reason === "CreateContainerConfigError" || reason === "PodInitializing"
+  })
+}
+
 // A pod's Ready condition set to `ready`, its other conditions as they were.
 const withReady = (pod: KubeObject.KubeObject, ready: "True" | "False", now: string): Record<string, unknown> => {
   const status = record(pod.status)

@@ -4,7 +4,8 @@
  * being deleted gets none.
  *
  * The root-ca-cert-publisher's `kube-root-ca.crt` ConfigMap is not made: it would sit in every
- * namespace's ConfigMap lists, the kind tests list most, and no kubelet here reads it.
+ * namespace's ConfigMap lists, the kind tests list most; the simulated kubelet takes it as there
+ * when it mounts a pod's token volume.
  */
 import { Effect } from "effect"
 import * as Rest from "./Rest.ts"

@@ -40,6 +40,7 @@ import * as JobRuns from "./JobRuns.ts"
 import * as JobSimulation from "./JobSimulation.ts"
 import * as LoadBalancerSimulation from "./LoadBalancerSimulation.ts"
 import * as NodeLifecycle from "./NodeLifecycle.ts"
+import * as PodReferences from "./PodReferences.ts"
 import * as PodRuns from "./PodRuns.ts"
 import * as PodSimulation from "./PodSimulation.ts"
 import * as Rest from "./Rest.ts"
@@ -310,6 +311,14 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
           if (!PodRuns.scheduled(pod) && !(yield* PodSimulation.admit(controllers, key, pod))) return
           return yield* completeAfter(key, delay)
         }
+        // What its volumes mount and its environment reads must exist first; their making brings it back.
+        const blocked = PodReferences.blocked(env.store, pod)
+        if (blocked !== undefined) {
+          yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.waiting(current, KubeObject.timestamp(), blocked, PodRuns.podIP(current)))
+          return yield* ControllerEvents.record(env, writeOptions, pod, "kubelet", blocked._tag === "Mount"
+            ? { type: "Warning", reason: "FailedMount", message: blocked.message }
+            : { type: "Warning", reason: "Failed", message: `Error: ${blocked.message}` })
+        }
         yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
         if (job !== undefined || crashing(pod)) yield* completeAfter(key, delay)
       })
@@ -387,6 +396,14 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
     const onEvent = (event: Store.Event) => {
       if (event.storage === "namespaces") return relabelled(event)
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
+      // A Secret or ConfigMap made or changed may be what a pod's kubelet waits for.
+      if (event.storage === "secrets" || event.storage === "configmaps") {
+        if (event.type === "DELETED") return
+        for (const pod of env.store.list("pods", event.namespace)) {
+          if (PodRuns.waitingForReferences(pod)) worker.enqueue({ phase: "complete", storage: "pods", namespace: event.namespace, name: KubeObject.meta(pod).name ?? "" })
+        }
+        return
+      }
       // A class made or changed may be what a claim waited for.
       if (event.storage === "storageclasses.storage.k8s.io") return event.type === "DELETED" ? undefined : retryPendingClaims()
       // A node's change is every DaemonSet's, and the scheduler's for every Pod not yet bound.

@@ -298,6 +298,43 @@ describe("WorkloadSimulator", () => {
     await until(simulated, `${jobs}/orphan`, (j) => condition(j, "Complete") !== undefined)
   })
 
+  it("holds a Pod whose Secret volume or environment is missing, as a kubelet does, and runs it once they exist", async () => {
+    const pods = "/api/v1/namespaces/default/pods"
+    const pod = (name: string, spec: Record<string, unknown>) => ({ apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { containers: [{ name: "app", image: "nginx" }], ...spec } })
+    const mounting = pod("mounting", { volumes: [{ name: "cert", secret: { secretName: "serving-cert" } }, { name: "maybe", configMap: { name: "absent", optional: true } }] })
+    expect((await simulated.request("POST", pods, { body: mounting })).status).toBe(201)
+    const held = await until(simulated, `${pods}/mounting`, (p) => p.status?.containerStatuses !== undefined)
+    expect(held.status.phase).toBe("Pending")
+    expect(held.status.containerStatuses[0].state).toEqual({ waiting: { reason: "ContainerCreating" } })
+    expect(held.status.podIP).toBeUndefined()
+    expect(condition(held, "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady", message: "containers with unready status: [app]" })
+    const mountEvents = await until(simulated, "/api/v1/namespaces/default/events", (list) => list.items.some((e: any) => e.involvedObject.name === "mounting" && e.reason === "FailedMount"))
+    expect(mountEvents.items.find((e: any) => e.involvedObject.name === "mounting" && e.reason === "FailedMount")).toMatchObject({
+      type: "Warning",
+      message: 'MountVolume.SetUp failed for volume "cert" : secret "serving-cert" not found',
+      source: { component: "kubelet" }
+    })
+    // A container whose environment reads a key the Secret does not have waits, its sandbox up.
+    const secrets = "/api/v1/namespaces/default/secrets"
+    expect((await simulated.request("POST", secrets, { body: { apiVersion: "v1", kind: "Secret", metadata: { name: "db" }, stringData: { user: "app" } } })).status).toBe(201)
+    const configured = pod("configured", {})
+    ;(configured.spec.containers[0] as Record<string, unknown>).env = [{ name: "PASSWORD", valueFrom: { secretKeyRef: { name: "db", key: "password" } } }]
+    expect((await simulated.request("POST", pods, { body: configured })).status).toBe(201)
+    const waiting = await until(simulated, `${pods}/configured`, (p) => p.status?.containerStatuses !== undefined)
+    expect(waiting.status.containerStatuses[0].state).toEqual({
+      waiting: { reason: "CreateContainerConfigError", message: "couldn't find key password in Secret default/db" }
+    })
+    expect(waiting.status.podIP).toMatch(/^10\.244\./)
+    // Made or completed, what they wait for lets them run.
+    expect((await simulated.request("POST", secrets, { body: { apiVersion: "v1", kind: "Secret", metadata: { name: "serving-cert" }, stringData: { "tls.crt": "x" } } })).status).toBe(201)
+    expect((await simulated.request("PATCH", `${secrets}/db`, { body: { stringData: { password: "s3cret" } }, headers: { "content-type": "application/merge-patch+json" } })).status).toBe(200)
+    for (const name of ["mounting", "configured"]) {
+      const running = await until(simulated, `${pods}/${name}`, (p) => p.status?.phase === "Running")
+      expect(running.status.containerStatuses[0].ready).toBe(true)
+      expect((await simulated.request("DELETE", `${pods}/${name}?gracePeriodSeconds=0`)).status).toBe(200)
+    }
+  })
+
   it("schedules a Pod at once, then runs it with every container ready, as a kubelet reports it", async () => {
     const pods = "/api/v1/namespaces/default/pods"
     const pod = {
