@@ -87,6 +87,7 @@ const defaultMessage = (rule: CelRules.Rule) =>
  * @example
  * import * as CelValidation from "./CelValidation.ts"
  * CelValidation.goError("field not found: tier") // "no such key: tier"
+ * CelValidation.goError("found no matching overload for '_>_' applied to '(string, int)'") // "no such overload"
  */
 export const goError = (message: string): string =>
   message
@@ -95,6 +96,8 @@ export const goError = (message: string): string =>
     .replace(/^int (divide|modulus) by zero$/, (_, op) => op === "divide" ? "division by zero" : "modulus by zero")
     .replace(/^(int|uint) overflow.*$/, "integer overflow")
     .replace(/^unbound function: (.*)$/, "no such overload: $1")
+    // An operator on a dyn value (an int-or-string) of a type it does not take: cel-go's bare error.
+    .replace(/^found no matching overload for .*$/, "no such overload")
 
 const normalizedFieldPath = (fieldPath: string | undefined): string | undefined => {
   if (fieldPath === undefined || fieldPath.trim() === "") return undefined

@@ -57,6 +57,24 @@ describe("Manifest.check", () => {
     expect(Manifest.check(schema, { spec: { min: -2, max: 5, mode: "safe" } }, old).causes.map((c) => c.field)).toEqual(["spec.min"])
   })
 
+  it("words an overload a rule meets only when it runs as kube-apiserver does (an int-or-string compared to an int)", () => {
+    const procs = {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          properties: {
+            procs: { "x-kubernetes-int-or-string": true, "x-kubernetes-validations": [{ rule: "self > 0 || self in ['auto']", message: "must be positive or auto" }] }
+          }
+        }
+      }
+    } as const
+    expect(Manifest.check(procs, { spec: { procs: "auto" } }).causes).toEqual([])
+    expect(Manifest.check(procs, { spec: { procs: "foo" } }).causes.map((c) => `${c.field}: ${c.message}`)).toEqual([
+      `spec.procs: Invalid value: "": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: must be positive or auto`
+    ])
+  })
+
   it("ratchets a failed anyOf with the value that failed it, though kube reports it at <nil>", () => {
     const quantity = {
       type: "object",
