@@ -106,7 +106,8 @@ const seed = (store: Store.Store) => {
     if (store.get("namespaces", "", name) === undefined) store.put("namespaces", Namespaces.object(name), 0)
   }
   for (const { object, storage } of [...BootstrapPolicy.objects(), ...PriorityAdmission.systemClasses()]) {
-    if (store.get(storage, "", KubeObject.meta(object).name ?? "") === undefined) store.put(storage, object, 0)
+    const m = KubeObject.meta(object)
+    if (store.get(storage, m.namespace ?? "", m.name ?? "") === undefined) store.put(storage, object, 0)
   }
 }
 

@@ -4,9 +4,10 @@
  * self-reviews for every authenticated user; the user-facing `admin`, `edit` and `view` roles,
  * aggregated from the `system:aggregate-to-*` roles and from any ClusterRole a chart labels
  * `rbac.authorization.k8s.io/aggregate-to-{admin,edit,view}: "true"`; and `system:auth-delegator`
- * for servers that delegate authentication and authorization to the API server. The roles of
- * kube-apiserver's own components (nodes, the scheduler, controllers) are not stored: nothing
- * here runs as them.
+ * for servers that delegate authentication and authorization to the API server, with
+ * `extension-apiserver-authentication-reader` in `kube-system`, which such servers' charts bind. The
+ * roles of kube-apiserver's own components (nodes, the scheduler, controllers) and their bindings
+ * are not stored: nothing here runs as them.
  */
 import type * as Authorization from "./Authorization.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -168,5 +169,14 @@ export const objects = (): ReadonlyArray<Stored> => [
   clusterRole("system:auth-delegator", [
     rule(["create"], "authentication.k8s.io", ["tokenreviews"]),
     rule(["create"], "authorization.k8s.io", ["subjectaccessreviews"])
-  ])
+  ]),
+  {
+    storage: "roles.rbac.authorization.k8s.io",
+    object: {
+      apiVersion,
+      kind: "Role",
+      metadata: { ...meta("extension-apiserver-authentication-reader"), namespace: "kube-system" },
+      rules: [{ ...rule(read, "", ["configmaps"]), resourceNames: ["extension-apiserver-authentication"] }]
+    }
+  }
 ]

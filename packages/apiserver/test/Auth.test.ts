@@ -295,6 +295,9 @@ describe("RBAC", () => {
       "system:public-info-viewer",
       "view"
     ].map((name) => `clusterrole.rbac.authorization.k8s.io/${name}`))
+    // The one namespaced role aggregated API servers' charts bind (metrics-server's among them).
+    const reader = JSON.parse(await ok("get", "role", "extension-apiserver-authentication-reader", "-n", "kube-system", "-o", "json"))
+    expect(reader.rules).toEqual([{ apiGroups: [""], resources: ["configmaps"], resourceNames: ["extension-apiserver-authentication"], verbs: ["get", "list", "watch"] }])
     const binding = JSON.parse(await ok("get", "clusterrolebinding", "cluster-admin", "-o", "json"))
     expect(binding.subjects).toEqual([{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "system:masters" }])
     // Bound to cluster-admin, as many a setup binds a ServiceAccount, it may do anything.
