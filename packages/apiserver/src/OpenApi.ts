@@ -5,7 +5,7 @@
  * `x-kubernetes-group-version-kind` (PATCH with a `fieldValidation` query parameter, which
  * `kubectl apply/create --validate=strict` probes for) and a `components.schemas` entry with the
  * same extension that `kubectl explain` renders. Custom kinds carry their CRD schema, with metadata
- * a reference to ObjectMeta; built-in kinds a minimal schema. `api/v1` always has Namespace's PATCH,
+ * a reference to ObjectMeta; built-in kinds the schema they are given, or a minimal one. `api/v1` always has Namespace's PATCH,
  * which kubectl falls back to for kinds it cannot find.
  *
  * The hash is the uppercase hex SHA-512 of the document's JSON, as kube-apiserver computes it, so
@@ -220,14 +220,15 @@ const jsonBody = (name: string): Json => ({
 
 const patchTypes = ["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"]
 
-// As 1.32: custom resources take no strategic merge patch, and kubectl reads this to fall back to a
-// JSON merge patch; advertising it makes `kubectl apply` and `kubectl diff` send one and get 415.
-const patchBody = (type: ResourceType.ResourceType): Json => ({
-  content: Object.fromEntries(
-    [...patchTypes, ...(type.custom ? [] : ["application/strategic-merge-patch+json"])].map((t) => [t, { schema: { type: "object" } }])
-  ),
+// Strategic merge patch is advertised for no kind. Custom resources take none (as in 1.32; kubectl
+// reads this to fall back to a JSON merge patch, where advertising it makes `kubectl apply` and
+// `kubectl diff` send one and get 415); the built-in kinds' schemas here carry no patch strategies
+// or merge keys, so kubectl, finding none advertised, computes their strategic merge patches from
+// its compiled-in types, as it did before OpenAPI v3.
+const patchBody: Json = {
+  content: Object.fromEntries(patchTypes.map((t) => [t, { schema: { type: "object" } }])),
   required: true
-})
+}
 
 const operation = (type: ResourceType.ResourceType, action: string, id: string, extra: Json): Json => ({
   description: `${action} ${type.kind}`,
@@ -267,7 +268,7 @@ const kindPaths = (type: ResourceType.ResourceType): Json => {
       }),
       patch: operation(type, "patch", opName("patch", type), {
         parameters: [...writes, force],
-        requestBody: patchBody(type),
+        requestBody: patchBody,
         responses: respond("200", name)
       }),
       delete: operation(type, "delete", opName("delete", type), { responses: respond("200", name) }),
@@ -289,7 +290,7 @@ const kindPaths = (type: ResourceType.ResourceType): Json => {
       }),
       patch: operation(type, "patch", opName("patch", type, "Status"), {
         parameters: [...writes, force],
-        requestBody: patchBody(type),
+        requestBody: patchBody,
         responses: respond("200", name)
       }),
       parameters: itemScope

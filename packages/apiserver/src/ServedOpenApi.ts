@@ -1,27 +1,28 @@
 /**
  * The OpenAPI documents as this server serves them, and the HTTP replies kube-apiserver gives for
- * them. v3: OpenApi.build over the served kinds, with one change. Built-in kinds have no real
- * schema here, so their component schemas lose the `x-kubernetes-group-version-kind` tag:
- * `kubectl apply` then computes strategic merge patches from its compiled-in types, silently,
- * instead of failing on the placeholder schema and printing `warning: error calculating patch from
- * openapi v3 spec`. Their PATCH paths (the fieldValidation probe) stay. Documents are rebuilt only
+ * them. v3: OpenApi.build over the served kinds, built-in kinds with the schemas of their 1.32 Go
+ * types (fields and types, no descriptions), so `kubectl explain` reads them. Documents are rebuilt only
  * when the served kinds change. A group/version document asked for with the hash of an older one
  * redirects (301) to the current URL, so a client holding a stale index still gets the current
  * document; with the current hash it may be cached for good. v2: OpenApiV2's empty document.
  */
+import * as BuiltinSchemas from "./BuiltinSchemas.ts"
 import * as OpenApi from "./OpenApi.ts"
 import * as OpenApiV2 from "./OpenApiV2.ts"
 import type * as Registry from "./Registry.ts"
+import type { JsonSchemaProps } from "@kubefx/schema"
 
-const untagBuiltins = (document: Record<string, unknown>, builtins: ReadonlySet<string>): Record<string, unknown> => {
-  const components = document.components as { schemas?: Record<string, Record<string, unknown>> } | undefined
-  const schemas = components?.schemas ?? {}
-  const untagged = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => {
-    if (!builtins.has(name)) return [name, schema]
-    const { "x-kubernetes-group-version-kind": _, ...rest } = schema
-    return [name, rest]
-  }))
-  return { ...document, components: { ...components, schemas: untagged } }
+// A schema as JSON can hold it: where a type holds itself (a CRD's JSONSchemaProps), the inner one
+// is any object.
+const acyclic = (schema: JsonSchemaProps, within: Set<JsonSchemaProps>): JsonSchemaProps => {
+  if (within.has(schema)) return { type: "object", "x-kubernetes-preserve-unknown-fields": true }
+  within.add(schema)
+  const copy: Record<string, unknown> = { ...schema }
+  if (schema.properties !== undefined) copy.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, acyclic(v, within)]))
+  if (schema.items !== undefined && !Array.isArray(schema.items)) copy.items = acyclic(schema.items as JsonSchemaProps, within)
+  if (typeof schema.additionalProperties === "object") copy.additionalProperties = acyclic(schema.additionalProperties, within)
+  within.delete(schema)
+  return copy as JsonSchemaProps
 }
 
 /**
@@ -37,12 +38,15 @@ const untagBuiltins = (document: Record<string, unknown>, builtins: ReadonlySet<
 export const make = (registry: Registry.Registry): ((path: string | undefined) => string | undefined) => {
   let cached: { readonly generation: number; readonly index: string; readonly documents: ReadonlyMap<string, string> } | undefined
   const build = () => {
-    const types = registry.all().map((r) => r.type)
-    const builtins = new Set(types.filter((t) => !t.custom).flatMap((t) => [OpenApi.schemaName(t), `${OpenApi.schemaName(t)}List`]))
+    // Built-in kinds are published with the schema their writes are decoded by.
+    const types = registry.all().map((r) => {
+      const schema = r.type.custom || r.type.schema !== undefined ? undefined : BuiltinSchemas.lookup(r.type.group, r.type.version, r.type.kind)?.schema
+      return schema === undefined ? r.type : { ...r.type, schema: acyclic(schema, new Set()) }
+    })
     const documents = new Map<string, string>()
     const paths: Record<string, { readonly serverRelativeURL: string }> = {}
     for (const [path, doc] of OpenApi.build(types).groupVersions) {
-      const json = JSON.stringify(untagBuiltins(doc.document, builtins))
+      const json = JSON.stringify(doc.document)
       documents.set(path, json)
       paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${OpenApi.hash(json)}` }
     }

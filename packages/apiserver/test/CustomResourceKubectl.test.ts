@@ -70,7 +70,7 @@ describe("custom resources with kubectl", () => {
     await ok("wait", "--for=condition=Established", "crd/gadgets.kubectl.example.com", "--timeout=20s")
   })
 
-  it("advertises no strategic merge patch for custom kinds, and still does for built-ins", async () => {
+  it("advertises no strategic merge patch (custom kinds take none; kubectl computes built-ins' from its own types)", async () => {
     const index = (await server.request("GET", "/openapi/v3")).json
     const custom = (await server.request("GET", index.paths["apis/kubectl.example.com/v1"].serverRelativeURL)).json
     const patch = custom.paths["/apis/kubectl.example.com/v1/namespaces/{namespace}/gadgets/{name}"].patch
@@ -81,7 +81,11 @@ describe("custom resources with kubectl", () => {
     ])
     const apps = (await server.request("GET", index.paths["apis/apps/v1"].serverRelativeURL)).json
     expect(Object.keys(apps.paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"].patch.requestBody.content))
-      .toContain("application/strategic-merge-patch+json")
+      .not.toContain("application/strategic-merge-patch+json")
+    // A built-in kind's schema is published, tagged with its kind, for kubectl explain.
+    const deployment = apps.components.schemas["io.k8s.api.apps.v1.Deployment"]
+    expect(deployment["x-kubernetes-group-version-kind"]).toEqual([{ group: "apps", kind: "Deployment", version: "v1" }])
+    expect(deployment.properties.spec.properties.replicas).toMatchObject({ type: "integer" })
   })
 
   it("re-applies a changed custom resource client-side, diffs it, and applies it server-side, without warnings", async () => {

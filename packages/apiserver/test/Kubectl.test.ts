@@ -21,6 +21,12 @@ describe("kubectl", () => {
     }
   })
 
+  it("explains a built-in kind from the schema of its Go type", async () => {
+    const out = await ok("explain", "deployment.spec.replicas")
+    expect(out).toMatch(/^FIELD: replicas <integer>$/m)
+    expect(await ok("explain", "pod.spec.containers")).toMatch(/^ {2}env\t<\[\]Object>$/m)
+  })
+
   it("explains a custom resource from its schema", async () => {
     const out = await ok("explain", "crontabs.spec.cronSpec")
     expect(out).toContain("The schedule.")
