@@ -56,6 +56,13 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
         KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, [Rollouts.revisionAnnotation]: String(newest + 1) } }))
       fresh = ctx.env.store.get("replicasets.apps", key.namespace, KubeObject.meta(fresh).name ?? "") ?? fresh
     }
+    // The Deployment's own annotations (a change cause) go to its new ReplicaSet as they change.
+    const copied = Rollouts.copiedAnnotations(deployment)
+    if (Object.entries(copied).some(([k, v]) => KubeObject.meta(fresh!).annotations?.[k] !== v)) {
+      yield* writeSpec(ctx, "replicasets.apps", fresh, (current) =>
+        KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, ...copied } }))
+      fresh = ctx.env.store.get("replicasets.apps", key.namespace, KubeObject.meta(fresh).name ?? "") ?? fresh
+    }
     const old = owned.filter((rs) => KubeObject.meta(rs).uid !== KubeObject.meta(fresh!).uid)
     const available = (rs: KubeObject.KubeObject) => count(record(rs.status).availableReplicas)
     const plan = Rollouts.scale(deployment, { available: available(fresh) }, old.map((rs) => ({ replicas: count(record(rs.spec).replicas), available: available(rs) })))
@@ -63,7 +70,11 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
       const from = count(record(rs.spec).replicas)
       if (from === replicas) return Effect.void
       const message = `Scaled ${replicas > from ? "up" : "down"} replica set ${KubeObject.meta(rs).name ?? ""} from ${from} to ${replicas}`
-      return writeSpec(ctx, "replicasets.apps", rs, (current) => ({ ...current, spec: { ...record(current.spec), replicas } })).pipe(
+      // Scaled, it is told the replicas the Deployment now wants.
+      return writeSpec(ctx, "replicasets.apps", rs, (current) => ({
+        ...KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, ...Rollouts.replicasAnnotations(deployment) } }),
+        spec: { ...record(current.spec), replicas }
+      })).pipe(
         Effect.andThen(ControllerEvents.record(ctx.env, ctx.writeOptions, deployment, "deployment-controller", { type: "Normal", reason: "ScalingReplicaSet", message }))
       )
     }

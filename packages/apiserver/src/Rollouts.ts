@@ -92,7 +92,6 @@ export const replicaSetFor = (deployment: KubeObject.KubeObject, revisionNumber:
   const m = KubeObject.meta(deployment)
   const selector = record(spec.selector)
   const templateMeta = record(template.metadata)
-  const replicas = count(spec.replicas, 1)
   return {
     apiVersion: "apps/v1",
     kind: "ReplicaSet",
@@ -101,8 +100,8 @@ export const replicaSetFor = (deployment: KubeObject.KubeObject, revisionNumber:
       namespace: m.namespace,
       labels: { ...record(templateMeta.labels), [hashLabel]: hash },
       annotations: {
-        "deployment.kubernetes.io/desired-replicas": String(replicas),
-        "deployment.kubernetes.io/max-replicas": String(replicas + surge(deployment)),
+        ...copiedAnnotations(deployment),
+        ...replicasAnnotations(deployment),
         [revisionAnnotation]: String(revisionNumber)
       },
       ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true }]
@@ -113,6 +112,43 @@ export const replicaSetFor = (deployment: KubeObject.KubeObject, revisionNumber:
       selector: { ...selector, matchLabels: { ...record(selector.matchLabels), [hashLabel]: hash } },
       template: { ...template, metadata: { ...templateMeta, labels: { ...record(templateMeta.labels), [hashLabel]: hash } } }
     }
+  }
+}
+
+// The Deployment's annotations its controller does not copy to a ReplicaSet.
+const notCopied = new Set([
+  "kubectl.kubernetes.io/last-applied-configuration",
+  revisionAnnotation,
+  "deployment.kubernetes.io/revision-history",
+  "deployment.kubernetes.io/desired-replicas",
+  "deployment.kubernetes.io/max-replicas",
+  "deprecated.deployment.rollback.to"
+])
+
+/**
+ * The Deployment's annotations its controller copies to its new ReplicaSet (`kubernetes.io/change-cause`,
+ * which `kubectl rollout history` shows, among them).
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.copiedAnnotations({ metadata: { annotations: { "kubernetes.io/change-cause": "v2", "deployment.kubernetes.io/revision": "2" } } }) // { "kubernetes.io/change-cause": "v2" }
+ */
+export const copiedAnnotations = (deployment: KubeObject.KubeObject): Record<string, string> =>
+  Object.fromEntries(Object.entries(KubeObject.meta(deployment).annotations ?? {}).filter(([key]) => !notCopied.has(key)))
+
+/**
+ * The replica counts a ReplicaSet's annotations say its Deployment wants: its replicas, and with
+ * the surge the most it may run.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.replicasAnnotations({ spec: { replicas: 4 } })["deployment.kubernetes.io/max-replicas"] // "5"
+ */
+export const replicasAnnotations = (deployment: KubeObject.KubeObject): Record<string, string> => {
+  const replicas = count(record(deployment.spec).replicas, 1)
+  return {
+    "deployment.kubernetes.io/desired-replicas": String(replicas),
+    "deployment.kubernetes.io/max-replicas": String(replicas + surge(deployment))
   }
 }
 

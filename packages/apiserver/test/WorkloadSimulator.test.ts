@@ -87,15 +87,22 @@ describe("WorkloadSimulator", () => {
     await simulated.request("PATCH", `${deployments}/rolled`, { body: { spec: { replicas: 4 } }, headers: merge })
     await until(simulated, `${deployments}/rolled`, (d) => d.status?.observedGeneration === 2 && d.status?.availableReplicas === 4)
     expect(await replicaSetsOf("rolled")).toHaveLength(1)
-    // A new image is a new ReplicaSet, revision 2; the old one ends with no pods, kept.
+    // Scaled, the ReplicaSet is told the replicas wanted (and the most with the surge of 25%).
+    expect((await replicaSetsOf("rolled"))[0].metadata.annotations).toMatchObject({
+      "deployment.kubernetes.io/desired-replicas": "4",
+      "deployment.kubernetes.io/max-replicas": "5"
+    })
+    // A new image is a new ReplicaSet, revision 2, with the Deployment's change cause (what
+    // `kubectl rollout history` shows); the old one ends with no pods, kept.
     const image = (name: string) => ({ spec: { template: { spec: { containers: [{ name: "web", image: name }] } } } })
-    await simulated.request("PATCH", `${deployments}/rolled`, { body: image("nginx:1.27"), headers: merge })
+    await simulated.request("PATCH", `${deployments}/rolled`, { body: { metadata: { annotations: { "kubernetes.io/change-cause": "to 1.27" } }, ...image("nginx:1.27") }, headers: merge })
     const rolled = await until(simulated, `${deployments}/rolled`, (d) =>
       d.status?.observedGeneration === 3 && d.status?.updatedReplicas === 4 && d.status?.availableReplicas === 4 && d.status?.replicas === 4)
     expect(rolled.metadata.annotations["deployment.kubernetes.io/revision"]).toBe("2")
     const [first, second] = await replicaSetsOf("rolled")
     expect(first.spec.replicas).toBe(0)
     expect(second.spec.template.spec.containers[0].image).toBe("nginx:1.27")
+    expect([first.metadata.annotations["kubernetes.io/change-cause"], second.metadata.annotations["kubernetes.io/change-cause"]]).toEqual([undefined, "to 1.27"])
     // The old pods terminate for the simulator's delay (their grace period is longer), then go.
     for (let i = 0; i < 100 && (await podsOf(first.metadata.name)).length > 0; i++) await new Promise((r) => setTimeout(r, 25))
     expect(await podsOf(first.metadata.name)).toHaveLength(0)
