@@ -53,7 +53,7 @@ const metricFailure = (metric: Readonly<Record<string, unknown>>, metrics: strin
 }
 
 /**
- * The controller's decision for an HPA whose target has `specReplicas` and `currentReplicas`, when
+ * The controller's decision for an HPA whose target asks for `specReplicas`, when
  * the resource metrics API answers `metrics` (`the server could not find the requested resource`
  * without a metrics server): below `minReplicas` or above `maxReplicas` the target is rescaled;
  * within them the metric cannot be read, so nothing is.
@@ -61,9 +61,9 @@ const metricFailure = (metric: Readonly<Record<string, unknown>>, metrics: strin
  * @example
  * import * as AutoscalerRuns from "./AutoscalerRuns.ts"
  * const hpa = { spec: { minReplicas: 2, maxReplicas: 5, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 80 } } }] } }
- * AutoscalerRuns.decide(hpa, 1, 1, "the server could not find the requested resource").rescale // 2
+ * AutoscalerRuns.decide(hpa, 1, "the server could not find the requested resource").rescale // 2
  */
-export const decide = (hpa: KubeObject.KubeObject, specReplicas: number, currentReplicas: number, metrics: string): Decision => {
+export const decide = (hpa: KubeObject.KubeObject, specReplicas: number, metrics: string): Decision => {
   const spec = record(hpa.spec)
   const min = count(spec.minReplicas, 1)
   const max = count(spec.maxReplicas)
@@ -76,9 +76,10 @@ export const decide = (hpa: KubeObject.KubeObject, specReplicas: number, current
       events: []
     }
   }
-  const bound = currentReplicas > max
+  // Bounds are kept on the replicas the target asks for, not those it runs (a rollout's surge).
+  const bound = specReplicas > max
     ? { desired: max, reason: "Current number of replicas above Spec.MaxReplicas" }
-    : currentReplicas < min
+    : specReplicas < min
     ? { desired: min, reason: "Current number of replicas below Spec.MinReplicas" }
     : undefined
   if (bound !== undefined) {

@@ -83,7 +83,7 @@ export const autoscaler = (
     const scale = Scale.toScale(resource, Rest.present(env, resource, target))
     const specReplicas = KubeObject.number(record(scale.spec).replicas)
     const currentReplicas = KubeObject.number(record(scale.status).replicas)
-    const decided = AutoscalerRuns.decide(hpa, specReplicas, currentReplicas, metricsAnswer(env.store))
+    const decided = AutoscalerRuns.decide(hpa, specReplicas, metricsAnswer(env.store))
     // Looks here follow the target's every change, where kube's come every 15 seconds: a rescale
     // the target's spec already has (its pods still coming) is not made, nor recorded, again.
     const decision = decided.rescale === specReplicas ? { ...decided, rescale: undefined, events: [] } : decided

@@ -65,9 +65,23 @@ describe("AutoscalerSimulation", () => {
     })
   })
 
+  it("keeps the bounds on the replicas a target asks for, not the surge of its rollout", async () => {
+    const surging = deployment("surging", 3)
+    ;(surging.spec as Record<string, unknown>).strategy = { type: "RollingUpdate", rollingUpdate: { maxSurge: 3, maxUnavailable: 0 } }
+    await server.request("POST", deployments, { body: surging })
+    await until(`${deployments}/surging`, (d) => d.status?.availableReplicas === 3)
+    await server.request("POST", autoscalers, { body: autoscaler("surging", "surging", 1, 4) })
+    await until(`${autoscalers}/surging`, (h) => condition(h, "ScalingActive") !== undefined)
+    const merge = { "content-type": "application/merge-patch+json" }
+    await server.request("PATCH", `${deployments}/surging`, { body: { spec: { template: { spec: { containers: [{ name: "web", image: "nginx:1.27" }] } } } }, headers: merge })
+    await until(`${deployments}/surging`, (d) => d.status?.updatedReplicas === 3 && d.status?.replicas === 3 && d.status?.availableReplicas === 3)
+    expect((await server.request("GET", `${deployments}/surging`)).json.spec.replicas).toBe(3)
+    expect((await events("surging")).map((e) => e.reason)).not.toContain("SuccessfulRescale")
+  })
+
   it("leaves a target scaled to zero alone", () => {
     const hpa = { spec: { minReplicas: 1, maxReplicas: 3 } }
-    expect(AutoscalerRuns.decide(hpa, 0, 0, "")).toMatchObject({
+    expect(AutoscalerRuns.decide(hpa, 0, "")).toMatchObject({
       rescale: undefined,
       conditions: [{ type: "ScalingActive", status: "False", reason: "ScalingDisabled" }]
     })
