@@ -363,7 +363,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
     const worker: Worker.Worker<Key> = yield* Worker.make("workload-simulator", handle, (key) => `${key.phase}|${objectId(key)}`)
 
     // Refused rollouts are tried again when what refused them may have changed: the namespace's
-    // Pod Security labels, or a ServiceAccount created. (Pods already running stay, as a stricter
+    // Pod Security labels, a ServiceAccount created, a quota or limit range. (Pods already running stay, as a stricter
     // level never evicts them.)
     const retryRefused = (namespace: string) => {
       for (const [storage, kind] of kinds) {
@@ -396,6 +396,8 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
     const onEvent = (event: Store.Event) => {
       if (event.storage === "namespaces") return relabelled(event)
       if (event.storage === "serviceaccounts") return event.type === "ADDED" ? retryRefused(event.namespace) : undefined
+      // A quota or limit range changed or gone (its usage recounted as pods go) may let refused pods in.
+      if (event.storage === "resourcequotas" || event.storage === "limitranges") return retryRefused(event.namespace)
       // A Secret or ConfigMap made or changed may be what a pod's kubelet waits for.
       if (event.storage === "secrets" || event.storage === "configmaps") {
         if (event.type === "DELETED") return

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
-import { deployment, outcomeByLabel, poll } from "./fixtures.ts"
+import { createNamespace, deployment, outcomeByLabel, poll } from "./fixtures.ts"
 
 let simulated: Testing.TestServer
 let plain: Testing.TestServer
@@ -303,6 +303,19 @@ describe("WorkloadSimulator", () => {
     expect((await simulated.request("POST", "/api/v1/namespaces/default/serviceaccounts", { body: { metadata: { name: "runner" } } })).status).toBe(201)
     expect((await until(simulated, `${jobs}/orphan`, (j) => j.status?.active === 1)).status.startTime).toBe(stuck.status.startTime)
     await until(simulated, `${jobs}/orphan`, (j) => condition(j, "Complete") !== undefined)
+  })
+
+  it("starts the pods of a Job a quota refused once the quota lets them in", async () => {
+    await createNamespace(simulated, "quoted")
+    const quotas = "/api/v1/namespaces/quoted/resourcequotas"
+    const quota = { apiVersion: "v1", kind: "ResourceQuota", metadata: { name: "cpu" }, spec: { hard: { "requests.cpu": "1" } } }
+    expect((await simulated.request("POST", quotas, { body: quota })).status).toBe(201)
+    await until(simulated, `${quotas}/cpu`, (q) => q.status?.hard !== undefined)
+    const quotedJobs = "/apis/batch/v1/namespaces/quoted/jobs"
+    expect((await simulated.request("POST", quotedJobs, { body: job("counted") })).status).toBe(201)
+    await until(simulated, "/api/v1/namespaces/quoted/events", (list) => list.items.some((e: any) => e.involvedObject.name === "counted" && e.reason === "FailedCreate"))
+    expect((await simulated.request("DELETE", `${quotas}/cpu`)).status).toBe(200)
+    await until(simulated, `${quotedJobs}/counted`, (j) => condition(j, "Complete") !== undefined)
   })
 
   it("holds a Pod whose Secret volume or environment is missing, as a kubelet does, and runs it once they exist", async () => {
