@@ -570,7 +570,7 @@ const resourceRequest = Effect.fnUntraced(function*(
   }
   if (sub === "log" && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET") return yield* Status.methodNotAllowed(request.method)
-    return yield* podLog(env, { resource, namespace: path.namespace, name: path.name ?? "" }, query.get("container") ?? "", flag(query, "follow") === true)
+    return yield* podLog(env, { resource, namespace: path.namespace, name: path.name ?? "" }, query.get("container") ?? "", flag(query, "follow") === true, flag(query, "previous") === true)
   }
   if (sub !== undefined && PodConnections.subresources.has(sub) && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET" && request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
@@ -758,8 +758,8 @@ const metadataWatch = (representation: Negotiation.Representation): representati
   typeof representation !== "string" && representation.as === "PartialObjectMetadata"
 
 /** GET on a pod's `log`: plain text, streamed until the container stops with `follow`. */
-const podLog = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, container: string, follow: boolean) {
-  const log = yield* PodLogs.read(env, target, container, follow)
+const podLog = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, container: string, follow: boolean, previous: boolean) {
+  const log = yield* PodLogs.read(env, target, container, follow, previous)
   return log._tag === "Empty"
     ? HttpServerResponse.text("", { status: 200, contentType: "text/plain" })
     : HttpServerResponse.stream(PodLogs.body(log), { status: 200, contentType: "text/plain" })

@@ -17,15 +17,17 @@ const record = KubeObject.record
 /** What a log request gets: no text, and whether the stream stays open until the container stops. */
 export type Log = { readonly _tag: "Empty" } | { readonly _tag: "Follow"; readonly stopped: Effect.Effect<void> }
 
-// The state the kubelet reports for a container of the Pod.
-const stateOf = (pod: KubeObject.KubeObject, container: string) => {
+// The status the kubelet reports for a container of the Pod.
+const statusOf = (pod: KubeObject.KubeObject, container: string) => {
   const status = record(pod.status)
   const all = [...KubeObject.records(status.initContainerStatuses), ...KubeObject.records(status.containerStatuses), ...KubeObject.records(status.ephemeralContainerStatuses)]
-  return record(all.find((s) => s.name === container)?.state)
+  return record(all.find((s) => s.name === container))
 }
+const stateOf = (pod: KubeObject.KubeObject, container: string) => record(statusOf(pod, container).state)
 
 /**
- * The answer to `GET pods/<name>/log` for `container` (empty: the only one).
+ * The answer to `GET pods/<name>/log` for `container` (empty: the only one); with `previous`, the
+ * log of its last run, which only a container that has ended before has.
  *
  * @example
  * import * as PodLogs from "./PodLogs.ts"
@@ -33,7 +35,7 @@ const stateOf = (pod: KubeObject.KubeObject, container: string) => {
  * declare const target: import("./Rest.ts").Target
  * const log = PodLogs.read(env, target, "", false)
  */
-export const read = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, asked: string, follow: boolean) {
+export const read = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, asked: string, follow: boolean, previous = false) {
   const pod = yield* Rest.get(env, target)
   const container = yield* PodConnections.container(pod, asked)
   const nodeName = record(pod.spec).nodeName
@@ -42,6 +44,12 @@ export const read = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Targ
     const address = PodConnections.kubeletAddress(env, nodeName) ?? nodeName
     const url = `https://${address}:10250/containerLogs/${target.namespace ?? ""}/${target.name}/${container}`
     return yield* Status.serverError(500, `Get "${url}": dial tcp ${address}:10250: connect: connection refused`)
+  }
+  if (previous) {
+    if (record(record(statusOf(pod, container).lastState).terminated).containerID === undefined) {
+      return yield* Status.badRequest(`previous terminated container "${container}" in pod "${target.name}" not found`)
+    }
+    return { _tag: "Empty" } satisfies Log
   }
   const state = stateOf(pod, container)
   if (state.running === undefined && state.terminated === undefined) {

@@ -121,6 +121,14 @@ describe("the simulator's scheduler and kubelet", () => {
       .filter((e) => e.involvedObject.name === name)
       .map((e) => [e.source.component, e.reason, e.message])
 
+  it("answers a log of a previous run only for a container that has run before", async () => {
+    await simulated.request("POST", pods, { body: pod("first-run") })
+    await poll(simulated, `${pods}/first-run`, (p) => p.status?.phase === "Running")
+    expect((await simulated.request("GET", `${pods}/first-run/log`)).status).toBe(200)
+    const previous = await simulated.request("GET", `${pods}/first-run/log?previous=true`)
+    expect([previous.status, previous.json.message]).toEqual([400, 'previous terminated container "web" in pod "first-run" not found'])
+  })
+
   it("binds a Pod to the node, runs it, and on deletion keeps it Terminating until its kubelet stops it", async () => {
     await simulated.request("POST", "/api/v1/namespaces/default/services", {
       body: { metadata: { name: "web" }, spec: { selector: { app: "web" }, ports: [{ port: 80 }] } }
