@@ -139,6 +139,7 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       status: true,
       fields: [
         "spec.nodeName",
+        "spec.host",
         "spec.restartPolicy",
         "spec.schedulerName",
         "spec.serviceAccountName",

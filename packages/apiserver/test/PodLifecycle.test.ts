@@ -4,7 +4,9 @@
  * until its kubelet deletes it, one on no node goes at once (watchers still see its deletion time
  * first); the scheduler binds what fits a node and says why not for the rest.
  */
+import { Result } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Selectors from "../src/Selectors.ts"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
 import { poll, watchEvents } from "./fixtures.ts"
@@ -127,6 +129,20 @@ describe("the simulator's scheduler and kubelet", () => {
     expect((await simulated.request("GET", `${pods}/first-run/log`)).status).toBe(200)
     const previous = await simulated.request("GET", `${pods}/first-run/log?previous=true`)
     expect([previous.status, previous.json.message]).toEqual([400, 'previous terminated container "web" in pod "first-run" not found'])
+  })
+
+  it("selects by the fields kube derives: booleans and counts as Go writes them, an Event's source, a Pod's spec.host", async () => {
+    await simulated.request("POST", pods, { body: pod("selected") })
+    await poll(simulated, `${pods}/selected`, (p) => p.status?.phase === "Running")
+    const names = async (path: string) => ((await simulated.request("GET", path)).json.items as Array<any>).map((o) => o.metadata.name)
+    expect(await names(`${pods}?fieldSelector=spec.hostNetwork%3Dfalse`)).toContain("selected")
+    expect(await names(`${pods}?fieldSelector=spec.host%3Dkubefx-node`)).toContain("selected")
+    expect(await names("/api/v1/nodes?fieldSelector=spec.unschedulable%3Dfalse")).toEqual(["kubefx-node"])
+    const scheduled = (await simulated.request("GET", "/api/v1/namespaces/default/events?fieldSelector=source%3Ddefault-scheduler")).json.items as Array<any>
+    expect(scheduled.some((e) => e.involvedObject.name === "selected" && e.reason === "Scheduled")).toBe(true)
+    const job = { apiVersion: "batch/v1", kind: "Job", metadata: { name: "done" }, status: { succeeded: 1 } }
+    const successful = (value: string) => Selectors.matchesFields(Result.getOrThrow(Selectors.parseFieldSelector(`status.successful=${value}`, ["status.successful"])), job)
+    expect([successful("1"), successful("0")]).toEqual([true, false])
   })
 
   it("binds a Pod to the node, runs it, and on deletion keeps it Terminating until its kubelet stops it", async () => {
