@@ -5,6 +5,7 @@
  * the same Go object would marshal to. Every response stays JSON, and other kinds sent as protobuf
  * get 415. Also a small writer, for the protobuf documents the server itself serves.
  */
+import * as ProtobufFields from "./ProtobufFields.ts"
 import * as ProtobufKinds from "./ProtobufKinds.ts"
 
 /** How a field's Go type and JSON tag shape its JSON form. */
@@ -23,7 +24,7 @@ export type Scalar = "string" | "bytes" | "int64" | "bool" | "time" | "intOrStri
 /** One field of a message: its JSON name and how it is encoded. */
 export type Field = Flags & (
   | { readonly name: string; readonly type: Scalar }
-  | { readonly name: string; readonly type: "strings" }
+  | { readonly name: string; readonly type: "strings" | "int64s" }
   | { readonly name: string; readonly type: "message" | "messages"; readonly message: Message }
   | { readonly name: string; readonly type: "map"; readonly value: "string" | "bytes" | "quantity" | "time" }
 )
@@ -31,7 +32,7 @@ export type Field = Flags & (
 /** A message: its fields by number. */
 export type Message = Readonly<Record<number, Field>>
 
-const objectMeta = ProtobufKinds.objectMeta
+const objectMeta = ProtobufFields.objectMeta
 
 // The create-only kinds of kubectl's auth commands and `kubectl create token` (status is the server's).
 const selectorAttributes: Message = {
@@ -188,6 +189,8 @@ const fieldValue = (field: Field, found: ReadonlyArray<Entry>, at: Decoding): un
   switch (field.type) {
     case "strings":
       return found.length === 0 ? absent : found.map((e) => scalar("string", e, inner))
+    case "int64s":
+      return found.length === 0 ? absent : found.map((e) => scalar("int64", e, inner))
     case "messages":
       return found.length === 0 ? absent : found.map((e) => decode(e.bytes, field.message, inner))
     case "map":

@@ -2,179 +2,28 @@
  * The protobuf messages of the built-in kinds kubectl's generator commands send (`kubectl create
  * namespace|configmap|secret|serviceaccount|deployment|service|job|cronjob|role|clusterrole|
  * rolebinding|clusterrolebinding|ingress|poddisruptionbudget|priorityclass|quota` and `kubectl
- * autoscale`, the Pods of `kubectl debug node/<name>`, and the DeleteOptions and Evictions of
- * `kubectl delete` and `drain`), with Kubernetes' field numbers (generated.proto) and
+ * autoscale`, the Pods of `kubectl debug`, the Jobs of `kubectl create job --from=cronjob`, and
+ * the DeleteOptions and Evictions of `kubectl delete` and `drain`; pod templates with every field
+ * 1.32 has), with Kubernetes' field numbers (generated.proto) and
  * the Go JSON tags that decide which zero values the JSON form keeps (`omitempty` or not, pointer or
  * not). Every field a message lists is decoded; a field it does not list makes the body refused,
  * so nothing a client sent is silently dropped.
  */
 import type * as Protobuf from "./Protobuf.ts"
+import * as ProtobufFields from "./ProtobufFields.ts"
+import * as ProtobufPodSpec from "./ProtobufPodSpec.ts"
 
+const { always, bool, inline, int, msg, msgs, nullable, ptr, str, strs } = ProtobufFields
+const { labelSelector, objectMeta } = ProtobufFields
 type Field = Protobuf.Field
 type Message = Protobuf.Message
-type Flags = Protobuf.Flags
-
-/** A Go pointer: a zero value that was sent is kept. */
-const ptr: Flags = { pointer: true }
-/** No `omitempty`: zero values are kept, and an absent list, map or pointer is null. */
-const always: Flags = { always: true }
-/** A pointer without `omitempty`: null when not sent. */
-const nullable: Flags = { pointer: true, always: true }
-
-const str = (name: string, flags: Flags = {}): Field => ({ name, type: "string", ...flags })
-const int = (name: string, flags: Flags = {}): Field => ({ name, type: "int64", ...flags })
-const bool = (name: string, flags: Flags = {}): Field => ({ name, type: "bool", ...flags })
-const strs = (name: string, flags: Flags = {}): Field => ({ name, type: "strings", ...flags })
-const msg = (name: string, message: Message, flags: Flags = {}): Field => ({ name, type: "message", message, ...flags })
-const msgs = (name: string, message: Message, flags: Flags = {}): Field => ({ name, type: "messages", message, ...flags })
-const inline = (message: Message): Field => ({ name: "", type: "message", message, inline: true })
-
-// meta/v1
-
-const ownerReference: Message = {
-  1: str("kind", always),
-  3: str("name", always),
-  4: str("uid", always),
-  5: str("apiVersion", always),
-  6: bool("controller", ptr),
-  7: bool("blockOwnerDeletion", ptr)
-}
-
-/** metav1.ObjectMeta as clients send it (managedFields is the server's). */
-export const objectMeta: Message = {
-  1: str("name"),
-  2: str("generateName"),
-  3: str("namespace"),
-  4: str("selfLink"),
-  5: str("uid"),
-  6: str("resourceVersion"),
-  7: int("generation"),
-  8: { name: "creationTimestamp", type: "time" },
-  9: { name: "deletionTimestamp", type: "time", pointer: true },
-  10: int("deletionGracePeriodSeconds", ptr),
-  11: { name: "labels", type: "map", value: "string" },
-  12: { name: "annotations", type: "map", value: "string" },
-  13: msgs("ownerReferences", ownerReference),
-  14: strs("finalizers")
-}
-
-const labelSelector: Message = {
-  1: { name: "matchLabels", type: "map", value: "string" },
-  2: msgs("matchExpressions", { 1: str("key", always), 2: str("operator", always), 3: strs("values") })
-}
 
 const object = (fields: Message): Message => ({ 1: msg("metadata", objectMeta), ...fields })
 
-// core/v1: pod templates
+// core/v1: pod templates, every field 1.32 has
 
+const podSpec = ProtobufPodSpec.podSpec
 const localObjectReference: Message = { 1: str("name") }
-const keySelector: Message = { 1: inline(localObjectReference), 2: str("key", always), 3: bool("optional", ptr) }
-
-const envVar: Message = {
-  1: str("name", always),
-  2: str("value"),
-  3: msg("valueFrom", {
-    1: msg("fieldRef", { 1: str("apiVersion"), 2: str("fieldPath", always) }, ptr),
-    2: msg("resourceFieldRef", { 1: str("containerName"), 2: str("resource", always), 3: { name: "divisor", type: "quantity" } }, ptr),
-    3: msg("configMapKeyRef", keySelector, ptr),
-    4: msg("secretKeyRef", keySelector, ptr)
-  }, ptr)
-}
-
-const resourceRequirements: Message = {
-  1: { name: "limits", type: "map", value: "quantity" },
-  2: { name: "requests", type: "map", value: "quantity" }
-}
-
-const seccompProfile: Message = { 1: str("type", always), 2: str("localhostProfile", ptr) }
-
-const securityContext: Message = {
-  1: msg("capabilities", { 1: strs("add"), 2: strs("drop") }, ptr),
-  2: bool("privileged", ptr),
-  4: int("runAsUser", ptr),
-  5: bool("runAsNonRoot", ptr),
-  6: bool("readOnlyRootFilesystem", ptr),
-  7: bool("allowPrivilegeEscalation", ptr),
-  8: int("runAsGroup", ptr),
-  11: msg("seccompProfile", seccompProfile, ptr)
-}
-
-const podSecurityContext: Message = {
-  2: int("runAsUser", ptr),
-  3: bool("runAsNonRoot", ptr),
-  5: int("fsGroup", ptr),
-  6: int("runAsGroup", ptr),
-  9: str("fsGroupChangePolicy", ptr),
-  10: msg("seccompProfile", seccompProfile, ptr)
-}
-
-const container: Message = {
-  1: str("name", always),
-  2: str("image"),
-  3: strs("command"),
-  4: strs("args"),
-  5: str("workingDir"),
-  6: msgs("ports", { 1: str("name"), 2: int("hostPort"), 3: int("containerPort", always), 4: str("protocol"), 5: str("hostIP") }),
-  7: msgs("env", envVar),
-  8: msg("resources", resourceRequirements),
-  9: msgs("volumeMounts", {
-    1: str("name", always),
-    2: bool("readOnly"),
-    3: str("mountPath", always),
-    4: str("subPath"),
-    5: str("mountPropagation", ptr),
-    6: str("subPathExpr"),
-    7: str("recursiveReadOnly", ptr)
-  }),
-  13: str("terminationMessagePath"),
-  14: str("imagePullPolicy"),
-  15: msg("securityContext", securityContext, ptr),
-  16: bool("stdin"),
-  17: bool("stdinOnce"),
-  18: bool("tty"),
-  20: str("terminationMessagePolicy")
-}
-
-const keyToPath: Message = { 1: str("key", always), 2: str("path", always), 3: int("mode", ptr) }
-
-const volume: Message = {
-  1: str("name", always),
-  2: inline({
-    1: msg("hostPath", { 1: str("path", always), 2: str("type", ptr) }, ptr),
-    2: msg("emptyDir", { 1: str("medium"), 2: { name: "sizeLimit", type: "quantity", pointer: true } }, ptr),
-    6: msg("secret", { 1: str("secretName"), 2: msgs("items", keyToPath), 3: int("defaultMode", ptr), 4: bool("optional", ptr) }, ptr),
-    10: msg("persistentVolumeClaim", { 1: str("claimName", always), 2: bool("readOnly") }, ptr),
-    19: msg("configMap", { 1: inline(localObjectReference), 2: msgs("items", keyToPath), 3: int("defaultMode", ptr), 4: bool("optional", ptr) }, ptr)
-  })
-}
-
-const podSpec: Message = {
-  1: msgs("volumes", volume),
-  2: msgs("containers", container, always),
-  3: str("restartPolicy"),
-  4: int("terminationGracePeriodSeconds", ptr),
-  5: int("activeDeadlineSeconds", ptr),
-  6: str("dnsPolicy"),
-  7: { name: "nodeSelector", type: "map", value: "string" },
-  8: str("serviceAccountName"),
-  9: str("serviceAccount"),
-  10: str("nodeName"),
-  11: bool("hostNetwork"),
-  12: bool("hostPID"),
-  13: bool("hostIPC"),
-  14: msg("securityContext", podSecurityContext, ptr),
-  15: msgs("imagePullSecrets", localObjectReference),
-  16: str("hostname"),
-  17: str("subdomain"),
-  19: str("schedulerName"),
-  20: msgs("initContainers", container),
-  21: bool("automountServiceAccountToken", ptr),
-  22: msgs("tolerations", { 1: str("key"), 2: str("operator"), 3: str("value"), 4: str("effect"), 5: int("tolerationSeconds", ptr) }),
-  24: str("priorityClassName"),
-  25: int("priority", ptr),
-  30: bool("enableServiceLinks", ptr),
-  31: str("preemptionPolicy", ptr)
-}
 
 const podTemplateSpec: Message = object({ 2: msg("spec", podSpec) })
 

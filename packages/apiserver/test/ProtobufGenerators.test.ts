@@ -154,6 +154,58 @@ describe("kubectl create generators (protobuf bodies)", () => {
     expect(JSON.parse(await direct.ok("get", "pod", name, "-n", "debugging", "-o", "json")).spec.containers[0]).toMatchObject({ name: "debugger", image: "busybox", command: ["true"] })
   })
 
+  it("kubectl debug --copy-to: a stored Pod of every common field comes back whole as protobuf", async () => {
+    expect((await server.request("POST", "/api/v1/namespaces", { body: { metadata: { name: "copying" } } })).status).toBe(201)
+    const probe = { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 5, failureThreshold: 3 }
+    const spec = {
+      containers: [{
+        name: "app",
+        image: "nginx",
+        ports: [{ name: "http", containerPort: 8080 }],
+        envFrom: [{ configMapRef: { name: "settings", optional: true } }, { prefix: "DB_", secretRef: { name: "db", optional: true } }],
+        livenessProbe: probe,
+        readinessProbe: { ...probe, initialDelaySeconds: 2 },
+        startupProbe: { exec: { command: ["true"] } },
+        lifecycle: { preStop: { sleep: { seconds: 3 } } },
+        resizePolicy: [{ resourceName: "cpu", restartPolicy: "NotRequired" }],
+        securityContext: { capabilities: { drop: ["ALL"] }, seLinuxOptions: { level: "s0:c123,c456" } }
+      }],
+      initContainers: [{ name: "sidecar", image: "envoy", restartPolicy: "Always" }],
+      volumes: [
+        { name: "info", downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] } },
+        { name: "bundle", projected: { sources: [{ configMap: { name: "settings", optional: true } }, { serviceAccountToken: { path: "token", expirationSeconds: 3600 } }] } }
+      ],
+      affinity: {
+        nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, preference: { matchExpressions: [{ key: "disk", operator: "In", values: ["ssd"] }] } }] },
+        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: "copied" } }, topologyKey: "kubernetes.io/hostname" }] }
+      },
+      topologySpreadConstraints: [{ maxSkew: 1, topologyKey: "topology.kubernetes.io/zone", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { app: "copied" } } }],
+      hostAliases: [{ ip: "10.0.0.9", hostnames: ["db.local"] }],
+      dnsConfig: { nameservers: ["1.1.1.1"], options: [{ name: "ndots", value: "2" }] },
+      readinessGates: [{ conditionType: "example.com/ready" }],
+      securityContext: { supplementalGroups: [1000, 2000], sysctls: [{ name: "net.ipv4.ip_local_port_range", value: "1024 65535" }] },
+      shareProcessNamespace: true,
+      os: { name: "linux" },
+      schedulingGates: [{ name: "example.com/hold" }]
+    }
+    const original = await server.request("POST", "/api/v1/namespaces/copying/pods", { body: { apiVersion: "v1", kind: "Pod", metadata: { name: "copied", labels: { app: "copied" } }, spec } })
+    expect(original.status, original.text).toBe(201)
+    recorded.length = 0
+    const copied = await viaProxy.kubectl("debug", "copied", "-n", "copying", "--copy-to=copy", "--image=busybox", "--container=debugger", "--profile=general", "--keep-liveness", "--keep-readiness", "--keep-startup", "--", "sleep", "1")
+    expect(copied.code, copied.stderr).toBe(0)
+    const posts = recorded.filter((r) => r.method === "POST" && r.contentType === Protobuf.mediaType)
+    expect(posts).toHaveLength(1)
+    const decoded = Protobuf.decodeObject(posts[0]!.body)
+    expect(decoded._tag).toBe("Success")
+    const sent = (decoded as { readonly object: any }).object.spec
+    const stored = original.json.spec
+    for (const field of ["volumes", "initContainers", "affinity", "topologySpreadConstraints", "hostAliases", "dnsConfig", "readinessGates", "securityContext", "os", "schedulingGates"]) {
+      expect(sent[field], field).toEqual(stored[field])
+    }
+    expect(sent.containers[0]).toEqual(stored.containers[0])
+    expect(JSON.parse(await direct.ok("get", "pod", "copy", "-n", "copying", "-o", "json")).spec.containers.map((c: any) => c.name)).toEqual(["app", "debugger"])
+  })
+
   it("keeps what the generators set once stored: target ports, selectors and quantities", async () => {
     const service = JSON.parse(await direct.ok("get", "service", "np", "-o", "json"))
     expect(service.spec.ports).toEqual([expect.objectContaining({ name: "80-http", port: 80, targetPort: "http", nodePort: 30080, protocol: "TCP" })])
