@@ -18,6 +18,7 @@ import * as GarbageCollector from "./GarbageCollector.ts"
 import * as Http from "./Http.ts"
 import * as Identity from "./Identity.ts"
 import * as Kubeconfig from "./Kubeconfig.ts"
+import * as LegacyTokens from "./LegacyTokens.ts"
 import * as KubernetesService from "./KubernetesService.ts"
 import * as Listener from "./Listener.ts"
 import * as Namespaces from "./Namespaces.ts"
@@ -185,6 +186,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const serviceAccounts = yield* ServiceAccounts.make(env)
     // A cluster's namespaces have their default ServiceAccount by the time it is used.
     yield* serviceAccounts.idle
+    const legacyTokens = yield* LegacyTokens.make(env, { signingKey: identity.serviceAccountKey, certificateAuthority: identity.certificate.cert })
     const quotas = yield* ResourceQuotas.make(env)
     const apiServices = yield* ApiServices.make(env)
     const storageProtection = yield* StorageProtection.make(env)
@@ -276,6 +278,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         namespaces.idle,
         aggregation.idle,
         serviceAccounts.idle,
+        legacyTokens.idle,
         quotas.idle,
         apiServices.idle,
         storageProtection.idle,
@@ -286,7 +289,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Effect.andThen(Effect.yieldNow),
         Effect.repeat({
           until: () =>
-            crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + quotas.pending() +
+            crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + legacyTokens.pending() + quotas.pending() +
                 apiServices.pending() + storageProtection.pending() + kubernetesService.pending() === 0
         })
       ),

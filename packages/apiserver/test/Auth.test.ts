@@ -246,6 +246,32 @@ describe("RBAC", () => {
     return (await ok("create", "token", name)).trim()
   }
 
+  it("fills a long-lived token Secret for its ServiceAccount, and deletes one for an account that is not there", async () => {
+    await ok("create", "serviceaccount", "build-robot")
+    const secrets = "/api/v1/namespaces/default/secrets"
+    const tokenSecret = (name: string, account: string) => ({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name, annotations: { "kubernetes.io/service-account.name": account } },
+      type: "kubernetes.io/service-account-token"
+    })
+    expect((await server.request("POST", secrets, { body: tokenSecret("build-robot-secret", "build-robot") })).status).toBe(201)
+    await Effect.runPromise(server.settled)
+    const filled = (await server.request("GET", `${secrets}/build-robot-secret`)).json
+    const account = (await server.request("GET", "/api/v1/namespaces/default/serviceaccounts/build-robot")).json
+    expect(filled.metadata.annotations["kubernetes.io/service-account.uid"]).toBe(account.metadata.uid)
+    expect(Object.keys(filled.data).sort()).toEqual(["ca.crt", "namespace", "token"])
+    expect(Buffer.from(filled.data.namespace, "base64").toString()).toBe("default")
+    const token = Buffer.from(filled.data.token, "base64").toString()
+    expect((await whoami(token)).json.status.userInfo).toMatchObject(serviceAccountUser("default", "build-robot"))
+    // The token lasts as long as its Secret.
+    expect((await server.request("DELETE", `${secrets}/build-robot-secret`)).status).toBe(200)
+    expect((await whoami(token)).status).toBe(401)
+    expect((await server.request("POST", secrets, { body: tokenSecret("nobody-secret", "nobody") })).status).toBe(201)
+    await Effect.runPromise(server.settled)
+    expect((await server.request("GET", `${secrets}/nobody-secret`)).status).toBe(404)
+  })
+
   it("denies a ServiceAccount what no binding grants, with kube-apiserver's 403", async () => {
     const token = await tokenOf("denied")
     const listed = await as(token, "GET", "/api/v1/namespaces/default/configmaps")
