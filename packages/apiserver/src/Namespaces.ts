@@ -5,6 +5,7 @@
  * `kube-system` and `kube-public` cannot be deleted.
  */
 import { Clock, Effect } from "effect"
+import * as NamespaceConditions from "./NamespaceConditions.ts"
 import * as Rest from "./Rest.ts"
 import * as Status from "./Status.ts"
 import type * as Store from "./Store.ts"
@@ -159,6 +160,30 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Co
     const ns = store.get(storage, "", name)
     return ns !== undefined && KubeObject.meta(ns).deletionTimestamp !== undefined
   }
+  // What is left in a terminating namespace, in its conditions, as kube's namespace controller
+  // reports it (kubectl describe namespace shows them).
+  const report = Effect.fnUntraced(function*(name: string) {
+    const resources: Array<string> = []
+    const finalizers = new Map<string, number>()
+    for (const s of store.storages()) {
+      if (s === storage) continue
+      const left = store.list(s, name)
+      if (left.length === 0) continue
+      const type = env.registry.byStorage(s)[0]?.type
+      resources.push(`${type === undefined ? s : `${type.plural}.${type.group}`} has ${left.length} resource instances`)
+      for (const object of left) for (const f of KubeObject.meta(object).finalizers ?? []) finalizers.set(f, (finalizers.get(f) ?? 0) + 1)
+    }
+    const current = store.get(storage, "", name)
+    if (current === undefined) return
+    const conditions = NamespaceConditions.terminating(
+      KubeObject.records(KubeObject.record(current.status).conditions),
+      resources.sort(),
+      [...finalizers].map(([f, n]) => `${f} in ${n} resource instances`).sort(),
+      KubeObject.timestamp()
+    )
+    if (conditions === undefined) return
+    store.put(storage, { ...current, status: { ...KubeObject.record(current.status), conditions } }, revisionOf(current))
+  })
   const empty = Effect.fnUntraced(function*(name: string) {
     const ns = store.get(storage, "", name)
     if (ns === undefined || KubeObject.meta(ns).deletionTimestamp === undefined) {
@@ -188,7 +213,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Co
         }).pipe(Effect.catchIf((e) => e.code === 404, () => Effect.void))
       }
     }
-    if (remaining > 0 && [...store.storages()].some((s) => s !== storage && store.list(s, name).length > 0)) return
+    if (remaining > 0 && [...store.storages()].some((s) => s !== storage && store.list(s, name).length > 0)) return yield* report(name)
     const current = store.get(storage, "", name)
     if (current === undefined) return
     const finalized = { ...current, spec: { ...(KubeObject.isObject(current.spec) ? current.spec : {}), finalizers: [] } }
@@ -204,7 +229,7 @@ export const controller = Effect.fnUntraced(function*(env: Rest.Env, options: Co
       if (event.type !== "DELETED" && KubeObject.meta(event.object).deletionTimestamp !== undefined) {
         worker.enqueue(String(KubeObject.meta(event.object).name))
       }
-    } else if (event.namespace !== "" && event.type === "DELETED" && terminating(event.namespace)) {
+    } else if (event.namespace !== "" && event.type !== "ADDED" && terminating(event.namespace)) {
       worker.enqueue(event.namespace)
     }
   }

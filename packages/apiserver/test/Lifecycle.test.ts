@@ -123,7 +123,16 @@ describe("namespace deletion", () => {
     expect((await server.request("DELETE", `${path}/deleted-by-hand`)).status).toBe(200)
     await settled()
     expect((await server.request("GET", `${path}/plain`)).status).toBe(404)
-    expect((await server.request("GET", "/api/v1/namespaces/doomed")).json.status.phase).toBe("Terminating")
+    const held = (await server.request("GET", "/api/v1/namespaces/doomed")).json
+    expect(held.status.phase).toBe("Terminating")
+    // What holds it, in its conditions, as kubectl describe namespace shows them.
+    expect(held.status.conditions.map((c: any) => [c.type, c.status, c.reason, c.message])).toEqual([
+      ["NamespaceDeletionDiscoveryFailure", "False", "ResourcesDiscovered", "All resources successfully discovered"],
+      ["NamespaceDeletionGroupVersionParsingFailure", "False", "ParsedGroupVersions", "All legacy kube types successfully parsed"],
+      ["NamespaceDeletionContentFailure", "False", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"],
+      ["NamespaceContentRemaining", "True", "SomeResourcesRemain", "Some resources are remaining: configmaps. has 1 resource instances"],
+      ["NamespaceFinalizersRemaining", "True", "SomeFinalizersRemain", "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"]
+    ])
     await server.request("PATCH", `${path}/held`, {
       body: { metadata: { finalizers: null } },
       headers: { "content-type": "application/merge-patch+json" }
