@@ -574,32 +574,8 @@ const coreContainer: Message = {
   24: str("restartPolicy", ptr)
 }
 
-const coreEphemeralContainerCommon: Message = {
-  1: str("name", always),
-  2: str("image"),
-  3: strs("command"),
-  4: strs("args"),
-  5: str("workingDir"),
-  6: msgs("ports", coreContainerPort),
-  7: msgs("env", coreEnvVar),
-  8: msg("resources", coreResourceRequirements),
-  9: msgs("volumeMounts", coreVolumeMount),
-  10: msg("livenessProbe", coreProbe, ptr),
-  11: msg("readinessProbe", coreProbe, ptr),
-  12: msg("lifecycle", coreLifecycle, ptr),
-  13: str("terminationMessagePath"),
-  14: str("imagePullPolicy"),
-  15: msg("securityContext", coreSecurityContext, ptr),
-  16: bool("stdin"),
-  17: bool("stdinOnce"),
-  18: bool("tty"),
-  19: msgs("envFrom", coreEnvFromSource),
-  20: str("terminationMessagePolicy"),
-  21: msgs("volumeDevices", coreVolumeDevice),
-  22: msg("startupProbe", coreProbe, ptr),
-  23: msgs("resizePolicy", coreContainerResizePolicy),
-  24: str("restartPolicy", ptr)
-}
+// Go gives an ephemeral container the same fields, numbers and tags as a container.
+const coreEphemeralContainerCommon: Message = coreContainer
 
 const coreEphemeralContainer: Message = {
   1: inline(coreEphemeralContainerCommon),
