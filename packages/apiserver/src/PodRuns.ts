@@ -230,6 +230,37 @@ export const waitingForReferences = (pod: KubeObject.KubeObject): boolean => {
   })
 }
 
+/**
+ * The events a kubelet records as it starts a pod's containers, init containers first: the image
+ * pulled (`Pulling`, `Pulled`; with `imagePullPolicy: Always`, the default for `:latest`) or found
+ * on the node, then `Created` and `Started`.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.startEvents({ spec: { containers: [{ name: "web", image: "nginx:1.27", imagePullPolicy: "IfNotPresent" }] } }).map((e) => e.reason)
+ * // ["Pulled", "Created", "Started"]
+ */
+export const startEvents = (pod: KubeObject.KubeObject): ReadonlyArray<{ readonly type: "Normal"; readonly reason: string; readonly message: string }> => {
+  const spec = record(pod.spec)
+  return [...list(spec.initContainers), ...list(spec.containers)].flatMap((container) => {
+    const image = String(container.image ?? "")
+    const name = String(container.name ?? "")
+    // A made-up size, the same for the same image, as its id is.
+    const size = 10_000_000 + (createHash("sha256").update(image).digest().readUInt32BE(0) % 90_000_000)
+    const pulled = container.imagePullPolicy === "Always"
+      ? [
+        { type: "Normal" as const, reason: "Pulling", message: `Pulling image "${image}"` },
+        { type: "Normal" as const, reason: "Pulled", message: `Successfully pulled image "${image}" in 1.002s (1.002s including waiting). Image size: ${size} bytes.` }
+      ]
+      : [{ type: "Normal" as const, reason: "Pulled", message: `Container image "${image}" already present on machine` }]
+    return [
+      ...pulled,
+      { type: "Normal" as const, reason: "Created", message: `Created container: ${name}` },
+      { type: "Normal" as const, reason: "Started", message: `Started container ${name}` }
+    ]
+  })
+}
+
 // A pod's Ready condition set to `ready`, its other conditions as they were.
 const withReady = (pod: KubeObject.KubeObject, ready: "True" | "False", now: string): Record<string, unknown> => {
   const status = record(pod.status)

@@ -320,6 +320,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
             : { type: "Warning", reason: "Failed", message: `Error: ${blocked.message}` })
         }
         yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
+        for (const started of PodRuns.startEvents(pod)) yield* ControllerEvents.record(env, writeOptions, pod, "kubelet", started)
         if (job !== undefined || crashing(pod)) yield* completeAfter(key, delay)
       })
 

@@ -153,6 +153,15 @@ describe("the simulator's scheduler and kubelet", () => {
     const running = await poll(simulated, `${pods}/web-1`, (p) => p.status?.phase === "Running")
     expect(running.spec.nodeName).toBe("kubefx-node")
     expect(await eventsOf("web-1")).toContainEqual(["default-scheduler", "Scheduled", "Successfully assigned default/web-1 to kubefx-node"])
+    // Its kubelet pulls the image (nginx is :latest, pulled always), creates and starts the container.
+    const started = (await eventsOf("web-1")).filter(([component]) => component === "kubelet").map(([, reason, message]) => [reason, message.replace(/\d+ bytes/, "N bytes")])
+    expect(started).toHaveLength(4)
+    expect(started).toEqual(expect.arrayContaining([
+      ["Pulling", 'Pulling image "nginx"'],
+      ["Pulled", 'Successfully pulled image "nginx" in 1.002s (1.002s including waiting). Image size: N bytes.'],
+      ["Created", "Created container: web"],
+      ["Started", "Started container web"]
+    ]))
     await poll(simulated, "/api/v1/namespaces/default/endpoints/web", (e) => e.subsets?.[0]?.addresses?.[0]?.nodeName === "kubefx-node")
 
     const events = await watchEvents(simulated, `${pods}?watch=true&fieldSelector=metadata.name%3Dweb-1&resourceVersion=${running.metadata.resourceVersion}`, 4, 5000, async () => {
