@@ -81,8 +81,8 @@ export const autoscaler = (
       return yield* event({ type: "Warning", reason: "FailedGetScale", message: what })
     }
     const scale = Scale.toScale(resource, Rest.present(env, resource, target))
+    // kube's controller reads the target's current replicas from its scale's spec, not its status.
     const specReplicas = KubeObject.number(record(scale.spec).replicas)
-    const currentReplicas = KubeObject.number(record(scale.status).replicas)
     const decided = AutoscalerRuns.decide(hpa, specReplicas, metricsAnswer(env.store))
     // Looks here follow the target's every change, where kube's come every 15 seconds: a rescale
     // the target's spec already has (its pods still coming) is not made, nor recorded, again.
@@ -91,6 +91,6 @@ export const autoscaler = (
       yield* ctx.update({ storage: resource.storage, namespace: key.namespace, name: String(ref.name) }, undefined, (current) =>
         KubeObject.setPath(current, resource.type.subresources.scale!.specReplicasPath, decision.rescale!))
     }
-    yield* SimulatedController.writeStatus(ctx, key, (current) => AutoscalerRuns.status(current, currentReplicas, decision, now))
+    yield* SimulatedController.writeStatus(ctx, key, (current) => AutoscalerRuns.status(current, specReplicas, decision, now))
     for (const recorded of decision.events) yield* event(recorded)
   })

@@ -76,6 +76,14 @@ describe("AutoscalerSimulation", () => {
     await server.request("PATCH", `${deployments}/surging`, { body: { spec: { template: { spec: { containers: [{ name: "web", image: "nginx:1.27" }] } } } }, headers: merge })
     await until(`${deployments}/surging`, (d) => d.status?.updatedReplicas === 3 && d.status?.replicas === 3 && d.status?.availableReplicas === 3)
     expect((await server.request("GET", `${deployments}/surging`)).json.spec.replicas).toBe(3)
+    // Its current replicas are those its target asks for, as kube's controller reads them: here
+    // two, though no pod of the target can be made (its ServiceAccount is missing).
+    const refused = deployment("refused", 2)
+    ;(refused.spec.template.spec as Record<string, unknown>).serviceAccountName = "absent"
+    await server.request("POST", deployments, { body: refused })
+    await server.request("POST", autoscalers, { body: autoscaler("refused", "refused", 1, 5) })
+    const held = await until(`${autoscalers}/refused`, (h) => condition(h, "ScalingActive") !== undefined)
+    expect(held.status.currentReplicas).toBe(2)
     expect((await events("surging")).map((e) => e.reason)).not.toContain("SuccessfulRescale")
   })
 
