@@ -220,7 +220,13 @@ export const jsonPatch = (
   doc: Json.Json,
   body: Json.Json
 ): Result.Result<Json.Json, PatchUndecodable | PatchTooLarge | PatchFailed> => {
-  if (!Json.isArray(body)) return Result.fail(new PatchUndecodable({ message: "a JSON patch must be a list of operations" }))
+  // Go's encoding/json on jsonpatch.Patch, a list: what else the body is, by its JSON kind.
+  if (!Json.isArray(body)) {
+    const kind = body === null ? undefined : typeof body === "object" ? "object" : typeof body === "boolean" ? "bool" : typeof body
+    return kind === undefined
+      ? Result.succeed(doc)
+      : Result.fail(new PatchUndecodable({ message: `json: cannot unmarshal ${kind} into Go value of type jsonpatch.Patch` }))
+  }
   if (body.length > maxOperations) {
     return Result.fail(
       new PatchTooLarge({

@@ -63,6 +63,12 @@ describe("Patch.jsonPatch (RFC 6902 appendix A)", () => {
     assert.strictEqual(error.status, 422)
   })
 
+  it("refuses a patch that is not a list as Go's JSON decoding does, and applies null as no patch", () => {
+    assert.strictEqual(failure(jsonPatch({}, { op: "add" })).message, "json: cannot unmarshal object into Go value of type jsonpatch.Patch")
+    assert.strictEqual(failure(jsonPatch({}, "add")).message, "json: cannot unmarshal string into Go value of type jsonpatch.Patch")
+    assert.deepStrictEqual(patched({ a: 1 }, null), { a: 1 })
+  })
+
   it("A.10 adds a nested member object, A.16 an array value", () => {
     assert.deepStrictEqual(patched({ foo: "bar" }, [{ op: "add", path: "/child", value: { grandchild: {} } }]), {
       foo: "bar",
