@@ -57,6 +57,22 @@ export class PatchFailed extends Schema.TaggedError<PatchFailed>()("PatchFailed"
 }
 
 /**
+ * The patch cannot be applied for a reason kube-apiserver answers with a plain 500 of no reason (a
+ * strategic merge patch's list item without its merge key).
+ *
+ * @example
+ * import * as Patch from "./Patch.ts"
+ * new Patch.PatchRejected({ message: "..." }).status // 500
+ */
+export class PatchRejected extends Schema.TaggedError<PatchRejected>()("PatchRejected", {
+  message: Schema.String
+}) {
+  get status(): 500 {
+    return 500
+  }
+}
+
+/**
  * A Content-Type that is not a patch this module applies (HTTP 415).
  *
  * @example
@@ -73,7 +89,7 @@ export class PatchUnsupportedMediaType extends Schema.TaggedError<PatchUnsupport
 }
 
 /** Every failure of {@link apply}; each has the HTTP `status` to answer with. */
-export type PatchError = PatchUndecodable | PatchTooLarge | PatchFailed | PatchUnsupportedMediaType
+export type PatchError = PatchUndecodable | PatchTooLarge | PatchFailed | PatchRejected | PatchUnsupportedMediaType
 
 /** The most operations a JSON patch may have, as in the Kubernetes API server. */
 export const maxOperations = 10_000
@@ -292,5 +308,6 @@ export const apply = (
   }
   if (!Json.isObject(patch)) return Result.fail(new PatchUndecodable({ message: "a merge patch must be a JSON object" }))
   if (type === "application/merge-patch+json") return Result.succeed(MergePatch.apply(live, patch) as Json.JsonObject)
-  return Result.mapError(StrategicMergePatch.apply(live, patch, structure), (message) => new PatchFailed({ message }))
+  return Result.mapError(StrategicMergePatch.apply(live, patch, structure), ({ message, plain }) =>
+    plain ? new PatchRejected({ message }) : new PatchFailed({ message }))
 }

@@ -38,6 +38,8 @@ const patchError = (error: Patch.PatchError): Status.ApiError => {
       return Status.unsupportedMediaType([...Patch.contentTypes, applyPatchType])
     case "PatchFailed":
       return new Status.ApiError({ code: 422, reason: "Invalid", message: error.message })
+    case "PatchRejected":
+      return Status.unknown(error.message)
   }
 }
 

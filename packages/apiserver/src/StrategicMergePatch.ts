@@ -19,13 +19,32 @@ import { Json } from "@kubefx/schema/internal"
 const setElementOrder = "$setElementOrder/"
 const deleteFromPrimitiveList = "$deleteFromPrimitiveList/"
 
-// Thrown inside the recursion, turned into a failure by `apply`.
+// Thrown inside the recursion, turned into a failure by `apply`. `plain`: an error kube-apiserver
+// does not turn into a status (a 500 of no reason), where the others are its 422.
 class Invalid {
   readonly message: string
-  constructor(message: string) {
+  readonly plain: boolean
+  constructor(message: string, plain = false) {
     this.message = message
+    this.plain = plain
   }
 }
+
+/** Why a strategic merge patch cannot be applied: its message, and whether kube answers it with a plain 500. */
+export interface Failure {
+  readonly message: string
+  readonly plain: boolean
+}
+
+// Go's %v of a decoded JSON value: maps as map[k:v] with their keys sorted, lists as [a b].
+const goValue = (value: Json.Json): string =>
+  value === null
+    ? "<nil>"
+    : Json.isArray(value)
+    ? `[${value.map(goValue).join(" ")}]`
+    : Json.isObject(value)
+    ? `map[${Object.keys(value).sort().map((k) => `${k}:${goValue(value[k]!)}`).join(" ")}]`
+    : String(value)
 
 const list = (value: Json.Json | undefined, what: string): Json.JsonArray => {
   if (!Json.isArray(value)) throw new Invalid(`invalid patch: ${what} must be a list`)
@@ -108,12 +127,12 @@ const mergeMapList = (
     if (directive === undefined) continue
     if (directive !== "delete") throw new Invalid(`invalid patch: unknown patch type ${JSON.stringify(directive)} in a list`)
     const id = identify(item, mergeKey)
-    if (id === undefined) throw new Invalid(`map: ${Json.canonical(item)} does not contain declared merge key: ${mergeKey}`)
+    if (id === undefined) throw new Invalid(`map: ${goValue(item)} does not contain declared merge key: ${mergeKey}`, true)
     merged = merged.filter((existing) => identify(existing, mergeKey) !== id)
   }
   for (const item of plain) {
     const id = identify(item, mergeKey)
-    if (id === undefined) throw new Invalid(`map: ${Json.canonical(item)} does not contain declared merge key: ${mergeKey}`)
+    if (id === undefined) throw new Invalid(`map: ${goValue(item)} does not contain declared merge key: ${mergeKey}`, true)
     const at = merged.findIndex((existing) => identify(existing, mergeKey) === id)
     if (at >= 0) merged[at] = mergeValue(merged[at], item, itemStructure)
     else merged.push(mergeValue(undefined, item, itemStructure))
@@ -210,11 +229,11 @@ export const apply = (
   original: Json.JsonObject,
   patch: Json.JsonObject,
   structure: Structure.Structure
-): Result.Result<Json.JsonObject, string> => {
+): Result.Result<Json.JsonObject, Failure> => {
   try {
     return Result.succeed(mergeObject(original, patch, structure))
   } catch (e) {
-    if (e instanceof Invalid) return Result.fail(e.message)
+    if (e instanceof Invalid) return Result.fail({ message: e.message, plain: e.plain })
     throw e
   }
 }

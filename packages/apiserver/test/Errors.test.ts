@@ -205,6 +205,19 @@ describe("415 UnsupportedMediaType", () => {
   })
 })
 
+describe("500 of no reason", () => {
+  it("for a strategic merge patch whose list item lacks its merge key, worded as Go prints the item", async () => {
+    const pods = "/api/v1/namespaces/errors/pods"
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "keyed" }, spec: { containers: [{ name: "app", image: "nginx" }] } }
+    expect((await server.request("POST", pods, { body: pod })).status).toBe(201)
+    const reply = await server.request("PATCH", `${pods}/keyed`, {
+      body: { spec: { containers: [{ image: "x" }] } },
+      headers: { "content-type": "application/strategic-merge-patch+json" }
+    })
+    expect([reply.status, reply.json.reason, reply.json.message]).toEqual([500, undefined, "map: map[image:x] does not contain declared merge key: name"])
+  })
+})
+
 describe("422 Invalid", () => {
   it("for a create with neither name nor generateName", async () => {
     const reply = await server.request("POST", cms, { body: { apiVersion: "v1", kind: "ConfigMap", metadata: {} } })

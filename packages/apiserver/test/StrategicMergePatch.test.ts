@@ -211,6 +211,16 @@ describe("StrategicMergePatch: as kubectl patch --type strategic sends it", () =
     assert.isTrue(fails({ spec: { template: { spec: { "$setElementOrder/containers": "app" } } } }))
   })
 
+  it("words a list item without its merge key as Go prints it, a failure kube answers with a plain 500", () => {
+    const failed = StrategicMergePatch.apply(live, { spec: { template: { spec: { containers: [{ image: "x", ports: [{ containerPort: 80 }] }] } } } }, deployments)
+    assert.deepStrictEqual(Result.isFailure(failed) ? failed.failure : undefined, {
+      message: "map: map[image:x ports:[map[containerPort:80]]] does not contain declared merge key: name",
+      plain: true
+    })
+    const directive = StrategicMergePatch.apply(live, { spec: { $patch: "explode" } }, deployments)
+    assert.strictEqual(Result.isFailure(directive) ? directive.failure.plain : undefined, false)
+  })
+
   it("does not change its input", () => {
     const before = JSON.stringify(live)
     patch(live, { spec: { replicas: null, template: { spec: { containers: [{ name: "app", image: "x" }] } } } })
