@@ -19,6 +19,7 @@ import type * as Registry from "./Registry.ts"
 import type * as ResourceType from "./ResourceType.ts"
 import * as ServiceDefaults from "./ServiceDefaults.ts"
 import * as Structure from "./Structure.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 const allVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 
@@ -36,6 +37,19 @@ interface Spec {
   readonly generation?: boolean
   readonly fields?: ReadonlyArray<string>
   readonly storage?: string
+}
+
+// The selectable fields kube derives (GetAttrs): booleans and counts as Go writes them (absent is
+// false or 0), an Event's `source` (its component), and a Pod's `spec.host`, the old name of
+// `spec.nodeName`.
+const fieldValues: Readonly<Record<string, Registry.Resource["fieldValues"]>> = {
+  "/Pod": {
+    "spec.hostNetwork": (o) => String(KubeObject.getPath(o, "spec.hostNetwork") === true),
+    "spec.host": (o) => String(KubeObject.getPath(o, "spec.nodeName") ?? "")
+  },
+  "/Node": { "spec.unschedulable": (o) => String(KubeObject.getPath(o, "spec.unschedulable") === true) },
+  "batch/Job": { "status.successful": (o) => String(KubeObject.number(KubeObject.getPath(o, "status.succeeded"))) },
+  "/Event": { source: (o) => String(KubeObject.getPath(o, "source.component") ?? "") }
 }
 
 const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.Resource => {
@@ -64,6 +78,7 @@ const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.R
   const defaults = BuiltinDefaults.lookup(spec.group, spec.kind)
   const validate = BuiltinValidation.lookup(spec.group, spec.kind)
   const printer = printerOf(spec, extra)
+  const values = fieldValues[`${spec.group}/${spec.kind}`]
   return {
     type,
     storage: spec.storage ?? (spec.group === "" ? spec.plural : `${spec.plural}.${spec.group}`),
@@ -72,6 +87,7 @@ const builtin = (spec: Spec, extra: Partial<Registry.Resource> = {}): Registry.R
     ...(defaults === undefined ? {} : { defaults }),
     ...(validate === undefined ? {} : { validate }),
     ...(printer === undefined ? {} : { printer }),
+    ...(values === undefined ? {} : { fieldValues: values }),
     ...extra
   }
 }

@@ -20,6 +20,11 @@ export interface Resource {
   readonly generation: boolean
   /** Whether an update without `metadata.resourceVersion` is accepted (last write wins). */
   readonly unconditionalUpdate: boolean
+  /**
+   * Selectable fields whose value kube derives rather than reads as it is (its GetAttrs): a
+   * boolean or count as Go formats it, a field under another name.
+   */
+  readonly fieldValues?: Readonly<Record<string, (object: KubeObject.KubeObject) => string>> | undefined
   /** The stored object as this version serves it (default: only apiVersion changes). */
   readonly fromStorage?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** A written object as it is stored, with the storage apiVersion (default: the served one). */

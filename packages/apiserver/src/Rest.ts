@@ -283,7 +283,7 @@ export const list = Effect.fnUntraced(function*(
     ? all
     : all.filter((o) =>
       Selectors.matchesLabels(options.labelSelector, KubeObject.meta(o).labels) &&
-      (options.fieldSelector.length === 0 || Selectors.matchesFields(options.fieldSelector, selectable(o)))
+      (options.fieldSelector.length === 0 || Selectors.matchesFields(options.fieldSelector, selectable(o), resource.fieldValues))
     )
   const page = Lists.page(filtered, {
     limit: options.limit,

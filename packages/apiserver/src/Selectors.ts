@@ -102,20 +102,9 @@ export const parseFieldSelector = (
     }
   )
 
-// Fields whose selectable value kube derives rather than reads as it is: booleans and counts
-// written as Go formats them (absent is false or 0), an Event's `source` (its component), and a
-// Pod's `spec.host`, the old name of `spec.nodeName`.
-const derived: Readonly<Record<string, (object: KubeObject.KubeObject) => string>> = {
-  "v1 Pod spec.hostNetwork": (o) => String(KubeObject.getPath(o, "spec.hostNetwork") === true),
-  "v1 Pod spec.host": (o) => String(KubeObject.getPath(o, "spec.nodeName") ?? ""),
-  "v1 Node spec.unschedulable": (o) => String(KubeObject.getPath(o, "spec.unschedulable") === true),
-  "batch/v1 Job status.successful": (o) => String(KubeObject.number(KubeObject.getPath(o, "status.succeeded"))),
-  "v1 Event source": (o) => String(KubeObject.getPath(o, "source.component") ?? "")
-}
-
 /**
- * Whether an object satisfies a field selector; fields read as strings (absent = ""), those kube
- * derives as it derives them.
+ * Whether an object satisfies a field selector; fields read as strings (absent = ""), those
+ * `derived` names (a resource's `fieldValues`) as it derives them.
  *
  * @example
  * import { Result } from "effect"
@@ -123,9 +112,13 @@ const derived: Readonly<Record<string, (object: KubeObject.KubeObject) => string
  * const selector = Result.getOrThrow(Selectors.parseFieldSelector("metadata.name=web", Selectors.commonFields))
  * Selectors.matchesFields(selector, { metadata: { name: "web" } }) // true
  */
-export const matchesFields = (selector: FieldSelector, object: KubeObject.KubeObject): boolean => {
+export const matchesFields = (
+  selector: FieldSelector,
+  object: KubeObject.KubeObject,
+  derived: Readonly<Record<string, (object: KubeObject.KubeObject) => string>> = {}
+): boolean => {
   for (const r of selector) {
-    const derive = derived[`${String(object.apiVersion)} ${String(object.kind)} ${r.field}`]
+    const derive = derived[r.field]
     const raw = derive === undefined ? KubeObject.getPath(object, r.field) : derive(object)
     const value = raw === undefined || raw === null ? "" : typeof raw === "object" ? JSON.stringify(raw) : String(raw)
     if ((value === r.value) !== (r.op === "=")) return false

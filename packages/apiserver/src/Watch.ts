@@ -201,7 +201,7 @@ export const make = (options: Options): Watches => {
       const m = KubeObject.meta(object)
       if (pinned !== undefined && m.name !== pinned) return false
       return Selectors.matchesLabels(request.labelSelector, m.labels) &&
-        (request.fieldSelector.length === 0 || Selectors.matchesFields(request.fieldSelector, selectable(object)))
+        (request.fieldSelector.length === 0 || Selectors.matchesFields(request.fieldSelector, selectable(object), resource.fieldValues))
     }
     const encode = encoder(request)
     const initial = from === undefined || from === 0 || request.sendInitialEvents === true

@@ -6,6 +6,7 @@
  */
 import { Result } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Builtins from "../src/Builtins.ts"
 import * as Selectors from "../src/Selectors.ts"
 import * as Testing from "../src/Testing.ts"
 import * as WorkloadSimulator from "../src/WorkloadSimulator.ts"
@@ -141,7 +142,9 @@ describe("the simulator's scheduler and kubelet", () => {
     const scheduled = (await simulated.request("GET", "/api/v1/namespaces/default/events?fieldSelector=source%3Ddefault-scheduler")).json.items as Array<any>
     expect(scheduled.some((e) => e.involvedObject.name === "selected" && e.reason === "Scheduled")).toBe(true)
     const job = { apiVersion: "batch/v1", kind: "Job", metadata: { name: "done" }, status: { succeeded: 1 } }
-    const successful = (value: string) => Selectors.matchesFields(Result.getOrThrow(Selectors.parseFieldSelector(`status.successful=${value}`, ["status.successful"])), job)
+    const jobs = Builtins.make().find((r) => r.type.plural === "jobs")!
+    const successful = (value: string) =>
+      Selectors.matchesFields(Result.getOrThrow(Selectors.parseFieldSelector(`status.successful=${value}`, jobs.type.selectableFields)), job, jobs.fieldValues)
     expect([successful("1"), successful("0")]).toEqual([true, false])
   })
 
