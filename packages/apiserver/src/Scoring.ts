@@ -13,7 +13,7 @@
  */
 import * as QuotaUsage from "./QuotaUsage.ts"
 import * as Scheduling from "./Scheduling.ts"
-import * as Selectors from "./Selectors.ts"
+import * as TopologySpread from "./TopologySpread.ts"
 import { KubeObject, QuantityMath } from "@kubefx/schema/internal"
 
 const record = KubeObject.record
@@ -105,17 +105,11 @@ const softConstraints = (pod: KubeObject.KubeObject, spreadSelector: Readonly<Re
     if (spreadSelector === undefined) return []
     return [{ key: hostname, maxSkew: 3, selector: spreadSelector }, { key: zone, maxSkew: 5, selector: spreadSelector }]
   }
-  const labels = labelsOf(pod)
-  return own.filter((c) => c.whenUnsatisfiable === "ScheduleAnyway" && KubeObject.isObject(c.labelSelector)).map((c) => {
-    const selector = record(c.labelSelector)
-    const keys = Array.isArray(c.matchLabelKeys) ? c.matchLabelKeys.map(String).filter((key) => labels[key] !== undefined) : []
-    return {
-      key: String(c.topologyKey ?? ""),
-      maxSkew: Number(c.maxSkew ?? 1),
-      selector: keys.length === 0
-        ? selector
-        : { ...selector, matchExpressions: [...records(selector.matchExpressions), ...keys.map((key) => ({ key, operator: "In", values: [labels[key]] }))] }
-    }
+  return own.flatMap((c) => {
+    const selector = TopologySpread.selectorOf(c, labelsOf(pod))
+    return c.whenUnsatisfiable !== "ScheduleAnyway" || selector === undefined
+      ? []
+      : [{ key: String(c.topologyKey ?? ""), maxSkew: Number(c.maxSkew ?? 1), selector }]
   })
 }
 
@@ -126,10 +120,7 @@ const topologySpread = ({ pod, feasible, placed, spreadSelector }: Candidates): 
   const requireAll = records(record(pod.spec).topologySpreadConstraints).length > 0
   const ignored = (node: KubeObject.KubeObject) => requireAll && constraints.some((c) => labelsOf(node)[c.key] === undefined)
   const counted = feasible.filter((node) => !ignored(node))
-  const namespace = KubeObject.meta(pod).namespace
-  const matches = (other: KubeObject.KubeObject, selector: Readonly<Record<string, unknown>>) =>
-    KubeObject.meta(other).namespace === namespace && KubeObject.meta(other).deletionTimestamp === undefined &&
-    Selectors.matchesSelector(selector, labelsOf(other))
+  const matches = (other: KubeObject.KubeObject, selector: Readonly<Record<string, unknown>>) => TopologySpread.counts(pod, selector, other)
   const spec = record(pod.spec)
   const perConstraint = constraints.map((c) => {
     const domains = new Set(counted.flatMap((node) => labelsOf(node)[c.key] ?? []))
@@ -137,8 +128,7 @@ const topologySpread = ({ pod, feasible, placed, spreadSelector }: Candidates): 
     const inDomain = new Map<string, number>([...domains].map((value) => [value, 0]))
     for (const { pod: other, node } of placed) {
       const value = labelsOf(node)[c.key]
-      if (value === undefined || !inDomain.has(value) || !Scheduling.affinityHolds(spec, node)) continue
-      if (requireAll && constraints.some((k) => labelsOf(node)[k.key] === undefined)) continue
+      if (value === undefined || !inDomain.has(value) || !Scheduling.affinityHolds(spec, node) || ignored(node)) continue
       if (matches(other, c.selector)) inDomain.set(value, inDomain.get(value)! + 1)
     }
     return { constraint: c, weight: Math.log(size + 2), inDomain }

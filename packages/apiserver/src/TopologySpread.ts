@@ -14,8 +14,16 @@ import { KubeObject } from "@kubefx/schema/internal"
 const record = KubeObject.record
 type Constraint = Readonly<Record<string, unknown>>
 
-// The constraint's selector, with `matchLabelKeys` as requirements on the pod's own values.
-const selectorOf = (constraint: Constraint, labels: Readonly<Record<string, string>>): Readonly<Record<string, unknown>> | undefined => {
+/**
+ * A spread constraint's selector, with `matchLabelKeys` as requirements on the pod's own values
+ * (`labels`); undefined when it has none.
+ *
+ * @example
+ * import * as TopologySpread from "./TopologySpread.ts"
+ * TopologySpread.selectorOf({ labelSelector: { matchLabels: { app: "web" } }, matchLabelKeys: ["rev"] }, { rev: "2" })?.matchExpressions
+ * // [{ key: "rev", operator: "In", values: ["2"] }]
+ */
+export const selectorOf = (constraint: Constraint, labels: Readonly<Record<string, string>>): Readonly<Record<string, unknown>> | undefined => {
   if (!KubeObject.isObject(constraint.labelSelector)) return undefined
   const selector = constraint.labelSelector
   const keys = Array.isArray(constraint.matchLabelKeys) ? constraint.matchLabelKeys.map(String).filter((key) => labels[key] !== undefined) : []
@@ -25,6 +33,19 @@ const selectorOf = (constraint: Constraint, labels: Readonly<Record<string, stri
     matchExpressions: [...KubeObject.records(selector.matchExpressions), ...keys.map((key) => ({ key, operator: "In", values: [labels[key]] }))]
   }
 }
+
+/**
+ * Whether `other` counts in `pod`'s spread under `selector`: a pod of its namespace, not being
+ * deleted, that the selector matches.
+ *
+ * @example
+ * import * as TopologySpread from "./TopologySpread.ts"
+ * const web = (name: string) => ({ metadata: { name, namespace: "default", labels: { app: "web" } } })
+ * TopologySpread.counts(web("a"), { matchLabels: { app: "web" } }, web("b")) // true
+ */
+export const counts = (pod: KubeObject.KubeObject, selector: Readonly<Record<string, unknown>>, other: KubeObject.KubeObject): boolean =>
+  KubeObject.meta(other).namespace === KubeObject.meta(pod).namespace && KubeObject.meta(other).deletionTimestamp === undefined &&
+  Selectors.matchesSelector(selector, KubeObject.meta(other).labels ?? {})
 
 /**
  * Why `node` breaks the pod's spread among `nodes` beside the `placed` pods, or undefined when it
@@ -52,7 +73,6 @@ export const misfit = (
   const labelsOf = (n: KubeObject.KubeObject) => KubeObject.meta(n).labels ?? {}
   const keys = constraints.map((c) => String(c.topologyKey ?? ""))
   if (keys.some((key) => labelsOf(node)[key] === undefined)) return { _tag: "TopologySpread", missingLabel: true }
-  const namespace = KubeObject.meta(pod).namespace
   const own = labelsOf(pod)
   for (const constraint of constraints) {
     const key = String(constraint.topologyKey ?? "")
@@ -62,9 +82,7 @@ export const misfit = (
       (constraint.nodeTaintsPolicy !== "Honor" || Scheduling.misfit({ tolerations: spec.tolerations }, n)?._tag !== "Taint")
     )
     const selector = selectorOf(constraint, own)
-    const matches = (other: KubeObject.KubeObject) =>
-      selector !== undefined && KubeObject.meta(other).namespace === namespace && KubeObject.meta(other).deletionTimestamp === undefined &&
-      Selectors.matchesSelector(selector, labelsOf(other))
+    const matches = (other: KubeObject.KubeObject) => selector !== undefined && counts(pod, selector, other)
     const perDomain = new Map<string, number>()
     for (const n of counted) perDomain.set(labelsOf(n)[key]!, perDomain.get(labelsOf(n)[key]!) ?? 0)
     for (const { node: on, pod: other } of placed) {
