@@ -4,6 +4,8 @@
  * IP, and the images as the runtime reports them; then ended.
  */
 import { createHash } from "node:crypto"
+import type * as ControllerEvents from "./ControllerEvents.ts"
+import type * as PodReferences from "./PodReferences.ts"
 import * as SimulatedNode from "./SimulatedNode.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -154,7 +156,7 @@ export const running = (pod: KubeObject.KubeObject, now: string, podIP: string):
 export const waiting = (
   pod: KubeObject.KubeObject,
   now: string,
-  blocked: { readonly _tag: "Mount" } | { readonly _tag: "Config"; readonly container: string; readonly message: string },
+  blocked: PodReferences.Blocked,
   podIP: string
 ): Record<string, unknown> => {
   const spec = record(pod.spec)
@@ -193,7 +195,7 @@ export const waiting = (
     conditions: [
       { type: "PodReadyToStartContainers", status: sandbox ? "True" : "False", lastProbeTime: null, lastTransitionTime: since("PodReadyToStartContainers", sandbox ? "True" : "False") },
       initialized
-        ? { ...condition("Initialized", since("Initialized", "True")) }
+        ? condition("Initialized", since("Initialized", "True"))
         : {
           type: "Initialized",
           status: "False",
@@ -240,8 +242,9 @@ export const waitingForReferences = (pod: KubeObject.KubeObject): boolean => {
  * PodRuns.startEvents({ spec: { containers: [{ name: "web", image: "nginx:1.27", imagePullPolicy: "IfNotPresent" }] } }).map((e) => e.reason)
  * // ["Pulled", "Created", "Started"]
  */
-export const startEvents = (pod: KubeObject.KubeObject): ReadonlyArray<{ readonly type: "Normal"; readonly reason: string; readonly message: string }> => {
+export const startEvents = (pod: KubeObject.KubeObject): ReadonlyArray<ControllerEvents.Event> => {
   const spec = record(pod.spec)
+  const normal = (reason: string, message: string): ControllerEvents.Event => ({ type: "Normal", reason, message })
   return [...list(spec.initContainers), ...list(spec.containers)].flatMap((container) => {
     const image = String(container.image ?? "")
     const name = String(container.name ?? "")
@@ -249,15 +252,11 @@ export const startEvents = (pod: KubeObject.KubeObject): ReadonlyArray<{ readonl
     const size = 10_000_000 + (createHash("sha256").update(image).digest().readUInt32BE(0) % 90_000_000)
     const pulled = container.imagePullPolicy === "Always"
       ? [
-        { type: "Normal" as const, reason: "Pulling", message: `Pulling image "${image}"` },
-        { type: "Normal" as const, reason: "Pulled", message: `Successfully pulled image "${image}" in 1.002s (1.002s including waiting). Image size: ${size} bytes.` }
+        normal("Pulling", `Pulling image "${image}"`),
+        normal("Pulled", `Successfully pulled image "${image}" in 1.002s (1.002s including waiting). Image size: ${size} bytes.`)
       ]
-      : [{ type: "Normal" as const, reason: "Pulled", message: `Container image "${image}" already present on machine` }]
-    return [
-      ...pulled,
-      { type: "Normal" as const, reason: "Created", message: `Created container: ${name}` },
-      { type: "Normal" as const, reason: "Started", message: `Started container ${name}` }
-    ]
+      : [normal("Pulled", `Container image "${image}" already present on machine`)]
+    return [...pulled, normal("Created", `Created container: ${name}`), normal("Started", `Started container ${name}`)]
   })
 }
 
