@@ -337,6 +337,10 @@ export const suspended = (job: KubeObject.KubeObject, now: string): Record<strin
   }
 }
 
+// An ending Job's status with its pods counted: none active, none ready.
+const endingStatus = (job: KubeObject.KubeObject, tally: Tally) =>
+  ({ ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }), ...failedIndexesOf(job, tally) })
+
 /**
  * The status of a Job whose end is decided, its pods counted: 1.32 states the criterion at once
  * (`SuccessCriteriaMet`, an Indexed Job's completed indexes; `FailureTarget`), and the end itself
@@ -347,7 +351,7 @@ export const suspended = (job: KubeObject.KubeObject, now: string): Record<strin
  * JobRuns.finished({ spec: { completions: 3 } }, "2026-01-01T00:00:00Z", "Complete", { active: 0, ready: 0, terminating: 0, succeeded: 3, failed: 0, completed: new Set() }).succeeded // 3
  */
 export const finished = (job: KubeObject.KubeObject, now: string, ending: Ending, tally: Tally): Record<string, unknown> => {
-  const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }), ...failedIndexesOf(job, tally) }
+  const status = endingStatus(job, tally)
   const success = ending === "Complete" || ending === "SuccessPolicy"
   const reason = !success
     ? { status: "True", reason: ending, message: failureMessage(ending, tally) } as const
@@ -373,7 +377,7 @@ export const finished = (job: KubeObject.KubeObject, now: string, ending: Ending
  * JobRuns.ended(job, "2026-01-01T00:00:00Z", { active: 0, ready: 0, terminating: 0, succeeded: 0, failed: 1, completed: new Set() }).conditions // [FailureTarget, Failed]
  */
 export const ended = (job: KubeObject.KubeObject, now: string, tally: Tally): Record<string, unknown> => {
-  const status = { ...omitCounters(record(job.status)), ...counted({ ...tally, active: 0, ready: 0 }), ...failedIndexesOf(job, tally) }
+  const status = endingStatus(job, tally)
   const decided = criterion(job)
   if (decided === undefined || tally.terminating > 0) return status
   return {
