@@ -102,18 +102,23 @@ const generators: ReadonlyArray<readonly [string, ReadonlyArray<string>, Readonl
   ["secret/s", ["secret", "generic", "s", "--from-literal=password=x", "--type=Opaque"], []]
 ]
 
+// Runs kubectl through the recording proxy: it must succeed having sent one protobuf POST, decoded here.
+const sentProtobuf = async (...args: Array<string>) => {
+  recorded.length = 0
+  const run = await viaProxy.kubectl(...args)
+  expect(run.code, run.stderr).toBe(0)
+  const posts = recorded.filter((r) => r.method === "POST" && r.contentType === Protobuf.mediaType)
+  expect(posts).toHaveLength(1)
+  return { run, decoded: Protobuf.decodeObject(posts[0]!.body) }
+}
+
 describe("kubectl create generators (protobuf bodies)", () => {
   it.each(generators)("%s: the decoded body equals the JSON kubectl would send, and is created", async (target, args, tail) => {
     const dryRun = await direct.kubectl("create", ...args, "--dry-run=client", "-o", "json", ...tail)
     expect(dryRun.code, dryRun.stderr).toBe(0)
     const expected = JSON.parse(dryRun.stdout)
-    recorded.length = 0
-    const created = await viaProxy.kubectl("create", ...args, ...tail)
-    expect(created.code, created.stderr).toBe(0)
+    const { run: created, decoded } = await sentProtobuf("create", ...args, ...tail)
     expect(created.stderr).toBe("")
-    const posts = recorded.filter((r) => r.method === "POST" && r.contentType === Protobuf.mediaType)
-    expect(posts).toHaveLength(1)
-    const decoded = Protobuf.decodeObject(posts[0]!.body)
     expect(decoded).toEqual({ _tag: "Success", object: expected })
     const live = await direct.kubectl("get", target, "-o", "json")
     expect(live.code, live.stderr).toBe(0)
@@ -124,12 +129,7 @@ describe("kubectl create generators (protobuf bodies)", () => {
     const args = ["autoscale", "deployment", "web", "--min=2", "--max=5", "--cpu-percent=60"]
     const dryRun = await direct.kubectl(...args, "--dry-run=client", "-o", "json")
     expect(dryRun.code, dryRun.stderr).toBe(0)
-    recorded.length = 0
-    const created = await viaProxy.kubectl(...args)
-    expect(created.code, created.stderr).toBe(0)
-    const posts = recorded.filter((r) => r.method === "POST" && r.contentType === Protobuf.mediaType)
-    expect(posts).toHaveLength(1)
-    expect(Protobuf.decodeObject(posts[0]!.body)).toEqual({ _tag: "Success", object: JSON.parse(dryRun.stdout) })
+    expect((await sentProtobuf(...args)).decoded).toEqual({ _tag: "Success", object: JSON.parse(dryRun.stdout) })
     const v1 = JSON.parse(await direct.ok("get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o", "json"))
     expect(v1.spec).toEqual({ scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: "web" }, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 60 })
     const v2 = JSON.parse(await direct.ok("get", "hpa", "web", "-o", "json"))
@@ -140,12 +140,7 @@ describe("kubectl create generators (protobuf bodies)", () => {
     expect((await server.request("POST", "/api/v1/nodes", { body: { metadata: { name: "node-1" } } })).status).toBe(201)
     // (Away from the quota an earlier generator set on default.)
     expect((await server.request("POST", "/api/v1/namespaces", { body: { metadata: { name: "debugging" } } })).status).toBe(201)
-    recorded.length = 0
-    const debugged = await viaProxy.kubectl("debug", "node/node-1", "-n", "debugging", "--image=busybox", "--profile=general", "--", "true")
-    expect(debugged.code, debugged.stderr).toBe(0)
-    const posts = recorded.filter((r) => r.method === "POST" && r.contentType === Protobuf.mediaType)
-    expect(posts).toHaveLength(1)
-    const pod = Protobuf.decodeObject(posts[0]!.body)
+    const { decoded: pod } = await sentProtobuf("debug", "node/node-1", "-n", "debugging", "--image=busybox", "--profile=general", "--", "true")
     expect(pod._tag).toBe("Success")
     const spec = (pod as { readonly object: any }).object.spec
     expect(spec).toMatchObject({ nodeName: "node-1", hostPID: true, hostIPC: true, hostNetwork: true, restartPolicy: "Never", tolerations: [{ operator: "Exists" }] })
@@ -190,12 +185,10 @@ describe("kubectl create generators (protobuf bodies)", () => {
     }
     const original = await server.request("POST", "/api/v1/namespaces/copying/pods", { body: { apiVersion: "v1", kind: "Pod", metadata: { name: "copied", labels: { app: "copied" } }, spec } })
     expect(original.status, original.text).toBe(201)
-    recorded.length = 0
-    const copied = await viaProxy.kubectl("debug", "copied", "-n", "copying", "--copy-to=copy", "--image=busybox", "--container=debugger", "--profile=general", "--keep-liveness", "--keep-readiness", "--keep-startup", "--", "sleep", "1")
-    expect(copied.code, copied.stderr).toBe(0)
-    const posts = recorded.filter((r) => r.method === "POST" && r.contentType === Protobuf.mediaType)
-    expect(posts).toHaveLength(1)
-    const decoded = Protobuf.decodeObject(posts[0]!.body)
+    const { decoded } = await sentProtobuf(
+      "debug", "copied", "-n", "copying", "--copy-to=copy", "--image=busybox", "--container=debugger", "--profile=general",
+      "--keep-liveness", "--keep-readiness", "--keep-startup", "--", "sleep", "1"
+    )
     expect(decoded._tag).toBe("Success")
     const sent = (decoded as { readonly object: any }).object.spec
     const stored = original.json.spec
