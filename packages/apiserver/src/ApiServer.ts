@@ -220,7 +220,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         address: () => address,
         patch: (target, subresource, contentType, body, patchOptions) =>
           Patching.patch(env, target, subresource, contentType, body, patchOptions),
-        patchDocument: (contentType, document, body) => Patching.patchDocument(contentType, document, body),
+        patchDocument: (contentType, document, body, fieldValidation) =>
+          Patching.patchDocument(contentType, document, body, undefined, fieldValidation),
         openapi,
         finalizeNamespace: (name, body) => Namespaces.finalize(env, name, body),
         deleteNamespace: (name, deleteOptions) => Namespaces.remove(env, name, deleteOptions),

@@ -64,7 +64,8 @@ export interface Context {
   readonly patchDocument: (
     contentType: string,
     document: KubeObject.KubeObject,
-    body: string
+    body: string,
+    fieldValidation: Admission.FieldValidation
   ) => Effect.Effect<KubeObject.KubeObject, Status.ApiError>
   /** The OpenAPI v3 index (path undefined) or one group/version document, as JSON text; undefined when not served. */
   readonly openapi: (path: string | undefined) => string | undefined
@@ -793,6 +794,6 @@ const scalePatch = (
   options: PatchOptions
 ) =>
   Rest.update(context.env, target, "scale", options, (current) =>
-    context.patchDocument(contentType, Scale.toScale(target.resource, current), body).pipe(
+    context.patchDocument(contentType, Scale.toScale(target.resource, current), body, options.fieldValidation).pipe(
       Effect.map((scale) => Scale.fromScale(target.resource, current, scale))
     ))

@@ -1,11 +1,9 @@
 /**
  * The non-apply patches of `PATCH` requests, by Content-Type: JSON patch (RFC 6902), JSON merge
  * patch (RFC 7386) and strategic merge patch. Failures carry the HTTP status the server answers.
- *
- * effect's `JsonPatch` is not used for RFC 6902: it implements only add/remove/replace (no `test`,
- * `move`, `copy`) and throws plain errors.
  */
-import { JsonPointer, Result, Schema } from "effect"
+import { Result, Schema } from "effect"
+import * as JsonPatch from "./JsonPatch.ts"
 import * as MergePatch from "./MergePatch.ts"
 import * as StrategicMergePatch from "./StrategicMergePatch.ts"
 import type * as Structure from "./Structure.ts"
@@ -101,128 +99,9 @@ export const contentTypes = [
   "application/strategic-merge-patch+json"
 ] as const
 
-type Operation =
-  | { readonly op: "add" | "replace" | "test"; readonly path: string; readonly value: Json.Json }
-  | { readonly op: "remove"; readonly path: string }
-  | { readonly op: "move" | "copy"; readonly path: string; readonly from: string }
-
-const decodeOperation = (raw: Json.Json, i: number): Result.Result<Operation, string> => {
-  if (!Json.isObject(raw)) return Result.fail(`operation ${i} is not an object`)
-  const { from, op, path, value } = raw
-  if (typeof path !== "string") return Result.fail(`operation ${i} has no "path"`)
-  switch (op) {
-    case "add":
-    case "replace":
-    case "test":
-      return value === undefined ? Result.fail(`operation ${i} (${op}) has no "value"`) : Result.succeed({ op, path, value })
-    case "remove":
-      return Result.succeed({ op, path })
-    case "move":
-    case "copy":
-      return typeof from === "string" ? Result.succeed({ op, path, from }) : Result.fail(`operation ${i} (${op}) has no "from"`)
-    default:
-      return Result.fail(`operation ${i} has an unknown "op": ${JSON.stringify(op)}`)
-  }
-}
-
-const tokens = (pointer: string): Result.Result<ReadonlyArray<string>, string> =>
-  pointer === ""
-    ? Result.succeed([])
-    : pointer.startsWith("/") && !/~[^01]|~$/.test(pointer)
-    ? Result.succeed(pointer.slice(1).split("/").map(JsonPointer.unescapeToken))
-    : Result.fail(`invalid JSON pointer ${JSON.stringify(pointer)}`)
-
-const arrayIndex = (token: string, length: number): number | undefined => {
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined
-  const i = Number(token)
-  return i < length ? i : undefined
-}
-
-const childOf = (doc: Json.Json, token: string): Json.Json | undefined => {
-  if (Json.isArray(doc)) {
-    const i = arrayIndex(token, doc.length)
-    return i === undefined ? undefined : doc[i]
-  }
-  return Json.isObject(doc) && Object.hasOwn(doc, token) ? doc[token] : undefined
-}
-
-const valueAt = (doc: Json.Json, path: ReadonlyArray<string>): Json.Json | undefined =>
-  path.reduce<Json.Json | undefined>((at, token) => (at === undefined ? undefined : childOf(at, token)), doc)
-
-const withChild = (doc: Json.Json, token: string, child: Json.Json): Json.Json =>
-  Json.isArray(doc)
-    ? doc.map((item, i) => (String(i) === token ? child : item))
-    : Object.fromEntries([...Object.entries(doc as Json.JsonObject), [token, child]])
-
-// Rebuilds `doc` with `change` applied to the container holding the last token of `path`.
-const edit = (
-  doc: Json.Json,
-  path: ReadonlyArray<string>,
-  change: (parent: Json.Json, token: string) => Result.Result<Json.Json, string>
-): Result.Result<Json.Json, string> => {
-  const [token, ...rest] = path
-  if (token === undefined) return Result.fail("the root cannot be the target")
-  if (rest.length === 0) return change(doc, token)
-  const child = childOf(doc, token)
-  if (child === undefined) return Result.fail(`missing path: /${path.join("/")}`)
-  return Result.map(edit(child, rest, change), (updated) => withChild(doc, token, updated))
-}
-
-const add = (value: Json.Json) => (parent: Json.Json, token: string): Result.Result<Json.Json, string> => {
-  if (Json.isArray(parent)) {
-    const i = token === "-" ? parent.length : /^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : Number.NaN
-    if (!(i <= parent.length)) return Result.fail(`index ${token} is out of bounds`)
-    return Result.succeed([...parent.slice(0, i), value, ...parent.slice(i)])
-  }
-  if (Json.isObject(parent)) return Result.succeed(withChild(parent, token, value))
-  return Result.fail(`cannot add ${JSON.stringify(token)} to a scalar`)
-}
-
-const remove = (parent: Json.Json, token: string): Result.Result<Json.Json, string> => {
-  if (childOf(parent, token) === undefined) return Result.fail(`unable to remove nonexistent key: ${token}`)
-  if (Json.isArray(parent)) return Result.succeed(parent.filter((_, i) => String(i) !== token))
-  return Result.succeed(Object.fromEntries(Object.entries(parent as Json.JsonObject).filter(([k]) => k !== token)))
-}
-
-const replace = (value: Json.Json) => (parent: Json.Json, token: string): Result.Result<Json.Json, string> =>
-  childOf(parent, token) === undefined
-    ? Result.fail(`unable to replace nonexistent key: ${token}`)
-    : Result.succeed(withChild(parent, token, value))
-
-const applyOperation = (doc: Json.Json, operation: Operation): Result.Result<Json.Json, string> =>
-  Result.flatMap(tokens(operation.path), (path) => {
-    switch (operation.op) {
-      case "add":
-        return path.length === 0 ? Result.succeed(operation.value) : edit(doc, path, add(operation.value))
-      case "replace":
-        return path.length === 0 ? Result.succeed(operation.value) : edit(doc, path, replace(operation.value))
-      case "remove":
-        return edit(doc, path, remove)
-      case "test": {
-        const actual = valueAt(doc, path)
-        return Json.equals(actual, operation.value)
-          ? Result.succeed(doc)
-          : Result.fail(`testing value ${operation.path} failed: expected ${Json.canonical(operation.value)}, found ${
-            actual === undefined ? "nothing" : Json.canonical(actual)
-          }`)
-      }
-      case "move":
-      case "copy":
-        return Result.flatMap(tokens(operation.from), (from) => {
-          const value = valueAt(doc, from)
-          if (value === undefined) return Result.fail(`${operation.op} from a missing path: ${operation.from}`)
-          if (operation.op === "copy") return path.length === 0 ? Result.succeed(value) : edit(doc, path, add(value))
-          if (operation.path.startsWith(`${operation.from}/`)) {
-            return Result.fail(`cannot move ${operation.from} into itself (${operation.path})`)
-          }
-          return Result.flatMap(edit(doc, from, remove), (without) =>
-            path.length === 0 ? Result.succeed(value) : edit(without, path, add(value)))
-        })
-    }
-  })
-
 /**
- * Applies an RFC 6902 JSON patch (already parsed) to a document.
+ * Applies a JSON patch body (already parsed) to a document as kube-apiserver does (see
+ * `JsonPatch`); `decoding` is the request's `fieldValidation`.
  *
  * @example
  * import * as Patch from "./Patch.ts"
@@ -234,36 +113,22 @@ const applyOperation = (doc: Json.Json, operation: Operation): Result.Result<Jso
  */
 export const jsonPatch = (
   doc: Json.Json,
-  body: Json.Json
+  body: Json.Json,
+  decoding: JsonPatch.Decoding = "Warn"
 ): Result.Result<Json.Json, PatchUndecodable | PatchTooLarge | PatchFailed> => {
-  // Go's encoding/json on jsonpatch.Patch, a list: what else the body is, by its JSON kind.
-  if (!Json.isArray(body)) {
-    const kind = body === null ? undefined : typeof body === "object" ? "object" : typeof body === "boolean" ? "bool" : typeof body
-    return kind === undefined
-      ? Result.succeed(doc)
-      : Result.fail(new PatchUndecodable({ message: `json: cannot unmarshal ${kind} into Go value of type jsonpatch.Patch` }))
-  }
-  if (body.length > maxOperations) {
+  const operations = JsonPatch.decodeBody(body, decoding)
+  if (Result.isFailure(operations)) return Result.fail(new PatchUndecodable({ message: operations.failure.message }))
+  if (operations.success.length > maxOperations) {
     return Result.fail(
       new PatchTooLarge({
-        message: `The allowed maximum operations in a JSON patch is ${maxOperations}, got ${body.length}`
+        message: `The allowed maximum operations in a JSON patch is ${maxOperations}, got ${operations.success.length}`
       })
     )
   }
-  const operations: Array<Operation> = []
-  for (const [i, raw] of body.entries()) {
-    const operation = decodeOperation(raw, i)
-    if (Result.isFailure(operation)) return Result.fail(new PatchUndecodable({ message: operation.failure }))
-    operations.push(operation.success)
-  }
-  let current = doc
-  for (const operation of operations) {
-    const next = applyOperation(current, operation)
-    if (Result.isFailure(next)) return Result.fail(new PatchFailed({ message: next.failure }))
-    current = next.success
-  }
-  return Result.succeed(current)
+  return Result.mapError(JsonPatch.applyOperations(doc, operations.success), ({ message }) => new PatchFailed({ message }))
 }
+
+const rejected = "the server rejected our request due to an error in our request"
 
 const mediaType = (contentType: string): string => contentType.split(";")[0]!.trim().toLowerCase()
 
@@ -287,7 +152,8 @@ export const apply = (
   contentType: string,
   live: Json.JsonObject,
   body: string,
-  structure: Structure.Structure
+  structure: Structure.Structure,
+  decoding: JsonPatch.Decoding = "Warn"
 ): Result.Result<Json.JsonObject, PatchError> => {
   const type = mediaType(contentType)
   if (!(contentTypes as ReadonlyArray<string>).includes(type)) {
@@ -301,10 +167,15 @@ export const apply = (
   if (Result.isFailure(parsed)) return Result.fail(new PatchUndecodable({ message: `error decoding patch: ${parsed.failure}` }))
   const patch = parsed.success
   if (type === "application/json-patch+json") {
-    return Result.flatMap(jsonPatch(live, patch), (patched) =>
-      Json.isObject(patched)
-        ? Result.succeed(patched)
-        : Result.fail(new PatchFailed({ message: "the patched document is not an object" })))
+    return jsonPatch(live, patch, decoding).pipe(
+      // kube answers a failed operation with apimachinery's generic 422, which keeps none of the
+      // library's words (a webhook's patch keeps them: `Webhooks`).
+      Result.mapError((error) => error._tag === "PatchFailed" ? new PatchFailed({ message: rejected }) : error),
+      Result.flatMap((patched) =>
+        Json.isObject(patched)
+          ? Result.succeed(patched)
+          : Result.fail(new PatchFailed({ message: "the patched document is not an object" })))
+    )
   }
   if (!Json.isObject(patch)) return Result.fail(new PatchUndecodable({ message: "a merge patch must be a JSON object" }))
   if (type === "application/merge-patch+json") return Result.succeed(MergePatch.apply(live, patch) as Json.JsonObject)

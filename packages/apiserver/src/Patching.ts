@@ -37,7 +37,7 @@ const patchError = (error: Patch.PatchError): Status.ApiError => {
     case "PatchUnsupportedMediaType":
       return Status.unsupportedMediaType([...Patch.contentTypes, applyPatchType])
     case "PatchFailed":
-      return new Status.ApiError({ code: 422, reason: "Invalid", message: error.message })
+      return new Status.ApiError({ code: 422, reason: "Invalid", message: error.message, details: {} })
     case "PatchRejected":
       return Status.unknown(error.message)
   }
@@ -56,9 +56,10 @@ export const patchDocument = (
   contentType: string,
   document: KubeObject.KubeObject,
   body: string,
-  structure: Structure.Structure = Structure.unknown
+  structure: Structure.Structure = Structure.unknown,
+  fieldValidation: Admission.FieldValidation = "Warn"
 ): Effect.Effect<KubeObject.KubeObject, Status.ApiError> => {
-  const result = Patch.apply(contentType, json(document), body, structure)
+  const result = Patch.apply(contentType, json(document), body, structure, fieldValidation)
   return Result.isSuccess(result) ? Effect.succeed(plain(result.success)) : Effect.fail(patchError(result.failure))
 }
 
@@ -126,7 +127,7 @@ export const patch = (
     return Effect.fail(Status.unsupportedMediaType([...Patch.contentTypes, applyPatchType]))
   }
   return Rest.update(env, target, subresource, options, (current) =>
-    patchDocument(contentType, current, body, type.structure))
+    patchDocument(contentType, current, body, type.structure, options.fieldValidation))
 }
 
 const apply = Effect.fnUntraced(function*(

@@ -245,7 +245,8 @@ const timed = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
 const applyPatch = (object: KubeObject.KubeObject, patch: string): Result.Result<KubeObject.KubeObject, string> => {
   const operations = Json.parse(Buffer.from(patch, "base64").toString("utf8"))
   if (Result.isFailure(operations)) return Result.fail(operations.failure)
-  const patched = Patch.jsonPatch(object as Json.Json, operations.success)
+  // The webhook's patch is read as jsonpatch.DecodePatch reads it, with no typed first pass.
+  const patched = Patch.jsonPatch(object as Json.Json, operations.success, "Ignore")
   if (Result.isFailure(patched)) return Result.fail(patched.failure.message)
   return Json.isObject(patched.success) ? Result.succeed(patched.success as KubeObject.KubeObject) : Result.fail("the patched document is not an object")
 }

@@ -219,6 +219,30 @@ describe("500 of no reason", () => {
 })
 
 describe("422 Invalid", () => {
+  it("for a JSON patch whose operation fails, in apimachinery's generic words, as kube answers it", async () => {
+    await server.request("POST", cms, { body: configMap("jsonpatched") })
+    const headers = { "content-type": "application/json-patch+json" }
+    const failed = await server.request("PATCH", `${cms}/jsonpatched`, {
+      body: [{ op: "test", path: "/metadata/name", value: "other" }],
+      headers
+    })
+    expectStatus(failed, 422, "Invalid")
+    expect(failed.json.message).toBe("the server rejected our request due to an error in our request")
+    expect(failed.json.details).toEqual({})
+    // All or nothing; and the library kube uses replaces an absent member by adding it.
+    const undone = await server.request("PATCH", `${cms}/jsonpatched`, {
+      body: [{ op: "replace", path: "/metadata/labels", value: { a: "1" } }, { op: "remove", path: "/data/absent" }],
+      headers
+    })
+    expect(undone.status).toBe(422)
+    expect((await server.request("GET", `${cms}/jsonpatched`)).json.metadata.labels).toBeUndefined()
+    const added = await server.request("PATCH", `${cms}/jsonpatched`, {
+      body: [{ op: "replace", path: "/metadata/labels", value: { a: "1" } }],
+      headers
+    })
+    expect(added.status).toBe(200)
+    expect(added.json.metadata.labels).toEqual({ a: "1" })
+  })
   it("for a create with neither name nor generateName", async () => {
     const reply = await server.request("POST", cms, { body: { apiVersion: "v1", kind: "ConfigMap", metadata: {} } })
     expectStatus(reply, 422, "Invalid")

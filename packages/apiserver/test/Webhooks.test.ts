@@ -55,6 +55,8 @@ const handlers: Record<string, (review: Review) => unknown> = {
   "/garbage": () => "this is not JSON",
   "/wrong-uid": (review) => ({ ...respond(review, { allowed: true }), response: { uid: "nope", allowed: true } }),
   "/validating-patch": (review) => respond(review, { allowed: true, ...patch([]) }),
+  "/own": (review) => respond(review, { allowed: true, ...patch([{ op: "replace", path: "/metadata/labels/owner", value: "webhook" }]) }),
+  "/remove-absent": (review) => respond(review, { allowed: true, ...patch([{ op: "remove", path: "/data/absent" }]) }),
   "/cap-scale": (review) => respond(review, { allowed: true, ...patch([{ op: "replace", path: "/spec/replicas", value: 4 }]) })
 }
 
@@ -84,7 +86,7 @@ beforeAll(async () => {
   webhookUrl = `https://127.0.0.1:${(webhooks.address() as AddressInfo).port}`
   server = await Testing.start()
   await installCrd(server)
-  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale", "service", "generated", "metrics"]) await createNamespace(server, `wh-${ns}`)
+  for (const ns of ["allow", "deny", "mutate", "fail", "ignore", "slow", "garbage", "selectors", "rules", "dry", "scale", "service", "generated", "metrics", "jsonpatch"]) await createNamespace(server, `wh-${ns}`)
 })
 afterAll(async () => {
   await server.close()
@@ -189,6 +191,23 @@ describe("mutating webhooks", () => {
     expect(painted.status).toBe(400)
     expect(painted.json.message).toBe('admission webhook "no-red.example.com" denied the request: painted is red')
     expect(reviewsOf("/colour", "painted")[0]?.review.request.object?.metadata.labels).toEqual({ mutated: "yes" })
+  })
+})
+
+describe("a mutating webhook's JSON patch", () => {
+  it("is applied by kube's library: replace adds an absent member, and a failed operation is a 500 in the library's words", async () => {
+    await configure("Mutating", "json-patch-owner", [
+      webhook("own.example.com", { path: "/own", namespace: "wh-jsonpatch", objectSelector: { matchLabels: { patch: "own" } } }),
+      webhook("remove-absent.example.com", { path: "/remove-absent", namespace: "wh-jsonpatch", objectSelector: { matchLabels: { patch: "remove" } } })
+    ])
+    const owned = await server.request("POST", cms("jsonpatch"), { body: configMap("owned", { size: "1" }, { labels: { patch: "own" } }) })
+    expect(owned.status, owned.text).toBe(201)
+    expect(owned.json.metadata.labels).toEqual({ patch: "own", owner: "webhook" })
+    const removed = await server.request("POST", cms("jsonpatch"), { body: configMap("removed", { size: "1" }, { labels: { patch: "remove" } }) })
+    expect(removed.status).toBe(500)
+    expect(removed.json.message).toBe(
+      "Internal error occurred: error in remove for path: '/data/absent': Unable to remove nonexistent key: absent: missing value"
+    )
   })
 })
 
