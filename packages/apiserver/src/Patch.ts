@@ -128,6 +128,16 @@ export const jsonPatch = (
   return Result.mapError(JsonPatch.applyOperations(doc, operations.success), ({ message }) => new PatchFailed({ message }))
 }
 
+// A merge or strategic merge patch that is not an object, in kube's words: both are read as a Go
+// map first (a merge patch only under Warn and Strict); the merge refuses what is left.
+const notAnObject = (patch: Json.Json, type: string, decoding: JsonPatch.Decoding): string => {
+  const undecodable = `json: cannot unmarshal ${
+    Json.isArray(patch) ? "array" : typeof patch === "boolean" ? "bool" : typeof patch
+  } into Go value of type map[string]interface {}`
+  if (type === "application/strategic-merge-patch+json") return undecodable
+  return patch === null || decoding === "Ignore" ? "Invalid JSON Patch" : `error decoding patch: ${undecodable}`
+}
+
 const rejected = "the server rejected our request due to an error in our request"
 
 const mediaType = (contentType: string): string => contentType.split(";")[0]!.trim().toLowerCase()
@@ -177,7 +187,11 @@ export const apply = (
           : Result.fail(new PatchFailed({ message: "the patched document is not an object" })))
     )
   }
-  if (!Json.isObject(patch)) return Result.fail(new PatchUndecodable({ message: "a merge patch must be a JSON object" }))
+  if (!Json.isObject(patch)) {
+    // A strategic merge patch of null decodes as an empty map: nothing to change.
+    if (patch === null && type === "application/strategic-merge-patch+json") return Result.succeed(live)
+    return Result.fail(new PatchUndecodable({ message: notAnObject(patch, type, decoding) }))
+  }
   if (type === "application/merge-patch+json") return Result.succeed(MergePatch.apply(live, patch) as Json.JsonObject)
   return Result.mapError(StrategicMergePatch.apply(live, patch, structure), ({ message, plain }) =>
     plain ? new PatchRejected({ message }) : new PatchFailed({ message }))

@@ -170,4 +170,20 @@ describe("Patch.apply", () => {
     assert.strictEqual(status("application/xml", "<x/>"), 415)
     assert.strictEqual(status("application/apply-patch+yaml", "kind: ConfigMap"), 415)
   })
+
+  it("words a merge or strategic merge patch that is not an object as kube does, and takes a strategic null as no change", () => {
+    const message = (type: string, body: string, decoding?: "Ignore" | "Warn") =>
+      failure(Patch.apply(type, live, body, configMaps, decoding)).message
+    assert.strictEqual(
+      message("application/merge-patch+json", "[1]"),
+      "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"
+    )
+    assert.strictEqual(message("application/merge-patch+json", "null"), "Invalid JSON Patch")
+    assert.strictEqual(message("application/merge-patch+json", "5", "Ignore"), "Invalid JSON Patch")
+    assert.strictEqual(
+      message("application/strategic-merge-patch+json", "true"),
+      "json: cannot unmarshal bool into Go value of type map[string]interface {}"
+    )
+    assert.deepStrictEqual(Result.getOrThrow(Patch.apply("application/strategic-merge-patch+json", live, "null", configMaps)), live)
+  })
 })
