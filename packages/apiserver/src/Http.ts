@@ -639,12 +639,7 @@ const resourceRequest = Effect.fnUntraced(function*(
         ...(listed.remaining === undefined ? {} : { remainingItemCount: listed.remaining })
       }
       if (asTable) return yield* respond(200, Table.fromObjects(resource, listed.items, metadata, yield* includeObject(query)))
-      return yield* respond(200, {
-        kind: type.listKind,
-        apiVersion: ResourceType.groupVersion(type),
-        metadata,
-        items: listed.items
-      })
+      return yield* respond(200, listBody(type, metadata, listed.items))
     }
     case "watch": {
       const selectors = yield* parseSelectors(resource, query)
@@ -730,14 +725,22 @@ const resourceRequest = Effect.fnUntraced(function*(
         selectors.fieldSelector,
         options
       )
-      return yield* respond(200, {
-        kind: type.listKind,
-        apiVersion: ResourceType.groupVersion(type),
-        metadata: { resourceVersion: String(env.store.revision()) },
-        items: deleted
-      })
+      return yield* respond(200, listBody(type, { resourceVersion: String(env.store.revision()) }, deleted))
     }
   }
+})
+
+// A list of a kind's objects. kube-apiserver converts a built-in list whole, and the conversion
+// leaves its items without apiVersion and kind; custom resources' items keep theirs.
+const listBody = (
+  type: ResourceType.ResourceType,
+  metadata: Record<string, unknown>,
+  items: ReadonlyArray<KubeObject.KubeObject>
+): KubeObject.KubeObject => ({
+  kind: type.listKind,
+  apiVersion: ResourceType.groupVersion(type),
+  metadata,
+  items: type.custom ? items : items.map(({ apiVersion: _apiVersion, kind: _kind, ...item }) => item)
 })
 
 // What a watch sends of each stored object: the object as served, a Table row, or its metadata. A

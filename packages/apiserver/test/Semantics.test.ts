@@ -270,6 +270,19 @@ describe("lists", () => {
     expect(last.json.metadata.continue).toBeUndefined()
   })
 
+  it("leaves apiVersion and kind out of a built-in list's items, as kube's conversion of the list does; custom resources keep them", async () => {
+    await createNamespace(server, "typemeta")
+    await server.request("POST", "/api/v1/namespaces/typemeta/configmaps", { body: configMap("plain") })
+    await server.request("POST", "/apis/stable.example.com/v1/namespaces/typemeta/crontabs", { body: crontab("typed") })
+    const builtin = (await server.request("GET", "/api/v1/namespaces/typemeta/configmaps")).json
+    expect([builtin.apiVersion, builtin.kind]).toEqual(["v1", "ConfigMapList"])
+    expect(builtin.items.map((i: any) => [i.metadata.name, i.apiVersion, i.kind])).toEqual([["plain", undefined, undefined]])
+    const custom = (await server.request("GET", "/apis/stable.example.com/v1/namespaces/typemeta/crontabs")).json
+    expect(custom.items.map((i: any) => [i.apiVersion, i.kind])).toEqual([["stable.example.com/v1", "CronTab"]])
+    // An object read alone has them.
+    expect((await server.request("GET", "/api/v1/namespaces/typemeta/configmaps/plain")).json.kind).toBe("ConfigMap")
+  })
+
   it("filters by labels and fields, across namespaces too", async () => {
     await server.request("POST", cts, { body: crontab("red", { color: "red" }, { labels: { tier: "a" } }) })
     await server.request("POST", cts, { body: crontab("blue", { color: "blue" }, { labels: { tier: "b" } }) })
