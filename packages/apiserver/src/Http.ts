@@ -118,10 +118,12 @@ const readBytes = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
 const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, Status.ApiError> =>
   Effect.map(readBytes(request), (bytes) => Buffer.from(bytes).toString("utf8"))
 
+// A boolean query parameter as apimachinery converts one: absent is unset; `0` and `false` in any
+// case are false; anything else, `True`, `yes` and the empty value among them, is true.
 const flag = (query: URLSearchParams, name: string): boolean | undefined => {
   const value = query.get(name)
-  if (value === null || value === "") return undefined
-  return value === "true" || value === "1"
+  if (value === null) return undefined
+  return !(value === "0" || value.toLowerCase() === "false")
 }
 
 const parseSelectors = (resource: Registry.Resource, query: URLSearchParams) =>

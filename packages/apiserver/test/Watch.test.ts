@@ -32,6 +32,20 @@ describe("watch", () => {
     expect(Number(deleted.metadata.resourceVersion)).toBeGreaterThan(Number(events[2]!.object.metadata.resourceVersion))
   })
 
+  it("reads its watch parameter as apimachinery reads booleans: True, yes and the empty value all watch", async () => {
+    await server.request("POST", cms, { body: configMap("spelled") })
+    for (const spelled of ["True", "yes", ""]) {
+      const from = (await server.request("GET", `${cms}/spelled`)).json.metadata.resourceVersion
+      const events = await watchEvents(server, `${cms}?watch=${spelled}&resourceVersion=${from}`, 1, 5000, async () => {
+        await server.request("PATCH", `${cms}/spelled`, { body: { data: { spelled } }, headers: merge })
+      })
+      expect(summary(events)).toEqual(["MODIFIED spelled"])
+    }
+    for (const off of ["False", "0"]) {
+      expect((await server.request("GET", `${cms}?watch=${off}`)).json.kind).toBe("ConfigMapList")
+    }
+  })
+
   it("from a resourceVersion sends only what changed after it", async () => {
     const created = await server.request("POST", cms, { body: configMap("resume") })
     await server.request("PATCH", `${cms}/resume`, { body: { data: { b: "1" } }, headers: merge })
