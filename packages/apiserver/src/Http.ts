@@ -573,6 +573,7 @@ const resourceRequest = Effect.fnUntraced(function*(
   }
   if (sub === "log" && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET") return yield* Status.methodNotAllowed(request.method)
+    yield* PodLogs.validateOptions(path.name ?? "", query)
     return yield* podLog(env, { resource, namespace: path.namespace, name: path.name ?? "" }, query.get("container") ?? "", flag(query, "follow") === true, flag(query, "previous") === true)
   }
   if (sub !== undefined && PodConnections.subresources.has(sub) && resource.storage === "pods" && path.namespace !== undefined) {

@@ -25,6 +25,42 @@ const statusOf = (pod: KubeObject.KubeObject, container: string) => {
 }
 const stateOf = (pod: KubeObject.KubeObject, container: string) => record(statusOf(pod, container).state)
 
+const logOptions: Status.Target = { group: "", plural: "pods", kind: "PodLogOptions" }
+
+// An integer option as apimachinery converts it from the query, or Go's error for the 400.
+const integerOption = (query: URLSearchParams, name: string): Effect.Effect<number | undefined, Status.ApiError> => {
+  const raw = query.get(name)
+  if (raw === null) return Effect.succeed(undefined)
+  return /^[+-]?[0-9]+$/.test(raw)
+    ? Effect.succeed(Number(raw))
+    : Effect.fail(Status.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`))
+}
+
+/**
+ * Checks a log request's `tailLines`, `limitBytes`, `sinceSeconds` and `sinceTime` as kube-apiserver
+ * does before it looks for the Pod: a 422 `PodLogOptions "<name>" is invalid` for values out of range
+ * or both `since` options, a 400 for a number that does not parse.
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as PodLogs from "./PodLogs.ts"
+ * Effect.runSyncExit(PodLogs.validateOptions("web", new URLSearchParams("tailLines=-5"))) // a 422
+ */
+export const validateOptions = Effect.fnUntraced(function*(name: string, query: URLSearchParams) {
+  const tailLines = yield* integerOption(query, "tailLines")
+  const limitBytes = yield* integerOption(query, "limitBytes")
+  const sinceSeconds = yield* integerOption(query, "sinceSeconds")
+  const causes: Array<Status.StatusCause> = []
+  if (tailLines !== undefined && tailLines < 0) causes.push(Status.fieldInvalid("tailLines", tailLines, "must be greater than or equal to 0"))
+  if (limitBytes !== undefined && limitBytes < 1) causes.push(Status.fieldInvalid("limitBytes", limitBytes, "must be greater than 0"))
+  if (sinceSeconds !== undefined && query.get("sinceTime") !== null) {
+    causes.push(Status.fieldForbidden("", "at most one of `sinceTime` or `sinceSeconds` may be specified"))
+  } else if (sinceSeconds !== undefined && sinceSeconds < 1) {
+    causes.push(Status.fieldInvalid("sinceSeconds", sinceSeconds, "must be greater than 0"))
+  }
+  if (causes.length > 0) return yield* Status.invalid(logOptions, name, causes)
+})
+
 /**
  * The answer to `GET pods/<name>/log` for `container` (empty: the only one); with `previous`, the
  * log of its last run, which only a container that has ended before has.

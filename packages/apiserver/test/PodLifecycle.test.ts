@@ -77,6 +77,23 @@ describe("graceful deletion", () => {
 })
 
 describe("pods/log", () => {
+  it("checks its options before looking for the Pod, as kube's PodLogOptions validation does", async () => {
+    const answer = async (query: string) => {
+      const reply = await plain.request("GET", `${pods}/absent/log?${query}`)
+      return [reply.status, reply.json.message]
+    }
+    expect(await answer("tailLines=-5")).toEqual([
+      422,
+      'PodLogOptions "absent" is invalid: tailLines: Invalid value: -5: must be greater than or equal to 0'
+    ])
+    expect(await answer("limitBytes=0&sinceSeconds=0")).toEqual([
+      422,
+      'PodLogOptions "absent" is invalid: [limitBytes: Invalid value: 0: must be greater than 0, sinceSeconds: Invalid value: 0: must be greater than 0]'
+    ])
+    expect((await answer("sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z"))[0]).toBe(422)
+    expect(await answer("tailLines=ten")).toEqual([400, 'strconv.ParseInt: parsing "ten": invalid syntax'])
+    expect((await answer("tailLines=5&limitBytes=10&sinceSeconds=60"))[0]).toBe(404)
+  })
   it("is empty for a Pod on no node, waits for a container not started, and dials a kubelet that is not there", async () => {
     await plain.request("POST", pods, { body: pod("quiet") })
     expect((await plain.request("GET", `${pods}/quiet/log`)).text).toBe("")
