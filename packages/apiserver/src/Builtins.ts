@@ -215,7 +215,8 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       prepareCreate: Crds.prepareCreate,
       prepareUpdate: Crds.prepareUpdate,
       validate: Crds.validate,
-      deleteFinalizers: Crds.deleteFinalizers
+      deleteFinalizers: Crds.deleteFinalizers,
+      markDeleted: Crds.markDeleted
     }),
     ...more.map((spec) => builtin(spec)),
     builtin({ group: "apps", kind: "DaemonSet", plural: "daemonsets", shortNames: ["ds"], ...workload }, {

@@ -265,6 +265,33 @@ export const prepareCreate = (crd: KubeObject.KubeObject): KubeObject.KubeObject
 export const deleteFinalizers: ReadonlyArray<string> = [cleanupFinalizer]
 
 /**
+ * A CRD as its first deletion writes it: `Terminating` until its custom resources are gone, so the
+ * answer to the DELETE already says so.
+ *
+ * @example
+ * import * as Crds from "./Crds.ts"
+ * Crds.markDeleted({ metadata: { name: "ws.g" }, status: { conditions: [] } }).status
+ * // { conditions: [{ type: "Terminating", status: "True", reason: "InstanceDeletionPending", ... }] }
+ */
+export const markDeleted = (crd: KubeObject.KubeObject): KubeObject.KubeObject => {
+  const status = KubeObject.record(crd.status)
+  const conditions = (Array.isArray(status.conditions) ? status.conditions : []).map(KubeObject.record)
+  return {
+    ...crd,
+    status: {
+      ...status,
+      conditions: [...conditions.filter((c) => c.type !== "Terminating"), {
+        type: "Terminating",
+        status: "True",
+        lastTransitionTime: KubeObject.timestamp(),
+        reason: "InstanceDeletionPending",
+        message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
+      }]
+    }
+  }
+}
+
+/**
  * A CRD update as stored: v1 defaults, and the storage version added to storedVersions.
  *
  * @example

@@ -54,6 +54,8 @@ export interface Resource {
   readonly allocate?: (object: KubeObject.KubeObject, old: KubeObject.KubeObject | undefined) => KubeObject.KubeObject
   /** Finalizers the server adds when the object is deleted (a CRD's instance cleanup). */
   readonly deleteFinalizers?: ReadonlyArray<string>
+  /** What else the first deletion of an object that stays writes with its deletion time (a CRD's Terminating condition). */
+  readonly markDeleted?: (object: KubeObject.KubeObject) => KubeObject.KubeObject
   /** Kind-specific validation of a create or update, of the object or of one of its subresources (422 causes). */
   readonly validate?: (
     object: KubeObject.KubeObject,

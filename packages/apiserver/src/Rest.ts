@@ -781,12 +781,13 @@ export const remove = Effect.fnUntraced(function*(env: Env, target: Target, opti
       if (options.dryRun) return { body: Status.success(resource.type, target.name, m.uid), removed: true } satisfies Deleted
       result = env.store.remove(resource.storage, namespaceOf(target), target.name, revisionOf(stored))
     } else {
-      const marked = KubeObject.withMeta(stored, {
+      const deleting = KubeObject.withMeta(stored, {
         deletionTimestamp: KubeObject.timestamp(),
         deletionGracePeriodSeconds: 0,
         finalizers,
         ...(resource.generation ? { generation: (m.generation ?? 1) + 1 } : {})
       })
+      const marked = resource.markDeleted === undefined ? deleting : resource.markDeleted(deleting)
       if (options.dryRun) return { body: yield* presentOne(env, resource, marked), removed: false } satisfies Deleted
       result = env.store.put(resource.storage, marked, revisionOf(stored))
     }

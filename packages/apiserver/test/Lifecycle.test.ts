@@ -186,6 +186,11 @@ describe("CRD lifecycle", () => {
     expect((await apply(crd)).status).toBe(200)
     const deleting = await server.request("DELETE", path)
     expect(deleting.json.metadata.finalizers).toEqual(["customresourcecleanup.apiextensions.k8s.io"])
+    // The DELETE's answer already says it is terminating, as kube's first deletion writes it.
+    expect(deleting.json.status.conditions.find((c: { type: string }) => c.type === "Terminating")).toMatchObject({
+      status: "True",
+      reason: "InstanceDeletionPending"
+    })
     await settled()
     expect((await server.request("GET", path)).status).toBe(404)
     expect((await apply(crd)).status).toBe(201)
