@@ -578,7 +578,9 @@ const resourceRequest = Effect.fnUntraced(function*(
   }
   if (sub !== undefined && PodConnections.subresources.has(sub) && resource.storage === "pods" && path.namespace !== undefined) {
     if (request.method !== "GET" && request.method !== "POST") return yield* Status.methodNotAllowed(request.method)
-    return yield* PodConnections.connect(env, { resource, namespace: path.namespace, name: path.name ?? "" }, sub, query.get("container") ?? "")
+    // httpstream.IsUpgradeRequest: a Connection header naming upgrade.
+    const upgrade = /(^|,)\s*upgrade\s*(,|$)/i.test(String(request.headers["connection"] ?? ""))
+    return yield* PodConnections.connect(env, { resource, namespace: path.namespace, name: path.name ?? "" }, sub, query.get("container") ?? "", upgrade)
   }
   if (sub !== undefined) {
     const served = (sub === "status" && type.subresources.status) ||

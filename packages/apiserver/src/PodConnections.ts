@@ -37,16 +37,23 @@ export const container = (pod: KubeObject.KubeObject, asked: string): Effect.Eff
 
 /**
  * kube-apiserver's answer to `exec`, `attach` or `portforward` of a Pod here: its container checked
- * (not for `portforward`), then its node: none is `pod <name> does not have a host assigned`;
- * otherwise the kubelet at the node's address refuses the connection.
+ * (not for `portforward`), then its node: none is `pod <name> does not have a host assigned`; a
+ * request that does not ask to upgrade its connection is a 400 before any dial; otherwise the kubelet
+ * at the node's address refuses the connection.
  *
  * @example
  * import * as PodConnections from "./PodConnections.ts"
  * declare const env: import("./Rest.ts").Env
  * declare const target: import("./Rest.ts").Target
- * const refused = PodConnections.connect(env, target, "exec", "")
+ * const refused = PodConnections.connect(env, target, "exec", "", true)
  */
-export const connect = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.Target, subresource: string, asked: string) {
+export const connect = Effect.fnUntraced(function*(
+  env: Rest.Env,
+  target: Rest.Target,
+  subresource: string,
+  asked: string,
+  upgrade: boolean
+) {
   const pod = yield* Rest.get(env, target)
   if (subresource !== "portforward") yield* container(pod, asked)
   const nodeName = KubeObject.record(pod.spec).nodeName
@@ -55,6 +62,7 @@ export const connect = Effect.fnUntraced(function*(env: Rest.Env, target: Rest.T
   }
   const address = kubeletAddress(env, nodeName)
   if (address === undefined) return yield* Status.badRequest(`nodes "${nodeName}" not found`)
+  if (!upgrade) return yield* Status.badRequest("Upgrade request required")
   return yield* Status.serverError(500, `error dialing backend: dial tcp ${address}:10250: connect: connection refused`)
 })
 

@@ -3,6 +3,7 @@
  * reached: the container checked, then `does not have a host assigned` for a pod on no node, and
  * the refused dial of the kubelet for a bound one.
  */
+import { request } from "node:https"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
 
@@ -21,6 +22,21 @@ const pod = (name: string, spec: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { containers: [{ name: "app", image: "nginx" }, { name: "side", image: "busybox" }], ...spec }
 })
+
+// fetch refuses to send an Upgrade header; a websocket client sends this.
+const upgrading = (path: string) =>
+  new Promise<{ status: number; json: any }>((resolve, reject) => {
+    const req = request(`${server.httpsUrl}${path}`, {
+      ca: server.certificateAuthority,
+      headers: { authorization: `Bearer ${server.token}`, connection: "Upgrade", upgrade: "websocket" }
+    }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) }))
+    })
+    req.on("error", reject)
+    req.end()
+  })
 
 describe("pod connections", () => {
   it("are listed in discovery as kube lists them", async () => {
@@ -48,7 +64,10 @@ describe("pod connections", () => {
       headers: { "content-type": "application/merge-patch+json" }
     })
     await server.request("POST", pods, { body: pod("bound", { nodeName: "node-a" }) })
-    const bound = await server.request("GET", `${pods}/bound/attach?container=app`)
+    // A plain request is refused before any dial: these subresources only upgrade.
+    const plain = await server.request("GET", `${pods}/bound/attach?container=app`)
+    expect([plain.status, plain.json.message]).toEqual([400, "Upgrade request required"])
+    const bound = await upgrading(`${pods}/bound/attach?container=app`)
     expect([bound.status, bound.json.message]).toEqual([500, "error dialing backend: dial tcp 172.18.0.9:10250: connect: connection refused"])
     expect((await server.request("POST", `${pods}/missing/exec?container=app`)).status).toBe(404)
   })
