@@ -6,6 +6,9 @@ import { Effect } from "effect"
 import * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
+/** The revision of a token that goes on at the latest revision (kube's `-1`). */
+export const latest = -1
+
 export interface Token {
   /** The revision every page of the list is read at. */
   readonly revision: number

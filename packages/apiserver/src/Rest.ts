@@ -248,7 +248,8 @@ export const list = Effect.fnUntraced(function*(
       return yield* Status.badRequest("specifying resource version is not allowed when using continue")
     }
     const token = yield* Lists.decodeToken(options.continue!)
-    revision = token.revision
+    // A token an expired list handed back goes on at the latest revision.
+    revision = token.revision === Lists.latest ? store.revision() : token.revision
     after = token.after
   } else if (options.resourceVersionMatch === "Exact") {
     const n = Number(options.resourceVersion)
@@ -274,9 +275,15 @@ export const list = Effect.fnUntraced(function*(
   if (all === undefined) {
     return yield* after === undefined
       ? Status.expired(`too old resource version: ${revision} (${store.compactedRevision() + 1})`)
-      : Status.expired(
-        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
-      )
+      : new Status.ApiError({
+        code: 410,
+        reason: "Expired",
+        message: "The provided continue parameter is too old to display a consistent list result. You can start a new list " +
+          "without the continue parameter, or use the continue token in this response to retrieve the remainder of the " +
+          "results. Continuing with the provided token results in an inconsistent list - objects that were created, " +
+          "modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+        continue: Lists.encodeToken({ revision: Lists.latest, after })
+      })
   }
   const selectable = resource.fromStorage ?? ((o: KubeObject.KubeObject) => o)
   const filtered = unfiltered

@@ -34,7 +34,9 @@ export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   reason: Schema.String,
   message: Schema.String,
   details: Schema.optionalKey(StatusDetails),
-  warnings: Schema.optionalKey(Schema.Array(Schema.String))
+  warnings: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** The Status's `metadata.continue`: where an expired list may go on from. */
+  continue: Schema.optionalKey(Schema.String)
 }) {}
 
 /**
@@ -50,6 +52,7 @@ export const warned = (error: ApiError, warnings: ReadonlyArray<string>): ApiErr
     reason: error.reason,
     message: error.message,
     ...(error.details === undefined ? {} : { details: error.details }),
+    ...(error.continue === undefined ? {} : { continue: error.continue }),
     warnings: [...warnings, ...(error.warnings ?? [])]
   })
 
@@ -66,7 +69,7 @@ export type Target = Pick<ResourceType.ResourceType, "group" | "plural" | "kind"
 export const toBody = (error: ApiError): Record<string, unknown> => ({
   kind: "Status",
   apiVersion: "v1",
-  metadata: {},
+  metadata: error.continue === undefined ? {} : { continue: error.continue },
   status: "Failure",
   message: error.message,
   // kube's StatusReasonUnknown is empty, and omitted.
