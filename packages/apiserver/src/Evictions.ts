@@ -23,7 +23,8 @@ const refused = (retryAfterSeconds: number, why: string): Status.ApiError =>
     code: 429,
     reason: "TooManyRequests",
     message: "Cannot evict pod as it would violate the pod's disruption budget.",
-    details: { causes: [{ reason: "DisruptionBudget", message: why }], retryAfterSeconds }
+    // kube's field is omitempty: a budget with no room asks for no retry (client-go would retry at once).
+    details: { causes: [{ reason: "DisruptionBudget", message: why }], ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}) }
   })
 
 const ready = (pod: KubeObject.KubeObject) =>

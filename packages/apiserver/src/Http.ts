@@ -92,7 +92,7 @@ const jsonResponse = (status: number, body: unknown, headers: Record<string, str
  */
 export const errorResponse = (error: Status.ApiError): HttpServerResponse.HttpServerResponse =>
   jsonResponse(error.code, Status.toBody(error), {
-    ...(error.details?.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.details.retryAfterSeconds) }),
+    ...((error.details?.retryAfterSeconds ?? 0) > 0 ? { "retry-after": String(error.details!.retryAfterSeconds) } : {}),
     ...warningHeader(error.warnings ?? [])
   })
 

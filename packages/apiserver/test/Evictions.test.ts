@@ -59,7 +59,9 @@ describe("pods/eviction", () => {
     const counted = { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 }
     await plain.request("PUT", `${budgets}/guarded/status`, { body: { ...current, status: counted } })
     const none = await plain.request("POST", `${pods}/guarded/eviction`, { body: eviction("guarded") })
-    expect([none.status, none.json.details.causes]).toEqual([429, [{ reason: "DisruptionBudget", message: "The disruption budget guarded needs 1 healthy pods and has 1 currently" }]])
+    expect([none.status, none.json.details]).toEqual([429, { causes: [{ reason: "DisruptionBudget", message: "The disruption budget guarded needs 1 healthy pods and has 1 currently" }] }])
+    // No room now is no retry soon: no Retry-After, which client-go would take as "retry at once".
+    expect([unprocessed.headers.get("retry-after"), none.headers.get("retry-after")]).toEqual(["10", null])
 
     const allowing = (await plain.request("GET", `${budgets}/guarded`)).json
     await plain.request("PUT", `${budgets}/guarded/status`, {
