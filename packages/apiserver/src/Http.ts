@@ -692,7 +692,7 @@ const resourceRequest = Effect.fnUntraced(function*(
       const body = yield* Negotiation.decodeObject(request.headers["content-type"], yield* readBytes(request))
       if (sub === "finalize") return yield* respond(200, yield* context.finalizeNamespace(name, body))
       const written = sub === "scale"
-        ? yield* Rest.update(env, target, "scale", options, (current) => Effect.succeed(Scale.fromScale(resource, current, body)))
+        ? yield* Rest.update(env, target, "scale", options, (current) => scaled(resource, target.name, current, body))
         : yield* Rest.replace(env, target, sub === "status" || sub === "ephemeralcontainers" ? sub : undefined, body, options)
       const object = sub === "scale" ? Scale.toScale(resource, written.object) : written.object
       return yield* respond(written.created ? 201 : 200, object, warningHeader(written.warnings))
@@ -803,5 +803,11 @@ const scalePatch = (
 ) =>
   Rest.update(context.env, target, "scale", options, (current) =>
     context.patchDocument(contentType, Scale.toScale(target.resource, current), body, options.fieldValidation).pipe(
-      Effect.map((scale) => Scale.fromScale(target.resource, current, scale))
+      Effect.flatMap((scale) => scaled(target.resource, target.name, current, scale))
     ))
+
+// The object a written Scale makes of it, once the Scale itself is valid.
+const scaled = (resource: Registry.Resource, name: string, current: KubeObject.KubeObject, scale: KubeObject.KubeObject) => {
+  const invalid = Scale.validate(resource, name, scale)
+  return invalid === undefined ? Effect.succeed(Scale.fromScale(resource, current, scale)) : Effect.fail(invalid)
+}

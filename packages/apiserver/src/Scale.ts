@@ -3,6 +3,7 @@
  * resource's spec and status replica paths) and label selector.
  */
 import type * as Registry from "./Registry.ts"
+import * as Status from "./Status.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
 /**
@@ -97,4 +98,22 @@ export const fromScale = (
   const updated = KubeObject.setPath(object, paths.specReplicasPath, typeof replicas === "number" ? replicas : 0)
   const rv = KubeObject.meta(scale).resourceVersion
   return KubeObject.withMeta(updated, { resourceVersion: rv === "" ? undefined : rv })
+}
+
+const scaleKind: Status.Target = { group: "autoscaling", plural: "scales", kind: "Scale" }
+
+/**
+ * A written Scale of a built-in kind, checked as kube checks it before the object sees it: negative
+ * replicas are the Scale's 422, not the Deployment's.
+ *
+ * @example
+ * import * as Scale from "./Scale.ts"
+ * declare const deployments: import("./Registry.ts").Resource
+ * Scale.validate(deployments, "web", { spec: { replicas: -2 } })?.message
+ * // 'Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -2: must be greater than or equal to 0'
+ */
+export const validate = (resource: Registry.Resource, name: string, scale: KubeObject.KubeObject): Status.ApiError | undefined => {
+  const replicas = KubeObject.getPath(scale, ".spec.replicas")
+  if (resource.type.custom || typeof replicas !== "number" || replicas >= 0) return undefined
+  return Status.invalid(scaleKind, name, [Status.fieldInvalid("spec.replicas", replicas, "must be greater than or equal to 0")])
 }

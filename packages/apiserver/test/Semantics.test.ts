@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Testing from "../src/Testing.ts"
-import { configMap, createNamespace, crontab, installCrd } from "./fixtures.ts"
+import { configMap, createNamespace, crontab, deployment, installCrd } from "./fixtures.ts"
 
 let server: Testing.TestServer
 beforeAll(async () => {
@@ -173,6 +173,21 @@ describe("the scale subresource", () => {
     const patched = await patch(`${cts}/sc/scale`, { spec: { replicas: 5 } })
     expect(patched.json.spec.replicas).toBe(5)
     expect((await server.request("GET", `${cts}/sc`)).json.spec.replicas).toBe(5)
+  })
+
+  it("refuses negative replicas of a built-in kind as an invalid Scale, by a PUT or a patch", async () => {
+    const deployments = "/apis/apps/v1/namespaces/sem/deployments"
+    await server.request("POST", deployments, { body: deployment("negative", 1) })
+    const scale = (await server.request("GET", `${deployments}/negative/scale`)).json
+    const put = await server.request("PUT", `${deployments}/negative/scale`, { body: { ...scale, spec: { replicas: -2 } } })
+    const patched = await patch(`${deployments}/negative/scale`, { spec: { replicas: -2 } })
+    for (const reply of [put, patched]) {
+      expect([reply.status, reply.json.message]).toEqual([
+        422,
+        'Scale.autoscaling "negative" is invalid: spec.replicas: Invalid value: -2: must be greater than or equal to 0'
+      ])
+      expect(reply.json.details).toMatchObject({ name: "negative", group: "autoscaling", kind: "Scale" })
+    }
   })
 })
 
