@@ -18,8 +18,11 @@ export interface Flags {
   readonly inline?: boolean
 }
 
-/** Scalar fields; `time` is metav1.Time, `intOrString` and `quantity` the apimachinery types. */
-export type Scalar = "string" | "bytes" | "int64" | "bool" | "time" | "intOrString" | "quantity"
+/**
+ * Scalar fields; `time` is metav1.Time, `intOrString` and `quantity` the apimachinery types,
+ * `fieldsV1` a managed fields entry's set (raw JSON in a message).
+ */
+export type Scalar = "string" | "bytes" | "int64" | "bool" | "time" | "intOrString" | "quantity" | "fieldsV1"
 
 /** One field of a message: its JSON name and how it is encoded. */
 export type Field = Flags & (
@@ -136,8 +139,17 @@ const intOrString: Message = { 1: { name: "type", type: "int64" }, 2: { name: "i
 const quantity: Message = { 1: { name: "string", type: "string" } }
 
 // The JSON of each type's Go zero value.
-const zero: Readonly<Record<Scalar, unknown>> = { string: "", bytes: "", int64: 0, bool: false, time: null, intOrString: 0, quantity: "0" }
-const structLike: ReadonlySet<string> = new Set(["message", "time", "intOrString", "quantity"])
+const zero: Readonly<Record<Scalar, unknown>> = {
+  string: "",
+  bytes: "",
+  int64: 0,
+  bool: false,
+  time: null,
+  intOrString: 0,
+  quantity: "0",
+  fieldsV1: null
+}
+const structLike: ReadonlySet<string> = new Set(["message", "time", "intOrString", "quantity", "fieldsV1"])
 
 const wireOf = (type: Scalar) => (type === "int64" || type === "bool" ? 0 : 2)
 
@@ -171,6 +183,16 @@ const scalar = (type: Scalar, e: Entry, at: Decoding): unknown => {
     }
     case "quantity":
       return decode(e.bytes, quantity, at).string ?? "0"
+    case "fieldsV1": {
+      // FieldsV1 { bytes Raw = 1 }: the set as the JSON its JSON form holds.
+      const raw = entries(e.bytes).findLast((inner) => inner.field === 1)
+      if (raw === undefined) return null
+      try {
+        return JSON.parse(text(raw.bytes))
+      } catch {
+        throw new Error(`${at.path}: fieldsV1 is not JSON`)
+      }
+    }
   }
 }
 

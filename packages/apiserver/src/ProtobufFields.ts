@@ -35,7 +35,17 @@ const ownerReference: Message = {
   7: bool("blockOwnerDeletion", ptr)
 }
 
-/** metav1.ObjectMeta as clients send it (managedFields is the server's). */
+const managedFieldsEntry: Message = {
+  1: str("manager"),
+  2: str("operation"),
+  3: str("apiVersion"),
+  4: { name: "time", type: "time", pointer: true },
+  6: str("fieldsType"),
+  7: { name: "fieldsV1", type: "fieldsV1", pointer: true },
+  8: str("subresource")
+}
+
+/** metav1.ObjectMeta as clients send it, managedFields too (a typed client sends back what it read). */
 export const objectMeta: Message = {
   1: str("name"),
   2: str("generateName"),
@@ -50,7 +60,8 @@ export const objectMeta: Message = {
   11: { name: "labels", type: "map", value: "string" },
   12: { name: "annotations", type: "map", value: "string" },
   13: msgs("ownerReferences", ownerReference),
-  14: strs("finalizers")
+  14: strs("finalizers"),
+  17: msgs("managedFields", managedFieldsEntry)
 }
 
 export const labelSelector: Message = {

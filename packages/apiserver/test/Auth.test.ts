@@ -96,6 +96,23 @@ describe("kubectl auth", () => {
     expect(review.status.userInfo).toEqual({ username: "kubefx-admin", groups: ["system:masters", "system:authenticated"] })
   })
 
+  it("reconcile creates RBAC objects, then updates them through kubectl's protobuf client, managedFields and all", async () => {
+    const role = (verbs: ReadonlyArray<string>) => ({
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name: "reconciled", namespace: "default" },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs }]
+    })
+    expect(await ok("auth", "reconcile", "-f", file("reconciled-1.json", role(["get"])))).toMatch(/reconciled/)
+    const updated = await kubectl("auth", "reconcile", "-f", file("reconciled-2.json", role(["get", "list"])))
+    expect(updated.code, updated.stderr).toBe(0)
+    expect(updated.stderr).toMatch(/reconciliation required update/)
+    const stored = (await server.request("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles/reconciled")).json
+    // Reconcile only adds what is missing.
+    expect(stored.rules.map((r: { verbs: Array<string> }) => r.verbs)).toEqual([["get"], ["list"]])
+    expect(stored.metadata.managedFields.length).toBeGreaterThan(0)
+  })
+
   it("lists the review kinds in api-resources and discovery, create-only", async () => {
     const out = await ok("api-resources", "--api-group=authorization.k8s.io", "-o", "wide")
     expect(out).toMatch(/^selfsubjectaccessreviews\s+authorization\.k8s\.io\/v1\s+false\s+SelfSubjectAccessReview\s+create\s*$/m)
