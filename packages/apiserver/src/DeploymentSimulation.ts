@@ -53,7 +53,7 @@ export const deployment = (ctx: Context, key: Key, deployment: KubeObject.KubeOb
     } else if (!paused && Rollouts.revision(fresh) < newest) {
       // A rollback to an earlier template: its ReplicaSet becomes the newest revision.
       yield* writeSpec(ctx, "replicasets.apps", fresh, (current) =>
-        KubeObject.withMeta(current, { annotations: { ...KubeObject.meta(current).annotations, [Rollouts.revisionAnnotation]: String(newest + 1) } }))
+        KubeObject.withMeta(current, { annotations: Rollouts.revived(current, newest + 1) }))
       fresh = ctx.env.store.get("replicasets.apps", key.namespace, KubeObject.meta(fresh).name ?? "") ?? fresh
     }
     // The Deployment's own annotations (a change cause) go to its new ReplicaSet as they change.

@@ -258,6 +258,27 @@ export const podCounts = (replicaSet: KubeObject.KubeObject, pods: ReadonlyArray
   return { replicas: pods.length, fullyLabeled, ready, available }
 }
 
+const revisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
+
+/**
+ * A ReplicaSet's annotations once a rollback makes it revision `revision`: that revision, and the
+ * one it had appended to `revision-history` (kept to 2,000 characters, the oldest dropped first),
+ * as the Deployment controller keeps them.
+ *
+ * @example
+ * import * as Rollouts from "./Rollouts.ts"
+ * Rollouts.revived({ metadata: { annotations: { "deployment.kubernetes.io/revision": "1" } } }, 3)
+ * // { "deployment.kubernetes.io/revision": "3", "deployment.kubernetes.io/revision-history": "1" }
+ */
+export const revived = (replicaSet: KubeObject.KubeObject, revision: number): Record<string, string> => {
+  const annotations = KubeObject.meta(replicaSet).annotations ?? {}
+  const old = annotations[revisionAnnotation]
+  if (old === undefined) return { ...annotations, [revisionAnnotation]: String(revision) }
+  const history = (annotations[revisionHistoryAnnotation] ?? "").split(",").filter((r) => r !== "")
+  while (history.length > 0 && [...history, old].join(",").length > 2000) history.shift()
+  return { ...annotations, [revisionAnnotation]: String(revision), [revisionHistoryAnnotation]: [...history, old].join(",") }
+}
+
 /**
  * A ReplicaSet's status from its pods; `refused`, the message of a pod creation admission refused.
  *
@@ -265,16 +286,22 @@ export const podCounts = (replicaSet: KubeObject.KubeObject, pods: ReadonlyArray
  * import * as Rollouts from "./Rollouts.ts"
  * Rollouts.replicaSetStatus({ metadata: { generation: 1 } }, { replicas: 2, fullyLabeled: 2, ready: 1, available: 1 }, undefined).readyReplicas // 1
  */
-export const replicaSetStatus = (replicaSet: KubeObject.KubeObject, pods: PodCounts, refused: string | undefined): Record<string, unknown> => ({
-  replicas: pods.replicas,
-  fullyLabeledReplicas: pods.fullyLabeled,
-  readyReplicas: pods.ready,
-  availableReplicas: pods.available,
-  observedGeneration: KubeObject.meta(replicaSet).generation ?? 1,
-  ...(refused === undefined ? {} : {
-    conditions: [{ type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: refused, lastTransitionTime: keptTime(replicaSet, "ReplicaFailure") }]
-  })
-})
+export const replicaSetStatus = (replicaSet: KubeObject.KubeObject, pods: PodCounts, refused: string | undefined): Record<string, unknown> => {
+  // The controller states only ReplicaFailure; conditions others set stay.
+  const others = KubeObject.records(record(replicaSet.status).conditions).filter((c) => c.type !== "ReplicaFailure")
+  const conditions = refused === undefined ? others : [
+    ...others,
+    { type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: refused, lastTransitionTime: keptTime(replicaSet, "ReplicaFailure") }
+  ]
+  return {
+    replicas: pods.replicas,
+    fullyLabeledReplicas: pods.fullyLabeled,
+    readyReplicas: pods.ready,
+    availableReplicas: pods.available,
+    observedGeneration: KubeObject.meta(replicaSet).generation ?? 1,
+    ...(conditions.length === 0 ? {} : { conditions })
+  }
+}
 
 const keptTime = (object: KubeObject.KubeObject, type: string): string => {
   const before = KubeObject.records(record(object.status).conditions).find((c) => c.type === type)
@@ -323,7 +350,8 @@ export const deploymentStatus = (
     progress.condition,
     ...(failure === undefined ? [] : [{ type: "ReplicaFailure", status: "True" as const, reason: "FailedCreate", message: String(failure.message ?? "") }])
   ]
-  const conditions = StatusConditions.set(previous.conditions, next, { stamp: "lastUpdateTime", keep: () => false, now: stamp })
+  // The controller states Available, Progressing and ReplicaFailure; conditions others set stay.
+  const conditions = StatusConditions.set(previous.conditions, next, { stamp: "lastUpdateTime", keep: (type) => type !== "ReplicaFailure", now: stamp })
   return {
     observedGeneration: KubeObject.meta(deployment).generation ?? 1,
     replicas,

@@ -51,4 +51,30 @@ describe("Rollouts", () => {
     const before = status.conditions as ReadonlyArray<unknown>
     ;(again.conditions as ReadonlyArray<unknown>).forEach((condition, i) => expect(condition).toBe(before[i]))
   })
+
+  it("records in revision-history the revisions a ReplicaSet brought back by a rollback had, to 2,000 characters", () => {
+    const key = "deployment.kubernetes.io/revision"
+    const history = "deployment.kubernetes.io/revision-history"
+    const once = Rollouts.revived({ metadata: { annotations: { [key]: "1", other: "x" } } }, 3)
+    expect(once).toEqual({ [key]: "3", [history]: "1", other: "x" })
+    expect(Rollouts.revived({ metadata: { annotations: once } }, 5)[history]).toBe("1,3")
+    const long = Array.from({ length: 500 }, (_, i) => String(1000 + i)).join(",")
+    const trimmed = Rollouts.revived({ metadata: { annotations: { [key]: "9999", [history]: long } } }, 10000)[history]!
+    expect(trimmed.length).toBeLessThanOrEqual(2000)
+    expect(trimmed.endsWith(",1499,9999")).toBe(true)
+    expect(Rollouts.revived({ metadata: {} }, 2)).toEqual({ [key]: "2" })
+  })
+
+  it("keeps the conditions others set on a Deployment or ReplicaSet, and drops a ReplicaFailure that is over", () => {
+    const custom = { type: "Custom", status: "True", reason: "Mine", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }
+    const failure = { type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: "quota", lastTransitionTime: "2026-01-01T00:00:00Z" }
+    const fresh = { metadata: { name: "web-abc" }, spec: { replicas: 1 }, status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } }
+    const web = { metadata: { generation: 1 }, spec: { replicas: 1 }, status: { conditions: [custom, failure] } }
+    const types = (status: Record<string, unknown>) => ((status.conditions ?? []) as ReadonlyArray<any>).map((c) => c.type)
+    expect(types(Rollouts.deploymentStatus(web, fresh, [fresh]))).toEqual(["Custom", "Available", "Progressing"])
+    const replicaSet = { metadata: { generation: 1 }, status: { conditions: [custom, failure] } }
+    const counts = { replicas: 1, fullyLabeled: 1, ready: 1, available: 1 }
+    expect(types(Rollouts.replicaSetStatus(replicaSet, counts, undefined))).toEqual(["Custom"])
+    expect(types(Rollouts.replicaSetStatus(replicaSet, counts, "refused"))).toEqual(["Custom", "ReplicaFailure"])
+  })
 })
