@@ -30,6 +30,7 @@ import * as ResourceQuotas from "./ResourceQuotas.ts"
 import * as RequestMetrics from "./RequestMetrics.ts"
 import * as Rest from "./Rest.ts"
 import * as ServedOpenApi from "./ServedOpenApi.ts"
+import * as RootCaPublisher from "./RootCaPublisher.ts"
 import * as ServiceAccounts from "./ServiceAccounts.ts"
 import * as Status from "./Status.ts"
 import * as StorageProtection from "./StorageProtection.ts"
@@ -71,6 +72,12 @@ export interface Options {
   readonly namespaceCleanupDelayMs?: number
   /** How long an Event lives after it was last written, as kube-apiserver's `--event-ttl` (default 1 hour). */
   readonly eventTtlMs?: number
+  /**
+   * Publish the `kube-root-ca.crt` ConfigMap in every namespace, as kube-controller-manager does
+   * (default false: tests that list ConfigMaps see only their own, as under envtest; `kubefx dev`
+   * and `kubefx apiserver` publish it).
+   */
+  readonly publishRootCa?: boolean
   /**
    * Extra in-process controllers started with the server and stopped with it (for example a
    * workload simulator that sets Deployments' readyReplicas). Each runs in the server's scope.
@@ -184,8 +191,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       ...(options.namespaceCleanupDelayMs === undefined ? {} : { delayMs: options.namespaceCleanupDelayMs })
     })
     const serviceAccounts = yield* ServiceAccounts.make(env)
-    // A cluster's namespaces have their default ServiceAccount by the time it is used.
+    const rootCa = options.publishRootCa === true ? yield* RootCaPublisher.make(env, identity.certificate.cert) : undefined
+    // A cluster's namespaces have their default ServiceAccount and root CA by the time it is used.
     yield* serviceAccounts.idle
+    if (rootCa !== undefined) yield* rootCa.idle
     const legacyTokens = yield* LegacyTokens.make(env, { signingKey: identity.serviceAccountKey, certificateAuthority: identity.certificate.cert })
     const quotas = yield* ResourceQuotas.make(env)
     const apiServices = yield* ApiServices.make(env)
@@ -290,7 +299,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Effect.andThen(Effect.yieldNow),
         Effect.repeat({
           until: () =>
-            crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + legacyTokens.pending() + quotas.pending() +
+            crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + (rootCa?.pending() ?? 0) + legacyTokens.pending() + quotas.pending() +
                 apiServices.pending() + storageProtection.pending() + kubernetesService.pending() === 0
         })
       ),

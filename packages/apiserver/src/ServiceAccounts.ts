@@ -2,10 +2,6 @@
  * kube-controller-manager's serviceaccount controller, running in the server: every namespace has
  * a `default` ServiceAccount, made with the namespace and made again when deleted. A namespace
  * being deleted gets none.
- *
- * The root-ca-cert-publisher's `kube-root-ca.crt` ConfigMap is not made: it would sit in every
- * namespace's ConfigMap lists, the kind tests list most; the simulated kubelet takes it as there
- * when it mounts a pod's token volume.
  */
 import { Effect } from "effect"
 import * as Rest from "./Rest.ts"

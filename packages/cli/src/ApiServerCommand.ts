@@ -43,6 +43,7 @@ export const command = Command.make(
       port: flags.port,
       host: flags.host,
       kubeconfigPath,
+      publishRootCa: true,
       ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {}),
       ...(Option.isSome(flags.token) ? { token: flags.token.value } : {})
     })

@@ -195,6 +195,7 @@ const cluster = Effect.fnUntraced(function*(flags: Flags) {
     port: flags.port,
     kubeconfigPath,
     controllers: [simulator],
+    publishRootCa: true,
     ...(Option.isSome(flags.dataDir) ? { dataDir: path.resolve(flags.dataDir.value) } : {})
   })
   yield* Console.log(`kubefx dev: API server ${server.httpsUrl} (kubectl --kubeconfig ${path.join(flags.dir, "kubeconfig")} get all -A)`)

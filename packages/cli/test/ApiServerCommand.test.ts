@@ -153,7 +153,8 @@ describe("kubefx apiserver", () => {
 
     const second = await start("--data-dir", data, "--kubeconfig", kubeconfig, "--token", token)
     const listed = await request(second.url, token, "GET", "/api/v1/namespaces/kept/configmaps")
-    expect(listed.json.items.map((i: any) => i.metadata.name).sort()).toEqual(written.slice(1).sort())
+    // Beside the namespace's kube-root-ca.crt, which kube-controller-manager's publisher keeps there.
+    expect(listed.json.items.map((i: any) => i.metadata.name).sort()).toEqual([...written.slice(1), "kube-root-ca.crt"].sort())
     expect(listed.json.items.find((i: any) => i.metadata.name === "cm-1").data).toEqual({ i: "updated" })
     expect(Number(listed.json.metadata.resourceVersion)).toBeGreaterThanOrEqual(lastRevision)
     const after = await request(second.url, token, "POST", "/api/v1/namespaces/kept/configmaps", { metadata: { name: "after" } })

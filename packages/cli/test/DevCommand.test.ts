@@ -225,7 +225,8 @@ describe("kubefx dev with a controller that does not start", () => {
         line,
         /^mistyped: 0 objects, 0 Ready, queue 0, 0 failures, Failed: controller mistyped: caches not synced after 500ms: ConfigMap in default \(BadRequest: .*data\.name.*\)$/
       )
-      await eventually(async () => assert.match(run.output(), /^fine: 0 objects, 0 Ready, queue 0, 0 failures, Started$/m))
+      // fine's one ConfigMap, the namespace's kube-root-ca.crt, reconciled.
+      await eventually(async () => assert.match(run.output(), /^fine: 1 objects, 0 Ready, queue 0, 0 failures, Healthy$/m))
     } finally {
       await run.stop()
       rmSync(session, { recursive: true, force: true })

@@ -55,6 +55,11 @@ export interface Options<R = never> {
    * (`Rbac.clusterRole`), as they are deployed: a reconciler needing more fails its test with a 403.
    */
   readonly administrator?: boolean | undefined
+  /**
+   * Publish the `kube-root-ca.crt` ConfigMap in every namespace, as a cluster's controller manager
+   * does. Off by default, as under envtest: a test listing ConfigMaps sees only its own.
+   */
+  readonly publishRootCa?: boolean | undefined
 }
 
 const temporaryDirectory = Effect.acquireRelease(
@@ -94,6 +99,7 @@ const cluster = <R>(options: Options<R>) =>
     const server = yield* ApiServer.make({
       port: 0,
       kubeconfigPath,
+      publishRootCa: options.publishRootCa === true,
       ...(controllers.length === 0 ? {} : { controllers })
     })
     const kube = yield* Layer.build(Kube.layer({ _tag: "File", path: kubeconfigPath }))

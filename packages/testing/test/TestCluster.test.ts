@@ -127,6 +127,21 @@ layer(Layer.empty, { excludeTestServices: true })("TestCluster's scope", (it) =>
       assert.isTrue(yield* Effect.promise(() => refused(cluster.url)))
       assert.isFalse(existsSync(cluster.kubeconfigPath))
     }))
+
+  it.effect("publishes kube-root-ca.crt only when asked to, as a cluster's controller manager does", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const names = (options: { readonly publishRootCa?: boolean }) =>
+        Effect.scoped(Effect.gen(function*() {
+          const context = yield* Layer.build(TestCluster.layer(options))
+          const listed = yield* Effect.provide(
+            Effect.flatMap(Kube.Kube, (kube) => kube.list(Builtins.ConfigMap, { namespace: "default" })),
+            context
+          )
+          return listed.items.map((item) => item.metadata.name)
+        }))
+      assert.deepStrictEqual(yield* names({}), [])
+      assert.deepStrictEqual(yield* names({ publishRootCa: true }), ["kube-root-ca.crt"])
+    })))
 })
 
 // A reconciler reading Secrets it never declared: what each run's list of them answered.
