@@ -7,26 +7,47 @@ import { Effect } from "effect"
 import * as Rest from "./Rest.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
-/** What an event says about its object. */
+/** What an event says about its object (one of a Pod's containers: `spec.containers{web}`). */
 export interface Event {
   readonly type: "Normal" | "Warning"
   readonly reason: string
   readonly message: string
+  readonly fieldPath?: string
 }
+
+/** Who records: a controller's component, or a component on a host (a node's kubelet). */
+export type Source = string | { readonly component: string; readonly host: string }
+
+/**
+ * The kubelet of the node a Pod is bound to, as the source of its events.
+ *
+ * @example
+ * import * as ControllerEvents from "./ControllerEvents.ts"
+ * ControllerEvents.kubelet({ spec: { nodeName: "kubefx-node" } }) // { component: "kubelet", host: "kubefx-node" }
+ */
+export const kubelet = (pod: KubeObject.KubeObject): Source => {
+  const nodeName = KubeObject.record(pod.spec).nodeName
+  return { component: "kubelet", host: typeof nodeName === "string" ? nodeName : "" }
+}
+
+const componentOf = (source: Source) => (typeof source === "string" ? source : source.component)
+const hostOf = (source: Source) => (typeof source === "string" ? "" : source.host)
 
 // client-go names an event by its time in nanoseconds, in hex; the clock here counts milliseconds.
 const suffix = () => (BigInt(Date.now()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000))).toString(16)
 
 /**
- * The Event recording `event` about `involved` from `component`, at `now`.
+ * The Event recording `event` about `involved` from `source`, at `now`.
  *
  * @example
  * import * as ControllerEvents from "./ControllerEvents.ts"
  * const db = { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name: "db", namespace: "default", uid: "u" } }
  * ControllerEvents.make(db, "statefulset-controller", { type: "Normal", reason: "SuccessfulCreate", message: "create Pod db-0 in StatefulSet db successful" }, "2026-01-01T00:00:00Z").involvedObject
  */
-export const make = (involved: KubeObject.KubeObject, component: string, event: Event, now: string): KubeObject.KubeObject => {
+export const make = (involved: KubeObject.KubeObject, source: Source, event: Event, now: string): KubeObject.KubeObject => {
   const m = KubeObject.meta(involved)
+  const component = componentOf(source)
+  const host = hostOf(source)
   return {
     apiVersion: "v1",
     kind: "Event",
@@ -37,29 +58,30 @@ export const make = (involved: KubeObject.KubeObject, component: string, event: 
       name: m.name,
       uid: m.uid,
       apiVersion: involved.apiVersion,
-      resourceVersion: m.resourceVersion
+      resourceVersion: m.resourceVersion,
+      ...(event.fieldPath === undefined ? {} : { fieldPath: event.fieldPath })
     },
     reason: event.reason,
     message: event.message,
-    source: { component },
+    source: host === "" ? { component } : { component, host },
     firstTimestamp: now,
     lastTimestamp: now,
     count: 1,
     type: event.type,
     eventTime: null,
     reportingComponent: component,
-    reportingInstance: ""
+    reportingInstance: host
   }
 }
 
-const sameEvent = (stored: KubeObject.KubeObject, involved: KubeObject.KubeObject, component: string, event: Event) => {
+const sameEvent = (stored: KubeObject.KubeObject, involved: KubeObject.KubeObject, source: Source, event: Event) => {
   const about = KubeObject.record(stored.involvedObject)
-  return about.uid === KubeObject.meta(involved).uid && stored.reason === event.reason && stored.message === event.message &&
-    stored.type === event.type && KubeObject.record(stored.source).component === component
+  return about.uid === KubeObject.meta(involved).uid && about.fieldPath === event.fieldPath && stored.reason === event.reason &&
+    stored.message === event.message && stored.type === event.type && KubeObject.record(stored.source).component === componentOf(source)
 }
 
 /**
- * Records `event` about `involved` from `component`: a new Event, or the same one counted up. A
+ * Records `event` about `involved` from `source`: a new Event, or the same one counted up. A
  * refused write is dropped, as the recorder drops it.
  *
  * @example
@@ -73,7 +95,7 @@ export const record = (
   env: Rest.Env,
   options: Rest.WriteOptions,
   involved: KubeObject.KubeObject,
-  component: string,
+  source: Source,
   event: Event
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
@@ -81,8 +103,8 @@ export const record = (
     if (events === undefined) return Effect.void
     const namespace = KubeObject.meta(involved).namespace ?? "default"
     const now = KubeObject.timestamp()
-    const before = env.store.list("events", namespace).find((stored) => sameEvent(stored, involved, component, event))
-    if (before === undefined) return Effect.ignore(Rest.create(env, events, namespace, make(involved, component, event, now), options))
+    const before = env.store.list("events", namespace).find((stored) => sameEvent(stored, involved, source, event))
+    if (before === undefined) return Effect.ignore(Rest.create(env, events, namespace, make(involved, source, event, now), options))
     const target = { resource: events, namespace, name: KubeObject.meta(before).name ?? "" }
     return Effect.ignore(Rest.update(env, target, undefined, options, (current) =>
       Effect.succeed({ ...current, count: KubeObject.number(current.count, 1) + 1, lastTimestamp: now })))

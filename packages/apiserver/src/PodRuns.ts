@@ -244,10 +244,15 @@ export const waitingForReferences = (pod: KubeObject.KubeObject): boolean => {
  */
 export const startEvents = (pod: KubeObject.KubeObject): ReadonlyArray<ControllerEvents.Event> => {
   const spec = record(pod.spec)
-  const normal = (reason: string, message: string): ControllerEvents.Event => ({ type: "Normal", reason, message })
-  return [...list(spec.initContainers), ...list(spec.containers)].flatMap((container) => {
+  const containers = [
+    ...list(spec.initContainers).map((container) => ["initContainers", container] as const),
+    ...list(spec.containers).map((container) => ["containers", container] as const)
+  ]
+  return containers.flatMap(([field, container]) => {
     const image = String(container.image ?? "")
     const name = String(container.name ?? "")
+    const fieldPath = `spec.${field}{${name}}`
+    const normal = (reason: string, message: string): ControllerEvents.Event => ({ type: "Normal", reason, message, fieldPath })
     // A made-up size, the same for the same image, as its id is.
     const size = 10_000_000 + (createHash("sha256").update(image).digest().readUInt32BE(0) % 90_000_000)
     const pulled = container.imagePullPolicy === "Always"

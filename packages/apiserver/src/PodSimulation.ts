@@ -268,7 +268,7 @@ export const admit = (ctx: SimulatedController.Context, key: SimulatedController
       message: `Pod was rejected: ${message}`,
       startTime: record(current.status).startTime ?? now
     }))
-    yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "kubelet", { type: "Warning", reason, message })
+    yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, ControllerEvents.kubelet(pod), { type: "Warning", reason, message })
     return false
   })
 
@@ -286,10 +286,11 @@ export const admit = (ctx: SimulatedController.Context, key: SimulatedController
 export const terminate = (ctx: SimulatedController.Context, key: SimulatedController.Key, pod: KubeObject.KubeObject): Effect.Effect<void, Status.ApiError> =>
   finish(ctx, pod, Effect.gen(function*() {
     for (const container of KubeObject.records(record(pod.spec).containers)) {
-      yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "kubelet", {
+      yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, ControllerEvents.kubelet(pod), {
         type: "Normal",
         reason: "Killing",
-        message: `Stopping container ${String(container.name ?? "")}`
+        message: `Stopping container ${String(container.name ?? "")}`,
+        fieldPath: `spec.containers{${String(container.name ?? "")}}`
       })
     }
     // A server stopping on SIGTERM exits 0; a Job's work cut short fails.

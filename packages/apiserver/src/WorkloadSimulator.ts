@@ -315,12 +315,12 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         const blocked = PodReferences.blocked(env.store, pod)
         if (blocked !== undefined) {
           yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.waiting(current, KubeObject.timestamp(), blocked, PodRuns.podIP(current)))
-          return yield* ControllerEvents.record(env, writeOptions, pod, "kubelet", blocked._tag === "Mount"
+          return yield* ControllerEvents.record(env, writeOptions, pod, ControllerEvents.kubelet(pod), blocked._tag === "Mount"
             ? { type: "Warning", reason: "FailedMount", message: blocked.message }
             : { type: "Warning", reason: "Failed", message: `Error: ${blocked.message}` })
         }
         yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
-        for (const started of PodRuns.startEvents(pod)) yield* ControllerEvents.record(env, writeOptions, pod, "kubelet", started)
+        for (const started of PodRuns.startEvents(pod)) yield* ControllerEvents.record(env, writeOptions, pod, ControllerEvents.kubelet(pod), started)
         if (job !== undefined || crashing(pod)) yield* completeAfter(key, delay)
       })
 
@@ -336,10 +336,11 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
           yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.crashed(current, now))
           const { name, namespace, uid } = KubeObject.meta(pod)
           for (const container of KubeObject.records(record(pod.spec).containers)) {
-            yield* ControllerEvents.record(env, writeOptions, pod, "kubelet", {
+            yield* ControllerEvents.record(env, writeOptions, pod, ControllerEvents.kubelet(pod), {
               type: "Warning",
               reason: "BackOff",
-              message: `Back-off restarting failed container ${String(container.name ?? "")} in pod ${name}_${namespace}(${uid})`
+              message: `Back-off restarting failed container ${String(container.name ?? "")} in pod ${name}_${namespace}(${uid})`,
+              fieldPath: `spec.containers{${String(container.name ?? "")}}`
             })
           }
         }

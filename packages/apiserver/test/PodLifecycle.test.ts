@@ -182,6 +182,12 @@ describe("the simulator's scheduler and kubelet", () => {
       ["Created", "Created container: web"],
       ["Started", "Started container web"]
     ]))
+    // As a node's kubelet records them: its host, and the container each is about.
+    const kubeletEvents = (await simulated.request("GET", "/api/v1/namespaces/default/events")).json.items
+      .filter((e: any) => e.involvedObject.name === "web-1" && e.source.component === "kubelet")
+    for (const event of kubeletEvents) {
+      expect([event.source.host, event.reportingInstance, event.involvedObject.fieldPath]).toEqual(["kubefx-node", "kubefx-node", "spec.containers{web}"])
+    }
     await poll(simulated, "/api/v1/namespaces/default/endpoints/web", (e) => e.subsets?.[0]?.addresses?.[0]?.nodeName === "kubefx-node")
 
     const events = await watchEvents(simulated, `${pods}?watch=true&fieldSelector=metadata.name%3Dweb-1&resourceVersion=${running.metadata.resourceVersion}`, 4, 5000, async () => {
