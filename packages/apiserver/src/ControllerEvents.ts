@@ -93,7 +93,7 @@ const sameEvent = (stored: KubeObject.KubeObject, involved: KubeObject.KubeObjec
  */
 export const record = (
   env: Rest.Env,
-  options: Rest.WriteOptions,
+  written: Rest.WriteOptions,
   involved: KubeObject.KubeObject,
   source: Source,
   event: Event
@@ -103,6 +103,12 @@ export const record = (
     if (events === undefined) return Effect.void
     const namespace = KubeObject.meta(involved).namespace ?? "default"
     const now = KubeObject.timestamp()
+    // Recorded by the component's binary: its field manager.
+    const component = componentOf(source)
+    const options = {
+      ...written,
+      fieldManager: component === "kubelet" ? "kubelet" : component === "default-scheduler" ? "kube-scheduler" : written.fieldManager
+    }
     const before = env.store.list("events", namespace).find((stored) => sameEvent(stored, involved, source, event))
     if (before === undefined) return Effect.ignore(Rest.create(env, events, namespace, make(involved, source, event, now), options))
     const target = { resource: events, namespace, name: KubeObject.meta(before).name ?? "" }

@@ -149,7 +149,7 @@ export const node = (
       const m = KubeObject.meta(pod)
       if (down && KubeObject.records(record(pod.status).conditions).some((c) => c.type === "Ready" && c.status === "True")) {
         const podKey = { storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" }
-        yield* SimulatedController.writeStatus(ctx, podKey, (current) => PodRuns.nodeNotReady(current, KubeObject.timestamp()))
+        yield* SimulatedController.writeStatus(ctx, podKey, (current) => PodRuns.nodeNotReady(current, KubeObject.timestamp()), "kube-controller-manager")
         yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "node-controller", { type: "Warning", reason: "NodeNotReady", message: "Node is not ready" })
       }
       if (m.deletionTimestamp !== undefined) continue

@@ -232,7 +232,7 @@ const markUnschedulable = (
         ...KubeObject.records(record(current.status).conditions).filter((c) => c.type !== "PodScheduled"),
         { type: "PodScheduled", status: "False", lastProbeTime: null, lastTransitionTime: KubeObject.timestamp(), reason: "Unschedulable", message }
       ]
-    }))
+    }), "kube-scheduler")
     yield* ControllerEvents.record(ctx.env, ctx.writeOptions, pod, "default-scheduler", { type: "Warning", reason: "FailedScheduling", message })
     return false
   })
@@ -360,7 +360,7 @@ export const releaseOutOfService = (ctx: SimulatedController.Context, node: Kube
       if (nodeName(pod) !== name || KubeObject.meta(pod).deletionTimestamp === undefined) continue
       const m = KubeObject.meta(pod)
       const key = { storage: "pods", namespace: m.namespace ?? "", name: m.name ?? "" }
-      yield* finish(ctx, pod, SimulatedController.writeStatus(ctx, key, (current) => ({ ...record(current.status), phase: "Failed" })))
+      yield* finish(ctx, pod, SimulatedController.writeStatus(ctx, key, (current) => ({ ...record(current.status), phase: "Failed" }), "kube-controller-manager"))
     }
   })
 

@@ -14,6 +14,23 @@ export interface Key {
   readonly name: string
 }
 
+/** The field managers of the kube components the simulator writes for. */
+export type Manager = "kube-controller-manager" | "kubelet" | "kube-scheduler"
+
+/**
+ * Whose field manager a write of `storage` (or its `subresource`) records when the writer does not
+ * say: a Pod's or Node's status and a node's Lease are the kubelet's, the rest the controller manager's.
+ *
+ * @example
+ * import * as SimulatedController from "./SimulatedController.ts"
+ * SimulatedController.managerOf("pods", "status") // "kubelet"
+ * SimulatedController.managerOf("replicasets.apps", undefined) // "kube-controller-manager"
+ */
+export const managerOf = (storage: string, subresource: string | undefined): Manager =>
+  ((storage === "pods" || storage === "nodes") && subresource === "status") || storage === "leases.coordination.k8s.io"
+    ? "kubelet"
+    : "kube-controller-manager"
+
 /** What the controllers write with, and how they ask to be run again. */
 export interface Context {
   readonly env: Rest.Env
@@ -25,7 +42,8 @@ export interface Context {
   readonly update: (
     key: Key,
     subresource: "status" | undefined,
-    next: (current: KubeObject.KubeObject) => KubeObject.KubeObject
+    next: (current: KubeObject.KubeObject) => KubeObject.KubeObject,
+    manager?: Manager
   ) => Effect.Effect<void, Status.ApiError>
   /** Looks at `key` again after `after`. */
   readonly again: (key: Key, after: Duration.Duration) => Effect.Effect<void>
@@ -62,8 +80,12 @@ export const controlled = (
  * declare const ctx: SimulatedController.Context
  * const written = SimulatedController.writeStatus(ctx, { storage: "statefulsets.apps", namespace: "default", name: "db" }, (db) => ({ ...db.status }))
  */
-export const writeStatus = (ctx: Context, key: Key, next: (current: KubeObject.KubeObject) => Record<string, unknown>) =>
-  ctx.update(key, "status", (current) => ({ ...current, status: next(current) }))
+export const writeStatus = (
+  ctx: Context,
+  key: Key,
+  next: (current: KubeObject.KubeObject) => Record<string, unknown>,
+  manager?: Manager
+) => ctx.update(key, "status", (current) => ({ ...current, status: next(current) }), manager)
 
 /**
  * Writes the object itself, as `next` makes it from the stored one.

@@ -125,11 +125,13 @@ const owners: ReadonlyMap<Kind, ReadonlyMap<string, string>> = new Map([
 
 const objectId = (key: Key) => `${key.storage}|${key.namespace}|${key.name}`
 
+// As kube's components write: the controller manager's unless a write says whose it is.
 const writeOptions: Rest.WriteOptions = {
   dryRun: false,
-  fieldManager: "kubefx-workload-simulator",
+  fieldManager: "kube-controller-manager",
   fieldValidation: "Ignore"
 }
+const kubeletOptions: Rest.WriteOptions = { ...writeOptions, fieldManager: "kubelet" }
 
 const record = KubeObject.record
 const count = KubeObject.number
@@ -187,10 +189,11 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       return resource === undefined ? undefined : { resource, namespace: key.namespace, name: key.name }
     }
     // One gone or changed meanwhile is left to its next event.
-    const update: SimulatedController.Context["update"] = (key, subresource, next) => {
+    const update: SimulatedController.Context["update"] = (key, subresource, next, manager) => {
       const at = target(key)
       if (at === undefined) return Effect.void
-      return Rest.update(env, at, subresource, writeOptions, (current) => Effect.succeed(next(current))).pipe(
+      const options = { ...writeOptions, fieldManager: manager ?? SimulatedController.managerOf(key.storage, subresource) }
+      return Rest.update(env, at, subresource, options, (current) => Effect.succeed(next(current))).pipe(
         Effect.asVoid,
         Effect.catchIf((error: Status.ApiError) => error.code === 404 || error.code === 409, () => Effect.void)
       )
@@ -501,7 +504,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
     const nodes = env.registry.byStorage("nodes")[0]
     const capacity = SimulatedNode.capacity(options.nodeCapacity)
     if (nodes !== undefined && env.store.get("nodes", "", SimulatedNode.name) === undefined) {
-      yield* Effect.ignore(Rest.create(env, nodes, undefined, SimulatedNode.node(), writeOptions))
+      yield* Effect.ignore(Rest.create(env, nodes, undefined, SimulatedNode.node(), kubeletOptions))
     }
     const registered = env.store.get("nodes", "", SimulatedNode.name)
     if (registered !== undefined && JSON.stringify(record(registered.status).capacity) !== JSON.stringify(capacity)) {
@@ -515,7 +518,7 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       const leaseKey = { storage: leases.storage, namespace: "kube-node-lease", name: SimulatedNode.name }
       const renew = Effect.suspend(() =>
         env.store.get(leases.storage, leaseKey.namespace, leaseKey.name) === undefined
-          ? Effect.ignore(Rest.create(env, leases, leaseKey.namespace, SimulatedNode.lease(nodeUid, Date.now()), writeOptions))
+          ? Effect.ignore(Rest.create(env, leases, leaseKey.namespace, SimulatedNode.lease(nodeUid, Date.now()), kubeletOptions))
           : update(leaseKey, undefined, (current) => ({ ...current, spec: { ...record(current.spec), renewTime: SimulatedNode.lease(nodeUid, Date.now()).spec.renewTime } }))
       )
       yield* Effect.ignore(renew)

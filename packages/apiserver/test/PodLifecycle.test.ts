@@ -187,6 +187,7 @@ describe("the simulator's scheduler and kubelet", () => {
       .filter((e: any) => e.involvedObject.name === "web-1" && e.source.component === "kubelet")
     for (const event of kubeletEvents) {
       expect([event.source.host, event.reportingInstance, event.involvedObject.fieldPath]).toEqual(["kubefx-node", "kubefx-node", "spec.containers{web}"])
+      expect(event.metadata.managedFields.map((f: any) => f.manager)).toEqual(["kubelet"])
     }
     await poll(simulated, "/api/v1/namespaces/default/endpoints/web", (e) => e.subsets?.[0]?.addresses?.[0]?.nodeName === "kubefx-node")
 

@@ -69,7 +69,13 @@ describe("WorkloadSimulator", () => {
     expect(ready.metadata.annotations["deployment.kubernetes.io/revision"]).toBe("1")
     expect(condition(ready, "Available")).toMatchObject({ status: "True", reason: "MinimumReplicasAvailable" })
     expect(condition(ready, "Progressing")).toMatchObject({ status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "web-${hash}" has successfully progressed.` })
-    expect(ready.metadata.managedFields.some((f: any) => f.manager === "kubefx-workload-simulator" && f.subresource === "status")).toBe(true)
+    // Written as kube's components write: the controller manager, and a pod's status its kubelet.
+    expect(ready.metadata.managedFields.some((f: any) => f.manager === "kube-controller-manager" && f.subresource === "status")).toBe(true)
+    const managers = (object: any) => object.metadata.managedFields.map((f: any) => `${f.manager}${f.subresource === undefined ? "" : `/${f.subresource}`}`).sort()
+    expect(managers((await simulated.request("GET", `/api/v1/namespaces/default/pods/${pods[0].metadata.name}`)).json)).toEqual([
+      "kube-controller-manager",
+      "kubelet/status"
+    ])
     expect((await simulated.request("GET", `/apis/apps/v1/namespaces/default/replicasets/${rs.metadata.name}`)).json.status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3, fullyLabeledReplicas: 3 })
     // The controllers' events, as `kubectl describe` shows them.
     expect((await eventsAbout("Deployment", "web")).map((e: any) => [e.reason, e.message, e.source.component])).toEqual([
