@@ -6,6 +6,7 @@
 import * as AccessReviews from "./AccessReviews.ts"
 import * as AuthenticationReviews from "./AuthenticationReviews.ts"
 import * as Bindings from "./Bindings.ts"
+import * as ComponentStatuses from "./ComponentStatuses.ts"
 import * as BuiltinDefaults from "./BuiltinDefaults.ts"
 import * as BuiltinStructures from "./BuiltinStructures.ts"
 import * as BuiltinValidation from "./BuiltinValidation.ts"
@@ -134,6 +135,10 @@ export const make = (): ReadonlyArray<Registry.Resource> => {
       fields: ["status.phase"]
     }, { prepareCreate: Namespaces.prepareCreate }),
     Bindings.resource,
+    builtin({ group: "", kind: "ComponentStatus", plural: "componentstatuses", namespaced: false, shortNames: ["cs"], verbs: ["get", "list"] }, {
+      computed: ComponentStatuses.all,
+      deprecationWarning: ComponentStatuses.deprecationWarning
+    }),
     builtin({ group: "", kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"] }),
     builtin({ group: "", kind: "Secret", plural: "secrets", fields: ["type"] }),
     builtin({

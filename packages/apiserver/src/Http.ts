@@ -622,13 +622,21 @@ const resourceRequest = Effect.fnUntraced(function*(
 
   switch (verb) {
     case "get": {
-      const object = yield* Rest.get(env, target)
+      const computed = resource.computed?.().find((o) => KubeObject.meta(o).name === name)
+      if (resource.computed !== undefined && computed === undefined) return yield* Status.notFound(type, name)
+      const object = computed ?? (yield* Rest.get(env, target))
       // Reads show only durable writes, so no client ever holds a revision a crash could lose.
       yield* env.durable(Number(KubeObject.meta(object).resourceVersion ?? 0))
       if (sub === "scale") return yield* respond(200, Scale.toScale(resource, object))
       return yield* respond(200, asTable ? Table.fromObjects(resource, [object], undefined, yield* includeObject(query)) : object)
     }
     case "list": {
+      if (resource.computed !== undefined) {
+        const computed = resource.computed()
+        const metadata = {}
+        if (asTable) return yield* respond(200, Table.fromObjects(resource, computed, metadata, yield* includeObject(query)))
+        return yield* respond(200, listBody(type, metadata, computed))
+      }
       const selectors = yield* parseSelectors(resource, query)
       const listed = yield* Rest.list(env, resource, path.namespace, {
         ...selectors,

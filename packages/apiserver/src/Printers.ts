@@ -680,6 +680,11 @@ const printers: Readonly<Record<string, Printer>> = {
   "apiregistration.k8s.io/APIService": apiService,
   "storage.k8s.io/StorageClass": storageClass,
   "node.k8s.io/RuntimeClass": named([col("Handler"), ageColumn], (o) => [str(o.handler), age(o)]),
+  "/ComponentStatus": named([col("Status"), col("Message"), col("Error")], (o) => {
+    const healthy = list(o.conditions).find((c) => c.type === "Healthy")
+    const status = healthy === undefined ? "Unknown" : healthy.status === "True" ? "Healthy" : "Unhealthy"
+    return [status, str(healthy?.message), str(healthy?.error)]
+  }),
   "coordination.k8s.io/Lease": named([col("Holder"), ageColumn], (o) => [str(record(o.spec).holderIdentity), age(o)]),
   "admissionregistration.k8s.io/ValidatingWebhookConfiguration": webhooks,
   "admissionregistration.k8s.io/MutatingWebhookConfiguration": webhooks,

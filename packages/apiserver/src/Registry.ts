@@ -71,6 +71,11 @@ export interface Resource {
    * response to a create. Rest.create refuses such kinds; their other verbs are 405.
    */
   readonly createOnly?: CreateOnly.Handler
+  /**
+   * Set for kinds whose objects are computed when read, never stored (ComponentStatus): what a
+   * list answers, and a get finds by name. Their verbs are `get` and `list`.
+   */
+  readonly computed?: () => ReadonlyArray<KubeObject.KubeObject>
 }
 
 export interface GroupVersions {

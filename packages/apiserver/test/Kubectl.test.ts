@@ -322,4 +322,16 @@ describe("kubectl", () => {
     expect(grown.data.large).toBe(large)
     expect(grown.metadata.annotations ?? {}).not.toHaveProperty(["kubectl.kubernetes.io/last-applied-configuration"])
   })
+
+  it("gets the deprecated componentstatuses, computed healthy at each read, with kube's warning; they cannot be written", async () => {
+    const listed = await kubectl("get", "cs")
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stderr).toContain("Warning: v1 ComponentStatus is deprecated in v1.19+")
+    expect(listed.stdout).toMatch(/^NAME\s+STATUS\s+MESSAGE\s+ERROR\s*$/m)
+    expect(listed.stdout).toMatch(/^etcd-0\s+Healthy\s+ok\s*$/m)
+    expect(JSON.parse(await ok("get", "componentstatus", "scheduler", "-o", "json")).conditions).toEqual([{ type: "Healthy", status: "True", message: "ok" }])
+    expect((await kubectl("get", "cs", "nope")).stderr).toContain('componentstatuses "nope" not found')
+    expect((await kubectl("delete", "cs", "scheduler")).stderr).toContain("MethodNotAllowed")
+    expect((await server().request("GET", "/api/v1/componentstatuses?watch=true")).status).toBe(405)
+  })
 })
