@@ -85,6 +85,9 @@ describe("kubectl auth", () => {
     expect(out).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/m)
     expect(out).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m)
     expect(out).toMatch(/^\s+\[\*\]\s+\[\]\s+\[\*\]$/m)
+    // From RBAC alone, as kube lists them: what system:authenticated holds is there too.
+    expect(out).toMatch(/^selfsubjectreviews\.authentication\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m)
+    expect(out).toMatch(/^\s+\[\/version\]\s+\[\]\s+\[get\]$/m)
   })
 
   it("whoami prints the dev user, as a table and as JSON", async () => {
