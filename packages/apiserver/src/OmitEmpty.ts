@@ -5,7 +5,8 @@
  * stored, where a pointer's `replicas: 0` or `immutable: false` is. Fields without `omitempty` are
  * kept (a ClusterRole's `rules: []`); a null in a struct-typed field (a chart's `resources:`) is
  * taken as absent, for the kind's defaults to fill as Go's zero struct. Quantities are written in
- * their canonical form (`cpu: 0.5` is stored as `500m`, `memory: 1024Mi` as `1Gi`).
+ * their canonical form (`cpu: 0.5` is stored as `500m`, `memory: 1024Mi` as `1Gi`), times in UTC
+ * (`metav1.Time` to the second, `MicroTime` to the microsecond).
  */
 import type * as BuiltinSchemas from "./BuiltinSchemas.ts"
 import { KubeObject, QuantityMath } from "@kubefx/schema/internal"
@@ -68,9 +69,27 @@ const visit = (value: unknown, type: BuiltinSchemas.GoType): unknown => {
       return KubeObject.isObject(value) && nests(type.values) ? visitValues(value, type.values) : value
     case "Quantity":
       return typeof value === "string" || typeof value === "number" ? canonicalQuantity(value) : value
+    case "Time":
+    case "MicroTime":
+      return typeof value === "string" ? canonicalTime(value, type._tag === "MicroTime") : value
     default:
       return value
   }
+}
+
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
+
+// A time as metav1.Time writes it (UTC, whole seconds: the fraction cut) or MicroTime (UTC, six
+// digits); the same string when it is already so, or when it is not RFC 3339 (decoding judges it).
+const canonicalTime = (value: string, micro: boolean): string => {
+  const m = rfc3339.exec(value)
+  if (m === null) return value
+  const [, year, month, day, hour, minute, second, fraction = "", sign, offsetHours = "0", offsetMinutes = "0"] = m
+  const offset = (sign === "-" ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes))
+  const utc = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute) - (sign === undefined ? 0 : offset), Number(second)))
+  const whole = utc.toISOString().slice(0, 19)
+  const canonical = micro ? `${whole}.${fraction.slice(0, 6).padEnd(6, "0")}Z` : `${whole}Z`
+  return canonical === value ? value : canonical
 }
 
 // A quantity as resource.Quantity writes it ("0.5" is "500m", "1024Mi" is "1Gi"); the same string

@@ -31,6 +31,18 @@ describe("OmitEmpty", () => {
     })
   })
 
+  it("writes times as Go writes them: metav1.Time in UTC to the second, MicroTime to the microsecond", () => {
+    const event = { metadata: { name: "e" }, involvedObject: {}, firstTimestamp: "2026-01-02T03:04:05.678901+02:00", lastTimestamp: "2026-01-02T01:04:05Z" }
+    const written = OmitEmpty.apply(event, kind("", "Event")) as any
+    expect([written.firstTimestamp, written.lastTimestamp]).toEqual(["2026-01-02T01:04:05Z", "2026-01-02T01:04:05Z"])
+    const lease = { metadata: { name: "l" }, spec: { renewTime: "2026-01-02T03:04:05.678901234-00:30", acquireTime: "2026-01-02T01:04:05.5Z" } }
+    const renewed = (OmitEmpty.apply(lease, BuiltinSchemas.lookup("coordination.k8s.io", "v1", "Lease")!.type) as any).spec
+    expect([renewed.renewTime, renewed.acquireTime]).toEqual(["2026-01-02T03:34:05.678901Z", "2026-01-02T01:04:05.500000Z"])
+    // Already so: the same object.
+    const canonical = { metadata: { name: "e" }, involvedObject: {}, lastTimestamp: "2026-01-02T01:04:05Z" }
+    expect(OmitEmpty.apply(canonical, kind("", "Event"))).toBe(canonical)
+  })
+
   it("answers the same object when nothing is empty", () => {
     const configMap = { metadata: { name: "a", labels: { x: "1" } }, data: { a: "1" } }
     expect(OmitEmpty.apply(configMap, kind("", "ConfigMap"))).toBe(configMap)

@@ -392,6 +392,11 @@ describe("Events and Leases", () => {
       body: { ...created.json, spec: { ...created.json.spec, renewTime: "2024-05-01T10:00:05.654321Z" } }
     })
     expect(renewed.json.spec.renewTime).toBe("2024-05-01T10:00:05.654321Z")
+    // A time with an offset (Python's isoformat) is stored as Go writes it: UTC.
+    const offset = await server.request("PUT", `${leases}/leader`, {
+      body: { ...renewed.json, spec: { ...renewed.json.spec, renewTime: "2024-05-01T12:00:06.500000+02:00" } }
+    })
+    expect([offset.status, offset.json.message, offset.json.spec?.renewTime]).toEqual([200, undefined, "2024-05-01T10:00:06.500000Z"])
     const rival = await server.request("PUT", `${leases}/leader`, {
       body: { ...created.json, spec: { ...created.json.spec, holderIdentity: "b" } }
     })
