@@ -2,9 +2,13 @@
  * What a kubelet needs before it starts a pod's containers, and says when it is missing: the
  * Secrets and ConfigMaps its volumes mount (a projected volume's sources among them), then those
  * its containers' environment reads (`env[].valueFrom`, `envFrom`), each unless marked
- * `optional` (the root CA ConfigMap of a token volume is taken as there). A volume that cannot be mounted holds the whole pod in `ContainerCreating`
- * (`FailedMount`); a container whose environment cannot be made waits in
- * `CreateContainerConfigError`. Both start once what they need exists.
+ * `optional` (the root CA ConfigMap of a token volume is taken as there). A volume that cannot be
+ * mounted holds the whole pod in `ContainerCreating` (`FailedMount`); a container whose environment
+ * cannot be made waits in `CreateContainerConfigError`. Both start once what they need exists.
+ *
+ * Images are taken as pulled, but for those of a registry under `.invalid`, the top-level domain
+ * reserved never to resolve (`registry.invalid/app:1`): their container waits in `ErrImagePull`,
+ * then `ImagePullBackOff`, as on any cluster, until the image is changed.
  */
 import * as ServiceAccounts from "./ServiceAccounts.ts"
 import type * as Store from "./Store.ts"
@@ -17,6 +21,7 @@ const records = KubeObject.records
 export type Blocked =
   | { readonly _tag: "Mount"; readonly message: string }
   | { readonly _tag: "Config"; readonly container: string; readonly message: string }
+  | { readonly _tag: "Pull"; readonly container: string; readonly image: string; readonly message: string }
 
 type Source = "secret" | "configmap"
 
@@ -27,8 +32,8 @@ const lookup = (store: Store.Store, namespace: string, source: Source, name: str
 // The kubelet's error for a missing source: the API's NotFound for the source's kind.
 const notFound = (source: Source, name: string) => `${source} "${name}" not found`
 
-// The root CA ConfigMap every token volume projects is taken as published in every namespace: the
-// server does not make it (see ServiceAccounts).
+// The root CA ConfigMap every token volume projects is taken as published in every namespace: a
+// test server may run without its publisher (see RootCaPublisher).
 const published = (source: Source, name: string) => source === "configmap" && name === ServiceAccounts.rootCaName
 
 // A volume's missing sources, as the kubelet's volume plugins report them.
@@ -95,9 +100,37 @@ export const blocked = (store: Store.Store, pod: KubeObject.KubeObject): Blocked
     const reason = errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`
     return { _tag: "Mount", message: `MountVolume.SetUp failed for volume "${String(volume.name ?? "")}" : ${reason}` }
   }
+  // The kubelet pulls a container's image before it makes its environment.
   for (const container of [...records(spec.initContainers), ...records(spec.containers)]) {
+    const name = String(container.name ?? "")
+    const image = String(container.image ?? "")
+    const pull = pullError(image)
+    if (pull !== undefined) return { _tag: "Pull", container: name, image, message: pull }
     const message = environmentError(store, namespace, container)
-    if (message !== undefined) return { _tag: "Config", container: String(container.name ?? ""), message }
+    if (message !== undefined) return { _tag: "Config", container: name, message }
   }
   return undefined
+}
+
+// An image reference as containerd resolves it: its registry (docker.io when the first part names
+// none), and the reference with a tag (latest) unless it has a digest.
+const resolved = (image: string): { readonly registry: string; readonly reference: string } => {
+  const slash = image.indexOf("/")
+  const first = slash < 0 ? "" : image.slice(0, slash)
+  const named = first.includes(".") || first.includes(":") || first === "localhost"
+  const registry = named ? first : "docker.io"
+  const path = named ? image.slice(slash + 1) : slash < 0 ? `library/${image}` : image
+  const tagged = path.includes("@") || /:[^/]*$/.test(path) ? path : `${path}:latest`
+  return { registry, reference: `${registry}/${tagged}` }
+}
+
+// containerd's error for an image of a registry that cannot resolve, as the kubelet reports it.
+const pullError = (image: string): string | undefined => {
+  const { registry, reference } = resolved(image)
+  const host = registry.replace(/:\d+$/, "")
+  if (!host.endsWith(".invalid") && host !== "invalid") return undefined
+  const at = reference.slice(registry.length + 1)
+  const [repository, tag] = at.includes("@") ? at.split("@") as [string, string] : [at.replace(/:[^:]*$/, ""), at.replace(/^.*:/, "")]
+  return `rpc error: code = Unknown desc = failed to pull and unpack image "${reference}": failed to resolve reference "${reference}": ` +
+    `failed to do request: Head "https://${registry}/v2/${repository}/manifests/${tag}": dial tcp: lookup ${host}: no such host`
 }

@@ -145,8 +145,9 @@ export const running = (pod: KubeObject.KubeObject, now: string, podIP: string):
 /**
  * The status a kubelet reports for a pod it cannot start yet (see PodReferences): `Pending`, its
  * containers waiting, `ContainerCreating` while a volume cannot be mounted (no sandbox, no IP), or
- * `CreateContainerConfigError` with why for the container whose environment cannot be made (the
- * sandbox up, the pod's IP given); not ready.
+ * `CreateContainerConfigError` with why for the container whose environment cannot be made, or
+ * `ErrImagePull` then `ImagePullBackOff` for one whose image cannot be pulled (the sandbox up, the
+ * pod's IP given); not ready.
  *
  * @example
  * import * as PodRuns from "./PodRuns.ts"
@@ -163,7 +164,7 @@ export const waiting = (
   const previous = record(pod.status)
   const containers = list(spec.containers)
   const inits = list(spec.initContainers)
-  const sandbox = blocked._tag === "Config"
+  const sandbox = blocked._tag !== "Mount"
   const since = (type: string, status: "True" | "False") =>
     String(list(previous.conditions).find((c) => c.type === type && c.status === status)?.lastTransitionTime ?? now)
   const notReady = (type: string) => ({
@@ -174,10 +175,14 @@ export const waiting = (
     reason: "ContainersNotReady",
     message: `containers with unready status: [${containers.map((c) => String(c.name ?? "")).join(" ")}]`
   })
-  const state = (container: Readonly<Record<string, unknown>>, otherwise: string) =>
-    blocked._tag === "Config" && container.name === blocked.container
-      ? { waiting: { reason: "CreateContainerConfigError", message: blocked.message } }
-      : { waiting: { reason: otherwise } }
+  const state = (container: Readonly<Record<string, unknown>>, otherwise: string) => {
+    if (blocked._tag === "Mount" || container.name !== blocked.container) return { waiting: { reason: otherwise } }
+    if (blocked._tag === "Config") return { waiting: { reason: "CreateContainerConfigError", message: blocked.message } }
+    // A failed pull is tried again after a back-off: the next look finds it backing off.
+    return pullFailed(pod, blocked.container)
+      ? { waiting: { reason: "ImagePullBackOff", message: `Back-off pulling image "${blocked.image}"` } }
+      : { waiting: { reason: "ErrImagePull", message: blocked.message } }
+  }
   const waitingStatus = (container: Readonly<Record<string, unknown>>, otherwise: string) => ({
     image: reportedImage(String(container.image ?? "")),
     imageID: "",
@@ -215,6 +220,54 @@ export const waiting = (
     ...(inits.length === 0 ? {} : { initContainerStatuses: inits.map((c) => waitingStatus(c, "PodInitializing")) }),
     containerStatuses: containers.map((c) => waitingStatus(c, inits.length === 0 ? "ContainerCreating" : "PodInitializing"))
   }
+}
+
+// How far the kubelet got failing to pull `container`'s image: the reason it waits with.
+const pullState = (pod: KubeObject.KubeObject, container: string): "ErrImagePull" | "ImagePullBackOff" | undefined => {
+  const status = record(pod.status)
+  const found = [...list(status.initContainerStatuses), ...list(status.containerStatuses)].find((c) => c.name === container)
+  const reason = record(record(found?.state).waiting).reason
+  return reason === "ErrImagePull" || reason === "ImagePullBackOff" ? reason : undefined
+}
+
+const pullFailed = (pod: KubeObject.KubeObject, container: string) => pullState(pod, container) !== undefined
+
+/**
+ * Whether the kubelet is backing off pulling `container`'s image (it retries only after minutes).
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.pulledBackOff({ status: { containerStatuses: [{ name: "app", state: { waiting: { reason: "ImagePullBackOff" } } }] } }, "app") // true
+ */
+export const pulledBackOff = (pod: KubeObject.KubeObject, container: string): boolean => pullState(pod, container) === "ImagePullBackOff"
+
+// The reference events about a container carry: `spec.containers{app}`.
+const fieldPathOf = (pod: KubeObject.KubeObject, container: string): string =>
+  list(record(pod.spec).initContainers).some((c) => c.name === container) ? `spec.initContainers{${container}}` : `spec.containers{${container}}`
+
+/**
+ * The events a kubelet records for a pod it cannot start (see {@link waiting}): `FailedMount`; a
+ * container's `Failed` config; or a pull's `Pulling` and `Failed`, then on the next look `BackOff`.
+ *
+ * @example
+ * import * as PodRuns from "./PodRuns.ts"
+ * PodRuns.blockedEvents({ spec: { containers: [{ name: "app" }] } }, { _tag: "Config", container: "app", message: 'secret "db" not found' })
+ * // [{ type: "Warning", reason: "Failed", message: 'Error: secret "db" not found', fieldPath: "spec.containers{app}" }]
+ */
+export const blockedEvents = (pod: KubeObject.KubeObject, blocked: PodReferences.Blocked): ReadonlyArray<ControllerEvents.Event> => {
+  if (blocked._tag === "Mount") return [{ type: "Warning", reason: "FailedMount", message: blocked.message }]
+  const fieldPath = fieldPathOf(pod, blocked.container)
+  if (blocked._tag === "Config") return [{ type: "Warning", reason: "Failed", message: `Error: ${blocked.message}`, fieldPath }]
+  return pullFailed(pod, blocked.container)
+    ? [
+      { type: "Normal", reason: "BackOff", message: `Back-off pulling image "${blocked.image}"`, fieldPath },
+      { type: "Warning", reason: "Failed", message: "Error: ImagePullBackOff", fieldPath }
+    ]
+    : [
+      { type: "Normal", reason: "Pulling", message: `Pulling image "${blocked.image}"`, fieldPath },
+      { type: "Warning", reason: "Failed", message: `Failed to pull image "${blocked.image}": ${blocked.message}`, fieldPath },
+      { type: "Warning", reason: "Failed", message: "Error: ErrImagePull", fieldPath }
+    ]
 }
 
 /**

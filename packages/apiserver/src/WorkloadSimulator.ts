@@ -317,10 +317,13 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
         // What its volumes mount and its environment reads must exist first; their making brings it back.
         const blocked = PodReferences.blocked(env.store, pod)
         if (blocked !== undefined) {
+          // Backing off a failed pull already: the kubelet tries again only after minutes.
+          if (blocked._tag === "Pull" && PodRuns.pulledBackOff(pod, blocked.container)) return
           yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.waiting(current, KubeObject.timestamp(), blocked, PodRuns.podIP(current)))
-          return yield* ControllerEvents.record(env, writeOptions, pod, ControllerEvents.kubelet(pod), blocked._tag === "Mount"
-            ? { type: "Warning", reason: "FailedMount", message: blocked.message }
-            : { type: "Warning", reason: "Failed", message: `Error: ${blocked.message}` })
+          for (const event of PodRuns.blockedEvents(pod, blocked)) yield* ControllerEvents.record(env, writeOptions, pod, ControllerEvents.kubelet(pod), event)
+          // A failed pull backs off: the next look, after the delay, finds it backing off.
+          if (blocked._tag === "Pull") yield* completeAfter(key, delay)
+          return
         }
         yield* SimulatedController.writeStatus(controllers, key, (current) => PodRuns.running(current, KubeObject.timestamp(), PodRuns.podIP(current)))
         for (const started of PodRuns.startEvents(pod)) yield* ControllerEvents.record(env, writeOptions, pod, ControllerEvents.kubelet(pod), started)

@@ -361,6 +361,39 @@ describe("WorkloadSimulator", () => {
     }
   })
 
+  it("cannot pull an image of a registry under .invalid: ErrImagePull, then ImagePullBackOff, until the image is changed", async () => {
+    const pods = "/api/v1/namespaces/default/pods"
+    const body = { apiVersion: "v1", kind: "Pod", metadata: { name: "unpullable" }, spec: { containers: [{ name: "app", image: "registry.invalid/app:1" }] } }
+    expect((await simulated.request("POST", pods, { body })).status).toBe(201)
+    const reference = "registry.invalid/app:1"
+    const failed = await until(simulated, `${pods}/unpullable`, (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === "ErrImagePull")
+    expect(failed.status.containerStatuses[0].state.waiting.message).toBe(
+      `rpc error: code = Unknown desc = failed to pull and unpack image "${reference}": failed to resolve reference "${reference}": ` +
+        'failed to do request: Head "https://registry.invalid/v2/app/manifests/1": dial tcp: lookup registry.invalid: no such host'
+    )
+    expect(failed.status.phase).toBe("Pending")
+    const backingOff = await until(simulated, `${pods}/unpullable`, (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === "ImagePullBackOff")
+    expect(backingOff.status.containerStatuses[0].state.waiting.message).toBe(`Back-off pulling image "${reference}"`)
+    const events = (await simulated.request("GET", "/api/v1/namespaces/default/events")).json.items
+      .filter((e: any) => e.involvedObject.name === "unpullable" && e.source.component === "kubelet")
+      .map((e: any) => [e.type, e.reason, e.message.replace(/": rpc error.*$/, '": ...'), e.involvedObject.fieldPath])
+    expect(events).toEqual(expect.arrayContaining([
+      ["Normal", "Pulling", `Pulling image "${reference}"`, "spec.containers{app}"],
+      ["Warning", "Failed", `Failed to pull image "${reference}": ...`, "spec.containers{app}"],
+      ["Warning", "Failed", "Error: ErrImagePull", "spec.containers{app}"],
+      ["Normal", "BackOff", `Back-off pulling image "${reference}"`, "spec.containers{app}"],
+      ["Warning", "Failed", "Error: ImagePullBackOff", "spec.containers{app}"]
+    ]))
+    // A pod's image may be changed: the new one is pulled and runs.
+    const patched = await simulated.request("PATCH", `${pods}/unpullable`, {
+      body: { spec: { containers: [{ name: "app", image: "nginx" }] } },
+      headers: { "content-type": "application/strategic-merge-patch+json" }
+    })
+    expect(patched.status).toBe(200)
+    await until(simulated, `${pods}/unpullable`, (p) => p.status?.phase === "Running")
+    expect((await simulated.request("DELETE", `${pods}/unpullable?gracePeriodSeconds=0`)).status).toBe(200)
+  })
+
   it("schedules a Pod at once, then runs it with every container ready, as a kubelet reports it", async () => {
     const pods = "/api/v1/namespaces/default/pods"
     const pod = {
