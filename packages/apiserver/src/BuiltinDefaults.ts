@@ -86,6 +86,17 @@ const autoscaler: Defaulter = (object) => {
 
 const priorityClass: Defaulter = (object) => ({ preemptionPolicy: "PreemptLowerPriority", ...object })
 
+const csiDriver = withSpec((spec) => ({
+  attachRequired: true,
+  podInfoOnMount: false,
+  storageCapacity: false,
+  fsGroupPolicy: "ReadWriteOnceWithFSType",
+  requiresRepublish: false,
+  seLinuxMount: false,
+  ...spec,
+  volumeLifecycleModes: Array.isArray(spec.volumeLifecycleModes) && spec.volumeLifecycleModes.length > 0 ? spec.volumeLifecycleModes : ["Persistent"]
+}))
+
 // A container limit range item's defaults: limit from max, request from the limit, else from min.
 const limitItem = (item: Json): Json => {
   if (item.type !== "Container") return item
@@ -125,6 +136,7 @@ const byGroupKind: Readonly<Record<string, Defaulter>> = {
   "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": AdmissionDefaults.binding,
   "autoscaling/HorizontalPodAutoscaler": autoscaler,
   "scheduling.k8s.io/PriorityClass": priorityClass,
+  "storage.k8s.io/CSIDriver": csiDriver,
   "apiregistration.k8s.io/APIService": ApiServiceValidation.defaults
 }
 

@@ -370,6 +370,30 @@ const isDefaultClass = (o: Json): boolean => {
   return a["storageclass.kubernetes.io/is-default-class"] === "true" || a["storageclass.beta.kubernetes.io/is-default-class"] === "true"
 }
 
+const flag = (value: unknown, otherwise: boolean): boolean => (typeof value === "boolean" ? value : otherwise)
+
+const csiDriver = named(
+  [col("AttachRequired", "boolean"), col("PodInfoOnMount", "boolean"), col("StorageCapacity", "boolean"), col("TokenRequests"), col("RequiresRepublish", "boolean"), col("Modes"), ageColumn],
+  (o) => {
+    const spec = record(o.spec)
+    const modes = Array.isArray(spec.volumeLifecycleModes) ? spec.volumeLifecycleModes.map(str) : []
+    return [
+      flag(spec.attachRequired, true),
+      flag(spec.podInfoOnMount, false),
+      flag(spec.storageCapacity, false),
+      Array.isArray(spec.tokenRequests) ? list(spec.tokenRequests).map((t) => str(t.audience)).join(",") : "<unset>",
+      flag(spec.requiresRepublish, false),
+      modes.length === 0 ? "<none>" : modes.join(","),
+      age(o)
+    ]
+  }
+)
+
+const volumeAttachment = named([col("Attacher"), col("PV"), col("Node"), col("Attached", "boolean"), ageColumn], (o) => {
+  const spec = record(o.spec)
+  return [str(spec.attacher), str(record(spec.source).persistentVolumeName), str(spec.nodeName), record(o.status).attached === true, age(o)]
+})
+
 const storageClassColumns = [col("Provisioner"), col("ReclaimPolicy"), col("VolumeBindingMode"), col("AllowVolumeExpansion"), ageColumn]
 const storageClass: Printer = {
   columns: [nameColumn, ...storageClassColumns],
@@ -679,6 +703,10 @@ const printers: Readonly<Record<string, Printer>> = {
   "scheduling.k8s.io/PriorityClass": priorityClass,
   "apiregistration.k8s.io/APIService": apiService,
   "storage.k8s.io/StorageClass": storageClass,
+  "storage.k8s.io/CSIDriver": csiDriver,
+  "storage.k8s.io/CSINode": named([col("Drivers", "integer"), ageColumn], (o) => [list(record(o.spec).drivers).length, age(o)]),
+  "storage.k8s.io/CSIStorageCapacity": named([col("StorageClassName"), col("Capacity"), ageColumn], (o) => [str(o.storageClassName), o.capacity === undefined ? "<unset>" : str(o.capacity), age(o)]),
+  "storage.k8s.io/VolumeAttachment": volumeAttachment,
   "node.k8s.io/RuntimeClass": named([col("Handler"), ageColumn], (o) => [str(o.handler), age(o)]),
   "/ComponentStatus": named([col("Status"), col("Message"), col("Error")], (o) => {
     const healthy = list(o.conditions).find((c) => c.type === "Healthy")

@@ -25,6 +25,7 @@ const all = "create,delete,deletecollection,get,list,patch,update,watch"
 
 // NAME, SHORTNAMES, APIVERSION, NAMESPACED, KIND, VERBS, CATEGORIES as 1.32 lists them.
 const expectedResources: ReadonlyArray<readonly [string, string, string, string, string, string, string]> = [
+  ["componentstatuses", "cs", "v1", "false", "ComponentStatus", "get,list", ""],
   ["configmaps", "cm", "v1", "true", "ConfigMap", all, ""],
   ["endpoints", "ep", "v1", "true", "Endpoints", all, ""],
   ["events", "ev", "v1", "true", "Event", all, ""],
@@ -67,7 +68,11 @@ const expectedResources: ReadonlyArray<readonly [string, string, string, string,
   ["rolebindings", "", "rbac.authorization.k8s.io/v1", "true", "RoleBinding", all, ""],
   ["roles", "", "rbac.authorization.k8s.io/v1", "true", "Role", all, ""],
   ["priorityclasses", "pc", "scheduling.k8s.io/v1", "false", "PriorityClass", all, ""],
-  ["storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass", all, ""]
+  ["csidrivers", "", "storage.k8s.io/v1", "false", "CSIDriver", all, ""],
+  ["csinodes", "", "storage.k8s.io/v1", "false", "CSINode", all, ""],
+  ["csistoragecapacities", "", "storage.k8s.io/v1", "true", "CSIStorageCapacity", all, ""],
+  ["storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass", all, ""],
+  ["volumeattachments", "", "storage.k8s.io/v1", "false", "VolumeAttachment", all, ""]
 ]
 
 describe("discovery of the built-in kinds", () => {
@@ -238,6 +243,33 @@ describe("kubectl get prints 1.32's columns", () => {
     await patchStatus("pvc/data", { phase: "Bound", accessModes: ["ReadWriteOnce"], capacity: { storage: "10Gi" } })
     const bound = await row("pvc", "data")
     expect([bound.cells.STATUS, bound.cells.VOLUME, bound.cells.CAPACITY, bound.cells["ACCESS MODES"]]).toEqual(["Bound", "pv-0001", "10Gi", "RWO"])
+  })
+
+  it("CSI kinds, as a CSI driver's manifests make them: a CSIDriver's defaults and columns, its nodes, attachments and capacities", async () => {
+    const manifest = [
+      { apiVersion: "storage.k8s.io/v1", kind: "CSIDriver", metadata: { name: "ebs.csi.aws.com" }, spec: { tokenRequests: [{ audience: "sts.amazonaws.com" }] } },
+      { apiVersion: "storage.k8s.io/v1", kind: "CSINode", metadata: { name: "node-a" }, spec: { drivers: [{ name: "ebs.csi.aws.com", nodeID: "i-1" }] } },
+      { apiVersion: "storage.k8s.io/v1", kind: "VolumeAttachment", metadata: { name: "va" }, spec: { attacher: "ebs.csi.aws.com", nodeName: "node-a", source: { persistentVolumeName: "pv-1" } } },
+      { apiVersion: "storage.k8s.io/v1", kind: "CSIStorageCapacity", metadata: { name: "cap", namespace: "default" }, storageClassName: "gp3", capacity: "100Gi" }
+    ]
+    await ok("apply", "--server-side", "-f", file("csi.json", { apiVersion: "v1", kind: "List", items: manifest }))
+    const driver = JSON.parse(await ok("get", "csidriver", "ebs.csi.aws.com", "-o", "json")).spec
+    expect(driver).toEqual({
+      attachRequired: true,
+      podInfoOnMount: false,
+      storageCapacity: false,
+      fsGroupPolicy: "ReadWriteOnceWithFSType",
+      requiresRepublish: false,
+      seLinuxMount: false,
+      tokenRequests: [{ audience: "sts.amazonaws.com" }],
+      volumeLifecycleModes: ["Persistent"]
+    })
+    const drivers = await ok("get", "csidrivers")
+    expect(headers(drivers)).toEqual(["NAME", "ATTACHREQUIRED", "PODINFOONMOUNT", "STORAGECAPACITY", "TOKENREQUESTS", "REQUIRESREPUBLISH", "MODES", "AGE"])
+    expect(table(drivers)[0]).toMatchObject({ NAME: "ebs.csi.aws.com", ATTACHREQUIRED: "true", TOKENREQUESTS: "sts.amazonaws.com", MODES: "Persistent" })
+    expect(table(await ok("get", "csinodes"))[0]).toMatchObject({ NAME: "node-a", DRIVERS: "1" })
+    expect(table(await ok("get", "volumeattachments"))[0]).toMatchObject({ NAME: "va", ATTACHER: "ebs.csi.aws.com", PV: "pv-1", NODE: "node-a", ATTACHED: "false" })
+    expect(table(await ok("get", "csistoragecapacities"))[0]).toMatchObject({ NAME: "cap", STORAGECLASSNAME: "gp3", CAPACITY: "100Gi" })
   })
 
   it("RBAC: bindings show ROLE and their subjects when wide; Roles show CREATED AT", async () => {
