@@ -52,15 +52,17 @@ export const make = (involved: KubeObject.KubeObject, source: Source, event: Eve
     apiVersion: "v1",
     kind: "Event",
     metadata: { name: `${m.name ?? ""}.${suffix()}`, namespace: m.namespace ?? "default" },
-    involvedObject: {
+    // Only what the object has: a cluster-scoped one has no namespace, a node's kubelet refers to
+    // its node by name alone.
+    involvedObject: Object.fromEntries(Object.entries({
       kind: involved.kind,
       namespace: m.namespace,
       name: m.name,
       uid: m.uid,
       apiVersion: involved.apiVersion,
       resourceVersion: m.resourceVersion,
-      ...(event.fieldPath === undefined ? {} : { fieldPath: event.fieldPath })
-    },
+      fieldPath: event.fieldPath
+    }).filter(([, value]) => value !== undefined)),
     reason: event.reason,
     message: event.message,
     source: host === "" ? { component } : { component, host },

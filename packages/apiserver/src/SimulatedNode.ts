@@ -4,6 +4,7 @@
  * DaemonSets run a pod on it; and the Lease in `kube-node-lease` it renews as a heartbeat. The simulator's scheduler binds pods to it and its kubelet runs them.
  */
 import { arch, cpus, release, totalmem } from "node:os"
+import type * as ControllerEvents from "./ControllerEvents.ts"
 
 export const name = "kubefx-node"
 
@@ -116,3 +117,22 @@ export const lease = (nodeUid: string, now: number) => ({
   spec: { holderIdentity: name, leaseDurationSeconds, renewTime: microTime(now) }
 })
 
+/**
+ * The events a kubelet records about its node as it starts: `Starting`, its conditions' statuses,
+ * the allocatable limit enforced, and `NodeReady`.
+ *
+ * @example
+ * import * as SimulatedNode from "./SimulatedNode.ts"
+ * SimulatedNode.startEvents()[0] // { type: "Normal", reason: "Starting", message: "Starting kubelet." }
+ */
+export const startEvents = (): ReadonlyArray<ControllerEvents.Event> => {
+  const now = (status: string): ControllerEvents.Event => ({ type: "Normal", reason: status, message: `Node ${name} status is now: ${status}` })
+  return [
+    { type: "Normal", reason: "Starting", message: "Starting kubelet." },
+    now("NodeHasSufficientMemory"),
+    now("NodeHasNoDiskPressure"),
+    now("NodeHasSufficientPID"),
+    { type: "Normal", reason: "NodeAllocatableEnforced", message: "Updated Node Allocatable limit across pods" },
+    now("NodeReady")
+  ]
+}

@@ -510,6 +510,18 @@ const simulate = (options: Options, server: ApiServer.ApiServer): Effect.Effect<
       yield* Effect.ignore(Rest.create(env, nodes, undefined, SimulatedNode.node(), kubeletOptions))
     }
     const registered = env.store.get("nodes", "", SimulatedNode.name)
+    // A kubelet starting records it about its node (a reference whose uid is the node's name), and
+    // the node lifecycle controller registers the node.
+    if (registered !== undefined) {
+      const kubelet = { component: "kubelet", host: SimulatedNode.name }
+      const reference = { kind: "Node", metadata: { name: SimulatedNode.name, uid: SimulatedNode.name } }
+      for (const event of SimulatedNode.startEvents()) yield* ControllerEvents.record(env, writeOptions, reference, kubelet, event)
+      yield* ControllerEvents.record(env, writeOptions, registered, "node-controller", {
+        type: "Normal",
+        reason: "RegisteredNode",
+        message: `Node ${SimulatedNode.name} event: Registered Node ${SimulatedNode.name} in Controller`
+      })
+    }
     if (registered !== undefined && JSON.stringify(record(registered.status).capacity) !== JSON.stringify(capacity)) {
       yield* Effect.ignore(update({ storage: "nodes", namespace: "", name: SimulatedNode.name }, "status", (current) =>
         ({ ...current, status: SimulatedNode.status(KubeObject.timestamp(), capacity) })))

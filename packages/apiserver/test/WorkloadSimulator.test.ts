@@ -516,6 +516,18 @@ describe("WorkloadSimulator", () => {
     }
   })
 
+  it("records its node's start as a kubelet and the node lifecycle controller do, for kubectl events --for node", async () => {
+    const events = (await simulated.request("GET", "/api/v1/namespaces/default/events")).json.items
+      .filter((e: any) => e.involvedObject.kind === "Node" && e.involvedObject.name === "kubefx-node")
+      .map((e: any) => [e.source.component, e.reason, e.message])
+    expect(events).toEqual(expect.arrayContaining([
+      ["kubelet", "Starting", "Starting kubelet."],
+      ["kubelet", "NodeHasSufficientMemory", "Node kubefx-node status is now: NodeHasSufficientMemory"],
+      ["kubelet", "NodeReady", "Node kubefx-node status is now: NodeReady"],
+      ["node-controller", "RegisteredNode", "Node kubefx-node event: Registered Node kubefx-node in Controller"]
+    ]))
+  })
+
   it("has its kubelet hold its node's Lease in kube-node-lease and renew it every ten seconds", async () => {
     const path = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/kubefx-node"
     const node = (await simulated.request("GET", "/api/v1/nodes/kubefx-node")).json
