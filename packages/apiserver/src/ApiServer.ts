@@ -14,6 +14,7 @@ import * as Builtins from "./Builtins.ts"
 import * as Crds from "./Crds.ts"
 import * as Events from "./Events.ts"
 import * as Faults from "./Faults.ts"
+import * as FlowSchemas from "./FlowSchemas.ts"
 import * as GarbageCollector from "./GarbageCollector.ts"
 import * as Http from "./Http.ts"
 import * as Identity from "./Identity.ts"
@@ -199,6 +200,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const quotas = yield* ResourceQuotas.make(env)
     const apiServices = yield* ApiServices.make(env)
     const storageProtection = yield* StorageProtection.make(env)
+    const flowSchemas = yield* FlowSchemas.make(env)
     // Events expire an hour after their last write (kube-apiserver's --event-ttl), so a long session
     // of controllers' events does not grow without bound.
     const eventTtl = options.eventTtlMs ?? 3_600_000
@@ -300,7 +302,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Effect.repeat({
           until: () =>
             crds.pending() + gc.pending() + namespaces.pending() + aggregation.pending() + serviceAccounts.pending() + (rootCa?.pending() ?? 0) + legacyTokens.pending() + quotas.pending() +
-                apiServices.pending() + storageProtection.pending() + kubernetesService.pending() === 0
+                apiServices.pending() + storageProtection.pending() + flowSchemas.pending() + kubernetesService.pending() === 0
         })
       ),
       close

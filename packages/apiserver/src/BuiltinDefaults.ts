@@ -86,6 +86,27 @@ const autoscaler: Defaulter = (object) => {
 
 const priorityClass: Defaulter = (object) => ({ preemptionPolicy: "PreemptLowerPriority", ...object })
 
+const flowSchema = withSpec((spec) => ({ matchingPrecedence: 1000, ...spec }))
+
+// A limited level shares 30 and lends none unless it says; its queues are 64 of 50, dealt 8 at a time.
+const priorityLevel = withSpec((spec) => {
+  if (spec.type === "Exempt") return { ...spec, exempt: { nominalConcurrencyShares: 0, lendablePercent: 0, ...KubeObject.record(spec.exempt) } }
+  if (spec.type !== "Limited") return spec
+  const limited = KubeObject.record(spec.limited)
+  const response = KubeObject.record(limited.limitResponse)
+  return {
+    ...spec,
+    limited: {
+      nominalConcurrencyShares: 30,
+      lendablePercent: 0,
+      ...limited,
+      limitResponse: response.type === "Queue"
+        ? { ...response, queuing: { queues: 64, handSize: 8, queueLengthLimit: 50, ...KubeObject.record(response.queuing) } }
+        : response
+    }
+  }
+})
+
 const csiDriver = withSpec((spec) => ({
   attachRequired: true,
   podInfoOnMount: false,
@@ -137,6 +158,8 @@ const byGroupKind: Readonly<Record<string, Defaulter>> = {
   "autoscaling/HorizontalPodAutoscaler": autoscaler,
   "scheduling.k8s.io/PriorityClass": priorityClass,
   "storage.k8s.io/CSIDriver": csiDriver,
+  "flowcontrol.apiserver.k8s.io/FlowSchema": flowSchema,
+  "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": priorityLevel,
   "apiregistration.k8s.io/APIService": ApiServiceValidation.defaults
 }
 

@@ -275,6 +275,8 @@ const more: ReadonlyArray<Spec> = [
   { group: "networking.k8s.io", kind: "Ingress", plural: "ingresses", shortNames: ["ing"], ...withStatus, generation: true },
   { group: "networking.k8s.io", kind: "NetworkPolicy", plural: "networkpolicies", shortNames: ["netpol"], generation: true },
   { group: "node.k8s.io", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false },
+  { group: "flowcontrol.apiserver.k8s.io", kind: "FlowSchema", plural: "flowschemas", namespaced: false, ...withStatus },
+  { group: "flowcontrol.apiserver.k8s.io", kind: "PriorityLevelConfiguration", plural: "prioritylevelconfigurations", namespaced: false, ...withStatus },
   { group: "policy", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", shortNames: ["pdb"], ...withStatus, generation: true },
   { group: "rbac.authorization.k8s.io", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false },
   { group: "rbac.authorization.k8s.io", kind: "ClusterRole", plural: "clusterroles", namespaced: false },

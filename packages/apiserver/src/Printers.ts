@@ -394,6 +394,27 @@ const volumeAttachment = named([col("Attacher"), col("PV"), col("Node"), col("At
   return [str(spec.attacher), str(record(spec.source).persistentVolumeName), str(spec.nodeName), record(o.status).attached === true, age(o)]
 })
 
+const flowSchema = named(
+  [col("PriorityLevel"), col("MatchingPrecedence", "integer"), col("DistinguisherMethod"), ageColumn, col("MissingPL")],
+  (o) => {
+    const spec = record(o.spec)
+    const dangling = list(record(o.status).conditions).find((c) => c.type === "Dangling")
+    const method = record(spec.distinguisherMethod).type
+    return [str(record(spec.priorityLevelConfiguration).name), int(spec.matchingPrecedence), method === undefined ? "<none>" : str(method), age(o), dangling === undefined ? "?" : str(dangling.status)]
+  }
+)
+
+const priorityLevel = named(
+  [col("Type"), col("NominalConcurrencyShares"), col("Queues"), col("HandSize"), col("QueueLengthLimit"), ageColumn],
+  (o) => {
+    const spec = record(o.spec)
+    const limited = KubeObject.isObject(spec.limited) ? spec.limited : undefined
+    const queuing = KubeObject.isObject(record(limited?.limitResponse).queuing) ? record(record(limited?.limitResponse).queuing) : undefined
+    const or = (value: unknown, present: boolean) => (present ? int(value) : "<none>")
+    return [str(spec.type), or(limited?.nominalConcurrencyShares, limited !== undefined), or(queuing?.queues, queuing !== undefined), or(queuing?.handSize, queuing !== undefined), or(queuing?.queueLengthLimit, queuing !== undefined), age(o)]
+  }
+)
+
 const storageClassColumns = [col("Provisioner"), col("ReclaimPolicy"), col("VolumeBindingMode"), col("AllowVolumeExpansion"), ageColumn]
 const storageClass: Printer = {
   columns: [nameColumn, ...storageClassColumns],
@@ -704,6 +725,8 @@ const printers: Readonly<Record<string, Printer>> = {
   "apiregistration.k8s.io/APIService": apiService,
   "storage.k8s.io/StorageClass": storageClass,
   "storage.k8s.io/CSIDriver": csiDriver,
+  "flowcontrol.apiserver.k8s.io/FlowSchema": flowSchema,
+  "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": priorityLevel,
   "storage.k8s.io/CSINode": named([col("Drivers", "integer"), ageColumn], (o) => [list(record(o.spec).drivers).length, age(o)]),
   "storage.k8s.io/CSIStorageCapacity": named([col("StorageClassName"), col("Capacity"), ageColumn], (o) => [str(o.storageClassName), o.capacity === undefined ? "<unset>" : str(o.capacity), age(o)]),
   "storage.k8s.io/VolumeAttachment": volumeAttachment,

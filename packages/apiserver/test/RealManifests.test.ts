@@ -279,6 +279,47 @@ describe("a typical manifest of every served built-in kind", () => {
     expect(deleted.stdout.trim().split("\n")).toHaveLength(40)
   })
 
+  it("applies priority-and-fairness objects as an operator's install does: defaults, kubectl's columns, and whether the level exists", async () => {
+    const flowSchema = {
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1",
+      kind: "FlowSchema",
+      metadata: { name: "reports" },
+      spec: {
+        distinguisherMethod: { type: "ByUser" },
+        priorityLevelConfiguration: { name: "reports" },
+        rules: [{
+          resourceRules: [{ apiGroups: ["reports.example.com"], resources: ["*"], verbs: ["*"], clusterScope: true, namespaces: ["*"] }],
+          subjects: [{ kind: "Group", group: { name: "system:authenticated" } }]
+        }]
+      }
+    }
+    const level = {
+      apiVersion: "flowcontrol.apiserver.k8s.io/v1",
+      kind: "PriorityLevelConfiguration",
+      metadata: { name: "reports" },
+      spec: { type: "Limited", limited: { nominalConcurrencyShares: 10, limitResponse: { type: "Queue", queuing: { queues: 16 } } } }
+    }
+    await ok("apply", "--server-side", "-f", file("apf-schema.json", flowSchema))
+    const schemas = async () => (await ok("get", "flowschemas", "reports")).trim().split("\n")
+    const missing = async (expected: string) => {
+      for (let i = 0; i < 50 && !(await schemas())[1]!.trim().endsWith(expected); i++) await new Promise((r) => setTimeout(r, 50))
+      return (await schemas())
+    }
+    // The level it names does not exist yet: dangling.
+    const dangling = await missing("True")
+    expect(dangling[0]!.trim().split(/\s{2,}/)).toEqual(["NAME", "PRIORITYLEVEL", "MATCHINGPRECEDENCE", "DISTINGUISHERMETHOD", "AGE", "MISSINGPL"])
+    expect(dangling[1]).toMatch(/^reports\s+reports\s+1000\s+ByUser\s+\S+\s+True$/)
+    await ok("apply", "--server-side", "-f", file("apf-level.json", level))
+    expect((await missing("False"))[1]).toMatch(/False$/)
+    const stored = JSON.parse(await ok("get", "prioritylevelconfiguration", "reports", "-o", "json")).spec.limited
+    expect(stored).toEqual({
+      nominalConcurrencyShares: 10,
+      lendablePercent: 0,
+      limitResponse: { type: "Queue", queuing: { queues: 16, handSize: 8, queueLengthLimit: 50 } }
+    })
+    expect((await ok("get", "prioritylevelconfigurations", "reports")).split("\n")[1]).toMatch(/^reports\s+Limited\s+10\s+16\s+8\s+50\s+\S+$/)
+  })
+
   it("refuses through kubectl what 1.32 refuses: a wrong type, an unknown field, an invalid value", async () => {
     const job = (spec: unknown) =>
       file("job.json", { apiVersion: "batch/v1", kind: "Job", metadata: { name: "bad", namespace: "default" }, spec })
