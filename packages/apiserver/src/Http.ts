@@ -622,9 +622,7 @@ const resourceRequest = Effect.fnUntraced(function*(
 
   switch (verb) {
     case "get": {
-      const computed = resource.computed?.().find((o) => KubeObject.meta(o).name === name)
-      if (resource.computed !== undefined && computed === undefined) return yield* Status.notFound(type, name)
-      const object = computed ?? (yield* Rest.get(env, target))
+      const object = resource.computed === undefined ? yield* Rest.get(env, target) : yield* computedOne(resource, resource.computed, name)
       // Reads show only durable writes, so no client ever holds a revision a crash could lose.
       yield* env.durable(Number(KubeObject.meta(object).resourceVersion ?? 0))
       if (sub === "scale") return yield* respond(200, Scale.toScale(resource, object))
@@ -742,6 +740,12 @@ const resourceRequest = Effect.fnUntraced(function*(
     }
   }
 })
+
+// An object of a kind computed at each read, by name.
+const computedOne = (resource: Registry.Resource, computed: () => ReadonlyArray<KubeObject.KubeObject>, name: string) => {
+  const found = computed().find((o) => KubeObject.meta(o).name === name)
+  return found === undefined ? Effect.fail(Status.notFound(resource.type, name)) : Effect.succeed(found)
+}
 
 // A list of a kind's objects. kube-apiserver converts a built-in list whole, and the conversion
 // leaves its items without apiVersion and kind; custom resources' items keep theirs.

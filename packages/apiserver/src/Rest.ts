@@ -275,15 +275,7 @@ export const list = Effect.fnUntraced(function*(
   if (all === undefined) {
     return yield* after === undefined
       ? Status.expired(`too old resource version: ${revision} (${store.compactedRevision() + 1})`)
-      : new Status.ApiError({
-        code: 410,
-        reason: "Expired",
-        message: "The provided continue parameter is too old to display a consistent list result. You can start a new list " +
-          "without the continue parameter, or use the continue token in this response to retrieve the remainder of the " +
-          "results. Continuing with the provided token results in an inconsistent list - objects that were created, " +
-          "modified, or deleted between the time the first chunk was returned and now may show up in the list.",
-        continue: Lists.encodeToken({ revision: Lists.latest, after })
-      })
+      : Status.continueExpired(Lists.encodeToken({ revision: Lists.latest, after }))
   }
   const selectable = resource.fromStorage ?? ((o: KubeObject.KubeObject) => o)
   const filtered = unfiltered

@@ -250,6 +250,25 @@ export const modified = "the object has been modified; please apply your changes
 export const expired = (message: string): ApiError => make(410, "Expired", message)
 
 /**
+ * 410 Expired for a list's continue token whose revision is compacted, with the token that goes on
+ * from where it stopped at the latest revision, as etcd3's paging answers it.
+ *
+ * @example
+ * import * as Status from "./Status.ts"
+ * Status.toBody(Status.continueExpired("eyJ...")).metadata // { continue: "eyJ..." }
+ */
+export const continueExpired = (token: string): ApiError =>
+  new ApiError({
+    code: 410,
+    reason: "Expired",
+    message: "The provided continue parameter is too old to display a consistent list result. You can start a new list " +
+      "without the continue parameter, or use the continue token in this response to retrieve the remainder of the " +
+      "results. Continuing with the provided token results in an inconsistent list - objects that were created, " +
+      "modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+    continue: token
+  })
+
+/**
  * 413 RequestEntityTooLarge.
  *
  * @example
