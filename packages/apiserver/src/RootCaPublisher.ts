@@ -7,7 +7,6 @@ import { Effect } from "effect"
 import * as Rest from "./Rest.ts"
 import * as ServiceAccounts from "./ServiceAccounts.ts"
 import type * as Status from "./Status.ts"
-import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -69,16 +68,7 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env, certificateAuthor
       return write.pipe(Effect.asVoid, Effect.catchIf(settled, () => Effect.void))
     })
 
-  const worker = yield* Worker.make("root-ca-cert-publisher", ensure, (namespace: string) => namespace)
-  const onEvent = (event: Store.Event) => {
-    if (event.storage === "namespaces") {
-      if (event.type !== "DELETED") worker.enqueue(String(KubeObject.meta(event.object).name))
-    } else if (event.storage === "configmaps" && KubeObject.meta(event.object).name === ServiceAccounts.rootCaName) {
-      worker.enqueue(event.namespace)
-    }
-  }
-  for (const ns of store.list("namespaces", undefined)) worker.enqueue(String(KubeObject.meta(ns).name))
-  const unsubscribe = store.subscribe(onEvent)
-  yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+  const worker = yield* Worker.perNamespace(store, "root-ca-cert-publisher", ensure, (event) =>
+    event.storage === "configmaps" && KubeObject.meta(event.object).name === ServiceAccounts.rootCaName)
   return { idle: worker.idle, pending: worker.pending } satisfies RootCaPublisher
 })

@@ -6,7 +6,6 @@
 import { Effect } from "effect"
 import * as Rest from "./Rest.ts"
 import type * as Status from "./Status.ts"
-import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
 
@@ -57,16 +56,7 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
       )
     })
 
-  const worker = yield* Worker.make("serviceaccounts", ensure, (namespace: string) => namespace)
-  const onEvent = (event: Store.Event) => {
-    if (event.storage === "namespaces") {
-      if (event.type !== "DELETED") worker.enqueue(String(KubeObject.meta(event.object).name))
-    } else if (event.storage === "serviceaccounts" && event.type === "DELETED" && KubeObject.meta(event.object).name === defaultName) {
-      worker.enqueue(event.namespace)
-    }
-  }
-  for (const ns of store.list("namespaces", undefined)) worker.enqueue(String(KubeObject.meta(ns).name))
-  const unsubscribe = store.subscribe(onEvent)
-  yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+  const worker = yield* Worker.perNamespace(store, "serviceaccounts", ensure, (event) =>
+    event.storage === "serviceaccounts" && event.type === "DELETED" && KubeObject.meta(event.object).name === defaultName)
   return { idle: worker.idle, pending: worker.pending } satisfies ServiceAccounts
 })

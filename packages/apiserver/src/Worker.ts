@@ -4,6 +4,8 @@
  * handled one at a time by a fiber; a failed key is retried after a short delay.
  */
 import { Cause, Effect, Queue } from "effect"
+import type * as Store from "./Store.ts"
+import { KubeObject } from "@kubefx/schema/internal"
 
 export interface Worker<K> {
   readonly enqueue: (key: K) => void
@@ -83,5 +85,39 @@ export const make = Effect.fnUntraced(function*<K, E>(
       return Effect.sync(() => idleWaiters.delete(done))
     })
   }
+  return worker
+})
+
+/**
+ * Starts a worker that runs `ensure` for namespaces, in the current scope: for every namespace at
+ * the start and whenever one is made or changes, and for the namespace of any other event
+ * `concerns` picks (the controller's own object deleted or changed by someone else).
+ *
+ * @example
+ * import { Effect } from "effect"
+ * import * as Worker from "./Worker.ts"
+ * declare const store: import("./Store.ts").Store
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const worker = yield* Worker.perNamespace(store, "echo", (namespace) => Effect.log(namespace), () => false)
+ *   yield* worker.idle
+ * }))
+ */
+export const perNamespace = Effect.fnUntraced(function*<E>(
+  store: Store.Store,
+  name: string,
+  ensure: (namespace: string) => Effect.Effect<void, E>,
+  concerns: (event: Store.Event) => boolean
+) {
+  const worker = yield* make(name, ensure, (namespace: string) => namespace)
+  const onEvent = (event: Store.Event) => {
+    if (event.storage === "namespaces") {
+      if (event.type !== "DELETED") worker.enqueue(String(KubeObject.meta(event.object).name))
+    } else if (concerns(event)) {
+      worker.enqueue(event.namespace)
+    }
+  }
+  for (const ns of store.list("namespaces", undefined)) worker.enqueue(String(KubeObject.meta(ns).name))
+  const unsubscribe = store.subscribe(onEvent)
+  yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
   return worker
 })
