@@ -83,7 +83,8 @@ const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?
 // digits); the same string when it is already so, or when it is not RFC 3339 (decoding judges it).
 const canonicalTime = (value: string, micro: boolean): string => {
   const m = rfc3339.exec(value)
-  if (m === null) return value
+  // Date.UTC reads years below 100 as 19xx: such a time is left as it is.
+  if (m === null || Number(m[1]) < 100) return value
   const [, year, month, day, hour, minute, second, fraction = "", sign, offsetHours = "0", offsetMinutes = "0"] = m
   const offset = (sign === "-" ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes))
   const utc = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute) - (sign === undefined ? 0 : offset), Number(second)))
