@@ -86,6 +86,21 @@ const autoscaler: Defaulter = (object) => {
 
 const priorityClass: Defaulter = (object) => ({ preemptionPolicy: "PreemptLowerPriority", ...object })
 
+// Fields Go always writes (no omitempty, or a struct): what a core/v1 Event that leaves them out is
+// answered with.
+const event: Defaulter = (object) => ({
+  source: {},
+  firstTimestamp: null,
+  lastTimestamp: null,
+  eventTime: null,
+  reportingComponent: "",
+  reportingInstance: "",
+  ...object
+})
+
+// The same fields under the new API's names (the rest are required there).
+const eventsV1Event: Defaulter = (object) => ({ deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null, ...object })
+
 const flowSchema = withSpec((spec) => ({ matchingPrecedence: 1000, ...spec }))
 
 // A limited level shares 30 and lends none unless it says; its queues are 64 of 50, dealt 8 at a time.
@@ -141,6 +156,8 @@ const byGroupKind: Readonly<Record<string, Defaulter>> = {
   "/PersistentVolume": volume,
   "/Endpoints": endpoints,
   "/LimitRange": limitRange,
+  "/Event": event,
+  "events.k8s.io/Event": eventsV1Event,
   "apps/Deployment": WorkloadDefaults.deployment,
   "apps/StatefulSet": WorkloadDefaults.statefulSet,
   "apps/DaemonSet": WorkloadDefaults.daemonSet,

@@ -156,10 +156,11 @@ const storageVersion = (crd: unknown): string | undefined => {
  * @example
  * import * as CustomResourceDefinition from "./CustomResourceDefinition.ts"
  * const crd = { spec: { versions: [{ name: "v1", served: true, storage: true }] }, status: { bogus: 1 } }
- * CustomResourceDefinition.prepare(crd).status // { storedVersions: ["v1"] }
+ * CustomResourceDefinition.prepare(crd).status // { conditions: null, acceptedNames: { plural: "", kind: "" }, storedVersions: ["v1"] }
  */
 export const prepare = (crd: unknown, old?: unknown): Raw => {
-  const previous: Raw = old === undefined ? {} : obj(obj(old).status)
+  // A cleared status is Go's zero one: no conditions (null, no omitempty) and empty accepted names.
+  const previous: Raw = old === undefined ? { conditions: null, acceptedNames: { plural: "", kind: "" } } : obj(obj(old).status)
   const stored = strs(previous.storedVersions)
   const storage = storageVersion(crd)
   const storedVersions = storage === undefined || stored.includes(storage) ? stored : [...stored, storage]

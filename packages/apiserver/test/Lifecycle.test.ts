@@ -148,6 +148,8 @@ describe("CRD lifecycle", () => {
     const installed = await installCrd(server, crd)
     // The cleanup finalizer comes with the deletion, not the creation.
     expect(installed.metadata).not.toHaveProperty("finalizers")
+    // The create answers Go's zero status, before the controllers set it: typed clients read its names.
+    expect(installed.status).toEqual({ conditions: null, acceptedNames: { plural: "", kind: "" }, storedVersions: ["v1"] })
     const established = await server.request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`)
     expect(established.json.status.conditions).toEqual(expect.arrayContaining([
       expect.objectContaining({ type: "NamesAccepted", status: "True", reason: "NoConflicts" }),

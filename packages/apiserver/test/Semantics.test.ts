@@ -376,6 +376,25 @@ describe("Events and Leases", () => {
     expect(incomplete.status).toBe(422)
     const byField = await server.request("GET", "/api/v1/namespaces/sem/events?fieldSelector=involvedObject.name%3Dx")
     expect(byField.json.items).toHaveLength(1)
+    // Written through the new API, it reads through the old with the fields Go always writes.
+    const newStyle = {
+      apiVersion: "events.k8s.io/v1",
+      kind: "Event",
+      metadata: { name: "e3" },
+      eventTime: "2024-01-01T00:00:00.000000Z",
+      reportingController: "example.com/app",
+      reportingInstance: "app-0",
+      action: "Reconcile",
+      reason: "Synced",
+      type: "Normal",
+      regarding: { kind: "ConfigMap", name: "x", namespace: "sem" }
+    }
+    expect((await server.request("POST", "/apis/events.k8s.io/v1/namespaces/sem/events", { body: newStyle })).status).toBe(201)
+    const core = (await server.request("GET", "/api/v1/namespaces/sem/events/e3")).json
+    expect([core.source, core.firstTimestamp, core.lastTimestamp, core.reportingComponent]).toEqual([{}, null, null, "example.com/app"])
+    const minimal = { apiVersion: "v1", kind: "Event", metadata: { name: "e4" }, involvedObject: { kind: "ConfigMap", name: "x", namespace: "sem" } }
+    const written = (await server.request("POST", "/api/v1/namespaces/sem/events", { body: minimal })).json
+    expect([written.source, written.eventTime, written.reportingComponent, written.reportingInstance]).toEqual([{}, null, "", ""])
   })
 
   it("round-trips Lease MicroTimes exactly and guards renewals with resourceVersion", async () => {
