@@ -23,7 +23,10 @@ export interface Options {
   readonly faults: Faults.Faults
   /** Where open watches and the events sent are counted, for `/metrics`. */
   readonly metrics?: RequestMetrics.RequestMetrics | undefined
-  /** How often watches with `allowWatchBookmarks` get a BOOKMARK (default 5 s). */
+  /**
+   * How often watches with `allowWatchBookmarks` get a BOOKMARK (default 5 s, where kube's cacher
+   * sends one a minute); a watch with `timeoutSeconds` also gets one 2 s before it ends, as kube's.
+   */
   readonly bookmarkIntervalMs?: number
   /** Events a watch may fall behind before it is dropped (default 10,000). */
   readonly bufferSize?: number
@@ -271,6 +274,13 @@ export const make = (options: Options): Watches => {
         )
       }
       if (request.timeoutSeconds !== undefined) {
+        // As kube's cacher: a bookmark 2 s before the deadline, so a client can resume from it.
+        if (request.allowWatchBookmarks && request.timeoutSeconds > 2) {
+          yield* Effect.sync(() => offer({ type: "BOOKMARK", revision: store.revision(), initialEnd: false })).pipe(
+            Effect.delay((request.timeoutSeconds - 2) * 1000),
+            Effect.forkScoped
+          )
+        }
         yield* Effect.sync(() => stop()).pipe(Effect.delay(request.timeoutSeconds * 1000), Effect.forkScoped)
       }
 

@@ -73,6 +73,19 @@ describe("watch", () => {
     expect(without).toEqual([])
   })
 
+  it("sends a BOOKMARK 2 s before timeoutSeconds ends the watch, as kube's cacher, between the periodic ones", async () => {
+    const slow = await Testing.start({ bookmarkIntervalMs: 60_000 })
+    try {
+      const rv = (await slow.request("GET", "/api/v1/namespaces/default/configmaps")).json.metadata.resourceVersion
+      const watched = await watch(slow, `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=3`, 5, 6000)
+      expect(watched.ended).toBe(true)
+      // The periodic one is a minute away: this is the one before the end.
+      expect(watched.events.map((e) => e.type)).toEqual(["BOOKMARK"])
+    } finally {
+      await slow.close()
+    }
+  })
+
   it("ends the stream at timeoutSeconds", async () => {
     const watched = await watch(server, `${cms}?watch=1&timeoutSeconds=1`, 1000, 20_000)
     expect(watched.ended).toBe(true)
