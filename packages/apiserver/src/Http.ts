@@ -234,7 +234,9 @@ const verbOf = (method: string, path: Paths.ResourcePath, query: URLSearchParams
   const item = path.name !== undefined
   switch (method) {
     case "GET":
-      return item ? (path.legacyWatch || flag(query, "watch") === true ? "watch" : "get") : (path.legacyWatch || flag(query, "watch") === true ? "watch" : "list")
+      // A named object's GET is a get whatever `watch` says (kube reads it only of collections); the
+      // legacy /watch/ path watches one object.
+      return item ? (path.legacyWatch ? "watch" : "get") : (path.legacyWatch || flag(query, "watch") === true ? "watch" : "list")
     case "POST":
       return item ? undefined : "create"
     case "PUT":
@@ -329,7 +331,7 @@ const requestLabels = (request: HttpServerRequest.HttpServerRequest, path: Paths
     const sub = path.subresource ?? ""
     const verb = PodConnections.subresources.has(sub) && path.plural === "pods"
       ? "CONNECT"
-      : method === "GET" && (path.legacyWatch || flag(query, "watch") === true)
+      : method === "GET" && (path.legacyWatch || (scope !== "resource" && flag(query, "watch") === true))
       ? "WATCH"
       : method === "GET" && scope !== "resource"
       ? "LIST"

@@ -128,6 +128,11 @@ describe("watch", () => {
     const events = await watchEvents(server, "/api/v1/watch/namespaces/w/configmaps/existing", 1)
     expect(summary(events)).toEqual(["ADDED existing"])
   })
+
+  it("answers a named object's GET with the object, whatever watch says, as kube reads watch only of collections", async () => {
+    const got = await server.request("GET", `${cms}/existing?watch=true`)
+    expect([got.status, got.json.kind, got.json.metadata.name]).toEqual([200, "ConfigMap", "existing"])
+  })
 })
 
 describe("watch faults", () => {
