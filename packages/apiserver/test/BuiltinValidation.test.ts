@@ -348,6 +348,21 @@ describe("networking, storage, policy, scheduling and admission kinds", () => {
       "addressType: Required value",
       "endpoints[0].addresses: Required value: must contain at least 1 address"
     ])
+    // kube refuses unspecified and link-local addresses; loopback ones stay, the way a Service reaches the host here.
+    expect(problems("discovery.k8s.io", "EndpointSlice", {
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.0.0.1", "0.0.0.0", "169.254.1.1", "fd00::1", "127.0.0.1"] }]
+    })).toEqual([
+      'endpoints[0].addresses[1]: Invalid value: "0.0.0.0": may not be unspecified (0.0.0.0)',
+      'endpoints[0].addresses[2]: Invalid value: "169.254.1.1": may not be in the link-local range (169.254.0.0/16, fe80::/10)',
+      'endpoints[0].addresses[3]: Invalid value: "fd00::1": must be a valid IPv4 address'
+    ])
+    expect(problems("", "Endpoints", {
+      subsets: [{ addresses: [{ ip: "127.0.0.1" }, { ip: "::" }], notReadyAddresses: [{ ip: "fe80::1" }], ports: [{ port: 80, protocol: "TCP" }] }]
+    })).toEqual([
+      'subsets[0].addresses[1].ip: Invalid value: "::": may not be unspecified (::)',
+      'subsets[0].notReadyAddresses[0].ip: Invalid value: "fe80::1": may not be in the link-local range (169.254.0.0/16, fe80::/10)'
+    ])
     expect(problems("", "LimitRange", { spec: { limits: [{ type: "Container", min: { cpu: "2" }, max: { cpu: "1" } }] } })[0]).toBe(
       'spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1'
     )
