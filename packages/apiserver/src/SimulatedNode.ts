@@ -3,6 +3,7 @@
  * with its addresses, capacity and system info, so that `kubectl get nodes` lists it and
  * DaemonSets run a pod on it; and the Lease in `kube-node-lease` it renews as a heartbeat. The simulator's scheduler binds pods to it and its kubelet runs them.
  */
+import { createHash } from "node:crypto"
 import { arch, cpus, release, totalmem } from "node:os"
 import type * as ControllerEvents from "./ControllerEvents.ts"
 
@@ -55,6 +56,14 @@ export const capacity = (overrides: Readonly<Record<string, string>> = {}): Read
   ...overrides
 })
 
+// The ids a node's kubelet reads from its machine, the same for the same node name (a node that
+// restarts keeps them, as a machine does).
+const machine = (() => {
+  const digest = (what: string) => createHash("sha256").update(`${name} ${what}`).digest("hex")
+  const uuid = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+  return { machineID: digest("machine").slice(0, 32), systemUUID: uuid(digest("system")), bootID: uuid(digest("boot")) }
+})()
+
 /**
  * The status the kubelet reports: Ready, no pressure, its capacity (`capacity`'s, by default the
  * host's) and system info.
@@ -79,15 +88,15 @@ export const status = (now: string, has: Readonly<Record<string, string>> = capa
     daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
     nodeInfo: {
       architecture: goArch,
-      bootID: "",
+      bootID: machine.bootID,
       containerRuntimeVersion: "containerd://1.7.24",
       kernelVersion: release(),
       kubeProxyVersion: "v1.32.0",
       kubeletVersion: "v1.32.0",
-      machineID: "",
+      machineID: machine.machineID,
       operatingSystem: "linux",
       osImage: "kubefx workload simulator",
-      systemUUID: ""
+      systemUUID: machine.systemUUID
     }
   }
 }

@@ -526,6 +526,10 @@ describe("WorkloadSimulator", () => {
       ["kubelet", "NodeReady", "Node kubefx-node status is now: NodeReady"],
       ["node-controller", "RegisteredNode", "Node kubefx-node event: Registered Node kubefx-node in Controller"]
     ]))
+    // And the machine's ids, as kubectl describe node shows them.
+    const info = (await simulated.request("GET", "/api/v1/nodes/kubefx-node")).json.status.nodeInfo
+    expect(info.machineID).toMatch(/^[0-9a-f]{32}$/)
+    expect([info.systemUUID, info.bootID]).toEqual([expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)])
   })
 
   it("has its kubelet hold its node's Lease in kube-node-lease and renew it every ten seconds", async () => {
