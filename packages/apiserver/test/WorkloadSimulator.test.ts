@@ -516,7 +516,7 @@ describe("WorkloadSimulator", () => {
     }
   })
 
-  it("records its node's start as a kubelet and the node lifecycle controller do, for kubectl events --for node", async () => {
+  it("records its node's start as a kubelet and the node lifecycle controller do, as kubectl describe node finds them", async () => {
     const events = (await simulated.request("GET", "/api/v1/namespaces/default/events")).json.items
       .filter((e: any) => e.involvedObject.kind === "Node" && e.involvedObject.name === "kubefx-node")
       .map((e: any) => [e.source.component, e.reason, e.message])
