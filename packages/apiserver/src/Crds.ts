@@ -12,6 +12,7 @@ import * as CustomResourceDefinition from "./CustomResourceDefinition.ts"
 import type * as Registry from "./Registry.ts"
 import * as Rest from "./Rest.ts"
 import * as SchemaValidation from "./SchemaValidation.ts"
+import * as StatusConditions from "./StatusConditions.ts"
 import type * as Store from "./Store.ts"
 import * as WebhookClient from "./WebhookClient.ts"
 import * as Worker from "./Worker.ts"
@@ -275,20 +276,13 @@ export const deleteFinalizers: ReadonlyArray<string> = [cleanupFinalizer]
  */
 export const markDeleted = (crd: KubeObject.KubeObject): KubeObject.KubeObject => {
   const status = KubeObject.record(crd.status)
-  const conditions = (Array.isArray(status.conditions) ? status.conditions : []).map(KubeObject.record)
-  return {
-    ...crd,
-    status: {
-      ...status,
-      conditions: [...conditions.filter((c) => c.type !== "Terminating"), {
-        type: "Terminating",
-        status: "True",
-        lastTransitionTime: KubeObject.timestamp(),
-        reason: "InstanceDeletionPending",
-        message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
-      }]
-    }
+  const terminating: StatusConditions.Condition = {
+    type: "Terminating",
+    status: "True",
+    reason: "InstanceDeletionPending",
+    message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
   }
+  return { ...crd, status: { ...status, conditions: StatusConditions.set(status.conditions, [terminating], { keep: () => true }) } }
 }
 
 /**

@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import * as Rest from "./Rest.ts"
 import type * as Status from "./Status.ts"
+import * as StatusConditions from "./StatusConditions.ts"
 import type * as Store from "./Store.ts"
 import * as Worker from "./Worker.ts"
 import { KubeObject } from "@kubefx/schema/internal"
@@ -26,7 +27,7 @@ const writeOptions: Rest.WriteOptions = {
  * import * as FlowSchemas from "./FlowSchemas.ts"
  * FlowSchemas.dangling("workload-high", true).status // "False"
  */
-export const dangling = (level: string, exists: boolean) =>
+export const dangling = (level: string, exists: boolean): StatusConditions.Condition =>
   exists
     ? { type: "Dangling", status: "False", reason: "Found", message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" and it exists` }
     : { type: "Dangling", status: "True", reason: "NotFound", message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object` }
@@ -57,19 +58,14 @@ export const make = Effect.fnUntraced(function*(env: Rest.Env) {
       if (resource === undefined || schema === undefined) return Effect.void
       const level = String(KubeObject.record(KubeObject.record(schema.spec).priorityLevelConfiguration).name ?? "")
       const wanted = dangling(level, store.get(priorityLevels, "", level) !== undefined)
-      const conditions = KubeObject.records(KubeObject.record(schema.status).conditions)
-      const current = conditions.find((c) => c.type === "Dangling")
-      if (current?.status === wanted.status && current.reason === wanted.reason && current.message === wanted.message) return Effect.void
+      const previous = KubeObject.record(schema.status).conditions
+      const conditions = StatusConditions.set(previous, [wanted], { keep: () => true })
+      // Stated as it was, it is the condition stored: nothing to write.
+      if (conditions.includes(KubeObject.records(previous).find((c) => c.type === "Dangling"))) return Effect.void
       return Rest.update(env, { resource, namespace: undefined, name }, "status", writeOptions, (latest) =>
         Effect.succeed({
           ...latest,
-          status: {
-            ...KubeObject.record(latest.status),
-            conditions: [
-              ...KubeObject.records(KubeObject.record(latest.status).conditions).filter((c) => c.type !== "Dangling"),
-              { ...wanted, lastTransitionTime: current?.status === wanted.status ? current.lastTransitionTime : KubeObject.timestamp() }
-            ]
-          }
+          status: { ...KubeObject.record(latest.status), conditions: StatusConditions.set(KubeObject.record(latest.status).conditions, [wanted], { keep: () => true }) }
         })).pipe(Effect.asVoid, Effect.catchIf(settled, () => Effect.void))
     })
 
